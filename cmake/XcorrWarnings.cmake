@@ -1,0 +1,11 @@
+# xcorr_warnings(target): our warning set; errors too when XCORR_WERROR is on (CI).
+function(xcorr_warnings target)
+  set(flags -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast)
+  if(XCORR_WERROR)
+    list(APPEND flags -Werror)
+  endif()
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${flags}>)
+  if(XCORR_WERROR)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+  endif()
+endfunction()
