@@ -1,0 +1,75 @@
+// The correlation request and problem: forms, modes, normalisation, result ordering.
+//
+// Definitions (L = left, R = right; all matrices in a stack share one shape):
+//  - full mode, left and right both h x w, output (2h-1) x (2w-1):
+//      out[r][c] = sum_{i,j} L[i][j] * R[i - dy][j - dx],  dy = r - (h-1), dx = c - (w-1)
+//    which equals scipy.signal.correlate2d(L, R, 'full'). A right matrix that is the left one
+//    moved by (+y, +x) px peaks at dy = -y, dx = -x; zero shift sits at (h-1, w-1).
+//  - valid mode, left = template (h x w), right = search window (H x W), output
+//    (H-h+1) x (W-w+1):
+//      out[k][l] = sum_{i,j} T[i][j] * S[k + i][l + j]
+//    (OpenCV matchTemplate(S, T, TM_CCORR)); the peak is the template's top-left corner in S.
+//  - zncc (valid mode only): zero-normalised cross-correlation in [-1, 1], equal to OpenCV's
+//    TM_CCOEFF_NORMED. A flat template or window (variance ~ 0) gives 0.
+// Result ordering (exactly as the thesis' tools):
+//  - one_to_one:  1 left, 1 right, 1 result.
+//  - one_to_many: 1 left, m rights; result i = (left, right_i).
+//  - n_to_mn:     n lefts, n*m rights; result t = (left[t mod n], right[t]).
+//  - n_to_m:      n lefts, m rights; result r*m + t = (left_r, right_t).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/matrix.hpp"
+#include "core/status.hpp"
+
+namespace xcorr {
+
+enum class Form { one_to_one, one_to_many, n_to_mn, n_to_m };
+enum class Mode { full, valid };
+enum class Normalization { none, zncc };
+
+const char* to_string(Form f);
+const char* to_string(Mode m);
+const char* to_string(Normalization n);
+std::optional<Form> parse_form(std::string_view s);
+std::optional<Mode> parse_mode(std::string_view s);
+std::optional<Normalization> parse_normalization(std::string_view s);
+
+struct CorrelationRequest {
+  Form form = Form::one_to_one;
+  Mode mode = Mode::full;
+  Normalization norm = Normalization::none;
+};
+
+struct CorrelationProblem {
+  CorrelationRequest request;
+  StackView<const float> left;
+  StackView<const float> right;
+
+  Shape output_shape() const;
+  Index output_count() const;
+  // Which (left index, right index) output t correlates.
+  std::pair<Index, Index> pair(Index t) const;
+  // Multiply-adds of the direct definition summed over all outputs (for GFLOP/s and models).
+  double direct_multiply_adds() const;
+
+  // Shapes, counts and option combinations; names the problem. Does not read pixel values.
+  Status validate() const;
+};
+
+// Every value finite; otherwise names the stack, matrix, row and column of the first bad value.
+Status check_finite(StackView<const float> s, std::string_view name);
+
+// Displacement (px) that a (sub-pixel) output position stands for:
+// full mode: (dy, dx) as defined above; valid mode: template top-left position in the window.
+struct Displacement {
+  double dy = 0;
+  double dx = 0;
+};
+Displacement output_position_to_displacement(const CorrelationProblem& p, double row, double col);
+
+}  // namespace xcorr

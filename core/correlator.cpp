@@ -1,0 +1,25 @@
+#include "core/correlator.hpp"
+
+#include <algorithm>
+
+namespace xcorr {
+
+Status Correlator::can_implement(const CorrelationProblem& p) const {
+  const VariantInfo& v = info();
+  auto has = [](const auto& list, auto value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!has(v.forms, p.request.form)) {
+    return {ErrorCode::unsupported, v.name + " does not support form " + to_string(p.request.form)};
+  }
+  if (!has(v.modes, p.request.mode)) {
+    return {ErrorCode::unsupported, v.name + " does not support " + to_string(p.request.mode) + " mode"};
+  }
+  if (!has(v.norms, p.request.norm)) {
+    return {ErrorCode::unsupported,
+            v.name + " does not support normalization " + to_string(p.request.norm)};
+  }
+  return Status::ok();
+}
+
+}  // namespace xcorr

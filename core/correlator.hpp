@@ -1,0 +1,40 @@
+// The variant descriptor: every correlator (CPU or GPU) is one registered Correlator.
+// The CLI's --method, `xcorr list`, the dispatcher and the tests all iterate the registry.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/correlation.hpp"
+
+namespace xcorr {
+
+struct VariantInfo {
+  std::string name;     // unique, e.g. "cpu_fft"; what --method takes
+  std::string family;   // "reference", "direct", "fft", ...
+  std::string device;   // "cpu" or "gpu"
+  std::string summary;  // one line: what it is and when it wins
+  std::vector<Form> forms;
+  std::vector<Mode> modes;
+  std::vector<Normalization> norms;
+  bool auto_eligible = true;  // false for the float64 oracle
+};
+
+class Correlator {
+ public:
+  virtual ~Correlator() = default;
+  virtual const VariantInfo& info() const = 0;
+
+  // Whether this variant can run a (validated) problem; the reason when it cannot.
+  // The default checks the forms/modes/norms lists of info().
+  virtual Status can_implement(const CorrelationProblem& p) const;
+
+  // Model prior for `auto`: predicted wall time in seconds on this machine.
+  virtual double estimate_seconds(const CorrelationProblem& p) const = 0;
+
+  // Writes every element of `out` (output_count() matrices of output_shape()).
+  // Preconditions: p.validate() and can_implement(p) are ok; inputs are finite.
+  virtual Status run(const CorrelationProblem& p, StackView<float> out) const = 0;
+};
+
+}  // namespace xcorr

@@ -1,0 +1,7 @@
+#include "core/matrix.hpp"
+
+namespace xcorr {
+
+std::string to_string(Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+
+}  // namespace xcorr

@@ -1,0 +1,41 @@
+// The one list of correlation variants, and the front door that validates, dispatches and runs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/correlator.hpp"
+
+namespace xcorr {
+
+class Registry {
+ public:
+  void add(std::unique_ptr<Correlator> c);  // names must be unique
+  const std::vector<std::unique_ptr<Correlator>>& all() const { return variants_; }
+  const Correlator* find(std::string_view name) const;
+
+ private:
+  std::vector<std::unique_ptr<Correlator>> variants_;
+};
+
+// Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.
+void register_cpu_variants(Registry& r);
+
+// `auto` picks the auto-eligible variant that can run `p` with the smallest estimate_seconds();
+// any other method names a variant, which must be able to run `p`.
+Result<const Correlator*> choose_variant(const Registry& r, const CorrelationProblem& p,
+                                         std::string_view method);
+
+struct CorrelationOutput {
+  Stack<float> result;  // output_count() matrices of output_shape(), in the form's order
+  std::string variant;  // the variant that ran
+  double seconds = 0;   // wall time of run() alone
+};
+
+// Validates the problem (shapes, counts, finite inputs, memory), chooses and runs a variant.
+Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem& p,
+                                    std::string_view method = "auto");
+
+}  // namespace xcorr
