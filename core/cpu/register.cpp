@@ -1,0 +1,12 @@
+#include "core/cpu/cpu_variants.hpp"
+#include "core/registry.hpp"
+
+namespace xcorr {
+
+void register_cpu_variants(Registry& r) {
+  r.add(cpu::make_reference_correlator());
+  r.add(cpu::make_direct_correlator());
+  if (auto fft = cpu::make_fft_correlator()) r.add(std::move(fft));
+}
+
+}  // namespace xcorr
