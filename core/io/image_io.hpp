@@ -1,0 +1,38 @@
+// Image stacks from TIFF (single and multi-page; 8, 16 and 32-bit), PNG, BMP and JPEG files, or
+// from a folder of such files in natural order. Pixels become float32 grey values without
+// rescaling (a 16-bit 40000 stays 40000.0f); colour images are converted to grey.
+// Built without OpenCV, every call returns ErrorCode::unsupported.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::io {
+
+enum class PixelType { u8, u16, f32 };
+const char* to_string(PixelType t);
+
+struct ImageStack {
+  Stack<float> frames;                      // count = number of frames
+  PixelType pixel_type = PixelType::u8;     // of the source files
+  std::vector<std::string> frame_sources;   // "name.tif" or "name.tif[page 3]", one per frame
+};
+
+bool images_supported();  // false when built without OpenCV
+bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
+
+// A file (all its pages) or a folder (all image files in it, naturally sorted).
+Result<ImageStack> read_image_stack(const std::filesystem::path& path);
+
+// Writes all matrices: multi-page for .tif/.tiff, exactly one matrix for .png/.bmp/.jpg.
+// u8/u16 values are rounded and saturated; written atomically.
+Status write_image_stack(const std::filesystem::path& path, StackView<const float> stack, PixelType type);
+
+// Matrix CSV (.csv, .txt) or image file or folder, by path.
+Result<Stack<float>> read_matrices(const std::filesystem::path& path);
+
+}  // namespace xcorr::io

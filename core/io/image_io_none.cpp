@@ -1,0 +1,18 @@
+// image_io.hpp when built without OpenCV (the engine-only build): images are unavailable.
+#include "core/io/image_io.hpp"
+
+namespace xcorr::io {
+namespace {
+Status no_images(const std::filesystem::path& p) {
+  return {ErrorCode::unsupported, "cannot read or write image '" + p.string() +
+                                      "': this build has no image support (XCORR_WITH_OPENCV=OFF); use matrix CSV"};
+}
+}  // namespace
+
+bool images_supported() { return false; }
+Result<ImageStack> read_image_stack(const std::filesystem::path& path) { return no_images(path); }
+Status write_image_stack(const std::filesystem::path& path, StackView<const float>, PixelType) {
+  return no_images(path);
+}
+
+}  // namespace xcorr::io
