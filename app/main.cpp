@@ -1,0 +1,46 @@
+// xcorr: command-line front end of XCorr Studio.
+// Exit codes: 0 ok, 2 bad input (one-line reason on stderr), 1 internal error.
+#include <exception>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "core/version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)", "xcorr"};
+  app.set_version_flag("--version", std::string("xcorr ") + xcorr::kVersion);
+  app.require_subcommand(1);
+  const xcorr::app::Command commands[] = {xcorr::app::add_correlate_command(app), xcorr::app::add_list_command(app),
+                                          xcorr::app::add_speckle_command(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "xcorr: error: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  try {
+    for (const auto& command : commands) {
+      if (command.subcommand->parsed()) {
+        const xcorr::Status s = command.action();
+        if (s.is_ok()) return 0;
+        if (s.code() == xcorr::ErrorCode::internal) {
+          std::cerr << "xcorr: internal error: " << s.message() << "\n";
+          return 1;
+        }
+        std::cerr << "xcorr: error: " << s.message() << "\n";
+        return 2;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "xcorr: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,14 @@
+#include "app/registry_setup.hpp"
+
+namespace xcorr::app {
+
+const Registry& engine_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_cpu_variants(reg);
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace xcorr::app
