@@ -1,0 +1,117 @@
+// Every registered CPU variant x form x mode/normalisation x size against cpu_reference
+// (float64), on fresh seeded random data, with poisoned outputs: relative L2 error <= 1e-5.
+#include <gtest/gtest.h>
+
+#include "core/cpu/cpu_variants.hpp"
+#include "core/registry.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr {
+namespace {
+
+const Registry& cpu_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_cpu_variants(reg);
+    return reg;
+  }();
+  return r;
+}
+
+struct Case {
+  Form form;
+  Mode mode;
+  Normalization norm;
+  Shape left, right;
+  Index n_left, n_right;
+};
+
+std::string case_name(const Case& c) {
+  return std::string(to_string(c.form)) + "_" + to_string(c.mode) + "_" + to_string(c.norm) + "_" +
+         std::to_string(c.n_left) + "x" + to_string(c.left) + "_" + std::to_string(c.n_right) + "x" + to_string(c.right);
+}
+
+std::vector<Case> all_cases() {
+  struct Counts {
+    Form form;
+    Index n_left, n_right;
+  };
+  const Counts many[] = {{Form::one_to_one, 1, 1}, {Form::one_to_many, 1, 3}, {Form::n_to_mn, 2, 4}, {Form::n_to_m, 2, 3}};
+  const Counts few[] = {{Form::one_to_one, 1, 1}, {Form::one_to_many, 1, 2}, {Form::n_to_mn, 2, 2}, {Form::n_to_m, 1, 2}};
+  std::vector<Case> cases;
+  // full: 1x1, 1xN, Nx1, odd, prime, non-square, 10x10, 64x64, 128x128
+  for (Shape s : {Shape{1, 1}, Shape{1, 9}, Shape{9, 1}, Shape{5, 9}, Shape{13, 13}, Shape{10, 10}, Shape{31, 17},
+                  Shape{64, 64}, Shape{128, 128}}) {
+    for (const Counts& c : (s.area() >= 64 * 64 ? few : many)) {
+      cases.push_back({c.form, Mode::full, Normalization::none, s, s, c.n_left, c.n_right});
+    }
+  }
+  // valid: (template, search window)
+  const std::pair<Shape, Shape> valid[] = {{{1, 1}, {1, 1}},   {{1, 1}, {5, 7}},      {{1, 5}, {3, 17}},
+                                           {{3, 5}, {17, 13}}, {{10, 10}, {10, 10}},  {{17, 3}, {20, 50}},
+                                           {{7, 13}, {64, 61}}, {{13, 13}, {64, 64}}, {{31, 31}, {128, 128}}};
+  for (const auto& [t, w] : valid) {
+    for (Normalization n : {Normalization::none, Normalization::zncc}) {
+      if (n == Normalization::zncc && t.area() == 1) continue;  // a 1x1 template is always flat
+      for (const Counts& c : (w.area() >= 64 * 64 ? few : many)) cases.push_back({c.form, Mode::valid, n, t, w, c.n_left, c.n_right});
+    }
+  }
+  return cases;
+}
+
+class CpuVariant : public ::testing::TestWithParam<std::tuple<std::string, Case>> {};
+
+TEST_P(CpuVariant, MatchesFloat64Reference) {
+  const auto& [name, c] = GetParam();
+  const Correlator* v = cpu_registry().find(name);
+  ASSERT_NE(v, nullptr);
+  const std::uint64_t stream = std::hash<std::string>{}(case_name(c));
+  // zncc on 12-bit-like data (large mean) exercises the precision of the normalisation.
+  const float lo = c.norm == Normalization::zncc ? 0.0f : -1.0f, hi = c.norm == Normalization::zncc ? 4096.0f : 1.0f;
+  const Stack<float> left = testing::random_stack(c.left.rows, c.left.cols, c.n_left, stream, lo, hi);
+  const Stack<float> right = testing::random_stack(c.right.rows, c.right.cols, c.n_right, stream + 1, lo, hi);
+  const CorrelationProblem p{{c.form, c.mode, c.norm}, left.view(), right.view()};
+  ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
+  ASSERT_TRUE(v->can_implement(p).is_ok());
+  Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+  ASSERT_TRUE(v->run(p, out.view()).is_ok());
+  EXPECT_MATRIX_NEAR(out.view(), cpu::correlate_reference(p).view(), 1e-5);
+}
+
+TEST_P(CpuVariant, FlatTemplatesAndWindowsGiveZeroZncc) {
+  const auto& [name, c] = GetParam();
+  if (c.norm != Normalization::zncc) GTEST_SKIP() << "zncc only";
+  Stack<float> left = testing::random_stack(c.left.rows, c.left.cols, c.n_left, 11, 0, 100);
+  Stack<float> right = testing::random_stack(c.right.rows, c.right.cols, c.n_right, 12, 0, 100);
+  std::fill(left[0].data, left[0].data + c.left.area(), 42.0f);  // flat template 0
+  for (Index r = 0; r < c.left.rows; ++r) {
+    for (Index k = 0; k < c.left.cols; ++k) right[0](r, k) = 7.0f;  // flat window at (0, 0) of right 0
+  }
+  const CorrelationProblem p{{c.form, c.mode, c.norm}, left.view(), right.view()};
+  Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+  ASSERT_TRUE(cpu_registry().find(name)->run(p, out.view()).is_ok());
+  for (Index t = 0; t < p.output_count(); ++t) {
+    const auto [li, ri] = p.pair(t);
+    if (li == 0) {
+      for (Index r = 0; r < out.rows(); ++r) {
+        for (Index k = 0; k < out.cols(); ++k) ASSERT_EQ(out[t](r, k), 0.0f) << "flat template, result " << t;
+      }
+    } else if (ri == 0) {
+      EXPECT_EQ(out[t](0, 0), 0.0f) << "flat window, result " << t;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, CpuVariant,
+                         ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct", "cpu_fft"),
+                                            ::testing::ValuesIn(all_cases())),
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_" + case_name(std::get<1>(param_info.param));
+                         });
+
+TEST(CpuVariants, AllThreeAreRegistered) {
+  for (const char* name : {"cpu_reference", "cpu_direct", "cpu_fft"}) EXPECT_NE(cpu_registry().find(name), nullptr) << name;
+}
+
+}  // namespace
+}  // namespace xcorr

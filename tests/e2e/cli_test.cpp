@@ -1,0 +1,195 @@
+// The real `xcorr` executable: results, summaries, exit codes and error messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/cpu/cpu_variants.hpp"
+#include "core/io/image_io.hpp"
+#include "core/io/matrix_csv.hpp"
+#include "core/peak.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+CliRun xcorr(const std::string& args) {
+  CliRun r;
+  const std::string cmd = std::string(XCORR_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("xcorr_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string csv(const std::string& name, const Stack<float>& s) const {
+    EXPECT_TRUE(io::write_matrix_csv(path(name), s.view()).is_ok());
+    return path(name);
+  }
+  std::string text(const std::string& name, const std::string& content) const {
+    std::ofstream(path(name)) << content;
+    return path(name);
+  }
+  // Runs an expected failure: exit code 2, one line naming the problem, no output file.
+  void expect_bad_input(const std::string& args, const std::string& message) {
+    const CliRun r = xcorr(args + " --out " + path("out.csv"));
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.csv")));
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionHelpAndList) {
+  EXPECT_EQ(xcorr("--version").code, 0);
+  EXPECT_NE(xcorr("--version").output.find("xcorr 0."), std::string::npos);
+  for (const char* sub : {"", "correlate ", "list ", "speckle "}) {
+    const CliRun r = xcorr(std::string(sub) + "--help");
+    EXPECT_EQ(r.code, 0) << sub;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
+  }
+  const CliRun list = xcorr("list");
+  EXPECT_EQ(list.code, 0);
+  for (const char* v : {"cpu_reference", "cpu_direct", "cpu_fft"}) EXPECT_NE(list.output.find(v), std::string::npos) << v;
+  EXPECT_NE(list.output.find("GPU"), std::string::npos);
+}
+
+TEST_F(Cli, EveryFormThroughCsvMatchesTheReference) {
+  struct Case {
+    const char* form;
+    Index nl, nr;
+  };
+  for (const Case c : {Case{"one_to_one", 1, 1}, Case{"one_to_many", 1, 3}, Case{"n_to_mn", 2, 4}, Case{"n_to_m", 2, 3}}) {
+    const Stack<float> l = testing::random_stack(7, 11, c.nl, 1), r = testing::random_stack(7, 11, c.nr, 2);
+    const CliRun run = xcorr(std::string("correlate --form ") + c.form + " --left " + csv("l.csv", l) + " --right " +
+                          csv("r.csv", r) + " --out " + path("o.csv"));
+    ASSERT_EQ(run.code, 0) << run.output;
+    const auto out = io::read_matrix_csv(path("o.csv"));
+    ASSERT_TRUE(out.is_ok()) << out.status().message();
+    const CorrelationProblem p{{*parse_form(c.form), Mode::full}, l.view(), r.view()};
+    EXPECT_MATRIX_NEAR(out.value().view(), cpu::correlate_reference(p).view(), 1e-5);
+  }
+}
+
+TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
+  const std::string stack = path("stack.tif"), tmpl = path("tmpl.tif");
+  ASSERT_EQ(xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code, 0);
+  ASSERT_EQ(xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code, 0);
+  const CliRun r = xcorr("correlate --form one_to_many --mode valid --norm zncc --subpixel gaussian --left " + tmpl +
+                      " --right " + stack + " --out " + path("res.tif"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("result 3 x 64x64"), std::string::npos) << r.output;
+  const auto res = io::read_image_stack(path("res.tif"));
+  ASSERT_TRUE(res.is_ok()) << res.status().message();
+  EXPECT_EQ(res.value().frames.count(), 3);
+  EXPECT_NEAR(res.value().frames[0](30, 30), 1.0f, 1e-5f);
+  // frame 2 moved by (1.0, -2.5): the template sits at (31.0, 27.5)
+  const Peak p2 = find_peak(res.value().frames[2], SubpixelMethod::gaussian).value();
+  EXPECT_NEAR(p2.sub_row(), 31.0, 0.05);
+  EXPECT_NEAR(p2.sub_col(), 27.5, 0.05);
+}
+
+TEST_F(Cli, ForcedMethodsAgree) {
+  const Stack<float> l = testing::random_stack(16, 16, 1, 3), r = testing::random_stack(16, 16, 2, 4);
+  const std::string args = " --form one_to_many --left " + csv("l.csv", l) + " --right " + csv("r.csv", r);
+  ASSERT_EQ(xcorr("correlate" + args + " --method cpu_direct --out " + path("a.csv")).code, 0);
+  ASSERT_EQ(xcorr("correlate" + args + " --method cpu_fft --out " + path("b.csv")).code, 0);
+  const auto a = io::read_matrix_csv(path("a.csv")).value();
+  const auto b = io::read_matrix_csv(path("b.csv")).value();
+  Stack<double> bd(b.rows(), b.cols(), b.count());
+  for (std::size_t i = 0; i < b.values().size(); ++i) bd.values()[i] = b.values()[i];
+  EXPECT_MATRIX_NEAR(a.view(), bd.view(), 1e-5);
+}
+
+TEST_F(Cli, BadInputsExitWithTwoAndOneLineAndNoOutput) {
+  const std::string good = csv("good.csv", testing::random_stack(8, 8, 1, 5));
+  const std::string other = csv("other.csv", testing::random_stack(8, 6, 1, 6));
+  const std::string big = csv("big.csv", testing::random_stack(10, 10, 1, 7));
+  expect_bad_input("correlate --form one_to_one --left " + path("missing.csv") + " --right " + good, "does not exist");
+  expect_bad_input("correlate --form one_to_one --left " + text("h.csv", "8,8\n") + " --right " + good, "header must be");
+  expect_bad_input("correlate --form one_to_one --left " + text("r.csv", "# 2,2\n1,2\n3\n") + " --right " + good,
+                   "r.csv:3: expected 2 values, found 1");
+  expect_bad_input("correlate --form one_to_one --left " + text("n.csv", "# 1,2\n1,x\n") + " --right " + good,
+                   "'x' is not a number");
+  expect_bad_input("correlate --form one_to_one --left " + good + " --right " + other, "full mode needs left and right matrices of equal size");
+  expect_bad_input("correlate --form one_to_one --mode valid --left " + big + " --right " + good, "larger than the search window");
+  expect_bad_input("correlate --form one_to_one --left " + text("nan.csv", "# 1,2\n1,nan\n") + " --right " +
+                       csv("r2.csv", testing::random_stack(1, 2, 1, 8)),
+                   "left matrix 0 has a NaN at row 0, column 1");
+  expect_bad_input("correlate --form one_to_one --norm zncc --left " + good + " --right " + good, "zncc normalization needs valid mode");
+  expect_bad_input("correlate --form one_to_one --method nope --left " + good + " --right " + good, "unknown method 'nope'");
+  expect_bad_input("correlate --form one_to_two --left " + good + " --right " + good, "--form");
+  fs::create_directories(dir_ / "empty");
+  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("empty"), "contains no images");
+  ASSERT_EQ(xcorr("speckle --out " + path("t.tif") + " --size 64,64 --frames 3").code, 0);
+  fs::resize_file(path("t.tif"), fs::file_size(path("t.tif")) / 2);
+  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("t.tif"), "corrupt or truncated");
+}
+
+TEST_F(Cli, UnsupportedOutputIsRefusedBeforeAnyWork) {
+  const std::string good = csv("good.csv", testing::random_stack(4, 4, 1, 9));
+  const CliRun r = xcorr("correlate --form one_to_one --left " + good + " --right " + good + " --out " + path("x.json"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("must end in .csv"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("x.json")));
+  const CliRun missing_dir = xcorr("correlate --form one_to_one --left " + good + " --right " + good + " --out " + path("no/x.csv"));
+  EXPECT_EQ(missing_dir.code, 2);
+  EXPECT_NE(missing_dir.output.find("does not exist"), std::string::npos) << missing_dir.output;
+}
+
+TEST_F(Cli, BundledSampleFindsTheKnownTrajectory) {
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
+  const CliRun r = xcorr("correlate --form one_to_many --mode valid --norm zncc --left " + s + "template.tif --right " + s +
+                         "speckle_stack.tif --out " + path("sample.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto out = io::read_matrix_csv(path("sample.csv"));
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  ASSERT_EQ(out.value().count(), 6);
+  for (Index k = 0; k < 6; ++k) {  // truth: resources/sample/README.md
+    const Peak p = find_peak(out.value()[k], SubpixelMethod::parabolic).value();
+    EXPECT_NEAR(p.sub_row(), 96 + 0.6 * static_cast<double>(k), 0.05) << "frame " << k;
+    EXPECT_NEAR(p.sub_col(), 96 - 0.35 * static_cast<double>(k), 0.05) << "frame " << k;
+  }
+}
+
+TEST_F(Cli, BundledSampleIsWhatTheGeneratorMakes) {
+  const std::string src = std::string(XCORR_SOURCE_DIR);
+  const int code = std::system(("bash " + src + "/scripts/make-sample.sh " + XCORR_EXE + " " + dir_.string() + " > /dev/null").c_str());
+  ASSERT_EQ(code, 0);
+  for (const char* name : {"speckle_stack.tif", "template.tif"}) {
+    const auto made = io::read_image_stack(dir_ / name);
+    const auto committed = io::read_image_stack(src + "/resources/sample/" + name);
+    ASSERT_TRUE(made.is_ok() && committed.is_ok()) << name;
+    ASSERT_EQ(made.value().frames.values().size(), committed.value().frames.values().size()) << name;
+    for (std::size_t i = 0; i < made.value().frames.values().size(); ++i) {
+      ASSERT_LE(std::abs(made.value().frames.values()[i] - committed.value().frames.values()[i]), 1.0f) << name << " " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xcorr
