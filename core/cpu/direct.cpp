@@ -15,14 +15,20 @@
 namespace xcorr::cpu {
 namespace {
 
+// The row loops are cloned for AVX2+FMA (x86-64-v3) and baseline x86-64; the small helpers are
+// forced inline so that each clone vectorises them for its own target.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define XCORR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define XCORR_CLONES
 #endif
+#define XCORR_INLINE inline __attribute__((always_inline))
+
+// Problems below this many multiply-adds run on the calling thread (starting threads costs more).
+constexpr double kSerialMultiplyAdds = 2e6;
 
 // out[x] += a[0]*s0[x] + a[1]*s1[x] + a[2]*s2[x] + a[3]*s3[x], x in [0, n)
-XCORR_CLONES void fma_rows4(float* __restrict out, Index n, const float* __restrict a,
+XCORR_INLINE void fma_rows4(float* __restrict out, Index n, const float* __restrict a,
                             const float* __restrict s0, const float* __restrict s1,
                             const float* __restrict s2, const float* __restrict s3) {
   const float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
@@ -30,7 +36,7 @@ XCORR_CLONES void fma_rows4(float* __restrict out, Index n, const float* __restr
 }
 
 // out[x] += a * s[x], x in [0, n)
-XCORR_CLONES void fma_row1(float* __restrict out, Index n, float a, const float* __restrict s) {
+XCORR_INLINE void fma_row1(float* __restrict out, Index n, float a, const float* __restrict s) {
   for (Index x = 0; x < n; ++x) out[x] += a * s[x];
 }
 
@@ -38,7 +44,7 @@ constexpr Index kPad = 3;  // zeros on each side of a reversed right row (full m
 
 // Full mode, output rows [r0, r1) of one pair. `rev` holds the right matrix with every row
 // reversed and padded by kPad zeros on each side (h rows of w + 2*kPad).
-void full_rows(MatrixView<const float> L, const std::vector<float>& rev, MatrixView<float> out,
+XCORR_CLONES void full_rows(MatrixView<const float> L, const std::vector<float>& rev, MatrixView<float> out,
                Index r0, Index r1) {
   const Index h = L.rows, w = L.cols, pitch = w + 2 * kPad;
   for (Index r = r0; r < r1; ++r) {
@@ -57,7 +63,7 @@ void full_rows(MatrixView<const float> L, const std::vector<float>& rev, MatrixV
 }
 
 // Valid mode, output rows [k0, k1): out[k][l] = sum T[i][j] * S[k+i][l+j].
-void valid_rows(const float* T, Index h, Index w, MatrixView<const float> S, MatrixView<float> out,
+XCORR_CLONES void valid_rows(const float* T, Index h, Index w, MatrixView<const float> S, MatrixView<float> out,
                 Index k0, Index k1) {
   const Index n = out.cols;
   for (Index k = k0; k < k1; ++k) {
@@ -78,16 +84,20 @@ class DirectCorrelator final : public Correlator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Measured on the 2-core development machine (docs/perf/cpu-vs-opencv.md): ~6 GMAC/s.
-    return 2e-6 + p.direct_multiply_adds() / 6e9;
+    // Fitted to docs/perf/cpu-vs-opencv.md (2-core development machine): ~2.2 GMAC/s per
+    // thread; 16x16 full in ~31 us on one thread, 64x64 in ~3.4 ms on two.
+    const double macs = p.direct_multiply_adds();
+    if (macs < kSerialMultiplyAdds) return 2e-6 + macs / 2.2e9;
+    return 2e-5 + macs / (2.2e9 * hardware_threads());
   }
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
     const Index count = out.count, rows = out.rows;
+    const bool serial = p.direct_multiply_adds() < kSerialMultiplyAdds;
     // Enough tasks for every thread even with one output; whole outputs when there are many.
-    const Index blocks = std::clamp<Index>((4 * hardware_threads() + count - 1) / count, 1, rows);
+    const Index blocks = serial ? 1 : std::clamp<Index>((4 * hardware_threads() + count - 1) / count, 1, rows);
     const Index rows_per_block = (rows + blocks - 1) / blocks;
-    parallel_for(count * blocks, 1, [&](Index begin, Index end) {
+    parallel_for(count * blocks, serial ? count : 1, [&](Index begin, Index end) {
       for (Index task = begin; task < end; ++task) {
         const Index t = task / blocks;
         const Index r0 = (task % blocks) * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);

@@ -79,8 +79,12 @@ class FftCorrelator final : public Correlator {
     const Geometry g = geometry(p);
     const double n = static_cast<double>(g.P * g.Q);
     const double transforms = static_cast<double>(p.left.count + p.right.count + p.output_count());
-    // Measured on the 2-core development machine (docs/perf/cpu-vs-opencv.md).
-    return 1.5e-5 + transforms * (1.2e-9 * n * std::log2(n + 1) + 2e-9 * n) / hardware_threads();
+    // Fitted to docs/perf/cpu-vs-opencv.md (2-core development machine): FFTW r2c of 128x128
+    // takes ~48 us there; loading, multiplying and cropping ~3 ns per element and transform.
+    // Work spreads over min(threads, matrices per phase).
+    const double parallel = static_cast<double>(
+        std::min<Index>(hardware_threads(), std::max(p.left.count, p.right.count)));
+    return 5e-6 + transforms * (2.5e-10 * n * std::log2(n) + 3e-9 * n) / parallel;
   }
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
@@ -160,14 +164,18 @@ class FftCorrelator final : public Correlator {
     }
   }
 
+  // Copies the circular correlation `c` into the output layout (no per-element modulo).
   static void crop(const CorrelationProblem& p, Geometry g, const float* c, MatrixView<float> out) {
     const float scale = 1.0f / static_cast<float>(g.P * g.Q);
     const Index row_shift = p.request.mode == Mode::full ? p.left.rows - 1 : 0;
     const Index col_shift = p.request.mode == Mode::full ? p.left.cols - 1 : 0;
+    const Index wrapped = std::min(col_shift, out.cols);  // output columns that read c[.][Q - col_shift + col]
     for (Index r = 0; r < out.rows; ++r) {
-      const float* src = c + ((r - row_shift + g.P) % g.P) * g.Q;
+      const Index src_row = r >= row_shift ? r - row_shift : r - row_shift + g.P;
+      const float* src = c + src_row * g.Q;
       float* dst = out.row(r);
-      for (Index col = 0; col < out.cols; ++col) dst[col] = src[(col - col_shift + g.Q) % g.Q] * scale;
+      for (Index col = 0; col < wrapped; ++col) dst[col] = src[col - col_shift + g.Q] * scale;
+      for (Index col = wrapped; col < out.cols; ++col) dst[col] = src[col - col_shift] * scale;
     }
   }
 

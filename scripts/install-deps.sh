@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what XCorr Studio needs on Debian 12, by package name; installs only what is missing.
+# The CUDA toolkit is optional and not installed here: CMake uses it when nvcc is present.
+set -euo pipefail
+packages=(
+  cmake ninja-build g++ pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev       # tests and benchmarks
+  libcli11-dev nlohmann-json3-dev                  # CLI, job files
+  libfftw3-dev                                     # cpu_fft
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
+  qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
+  xvfb xauth                                       # GUI tests and screenshots without a display
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
