@@ -61,7 +61,7 @@ TEST(Correlate, RefusesAResultLargerThanMemoryWithoutAllocatingIt) {
 
 TEST(Correlate, RunsAndReportsTheVariant) {
   const Registry r = cpu();
-  const Stack<float> a = testing::random_stack(9, 9, 1, 3);
+  const Stack<float> a = testing::random_stack(9, 9, 1, 3, 0, 1);
   const CorrelationProblem p{{Form::one_to_one, Mode::full}, a.view(), a.view()};
   const auto out = correlate(r, p, "cpu_fft");
   ASSERT_TRUE(out.is_ok());

@@ -84,7 +84,7 @@ TEST_F(Cli, EveryFormThroughCsvMatchesTheReference) {
     Index nl, nr;
   };
   for (const Case c : {Case{"one_to_one", 1, 1}, Case{"one_to_many", 1, 3}, Case{"n_to_mn", 2, 4}, Case{"n_to_m", 2, 3}}) {
-    const Stack<float> l = testing::random_stack(7, 11, c.nl, 1), r = testing::random_stack(7, 11, c.nr, 2);
+    const Stack<float> l = testing::random_stack(7, 11, c.nl, 1, 0, 1), r = testing::random_stack(7, 11, c.nr, 2, 0, 1);
     const CliRun run = xcorr(std::string("correlate --form ") + c.form + " --left " + csv("l.csv", l) + " --right " +
                           csv("r.csv", r) + " --out " + path("o.csv"));
     ASSERT_EQ(run.code, 0) << run.output;
@@ -114,7 +114,7 @@ TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
 }
 
 TEST_F(Cli, ForcedMethodsAgree) {
-  const Stack<float> l = testing::random_stack(16, 16, 1, 3), r = testing::random_stack(16, 16, 2, 4);
+  const Stack<float> l = testing::random_stack(16, 16, 1, 3, 0, 1), r = testing::random_stack(16, 16, 2, 4, 0, 1);
   const std::string args = " --form one_to_many --left " + csv("l.csv", l) + " --right " + csv("r.csv", r);
   ASSERT_EQ(xcorr("correlate" + args + " --method cpu_direct --out " + path("a.csv")).code, 0);
   ASSERT_EQ(xcorr("correlate" + args + " --method cpu_fft --out " + path("b.csv")).code, 0);
