@@ -1,7 +1,9 @@
 #include "core/registry.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cmath>
 #include <limits>
 
 #include "core/cpu/cpu_variants.hpp"
@@ -27,7 +29,10 @@ TEST(Dispatch, AutoNeverPicksTheOracleAndPrefersFftForLargeDirectForTiny) {
   const Registry r = cpu();
   const Stack<float> tiny(4, 4, 1), large(256, 256, 1);
   auto pick = [&](const Stack<float>& s) {
-    return choose_variant(r, {{Form::one_to_one, Mode::full}, s.view(), s.view()}, "auto").value()->info().name;
+    return choose_variant(r, {{Form::one_to_one, Mode::full}, s.view(), s.view()}, "auto")
+        .value()
+        ->info()
+        .name;
   };
   EXPECT_EQ(pick(tiny), "cpu_direct");
   EXPECT_EQ(pick(large), "cpu_fft");
@@ -36,7 +41,8 @@ TEST(Dispatch, AutoNeverPicksTheOracleAndPrefersFftForLargeDirectForTiny) {
 TEST(Dispatch, ForcedMethodMustExist) {
   const Registry r = cpu();
   const Stack<float> s(4, 4, 1);
-  const auto c = choose_variant(r, {{Form::one_to_one, Mode::full}, s.view(), s.view()}, "gpu_magic");
+  const auto c =
+      choose_variant(r, {{Form::one_to_one, Mode::full}, s.view(), s.view()}, "gpu_magic");
   ASSERT_FALSE(c.is_ok());
   EXPECT_NE(c.status().message().find("unknown method 'gpu_magic'"), std::string::npos);
 }
@@ -52,7 +58,11 @@ TEST(Correlate, RejectsNanInputsByName) {
 
 TEST(Correlate, RefusesAResultLargerThanMemoryWithoutAllocatingIt) {
   const Registry r = cpu();
-  const Stack<float> a(1, 1, 100000, 1.0f);  // 1e5 x 1e5 pairs of 1x1: a 40 GB result
+  // n x n pairs of 1x1 matrices: a result of 4 n^2 bytes, 1.5x this machine's physical memory.
+  const double physical =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const auto n = static_cast<Index>(std::ceil(std::sqrt(1.5 * physical / sizeof(float))));
+  const Stack<float> a(1, 1, n, 1.0f);
   const auto out = correlate(r, {{Form::n_to_m, Mode::full}, a.view(), a.view()});
   ASSERT_FALSE(out.is_ok());
   EXPECT_EQ(out.status().code(), ErrorCode::out_of_memory);
