@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root: every packed test binary (GPU tests run
+# for real there), then a one-line-per-binary summary. Only a few files come back from that
+# machine, so $OUT holds summary.txt and logs.tar.gz (all logs and JUnit XML).
+set -uo pipefail
+out=${OUT:-/tmp/xcorr-gpu-out}
+logs=$(mktemp -d)
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$logs/device.txt" 2>&1
+.gpu/bin/xcorr list > "$logs/xcorr-list.txt" 2>&1
+for t in .gpu/bin/test_*; do
+  name=$(basename "$t")
+  if timeout 300 "$t" --gtest_output=xml:"$logs/$name.xml" > "$logs/$name.log" 2>&1; then status=ok; else status=FAILED; fi
+  printf '%-40s %-6s %s\n' "$name" "$status" \
+    "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?[,.]' "$logs/$name.log" | tr '\n' ' ')"
+done | tee "$out/summary.txt"
+tar -C "$logs" -czf "$out/logs.tar.gz" .
+cat "$logs/device.txt" "$logs/xcorr-list.txt"
+grep -v -E '^\[ +(RUN|OK) ' "$logs/test_gpu_device_test.log"
