@@ -25,7 +25,8 @@ struct CorrelateOptions {
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -35,18 +36,20 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-void print_summary(const CorrelateOptions& o, const CorrelationProblem& p, const CorrelationOutput& r,
-                   SubpixelMethod subpixel) {
+void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
+                   const CorrelationOutput& r, SubpixelMethod subpixel) {
   const bool full = p.request.mode == Mode::full;
-  std::printf("%s, %s mode, normalization %s\n", to_string(p.request.form), to_string(p.request.mode),
-              to_string(p.request.norm));
-  std::printf("left   %ld x %s  (%s)\n", static_cast<long>(p.left.count), to_string(p.left.shape()).c_str(), o.left.c_str());
-  std::printf("right  %ld x %s  (%s)\n", static_cast<long>(p.right.count), to_string(p.right.shape()).c_str(), o.right.c_str());
+  std::printf("%s, %s mode, normalization %s\n", to_string(p.request.form),
+              to_string(p.request.mode), to_string(p.request.norm));
+  std::printf("left   %ld x %s  (%s)\n", static_cast<long>(p.left.count),
+              to_string(p.left.shape()).c_str(), o.left.c_str());
+  std::printf("right  %ld x %s  (%s)\n", static_cast<long>(p.right.count),
+              to_string(p.right.shape()).c_str(), o.right.c_str());
   std::printf("result %ld x %s by %s%s in %.3f ms\n", static_cast<long>(r.result.count()),
-              to_string(r.result.shape()).c_str(), r.variant.c_str(), o.method == "auto" ? " (auto)" : "",
-              r.seconds * 1e3);
-  std::printf("%6s %5s %5s %9s %9s %12s %10s %10s\n", "result", "left", "right", "peak_row", "peak_col", "value",
-              full ? "dy_px" : "row_px", full ? "dx_px" : "col_px");
+              to_string(r.result.shape()).c_str(), r.variant.c_str(),
+              o.method == "auto" ? " (auto)" : "", r.seconds * 1e3);
+  std::printf("%6s %5s %5s %9s %9s %12s %10s %10s\n", "result", "left", "right", "peak_row",
+              "peak_col", "value", full ? "dy_px" : "row_px", full ? "dx_px" : "col_px");
   const Index shown = std::min<Index>(r.result.count(), o.summary_rows);
   for (Index t = 0; t < shown; ++t) {
     const auto [li, ri] = p.pair(t);
@@ -58,11 +61,13 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p, const
     }
     const Peak& k = peak.value();
     const Displacement d = output_position_to_displacement(p, k.sub_row(), k.sub_col());
-    std::printf("%6ld %5ld %5ld %9ld %9ld %12.6g %10s %10s%s\n", static_cast<long>(t), static_cast<long>(li),
-                static_cast<long>(ri), static_cast<long>(k.row), static_cast<long>(k.col), k.value,
-                fixed(d.dy, 3).c_str(), fixed(d.dx, 3).c_str(), k.refined || subpixel == SubpixelMethod::none ? "" : "  (not refined)");
+    std::printf("%6ld %5ld %5ld %9ld %9ld %12.6g %10s %10s%s\n", static_cast<long>(t),
+                static_cast<long>(li), static_cast<long>(ri), static_cast<long>(k.row),
+                static_cast<long>(k.col), k.value, fixed(d.dy, 3).c_str(), fixed(d.dx, 3).c_str(),
+                k.refined || subpixel == SubpixelMethod::none ? "" : "  (not refined)");
   }
-  if (shown < r.result.count()) std::printf("... %ld more\n", static_cast<long>(r.result.count() - shown));
+  if (shown < r.result.count())
+    std::printf("... %ld more\n", static_cast<long>(r.result.count() - shown));
   std::printf("wrote %s\n", o.out.c_str());
 }
 
@@ -78,7 +83,8 @@ Status run_correlate(const CorrelateOptions& o) {
   // Check the output's format before any work, so a typo costs nothing and writes nothing.
   const std::string ext = lower_extension(o.out);
   if (ext != ".csv" && ext != ".tif" && ext != ".tiff") {
-    return {ErrorCode::invalid_argument, "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};
+    return {ErrorCode::invalid_argument,
+            "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};
   }
   auto left = io::read_matrices(o.left);
   if (!left.is_ok()) return left.status();
@@ -100,23 +106,37 @@ Status run_correlate(const CorrelateOptions& o) {
 
 Command add_correlate_command(CLI::App& app) {
   auto o = std::make_shared<CorrelateOptions>();
-  CLI::App* c = app.add_subcommand("correlate", "Cross-correlate left with right matrices and write the results");
+  CLI::App* c = app.add_subcommand(
+      "correlate", "Cross-correlate left with right matrices and write the results");
   c->footer(
       "Inputs are matrix CSV ('# rows,cols,count' then the rows) or images: TIFF (multi-page),\n"
       "PNG, BMP, JPEG, or a folder of images. full: out = correlate2d(left, right, 'full').\n"
       "valid: left is the template, right the search window; the peak is the template's\n"
       "top-left position. Result order: one_to_many i=(left,right_i); n_to_mn t=(left[t mod n],\n"
       "right[t]); n_to_m r*m+t=(left_r,right_t).");
-  c->add_option("--form", o->form, "Input form")->required()->check(CLI::IsMember({"one_to_one", "one_to_many", "n_to_mn", "n_to_m"}));
-  c->add_option("--left", o->left, "Left matrices (CSV, image, multi-page TIFF or folder)")->required();
-  c->add_option("--right", o->right, "Right matrices (CSV, image, multi-page TIFF or folder)")->required();
-  c->add_option("--out", o->out, "Output: .csv (matrix CSV) or .tif (32-bit float, multi-page)")->required();
-  c->add_option("--mode", o->mode, "full or valid")->check(CLI::IsMember({"full", "valid"}))->capture_default_str();
-  c->add_option("--norm", o->norm, "none or zncc (zncc needs valid mode)")->check(CLI::IsMember({"none", "zncc"}))->capture_default_str();
-  c->add_option("--method", o->method, "auto or a variant name from `xcorr list`")->capture_default_str();
+  c->add_option("--form", o->form, "Input form")
+      ->required()
+      ->check(CLI::IsMember({"one_to_one", "one_to_many", "n_to_mn", "n_to_m"}));
+  c->add_option("--left", o->left, "Left matrices (CSV, image, multi-page TIFF or folder)")
+      ->required();
+  c->add_option("--right", o->right, "Right matrices (CSV, image, multi-page TIFF or folder)")
+      ->required();
+  c->add_option("--out", o->out, "Output: .csv (matrix CSV) or .tif (32-bit float, multi-page)")
+      ->required();
+  c->add_option("--mode", o->mode, "full or valid")
+      ->check(CLI::IsMember({"full", "valid"}))
+      ->capture_default_str();
+  c->add_option("--norm", o->norm, "none or zncc (zncc needs valid mode)")
+      ->check(CLI::IsMember({"none", "zncc"}))
+      ->capture_default_str();
+  c->add_option("--method", o->method, "auto or a variant name from `xcorr list`")
+      ->capture_default_str();
   c->add_option("--subpixel", o->subpixel, "Peak refinement in the summary")
-      ->check(CLI::IsMember({"none", "parabolic", "gaussian", "quadratic2d"}))->capture_default_str();
-  c->add_option("--summary-rows", o->summary_rows, "Results listed in the summary")->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::IsMember({"none", "parabolic", "gaussian", "quadratic2d"}))
+      ->capture_default_str();
+  c->add_option("--summary-rows", o->summary_rows, "Results listed in the summary")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
   return {c, [o] { return run_correlate(*o); }};
 }

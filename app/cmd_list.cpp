@@ -17,19 +17,22 @@ std::string join(const std::vector<T>& v) {
 }
 
 Status run_list() {
-  std::printf("%-14s %-6s %-10s %-38s %-11s %-9s %s\n", "variant", "device", "family", "forms", "modes", "norms", "summary");
+  std::printf("%-14s %-6s %-10s %-38s %-11s %-9s %s\n", "variant", "device", "family", "forms",
+              "modes", "norms", "summary");
   for (const auto& v : engine_registry().all()) {
     const VariantInfo& i = v->info();
-    std::printf("%-14s %-6s %-10s %-38s %-11s %-9s %s\n", i.name.c_str(), i.device.c_str(), i.family.c_str(),
-                join(i.forms).c_str(), join(i.modes).c_str(), join(i.norms).c_str(), i.summary.c_str());
+    std::printf("%-14s %-6s %-10s %-38s %-11s %-9s %s\n", i.name.c_str(), i.device.c_str(),
+                i.family.c_str(), join(i.forms).c_str(), join(i.modes).c_str(),
+                join(i.norms).c_str(), i.summary.c_str());
   }
   const auto devices = gpu::list_devices();
   if (!devices.is_ok()) {
     std::printf("\nGPU: none (%s)\n", devices.status().message().c_str());
   } else {
     for (const auto& d : devices.value()) {
-      std::printf("\nGPU %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", d.index, d.name.c_str(), d.compute_major, d.compute_minor,
-                  d.multiprocessors, static_cast<double>(d.global_memory_bytes) / (1 << 30));
+      std::printf("\nGPU %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", d.index, d.name.c_str(),
+                  d.compute_major, d.compute_minor, d.multiprocessors,
+                  static_cast<double>(d.global_memory_bytes) / (1 << 30));
     }
   }
   return Status::ok();
@@ -38,7 +41,8 @@ Status run_list() {
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  CLI::App* c = app.add_subcommand("list", "List the registered correlation variants and GPU devices");
+  CLI::App* c =
+      app.add_subcommand("list", "List the registered correlation variants and GPU devices");
   return {c, [] { return run_list(); }};
 }
 

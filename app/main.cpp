@@ -7,10 +7,12 @@
 #include "core/version.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)", "xcorr"};
+  CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)",
+               "xcorr"};
   app.set_version_flag("--version", std::string("xcorr ") + xcorr::kVersion);
   app.require_subcommand(1);
-  const xcorr::app::Command commands[] = {xcorr::app::add_correlate_command(app), xcorr::app::add_list_command(app),
+  const xcorr::app::Command commands[] = {xcorr::app::add_correlate_command(app),
+                                          xcorr::app::add_list_command(app),
                                           xcorr::app::add_speckle_command(app)};
 
   try {

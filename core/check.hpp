@@ -17,9 +17,9 @@ class InternalError : public std::logic_error {
 
 }  // namespace xcorr
 
-#define XCORR_CHECK(cond, msg)                                  \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      ::xcorr::fail_check(__FILE__, __LINE__, #cond, (msg));    \
-    }                                                           \
+#define XCORR_CHECK(cond, msg)                               \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      ::xcorr::fail_check(__FILE__, __LINE__, #cond, (msg)); \
+    }                                                        \
   } while (false)

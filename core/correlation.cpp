@@ -23,15 +23,23 @@ Status count_error(const CorrelationProblem& p, const std::string& need) {
 
 const char* to_string(Form f) {
   switch (f) {
-    case Form::one_to_one: return "one_to_one";
-    case Form::one_to_many: return "one_to_many";
-    case Form::n_to_mn: return "n_to_mn";
-    case Form::n_to_m: return "n_to_m";
+    case Form::one_to_one:
+      return "one_to_one";
+    case Form::one_to_many:
+      return "one_to_many";
+    case Form::n_to_mn:
+      return "n_to_mn";
+    case Form::n_to_m:
+      return "n_to_m";
   }
   return "?";
 }
-const char* to_string(Mode m) { return m == Mode::full ? "full" : "valid"; }
-const char* to_string(Normalization n) { return n == Normalization::none ? "none" : "zncc"; }
+const char* to_string(Mode m) {
+  return m == Mode::full ? "full" : "valid";
+}
+const char* to_string(Normalization n) {
+  return n == Normalization::none ? "none" : "zncc";
+}
 
 std::optional<Form> parse_form(std::string_view s) {
   static const Form all[] = {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m};
@@ -53,20 +61,27 @@ Shape CorrelationProblem::output_shape() const {
 
 Index CorrelationProblem::output_count() const {
   switch (request.form) {
-    case Form::one_to_one: return 1;
+    case Form::one_to_one:
+      return 1;
     case Form::one_to_many:
-    case Form::n_to_mn: return right.count;
-    case Form::n_to_m: return left.count * right.count;
+    case Form::n_to_mn:
+      return right.count;
+    case Form::n_to_m:
+      return left.count * right.count;
   }
   return 0;
 }
 
 std::pair<Index, Index> CorrelationProblem::pair(Index t) const {
   switch (request.form) {
-    case Form::one_to_one: return {0, 0};
-    case Form::one_to_many: return {0, t};
-    case Form::n_to_mn: return {t % left.count, t};
-    case Form::n_to_m: return {t / right.count, t % right.count};
+    case Form::one_to_one:
+      return {0, 0};
+    case Form::one_to_many:
+      return {0, t};
+    case Form::n_to_mn:
+      return {t % left.count, t};
+    case Form::n_to_m:
+      return {t / right.count, t % right.count};
   }
   return {0, 0};
 }
@@ -75,41 +90,52 @@ double CorrelationProblem::direct_multiply_adds() const {
   const double n = static_cast<double>(output_count());
   if (request.mode == Mode::full) {
     // Every (left element, right element) pair meets exactly once across all shifts.
-    return n * static_cast<double>(left.rows * left.cols) * static_cast<double>(right.rows * right.cols);
+    return n * static_cast<double>(left.rows * left.cols) *
+           static_cast<double>(right.rows * right.cols);
   }
-  return n * static_cast<double>(output_shape().area()) * static_cast<double>(left.rows * left.cols);
+  return n * static_cast<double>(output_shape().area()) *
+         static_cast<double>(left.rows * left.cols);
 }
 
 Status CorrelationProblem::validate() const {
   if (left.count < 1) return {ErrorCode::invalid_argument, "the left input is empty (no matrices)"};
-  if (right.count < 1) return {ErrorCode::invalid_argument, "the right input is empty (no matrices)"};
+  if (right.count < 1)
+    return {ErrorCode::invalid_argument, "the right input is empty (no matrices)"};
   if (left.rows < 1 || left.cols < 1) {
-    return {ErrorCode::invalid_argument, "the left matrices are empty (" + to_string(left.shape()) + ")"};
+    return {ErrorCode::invalid_argument,
+            "the left matrices are empty (" + to_string(left.shape()) + ")"};
   }
   if (right.rows < 1 || right.cols < 1) {
-    return {ErrorCode::invalid_argument, "the right matrices are empty (" + to_string(right.shape()) + ")"};
+    return {ErrorCode::invalid_argument,
+            "the right matrices are empty (" + to_string(right.shape()) + ")"};
   }
   switch (request.form) {
     case Form::one_to_one:
-      if (left.count != 1 || right.count != 1) return count_error(*this, "1 left and 1 right matrix");
+      if (left.count != 1 || right.count != 1)
+        return count_error(*this, "1 left and 1 right matrix");
       break;
     case Form::one_to_many:
-      if (left.count != 1) return count_error(*this, "1 left matrix and any number of right matrices");
+      if (left.count != 1)
+        return count_error(*this, "1 left matrix and any number of right matrices");
       break;
     case Form::n_to_mn:
       if (right.count % left.count != 0) {
-        return count_error(*this, "n left and n*m right matrices (right count a multiple of left count)");
+        return count_error(*this,
+                           "n left and n*m right matrices (right count a multiple of left count)");
       }
       break;
-    case Form::n_to_m: break;
+    case Form::n_to_m:
+      break;
   }
   if (request.mode == Mode::full) {
     if (left.shape() != right.shape()) {
-      return {ErrorCode::size_mismatch, "full mode needs left and right matrices of equal size; left is " +
-                                            to_string(left.shape()) + ", right is " + to_string(right.shape())};
+      return {ErrorCode::size_mismatch,
+              "full mode needs left and right matrices of equal size; left is " +
+                  to_string(left.shape()) + ", right is " + to_string(right.shape())};
     }
     if (request.norm == Normalization::zncc) {
-      return {ErrorCode::unsupported, "zncc normalization needs valid mode (template inside a search window)"};
+      return {ErrorCode::unsupported,
+              "zncc normalization needs valid mode (template inside a search window)"};
     }
   } else if (left.rows > right.rows || left.cols > right.cols) {
     return {ErrorCode::size_mismatch, "the template (left, " + to_string(left.shape()) +
@@ -128,8 +154,8 @@ Status check_finite(StackView<const float> s, std::string_view name) {
         if (!std::isfinite(row[c])) {
           return {ErrorCode::invalid_argument,
                   std::string(name) + " matrix " + std::to_string(i) + " has a " +
-                      (std::isnan(row[c]) ? "NaN" : "infinite value") + " at row " + std::to_string(r) +
-                      ", column " + std::to_string(c)};
+                      (std::isnan(row[c]) ? "NaN" : "infinite value") + " at row " +
+                      std::to_string(r) + ", column " + std::to_string(c)};
         }
       }
     }

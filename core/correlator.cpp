@@ -13,7 +13,8 @@ Status Correlator::can_implement(const CorrelationProblem& p) const {
     return {ErrorCode::unsupported, v.name + " does not support form " + to_string(p.request.form)};
   }
   if (!has(v.modes, p.request.mode)) {
-    return {ErrorCode::unsupported, v.name + " does not support " + to_string(p.request.mode) + " mode"};
+    return {ErrorCode::unsupported,
+            v.name + " does not support " + to_string(p.request.mode) + " mode"};
   }
   if (!has(v.norms, p.request.norm)) {
     return {ErrorCode::unsupported,

@@ -2,6 +2,8 @@
 
 namespace xcorr {
 
-std::string to_string(Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+std::string to_string(Shape s) {
+  return std::to_string(s.rows) + "x" + std::to_string(s.cols);
+}
 
 }  // namespace xcorr

@@ -62,7 +62,9 @@ class Stack {
  public:
   Stack() = default;
   Stack(Index rows, Index cols, Index count, T fill = T{})
-      : rows_(rows), cols_(cols), count_(count),
+      : rows_(rows),
+        cols_(cols),
+        count_(count),
         data_(static_cast<std::size_t>(rows * cols * count), fill) {
     XCORR_CHECK(rows >= 0 && cols >= 0 && count >= 0, "negative stack extent");
   }

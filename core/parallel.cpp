@@ -9,7 +9,9 @@
 
 namespace xcorr {
 
-int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+int hardware_threads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>& body) {
   if (n <= 0) return;

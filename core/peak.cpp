@@ -54,24 +54,29 @@ std::optional<std::pair<double, double>> quadratic_vertex(const double n[3][3]) 
 
 const char* to_string(SubpixelMethod m) {
   switch (m) {
-    case SubpixelMethod::none: return "none";
-    case SubpixelMethod::parabolic: return "parabolic";
-    case SubpixelMethod::gaussian: return "gaussian";
-    case SubpixelMethod::quadratic2d: return "quadratic2d";
+    case SubpixelMethod::none:
+      return "none";
+    case SubpixelMethod::parabolic:
+      return "parabolic";
+    case SubpixelMethod::gaussian:
+      return "gaussian";
+    case SubpixelMethod::quadratic2d:
+      return "quadratic2d";
   }
   return "?";
 }
 
 std::optional<SubpixelMethod> parse_subpixel_method(std::string_view s) {
-  for (SubpixelMethod m : {SubpixelMethod::none, SubpixelMethod::parabolic, SubpixelMethod::gaussian,
-                           SubpixelMethod::quadratic2d}) {
+  for (SubpixelMethod m : {SubpixelMethod::none, SubpixelMethod::parabolic,
+                           SubpixelMethod::gaussian, SubpixelMethod::quadratic2d}) {
     if (s == to_string(m)) return m;
   }
   return std::nullopt;
 }
 
 Result<Peak> find_peak(MatrixView<const float> m, SubpixelMethod method) {
-  if (m.rows < 1 || m.cols < 1) return Status{ErrorCode::invalid_argument, "cannot find a peak in an empty matrix"};
+  if (m.rows < 1 || m.cols < 1)
+    return Status{ErrorCode::invalid_argument, "cannot find a peak in an empty matrix"};
   Peak p;
   p.value = -std::numeric_limits<double>::infinity();
   bool found = false;
@@ -84,7 +89,8 @@ Result<Peak> find_peak(MatrixView<const float> m, SubpixelMethod method) {
       }
     }
   }
-  if (!found) return Status{ErrorCode::invalid_argument, "the matrix has no finite value to find a peak in"};
+  if (!found)
+    return Status{ErrorCode::invalid_argument, "the matrix has no finite value to find a peak in"};
   const bool interior = p.row > 0 && p.col > 0 && p.row + 1 < m.rows && p.col + 1 < m.cols;
   if (method == SubpixelMethod::none || !interior) return p;
 

@@ -20,7 +20,7 @@ const char* to_string(SubpixelMethod m);
 std::optional<SubpixelMethod> parse_subpixel_method(std::string_view s);
 
 struct Peak {
-  Index row = 0;          // integer position of the maximum
+  Index row = 0;  // integer position of the maximum
   Index col = 0;
   double value = 0;       // value at (row, col)
   double row_offset = 0;  // sub-pixel offsets (px) to add to row/col

@@ -58,9 +58,9 @@ Result<const Correlator*> choose_variant(const Registry& r, const CorrelationPro
     }
   }
   if (best == nullptr) {
-    return Status{ErrorCode::unsupported, std::string("no registered variant can run ") +
-                                              to_string(p.request.form) + " " + to_string(p.request.mode) +
-                                              " " + to_string(p.request.norm)};
+    return Status{ErrorCode::unsupported,
+                  std::string("no registered variant can run ") + to_string(p.request.form) + " " +
+                      to_string(p.request.mode) + " " + to_string(p.request.norm)};
   }
   return best;
 }
@@ -74,7 +74,8 @@ Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem&
   if (!chosen.is_ok()) return chosen.status();
 
   const Shape shape = p.output_shape();
-  const double bytes = static_cast<double>(shape.area()) * static_cast<double>(p.output_count()) * sizeof(float);
+  const double bytes =
+      static_cast<double>(shape.area()) * static_cast<double>(p.output_count()) * sizeof(float);
   const double physical = physical_memory_bytes();
   if (physical > 0 && bytes > 0.8 * physical) {
     return Status{ErrorCode::out_of_memory, "too little memory: the result needs " + gib(bytes) +
@@ -84,7 +85,8 @@ Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem&
   try {
     out.result = Stack<float>(shape.rows, shape.cols, p.output_count());
   } catch (const std::bad_alloc&) {
-    return Status{ErrorCode::out_of_memory, "too little memory: could not allocate the result (" + gib(bytes) + ")"};
+    return Status{ErrorCode::out_of_memory,
+                  "too little memory: could not allocate the result (" + gib(bytes) + ")"};
   }
   out.variant = chosen.value()->info().name;
   const auto t0 = std::chrono::steady_clock::now();

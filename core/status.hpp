@@ -45,7 +45,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Status error) : v_(std::move(error)) {  // NOLINT: implicit by design
     XCORR_CHECK(!std::get<Status>(v_).is_ok(), "a Result needs a value or an error");
   }
@@ -67,9 +67,9 @@ class [[nodiscard]] Result {
 }  // namespace xcorr
 
 // Returns early from a function returning Status or Result<T> when `expr` fails.
-#define XCORR_RETURN_IF_ERROR(expr)                \
-  do {                                             \
+#define XCORR_RETURN_IF_ERROR(expr)                 \
+  do {                                              \
     if (::xcorr::Status s_ = (expr); !s_.is_ok()) { \
-      return s_;                                   \
-    }                                              \
+      return s_;                                    \
+    }                                               \
   } while (false)

@@ -3,7 +3,9 @@
 
 namespace xcorr::gpu {
 
-bool built_with_cuda() { return false; }
+bool built_with_cuda() {
+  return false;
+}
 
 Result<std::vector<DeviceInfo>> list_devices() {
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};

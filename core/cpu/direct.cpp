@@ -44,8 +44,8 @@ constexpr Index kPad = 3;  // zeros on each side of a reversed right row (full m
 
 // Full mode, output rows [r0, r1) of one pair. `rev` holds the right matrix with every row
 // reversed and padded by kPad zeros on each side (h rows of w + 2*kPad).
-XCORR_CLONES void full_rows(MatrixView<const float> L, const std::vector<float>& rev, MatrixView<float> out,
-               Index r0, Index r1) {
+XCORR_CLONES void full_rows(MatrixView<const float> L, const std::vector<float>& rev,
+                            MatrixView<float> out, Index r0, Index r1) {
   const Index h = L.rows, w = L.cols, pitch = w + 2 * kPad;
   for (Index r = r0; r < r1; ++r) {
     float* o = out.row(r);
@@ -63,8 +63,8 @@ XCORR_CLONES void full_rows(MatrixView<const float> L, const std::vector<float>&
 }
 
 // Valid mode, output rows [k0, k1): out[k][l] = sum T[i][j] * S[k+i][l+j].
-XCORR_CLONES void valid_rows(const float* T, Index h, Index w, MatrixView<const float> S, MatrixView<float> out,
-                Index k0, Index k1) {
+XCORR_CLONES void valid_rows(const float* T, Index h, Index w, MatrixView<const float> S,
+                             MatrixView<float> out, Index k0, Index k1) {
   const Index n = out.cols;
   for (Index k = k0; k < k1; ++k) {
     float* o = out.row(k);
@@ -95,7 +95,8 @@ class DirectCorrelator final : public Correlator {
     const Index count = out.count, rows = out.rows;
     const bool serial = p.direct_multiply_adds() < kSerialMultiplyAdds;
     // Enough tasks for every thread even with one output; whole outputs when there are many.
-    const Index blocks = serial ? 1 : std::clamp<Index>((4 * hardware_threads() + count - 1) / count, 1, rows);
+    const Index blocks =
+        serial ? 1 : std::clamp<Index>((4 * hardware_threads() + count - 1) / count, 1, rows);
     const Index rows_per_block = (rows + blocks - 1) / blocks;
     parallel_for(count * blocks, serial ? count : 1, [&](Index begin, Index end) {
       for (Index task = begin; task < end; ++task) {
@@ -124,7 +125,8 @@ class DirectCorrelator final : public Correlator {
     }
     if (p.request.norm == Normalization::none) {
       std::vector<float> t(static_cast<std::size_t>(L.rows * L.cols));
-      for (Index i = 0; i < L.rows; ++i) std::copy(L.row(i), L.row(i) + L.cols, t.data() + i * L.cols);
+      for (Index i = 0; i < L.rows; ++i)
+        std::copy(L.row(i), L.row(i) + L.cols, t.data() + i * L.cols);
       valid_rows(t.data(), L.rows, L.cols, R, out, r0, r1);
       return;
     }
@@ -147,15 +149,20 @@ class DirectCorrelator final : public Correlator {
     }
   }
 
-  VariantInfo info_{"cpu_direct", "direct", "cpu",
-                    "direct definition in float32, multithreaded and vectorised; wins for small sizes",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
-                    {Normalization::none, Normalization::zncc}};
+  VariantInfo info_{
+      "cpu_direct",
+      "direct",
+      "cpu",
+      "direct definition in float32, multithreaded and vectorised; wins for small sizes",
+      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
+      {Mode::full, Mode::valid},
+      {Normalization::none, Normalization::zncc}};
 };
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_direct_correlator() { return std::make_unique<DirectCorrelator>(); }
+std::unique_ptr<Correlator> make_direct_correlator() {
+  return std::make_unique<DirectCorrelator>();
+}
 
 }  // namespace xcorr::cpu

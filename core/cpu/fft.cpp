@@ -3,8 +3,8 @@
 // matrix is computed once and reused across all its pairs (one_to_many, n_to_m); each right
 // matrix is transformed once, multiplied with the spectra of the lefts it pairs with, inverse
 // transformed and cropped straight into the output layout.
-//   full:  P >= 2h-1, Q >= 2w-1, spectrum FL * conj(FR); out[r][c] = c[(r-h+1) mod P][(c-w+1) mod Q]
-//   valid: P >= H,    Q >= W,    spectrum FS * conj(FT); out[k][l] = c[k][l]
+//   full:  P >= 2h-1, Q >= 2w-1, spectrum FL * conj(FR); out[r][c] = c[(r-h+1) mod P][(c-w+1) mod
+//   Q] valid: P >= H,    Q >= W,    spectrum FS * conj(FT); out[k][l] = c[k][l]
 // ZNCC: zero-mean template, mean-shifted window, then WindowStats normalisation.
 // When it wins: everything but small sizes (cost ~ P Q log(P Q) per transform instead of
 // h w per output element). Constraints: none. Plans are created once per size (FFTW_ESTIMATE)
@@ -105,7 +105,8 @@ class FftCorrelator final : public Correlator {
         if (zncc) {
           templates[i] = make_zero_mean_template(p.left[i]);
           const auto& v = templates[i].values;
-          load_padded(MatrixView<const float>{v.data(), p.left.rows, p.left.cols, p.left.cols}, 0.0, g, real.get());
+          load_padded(MatrixView<const float>{v.data(), p.left.rows, p.left.cols, p.left.cols}, 0.0,
+                      g, real.get());
         } else {
           load_padded(p.left[i], 0.0, g, real.get());
         }
@@ -115,7 +116,8 @@ class FftCorrelator final : public Correlator {
 
     // One task per right matrix: transform, then multiply/invert/crop for each of its pairs.
     parallel_for(p.right.count, 1, [&](Index begin, Index end) {
-      FftBuffer real(static_cast<std::size_t>(g.P * g.Q)), right_spec(spec_floats), prod(spec_floats);
+      FftBuffer real(static_cast<std::size_t>(g.P * g.Q)), right_spec(spec_floats),
+          prod(spec_floats);
       for (Index j = begin; j < end; ++j) {
         const MatrixView<const float> R = p.right[j];
         std::unique_ptr<WindowStats> stats;
@@ -123,7 +125,8 @@ class FftCorrelator final : public Correlator {
         load_padded(R, zncc ? stats->mean() : 0.0, g, real.get());
         fftwf_execute_dft_r2c(plans.forward, real.get(), right_spec.complex());
         for_each_pair_of_right(p, j, [&](Index t, Index li) {
-          multiply(left_spectra[li].complex(), right_spec.complex(), p.request.mode, g.P * cq, prod.complex());
+          multiply(left_spectra[li].complex(), right_spec.complex(), p.request.mode, g.P * cq,
+                   prod.complex());
           fftwf_execute_dft_c2r(plans.inverse, prod.complex(), real.get());
           crop(p, g, real.get(), out[t]);
           if (zncc) normalize(*stats, templates[li], p.left.shape(), out[t]);
@@ -154,7 +157,8 @@ class FftCorrelator final : public Correlator {
 
   // full: FL * conj(FR); valid: FR * conj(FL) (= conj of the former). Written out by hand:
   // std::complex multiplication without -ffast-math goes through the slow NaN-checking path.
-  static void multiply(const fftwf_complex* l, const fftwf_complex* r, Mode mode, Index n, fftwf_complex* out) {
+  static void multiply(const fftwf_complex* l, const fftwf_complex* r, Mode mode, Index n,
+                       fftwf_complex* out) {
     const float sign = mode == Mode::full ? 1.0f : -1.0f;
     for (Index i = 0; i < n; ++i) {
       const float re = l[i][0] * r[i][0] + l[i][1] * r[i][1];
@@ -169,7 +173,8 @@ class FftCorrelator final : public Correlator {
     const float scale = 1.0f / static_cast<float>(g.P * g.Q);
     const Index row_shift = p.request.mode == Mode::full ? p.left.rows - 1 : 0;
     const Index col_shift = p.request.mode == Mode::full ? p.left.cols - 1 : 0;
-    const Index wrapped = std::min(col_shift, out.cols);  // output columns that read c[.][Q - col_shift + col]
+    const Index wrapped =
+        std::min(col_shift, out.cols);  // output columns that read c[.][Q - col_shift + col]
     for (Index r = 0; r < out.rows; ++r) {
       const Index src_row = r >= row_shift ? r - row_shift : r - row_shift + g.P;
       const float* src = c + src_row * g.Q;
@@ -179,7 +184,8 @@ class FftCorrelator final : public Correlator {
     }
   }
 
-  static void normalize(const WindowStats& stats, const ZeroMeanTemplate& t, Shape tshape, MatrixView<float> out) {
+  static void normalize(const WindowStats& stats, const ZeroMeanTemplate& t, Shape tshape,
+                        MatrixView<float> out) {
     const double area = static_cast<double>(tshape.area());
     for (Index k = 0; k < out.rows; ++k) {
       for (Index l = 0; l < out.cols; ++l) {
@@ -198,23 +204,30 @@ class FftCorrelator final : public Correlator {
     }
   }
 
-  VariantInfo info_{"cpu_fft", "fft", "cpu",
-                    "FFTW real-to-complex FFTs, spectra reused across pairs; wins above small sizes",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
-                    {Normalization::none, Normalization::zncc}};
+  VariantInfo info_{
+      "cpu_fft",
+      "fft",
+      "cpu",
+      "FFTW real-to-complex FFTs, spectra reused across pairs; wins above small sizes",
+      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
+      {Mode::full, Mode::valid},
+      {Normalization::none, Normalization::zncc}};
 };
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_fft_correlator() { return std::make_unique<FftCorrelator>(); }
+std::unique_ptr<Correlator> make_fft_correlator() {
+  return std::make_unique<FftCorrelator>();
+}
 
 }  // namespace xcorr::cpu
 
 #else
 
 namespace xcorr::cpu {
-std::unique_ptr<Correlator> make_fft_correlator() { return nullptr; }
+std::unique_ptr<Correlator> make_fft_correlator() {
+  return nullptr;
+}
 }  // namespace xcorr::cpu
 
 #endif

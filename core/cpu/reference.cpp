@@ -79,7 +79,9 @@ class ReferenceCorrelator final : public Correlator {
   }
 
  private:
-  VariantInfo info_{"cpu_reference", "reference", "cpu",
+  VariantInfo info_{"cpu_reference",
+                    "reference",
+                    "cpu",
                     "direct definition in float64: the oracle (slow; never chosen by auto)",
                     {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
                     {Mode::full, Mode::valid},
@@ -107,6 +109,8 @@ Stack<double> correlate_reference(const CorrelationProblem& p) {
   return out;
 }
 
-std::unique_ptr<Correlator> make_reference_correlator() { return std::make_unique<ReferenceCorrelator>(); }
+std::unique_ptr<Correlator> make_reference_correlator() {
+  return std::make_unique<ReferenceCorrelator>();
+}
 
 }  // namespace xcorr::cpu

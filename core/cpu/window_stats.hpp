@@ -21,7 +21,8 @@ class WindowStats {
  private:
   double at(const std::vector<double>& v, Index r, Index c) const { return v[r * (cols_ + 1) + c]; }
   double box(const std::vector<double>& v, Index k, Index l) const {
-    return at(v, k + t_rows_, l + t_cols_) - at(v, k, l + t_cols_) - at(v, k + t_rows_, l) + at(v, k, l);
+    return at(v, k + t_rows_, l + t_cols_) - at(v, k, l + t_cols_) - at(v, k + t_rows_, l) +
+           at(v, k, l);
   }
   MeanVariance mv_;
   Index cols_ = 0, t_rows_ = 0, t_cols_ = 0;

@@ -13,8 +13,8 @@ Status write_atomically(const std::filesystem::path& target,
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
-    return {ErrorCode::not_found, "cannot write '" + target.string() + "': folder '" + folder.string() +
-                                      "' does not exist"};
+    return {ErrorCode::not_found, "cannot write '" + target.string() + "': folder '" +
+                                      folder.string() + "' does not exist"};
   }
   static std::atomic<unsigned> counter{0};
   const fs::path temporary =

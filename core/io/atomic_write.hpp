@@ -11,7 +11,8 @@
 
 namespace xcorr::io {
 
-Status write_atomically(const std::filesystem::path& target,
-                        const std::function<Status(const std::filesystem::path& temporary)>& writer);
+Status write_atomically(
+    const std::filesystem::path& target,
+    const std::function<Status(const std::filesystem::path& temporary)>& writer);
 
 }  // namespace xcorr::io

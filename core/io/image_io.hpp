@@ -17,12 +17,12 @@ enum class PixelType { u8, u16, f32 };
 const char* to_string(PixelType t);
 
 struct ImageStack {
-  Stack<float> frames;                      // count = number of frames
-  PixelType pixel_type = PixelType::u8;     // of the source files
-  std::vector<std::string> frame_sources;   // "name.tif" or "name.tif[page 3]", one per frame
+  Stack<float> frames;                     // count = number of frames
+  PixelType pixel_type = PixelType::u8;    // of the source files
+  std::vector<std::string> frame_sources;  // "name.tif" or "name.tif[page 3]", one per frame
 };
 
-bool images_supported();  // false when built without OpenCV
+bool images_supported();                                   // false when built without OpenCV
 bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
 
 // A file (all its pages) or a folder (all image files in it, naturally sorted).
@@ -30,7 +30,8 @@ Result<ImageStack> read_image_stack(const std::filesystem::path& path);
 
 // Writes all matrices: multi-page for .tif/.tiff, exactly one matrix for .png/.bmp/.jpg.
 // u8/u16 values are rounded and saturated; written atomically.
-Status write_image_stack(const std::filesystem::path& path, StackView<const float> stack, PixelType type);
+Status write_image_stack(const std::filesystem::path& path, StackView<const float> stack,
+                         PixelType type);
 
 // Matrix CSV (.csv, .txt) or image file or folder, by path.
 Result<Stack<float>> read_matrices(const std::filesystem::path& path);

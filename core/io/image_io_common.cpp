@@ -9,22 +9,28 @@ namespace xcorr::io {
 
 const char* to_string(PixelType t) {
   switch (t) {
-    case PixelType::u8: return "8-bit";
-    case PixelType::u16: return "16-bit";
-    case PixelType::f32: return "32-bit float";
+    case PixelType::u8:
+      return "8-bit";
+    case PixelType::u16:
+      return "16-bit";
+    case PixelType::f32:
+      return "32-bit float";
   }
   return "?";
 }
 
 bool has_image_extension(const std::filesystem::path& p) {
   std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".tif" || ext == ".tiff" || ext == ".png" || ext == ".bmp" || ext == ".jpg" || ext == ".jpeg";
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".tif" || ext == ".tiff" || ext == ".png" || ext == ".bmp" || ext == ".jpg" ||
+         ext == ".jpeg";
 }
 
 Result<Stack<float>> read_matrices(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (ext == ".csv" || ext == ".txt") return read_matrix_csv(path);
   auto images = read_image_stack(path);
   if (!images.is_ok()) return images.status();

@@ -4,13 +4,18 @@
 namespace xcorr::io {
 namespace {
 Status no_images(const std::filesystem::path& p) {
-  return {ErrorCode::unsupported, "cannot read or write image '" + p.string() +
-                                      "': this build has no image support (XCORR_WITH_OPENCV=OFF); use matrix CSV"};
+  return {ErrorCode::unsupported,
+          "cannot read or write image '" + p.string() +
+              "': this build has no image support (XCORR_WITH_OPENCV=OFF); use matrix CSV"};
 }
 }  // namespace
 
-bool images_supported() { return false; }
-Result<ImageStack> read_image_stack(const std::filesystem::path& path) { return no_images(path); }
+bool images_supported() {
+  return false;
+}
+Result<ImageStack> read_image_stack(const std::filesystem::path& path) {
+  return no_images(path);
+}
 Status write_image_stack(const std::filesystem::path& path, StackView<const float>, PixelType) {
   return no_images(path);
 }

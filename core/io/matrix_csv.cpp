@@ -52,20 +52,25 @@ bool parse_number(std::string_view s, T& out) {
 Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status{ErrorCode::not_found, "'" + name + "' does not exist"};
+  if (!std::filesystem::exists(path, ec))
+    return Status{ErrorCode::not_found, "'" + name + "' does not exist"};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status{ErrorCode::io_error, "cannot open '" + name + "' for reading"};
   std::ostringstream buffer;
   buffer << in.rdbuf();
   LineReader lines(std::move(buffer).str());
   auto error = [&](const std::string& what) {
-    return Status{ErrorCode::parse_error, name + ":" + std::to_string(lines.number()) + ": " + what};
+    return Status{ErrorCode::parse_error,
+                  name + ":" + std::to_string(lines.number()) + ": " + what};
   };
 
   std::string_view line;
-  if (!lines.next(line)) return Status{ErrorCode::parse_error, name + ": the file is empty (expected a '# rows,cols,count' header)"};
+  if (!lines.next(line))
+    return Status{ErrorCode::parse_error,
+                  name + ": the file is empty (expected a '# rows,cols,count' header)"};
   const std::string_view header = trim(line);
-  const std::string expected = "header must be '# rows,cols' or '# rows,cols,count' with positive integers, found '";
+  const std::string expected =
+      "header must be '# rows,cols' or '# rows,cols,count' with positive integers, found '";
   if (header.size() < 2 || header[0] != '#') return error(expected + std::string(header) + "'");
   long long dims[3] = {0, 0, 1};
   int fields = 0;
@@ -93,10 +98,10 @@ Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
   const Index total_rows = rows * count;
   for (Index r = 0; r < total_rows; ++r) {
     if (!lines.next(line)) {
-      return Status{ErrorCode::parse_error, name + ": the file ends after " + std::to_string(r) +
-                                                " data rows, the header announces " + std::to_string(total_rows) +
-                                                " (" + std::to_string(count) + " matrices of " +
-                                                std::to_string(rows) + " rows)"};
+      return Status{ErrorCode::parse_error,
+                    name + ": the file ends after " + std::to_string(r) +
+                        " data rows, the header announces " + std::to_string(total_rows) + " (" +
+                        std::to_string(count) + " matrices of " + std::to_string(rows) + " rows)"};
     }
     Index c = 0;
     std::string_view rest = line;
@@ -105,18 +110,21 @@ Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
       const std::string_view token = rest.substr(0, comma);
       if (c == cols) return error("expected " + std::to_string(cols) + " values, found more");
       if (!parse_number(token, out[c])) {
-        return error("value " + std::to_string(c + 1) + " '" + std::string(trim(token)) + "' is not a number");
+        return error("value " + std::to_string(c + 1) + " '" + std::string(trim(token)) +
+                     "' is not a number");
       }
       ++c;
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
-    if (c != cols) return error("expected " + std::to_string(cols) + " values, found " + std::to_string(c));
+    if (c != cols)
+      return error("expected " + std::to_string(cols) + " values, found " + std::to_string(c));
     out += cols;
   }
   while (lines.next(line)) {
     if (!trim(line).empty()) {
-      return error("unexpected data after the " + std::to_string(total_rows) + " rows the header announces");
+      return error("unexpected data after the " + std::to_string(total_rows) +
+                   " rows the header announces");
     }
   }
   return stack;

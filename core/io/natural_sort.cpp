@@ -34,6 +34,8 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a < b;  // total order for names equal up to case
 }
 
-void natural_sort(std::vector<std::string>& names) { std::sort(names.begin(), names.end(), natural_less); }
+void natural_sort(std::vector<std::string>& names) {
+  std::sort(names.begin(), names.end(), natural_less);
+}
 
 }  // namespace xcorr::io

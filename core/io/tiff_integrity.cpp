@@ -40,8 +40,8 @@ bool is_tiff_file(const std::filesystem::path& path) {
   char magic[4] = {};
   if (!in.read(magic, 4)) return false;
   const std::string m(magic, 4);
-  return m == std::string("II*\0", 4) || m == std::string("MM\0*", 4) || m == std::string("II+\0", 4) ||
-         m == std::string("MM\0+", 4);
+  return m == std::string("II*\0", 4) || m == std::string("MM\0*", 4) ||
+         m == std::string("II+\0", 4) || m == std::string("MM\0+", 4);
 }
 
 Result<int> check_tiff_integrity(const std::filesystem::path& path) {
@@ -50,7 +50,8 @@ Result<int> check_tiff_integrity(const std::filesystem::path& path) {
   TIFFSetWarningHandler(ignore_warning);
   tiff_error.clear();
   auto damaged = [&](const std::string& what) {
-    return Status{ErrorCode::io_error, "cannot decode '" + name + "': the file is corrupt or truncated (" + what + ")"};
+    return Status{ErrorCode::io_error,
+                  "cannot decode '" + name + "': the file is corrupt or truncated (" + what + ")"};
   };
   std::error_code ec;
   const auto size = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
@@ -66,18 +67,21 @@ Result<int> check_tiff_integrity(const std::filesystem::path& path) {
     uint64_t* counts = nullptr;
     const ttag_t offset_tag = tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS;
     const ttag_t count_tag = tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS;
-    if (!TIFFGetField(tif.get(), offset_tag, &offsets) || !TIFFGetField(tif.get(), count_tag, &counts)) {
+    if (!TIFFGetField(tif.get(), offset_tag, &offsets) ||
+        !TIFFGetField(tif.get(), count_tag, &counts)) {
       return damaged("page " + std::to_string(pages - 1) + " has no image data table");
     }
     for (uint32_t i = 0; i < chunks; ++i) {
       if (offsets[i] + counts[i] > size) {
-        return damaged("page " + std::to_string(pages - 1) + " ends at byte " + std::to_string(offsets[i] + counts[i]) +
-                       ", the file has " + std::to_string(size));
+        return damaged("page " + std::to_string(pages - 1) + " ends at byte " +
+                       std::to_string(offsets[i] + counts[i]) + ", the file has " +
+                       std::to_string(size));
       }
     }
     tiff_error.clear();
   } while (TIFFReadDirectory(tif.get()) == 1);
-  if (!tiff_error.empty()) return damaged("after page " + std::to_string(pages - 1) + ": " + tiff_error);
+  if (!tiff_error.empty())
+    return damaged("after page " + std::to_string(pages - 1) + ": " + tiff_error);
   return pages;
 }
 

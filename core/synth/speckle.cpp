@@ -17,7 +17,8 @@ struct Speckle {
 std::vector<Speckle> make_speckles(const SpeckleOptions& o) {
   // Speckles cover a margin around the image so that moved frames stay filled.
   const double margin = 8 * o.speckle_radius + 64;
-  const double area = (static_cast<double>(o.rows) + 2 * margin) * (static_cast<double>(o.cols) + 2 * margin);
+  const double area =
+      (static_cast<double>(o.rows) + 2 * margin) * (static_cast<double>(o.cols) + 2 * margin);
   const auto n = static_cast<std::size_t>(o.density * area / (o.speckle_radius * o.speckle_radius));
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> ry(-margin, static_cast<double>(o.rows) + margin);
@@ -28,8 +29,8 @@ std::vector<Speckle> make_speckles(const SpeckleOptions& o) {
   return s;
 }
 
-void render_into(const SpeckleOptions& o, const std::vector<Speckle>& speckles, double dy, double dx,
-                 std::uint64_t noise_seed, MatrixView<float> out) {
+void render_into(const SpeckleOptions& o, const std::vector<Speckle>& speckles, double dy,
+                 double dx, std::uint64_t noise_seed, MatrixView<float> out) {
   const double r2 = o.speckle_radius * o.speckle_radius;
   const Index reach = static_cast<Index>(std::ceil(4 * o.speckle_radius));  // exp(-16) ~ 1e-7
   std::vector<double> intensity(static_cast<std::size_t>(out.rows * out.cols), 0.0);
@@ -72,7 +73,8 @@ Stack<float> render_translation_stack(const SpeckleOptions& o, Index frames, dou
   parallel_for(frames, 1, [&](Index begin, Index end) {
     for (Index k = begin; k < end; ++k) {
       const auto kd = static_cast<double>(k);
-      render_into(o, speckles, kd * dy, kd * dx, o.seed * 7919u + 1 + static_cast<std::uint64_t>(k), s[k]);
+      render_into(o, speckles, kd * dy, kd * dx, o.seed * 7919u + 1 + static_cast<std::uint64_t>(k),
+                  s[k]);
     }
   });
   return s;

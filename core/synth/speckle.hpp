@@ -12,13 +12,13 @@
 namespace xcorr::synth {
 
 struct SpeckleOptions {
-  Index rows = 256;              // px
-  Index cols = 256;              // px
-  double speckle_radius = 2.5;   // px (1/e radius of each speckle)
-  double density = 0.6;          // speckles per radius^2 of area
-  double offset = 2000;          // grey value of black
-  double gain = 50000;           // grey value range
-  double noise_sigma = 0;        // grey values, Gaussian, added after rendering
+  Index rows = 256;             // px
+  Index cols = 256;             // px
+  double speckle_radius = 2.5;  // px (1/e radius of each speckle)
+  double density = 0.6;         // speckles per radius^2 of area
+  double offset = 2000;         // grey value of black
+  double gain = 50000;          // grey value range
+  double noise_sigma = 0;       // grey values, Gaussian, added after rendering
   std::uint32_t seed = 1;
 };
 

@@ -28,7 +28,11 @@ const Registry& registry() {
 
 struct Inputs {
   Stack<float> left, right;
-  CorrelationProblem problem() const { return {{right.count() == 1 ? Form::one_to_one : Form::one_to_many, Mode::full}, left.view(), right.view()}; }
+  CorrelationProblem problem() const {
+    return {{right.count() == 1 ? Form::one_to_one : Form::one_to_many, Mode::full},
+            left.view(),
+            right.view()};
+  }
 };
 
 Inputs make_inputs(Index n, Index count) {
@@ -44,7 +48,8 @@ void bench_variant(benchmark::State& state, Index n, Index count, const std::str
     benchmark::DoNotOptimize(v->run(p, out.view()));
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOPs"] = benchmark::Counter(2 * p.direct_multiply_adds(), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPs"] = benchmark::Counter(2 * p.direct_multiply_adds(),
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void bench_auto(benchmark::State& state, Index n, Index count) {
@@ -79,20 +84,29 @@ void bench_opencv(benchmark::State& state, Index n, Index count) {
 }
 
 void register_case(const std::string& label, Index n, Index count) {
-  benchmark::RegisterBenchmark((label + "/opencv").c_str(), bench_opencv, n, count)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark((label + "/opencv").c_str(), bench_opencv, n, count)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   if (n <= 256) {  // 512 x 512 direct is ~7e10 multiply-adds: tens of seconds
-    benchmark::RegisterBenchmark((label + "/cpu_direct").c_str(), bench_variant, n, count, std::string("cpu_direct"))
-        ->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark((label + "/cpu_direct").c_str(), bench_variant, n, count,
+                                 std::string("cpu_direct"))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
-  benchmark::RegisterBenchmark((label + "/cpu_fft").c_str(), bench_variant, n, count, std::string("cpu_fft"))
-      ->Unit(benchmark::kMillisecond)->UseRealTime();
-  benchmark::RegisterBenchmark((label + "/auto").c_str(), bench_auto, n, count)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark((label + "/cpu_fft").c_str(), bench_variant, n, count,
+                               std::string("cpu_fft"))
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark((label + "/auto").c_str(), bench_auto, n, count)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (Index n : {16, 32, 64, 128, 256, 512}) register_case("one_to_one/" + std::to_string(n) + "x" + std::to_string(n), n, 1);
+  for (Index n : {16, 32, 64, 128, 256, 512})
+    register_case("one_to_one/" + std::to_string(n) + "x" + std::to_string(n), n, 1);
   register_case("one_to_many/64x64x16", 64, 16);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

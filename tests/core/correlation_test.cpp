@@ -7,14 +7,17 @@
 namespace xcorr {
 namespace {
 
-CorrelationProblem problem(Form f, Mode m, Normalization n, const Stack<float>& l, const Stack<float>& r) {
+CorrelationProblem problem(Form f, Mode m, Normalization n, const Stack<float>& l,
+                           const Stack<float>& r) {
   return {{f, m, n}, l.view(), r.view()};
 }
 
 TEST(CorrelationProblem, OutputShapes) {
   const Stack<float> a(16, 10, 1), b(16, 10, 3), win(40, 33, 2);
-  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::none, a, a).output_shape(), (Shape{31, 19}));
-  EXPECT_EQ(problem(Form::one_to_many, Mode::valid, Normalization::none, a, win).output_shape(), (Shape{25, 24}));
+  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::none, a, a).output_shape(),
+            (Shape{31, 19}));
+  EXPECT_EQ(problem(Form::one_to_many, Mode::valid, Normalization::none, a, win).output_shape(),
+            (Shape{25, 24}));
   EXPECT_EQ(problem(Form::one_to_many, Mode::full, Normalization::none, a, b).output_count(), 3);
 }
 
@@ -35,23 +38,33 @@ TEST(CorrelationProblem, ResultOrderingMatchesTheThesisTools) {
 }
 
 TEST(CorrelationProblem, ValidateNamesEachProblem) {
-  const Stack<float> a(8, 8, 1), b(8, 7, 1), two(8, 8, 2), three(8, 8, 3), big(9, 9, 1), empty(8, 8, 0);
+  const Stack<float> a(8, 8, 1), b(8, 7, 1), two(8, 8, 2), three(8, 8, 3), big(9, 9, 1),
+      empty(8, 8, 0);
   auto message = [](const CorrelationProblem& p) { return p.validate().message(); };
   EXPECT_TRUE(problem(Form::one_to_one, Mode::full, Normalization::none, a, a).validate().is_ok());
-  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::none, a, b).validate().code(), ErrorCode::size_mismatch);
-  EXPECT_NE(message(problem(Form::one_to_one, Mode::full, Normalization::none, a, b)).find("left is 8x8, right is 8x7"),
+  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::none, a, b).validate().code(),
+            ErrorCode::size_mismatch);
+  EXPECT_NE(message(problem(Form::one_to_one, Mode::full, Normalization::none, a, b))
+                .find("left is 8x8, right is 8x7"),
             std::string::npos);
-  EXPECT_NE(message(problem(Form::one_to_one, Mode::full, Normalization::none, a, two)).find("1 left and 1 right"),
+  EXPECT_NE(message(problem(Form::one_to_one, Mode::full, Normalization::none, a, two))
+                .find("1 left and 1 right"),
             std::string::npos);
-  EXPECT_NE(message(problem(Form::one_to_many, Mode::full, Normalization::none, two, two)).find("1 left matrix"),
+  EXPECT_NE(message(problem(Form::one_to_many, Mode::full, Normalization::none, two, two))
+                .find("1 left matrix"),
             std::string::npos);
-  EXPECT_NE(message(problem(Form::n_to_mn, Mode::full, Normalization::none, two, three)).find("multiple"),
+  EXPECT_NE(
+      message(problem(Form::n_to_mn, Mode::full, Normalization::none, two, three)).find("multiple"),
+      std::string::npos);
+  EXPECT_TRUE(
+      problem(Form::n_to_m, Mode::full, Normalization::none, two, three).validate().is_ok());
+  EXPECT_NE(message(problem(Form::one_to_one, Mode::valid, Normalization::none, big, a))
+                .find("larger than the search window"),
             std::string::npos);
-  EXPECT_TRUE(problem(Form::n_to_m, Mode::full, Normalization::none, two, three).validate().is_ok());
-  EXPECT_NE(message(problem(Form::one_to_one, Mode::valid, Normalization::none, big, a)).find("larger than the search window"),
-            std::string::npos);
-  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::zncc, a, a).validate().code(), ErrorCode::unsupported);
-  EXPECT_NE(message(problem(Form::one_to_many, Mode::full, Normalization::none, a, empty)).find("right input is empty"),
+  EXPECT_EQ(problem(Form::one_to_one, Mode::full, Normalization::zncc, a, a).validate().code(),
+            ErrorCode::unsupported);
+  EXPECT_NE(message(problem(Form::one_to_many, Mode::full, Normalization::none, a, empty))
+                .find("right input is empty"),
             std::string::npos);
 }
 
@@ -75,7 +88,8 @@ TEST(CorrelationProblem, DisplacementOfAnOutputPosition) {
 }
 
 TEST(CorrelationEnums, RoundTripThroughText) {
-  for (Form f : {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m}) EXPECT_EQ(parse_form(to_string(f)), f);
+  for (Form f : {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m})
+    EXPECT_EQ(parse_form(to_string(f)), f);
   EXPECT_EQ(parse_mode("valid"), Mode::valid);
   EXPECT_EQ(parse_normalization("zncc"), Normalization::zncc);
   EXPECT_FALSE(parse_form("one_to_two").has_value());

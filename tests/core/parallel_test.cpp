@@ -20,9 +20,10 @@ TEST(ParallelFor, VisitsEveryIndexExactlyOnce) {
 }
 
 TEST(ParallelFor, RethrowsTheWorkersException) {
-  EXPECT_THROW(parallel_for(100, 1, [](Index b, Index) {
-                 if (b == 57) throw std::runtime_error("boom");
-               }),
+  EXPECT_THROW(parallel_for(100, 1,
+                            [](Index b, Index) {
+                              if (b == 57) throw std::runtime_error("boom");
+                            }),
                std::runtime_error);
 }
 

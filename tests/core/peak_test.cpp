@@ -13,14 +13,17 @@ template <class F>
 Stack<float> sample(Index rows, Index cols, F f) {
   Stack<float> s(rows, cols, 1);
   for (Index y = 0; y < rows; ++y) {
-    for (Index x = 0; x < cols; ++x) s[0](y, x) = static_cast<float>(f(static_cast<double>(y), static_cast<double>(x)));
+    for (Index x = 0; x < cols; ++x)
+      s[0](y, x) = static_cast<float>(f(static_cast<double>(y), static_cast<double>(x)));
   }
   return s;
 }
 
 TEST(Peak, ParabolicRecoversASeparableParabolaExactly) {
   const double py = 4.3, px = 6.8;
-  const Stack<float> s = sample(9, 11, [&](double y, double x) { return 100 - (y - py) * (y - py) - 2 * (x - px) * (x - px); });
+  const Stack<float> s = sample(9, 11, [&](double y, double x) {
+    return 100 - (y - py) * (y - py) - 2 * (x - px) * (x - px);
+  });
   const Peak p = find_peak(s[0], SubpixelMethod::parabolic).value();
   EXPECT_TRUE(p.refined);
   EXPECT_NEAR(p.sub_row(), py, 1e-4);
@@ -29,7 +32,9 @@ TEST(Peak, ParabolicRecoversASeparableParabolaExactly) {
 
 TEST(Peak, GaussianRecoversAGaussianExactly) {
   const double py = 5.41, px = 3.62;
-  const Stack<float> s = sample(10, 8, [&](double y, double x) { return std::exp(-((y - py) * (y - py) + (x - px) * (x - px)) / 3.0); });
+  const Stack<float> s = sample(10, 8, [&](double y, double x) {
+    return std::exp(-((y - py) * (y - py) + (x - px) * (x - px)) / 3.0);
+  });
   const Peak g = find_peak(s[0], SubpixelMethod::gaussian).value();
   EXPECT_EQ(g.used, SubpixelMethod::gaussian);
   EXPECT_NEAR(g.sub_row(), py, 1e-4);
@@ -51,7 +56,8 @@ TEST(Peak, Quadratic2dRecoversARotatedQuadraticExactly) {
 }
 
 TEST(Peak, GaussianFallsBackToParabolicOnNonPositiveValues) {
-  const Stack<float> s = sample(5, 5, [](double y, double x) { return 1 - (y - 2.2) * (y - 2.2) - (x - 1.9) * (x - 1.9); });
+  const Stack<float> s = sample(
+      5, 5, [](double y, double x) { return 1 - (y - 2.2) * (y - 2.2) - (x - 1.9) * (x - 1.9); });
   const Peak p = find_peak(s[0], SubpixelMethod::gaussian).value();
   EXPECT_TRUE(p.refined);
   EXPECT_EQ(p.used, SubpixelMethod::parabolic);

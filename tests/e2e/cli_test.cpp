@@ -39,8 +39,9 @@ CliRun xcorr(const std::string& args) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("xcorr_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("xcorr_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -74,7 +75,8 @@ TEST_F(Cli, VersionHelpAndList) {
   }
   const CliRun list = xcorr("list");
   EXPECT_EQ(list.code, 0);
-  for (const char* v : {"cpu_reference", "cpu_direct", "cpu_fft"}) EXPECT_NE(list.output.find(v), std::string::npos) << v;
+  for (const char* v : {"cpu_reference", "cpu_direct", "cpu_fft"})
+    EXPECT_NE(list.output.find(v), std::string::npos) << v;
   EXPECT_NE(list.output.find("GPU"), std::string::npos);
 }
 
@@ -83,10 +85,13 @@ TEST_F(Cli, EveryFormThroughCsvMatchesTheReference) {
     const char* form;
     Index nl, nr;
   };
-  for (const Case c : {Case{"one_to_one", 1, 1}, Case{"one_to_many", 1, 3}, Case{"n_to_mn", 2, 4}, Case{"n_to_m", 2, 3}}) {
-    const Stack<float> l = testing::random_stack(7, 11, c.nl, 1, 0, 1), r = testing::random_stack(7, 11, c.nr, 2, 0, 1);
-    const CliRun run = xcorr(std::string("correlate --form ") + c.form + " --left " + csv("l.csv", l) + " --right " +
-                          csv("r.csv", r) + " --out " + path("o.csv"));
+  for (const Case c : {Case{"one_to_one", 1, 1}, Case{"one_to_many", 1, 3}, Case{"n_to_mn", 2, 4},
+                       Case{"n_to_m", 2, 3}}) {
+    const Stack<float> l = testing::random_stack(7, 11, c.nl, 1, 0, 1),
+                       r = testing::random_stack(7, 11, c.nr, 2, 0, 1);
+    const CliRun run =
+        xcorr(std::string("correlate --form ") + c.form + " --left " + csv("l.csv", l) +
+              " --right " + csv("r.csv", r) + " --out " + path("o.csv"));
     ASSERT_EQ(run.code, 0) << run.output;
     const auto out = io::read_matrix_csv(path("o.csv"));
     ASSERT_TRUE(out.is_ok()) << out.status().message();
@@ -97,10 +102,15 @@ TEST_F(Cli, EveryFormThroughCsvMatchesTheReference) {
 
 TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
   const std::string stack = path("stack.tif"), tmpl = path("tmpl.tif");
-  ASSERT_EQ(xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code, 0);
-  ASSERT_EQ(xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code, 0);
-  const CliRun r = xcorr("correlate --form one_to_many --mode valid --norm zncc --subpixel gaussian --left " + tmpl +
-                      " --right " + stack + " --out " + path("res.tif"));
+  ASSERT_EQ(
+      xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code,
+      0);
+  ASSERT_EQ(
+      xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code,
+      0);
+  const CliRun r =
+      xcorr("correlate --form one_to_many --mode valid --norm zncc --subpixel gaussian --left " +
+            tmpl + " --right " + stack + " --out " + path("res.tif"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("result 3 x 64x64"), std::string::npos) << r.output;
   const auto res = io::read_image_stack(path("res.tif"));
@@ -114,8 +124,10 @@ TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
 }
 
 TEST_F(Cli, ForcedMethodsAgree) {
-  const Stack<float> l = testing::random_stack(16, 16, 1, 3, 0, 1), r = testing::random_stack(16, 16, 2, 4, 0, 1);
-  const std::string args = " --form one_to_many --left " + csv("l.csv", l) + " --right " + csv("r.csv", r);
+  const Stack<float> l = testing::random_stack(16, 16, 1, 3, 0, 1),
+                     r = testing::random_stack(16, 16, 2, 4, 0, 1);
+  const std::string args =
+      " --form one_to_many --left " + csv("l.csv", l) + " --right " + csv("r.csv", r);
   ASSERT_EQ(xcorr("correlate" + args + " --method cpu_direct --out " + path("a.csv")).code, 0);
   ASSERT_EQ(xcorr("correlate" + args + " --method cpu_fft --out " + path("b.csv")).code, 0);
   const auto a = io::read_matrix_csv(path("a.csv")).value();
@@ -129,42 +141,56 @@ TEST_F(Cli, BadInputsExitWithTwoAndOneLineAndNoOutput) {
   const std::string good = csv("good.csv", testing::random_stack(8, 8, 1, 5));
   const std::string other = csv("other.csv", testing::random_stack(8, 6, 1, 6));
   const std::string big = csv("big.csv", testing::random_stack(10, 10, 1, 7));
-  expect_bad_input("correlate --form one_to_one --left " + path("missing.csv") + " --right " + good, "does not exist");
-  expect_bad_input("correlate --form one_to_one --left " + text("h.csv", "8,8\n") + " --right " + good, "header must be");
-  expect_bad_input("correlate --form one_to_one --left " + text("r.csv", "# 2,2\n1,2\n3\n") + " --right " + good,
-                   "r.csv:3: expected 2 values, found 1");
-  expect_bad_input("correlate --form one_to_one --left " + text("n.csv", "# 1,2\n1,x\n") + " --right " + good,
-                   "'x' is not a number");
-  expect_bad_input("correlate --form one_to_one --left " + good + " --right " + other, "full mode needs left and right matrices of equal size");
-  expect_bad_input("correlate --form one_to_one --mode valid --left " + big + " --right " + good, "larger than the search window");
-  expect_bad_input("correlate --form one_to_one --left " + text("nan.csv", "# 1,2\n1,nan\n") + " --right " +
-                       csv("r2.csv", testing::random_stack(1, 2, 1, 8)),
+  expect_bad_input("correlate --form one_to_one --left " + path("missing.csv") + " --right " + good,
+                   "does not exist");
+  expect_bad_input(
+      "correlate --form one_to_one --left " + text("h.csv", "8,8\n") + " --right " + good,
+      "header must be");
+  expect_bad_input(
+      "correlate --form one_to_one --left " + text("r.csv", "# 2,2\n1,2\n3\n") + " --right " + good,
+      "r.csv:3: expected 2 values, found 1");
+  expect_bad_input(
+      "correlate --form one_to_one --left " + text("n.csv", "# 1,2\n1,x\n") + " --right " + good,
+      "'x' is not a number");
+  expect_bad_input("correlate --form one_to_one --left " + good + " --right " + other,
+                   "full mode needs left and right matrices of equal size");
+  expect_bad_input("correlate --form one_to_one --mode valid --left " + big + " --right " + good,
+                   "larger than the search window");
+  expect_bad_input("correlate --form one_to_one --left " + text("nan.csv", "# 1,2\n1,nan\n") +
+                       " --right " + csv("r2.csv", testing::random_stack(1, 2, 1, 8)),
                    "left matrix 0 has a NaN at row 0, column 1");
-  expect_bad_input("correlate --form one_to_one --norm zncc --left " + good + " --right " + good, "zncc normalization needs valid mode");
-  expect_bad_input("correlate --form one_to_one --method nope --left " + good + " --right " + good, "unknown method 'nope'");
+  expect_bad_input("correlate --form one_to_one --norm zncc --left " + good + " --right " + good,
+                   "zncc normalization needs valid mode");
+  expect_bad_input("correlate --form one_to_one --method nope --left " + good + " --right " + good,
+                   "unknown method 'nope'");
   expect_bad_input("correlate --form one_to_two --left " + good + " --right " + good, "--form");
   fs::create_directories(dir_ / "empty");
-  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("empty"), "contains no images");
+  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("empty"),
+                   "contains no images");
   ASSERT_EQ(xcorr("speckle --out " + path("t.tif") + " --size 64,64 --frames 3").code, 0);
   fs::resize_file(path("t.tif"), fs::file_size(path("t.tif")) / 2);
-  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("t.tif"), "corrupt or truncated");
+  expect_bad_input("correlate --form one_to_many --left " + good + " --right " + path("t.tif"),
+                   "corrupt or truncated");
 }
 
 TEST_F(Cli, UnsupportedOutputIsRefusedBeforeAnyWork) {
   const std::string good = csv("good.csv", testing::random_stack(4, 4, 1, 9));
-  const CliRun r = xcorr("correlate --form one_to_one --left " + good + " --right " + good + " --out " + path("x.json"));
+  const CliRun r = xcorr("correlate --form one_to_one --left " + good + " --right " + good +
+                         " --out " + path("x.json"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("must end in .csv"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(path("x.json")));
-  const CliRun missing_dir = xcorr("correlate --form one_to_one --left " + good + " --right " + good + " --out " + path("no/x.csv"));
+  const CliRun missing_dir = xcorr("correlate --form one_to_one --left " + good + " --right " +
+                                   good + " --out " + path("no/x.csv"));
   EXPECT_EQ(missing_dir.code, 2);
   EXPECT_NE(missing_dir.output.find("does not exist"), std::string::npos) << missing_dir.output;
 }
 
 TEST_F(Cli, BundledSampleFindsTheKnownTrajectory) {
   const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
-  const CliRun r = xcorr("correlate --form one_to_many --mode valid --norm zncc --left " + s + "template.tif --right " + s +
-                         "speckle_stack.tif --out " + path("sample.csv"));
+  const CliRun r =
+      xcorr("correlate --form one_to_many --mode valid --norm zncc --left " + s +
+            "template.tif --right " + s + "speckle_stack.tif --out " + path("sample.csv"));
   ASSERT_EQ(r.code, 0) << r.output;
   const auto out = io::read_matrix_csv(path("sample.csv"));
   ASSERT_TRUE(out.is_ok()) << out.status().message();
@@ -178,15 +204,20 @@ TEST_F(Cli, BundledSampleFindsTheKnownTrajectory) {
 
 TEST_F(Cli, BundledSampleIsWhatTheGeneratorMakes) {
   const std::string src = std::string(XCORR_SOURCE_DIR);
-  const int code = std::system(("bash " + src + "/scripts/make-sample.sh " + XCORR_EXE + " " + dir_.string() + " > /dev/null").c_str());
+  const int code = std::system(("bash " + src + "/scripts/make-sample.sh " + XCORR_EXE + " " +
+                                dir_.string() + " > /dev/null")
+                                   .c_str());
   ASSERT_EQ(code, 0);
   for (const char* name : {"speckle_stack.tif", "template.tif"}) {
     const auto made = io::read_image_stack(dir_ / name);
     const auto committed = io::read_image_stack(src + "/resources/sample/" + name);
     ASSERT_TRUE(made.is_ok() && committed.is_ok()) << name;
-    ASSERT_EQ(made.value().frames.values().size(), committed.value().frames.values().size()) << name;
+    ASSERT_EQ(made.value().frames.values().size(), committed.value().frames.values().size())
+        << name;
     for (std::size_t i = 0; i < made.value().frames.values().size(); ++i) {
-      ASSERT_LE(std::abs(made.value().frames.values()[i] - committed.value().frames.values()[i]), 1.0f) << name << " " << i;
+      ASSERT_LE(std::abs(made.value().frames.values()[i] - committed.value().frames.values()[i]),
+                1.0f)
+          << name << " " << i;
     }
   }
 }

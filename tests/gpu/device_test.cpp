@@ -16,8 +16,9 @@ TEST(Devices, ListedWithPlausibleProperties) {
     EXPECT_GT(d.multiprocessors, 0);
     EXPECT_GT(d.global_memory_bytes, std::size_t{1} << 30);
     EXPECT_GE(d.shared_memory_per_block_optin_bytes, std::size_t{48} << 10);
-    std::cout << "device " << d.index << ": " << d.name << " sm_" << d.compute_major << d.compute_minor << ", "
-              << d.multiprocessors << " SMs, " << (d.shared_memory_per_block_optin_bytes >> 10) << " KiB smem/block\n";
+    std::cout << "device " << d.index << ": " << d.name << " sm_" << d.compute_major
+              << d.compute_minor << ", " << d.multiprocessors << " SMs, "
+              << (d.shared_memory_per_block_optin_bytes >> 10) << " KiB smem/block\n";
   }
 }
 

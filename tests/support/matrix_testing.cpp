@@ -24,7 +24,8 @@ std::uint64_t run_seed() {
   return seed;
 }
 
-Stack<float> random_stack(Index rows, Index cols, Index count, std::uint64_t stream, float lo, float hi) {
+Stack<float> random_stack(Index rows, Index cols, Index count, std::uint64_t stream, float lo,
+                          float hi) {
   std::mt19937_64 rng(run_seed() ^ (0x9E3779B97F4A7C15ull * (stream + 1)));
   std::uniform_real_distribution<float> u(lo, hi);
   Stack<float> s(rows, cols, count);
@@ -36,10 +37,12 @@ Stack<float> poisoned_stack(Index rows, Index cols, Index count) {
   return Stack<float>(rows, cols, count, std::numeric_limits<float>::quiet_NaN());
 }
 
-::testing::AssertionResult matrix_near(StackView<const float> a, StackView<const double> e, double tol) {
+::testing::AssertionResult matrix_near(StackView<const float> a, StackView<const double> e,
+                                       double tol) {
   if (a.rows != e.rows || a.cols != e.cols || a.count != e.count) {
-    return ::testing::AssertionFailure() << "shape " << a.count << " x " << to_string(a.shape()) << " != expected "
-                                         << e.count << " x " << to_string(e.shape());
+    return ::testing::AssertionFailure()
+           << "shape " << a.count << " x " << to_string(a.shape()) << " != expected " << e.count
+           << " x " << to_string(e.shape());
   }
   for (Index t = 0; t < a.count; ++t) {
     double diff = 0, norm = 0;
@@ -47,8 +50,8 @@ Stack<float> poisoned_stack(Index rows, Index cols, Index count) {
       for (Index c = 0; c < a.cols; ++c) {
         const double av = a[t](r, c), ev = e[t](r, c);
         if (!std::isfinite(av)) {
-          return ::testing::AssertionFailure() << "result " << t << " element (" << r << ", " << c << ") is " << av
-                                               << " (never written, or overflow)";
+          return ::testing::AssertionFailure() << "result " << t << " element (" << r << ", " << c
+                                               << ") is " << av << " (never written, or overflow)";
         }
         diff += (av - ev) * (av - ev);
         norm += ev * ev;
@@ -56,7 +59,8 @@ Stack<float> poisoned_stack(Index rows, Index cols, Index count) {
     }
     const double err = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
     if (!(err <= tol)) {
-      return ::testing::AssertionFailure() << "result " << t << ": relative L2 error " << err << " > " << tol;
+      return ::testing::AssertionFailure()
+             << "result " << t << ": relative L2 error " << err << " > " << tol;
     }
   }
   return ::testing::AssertionSuccess();

@@ -18,8 +18,9 @@ namespace fs = std::filesystem;
 class MatrixCsv : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("xcorr_csv_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("xcorr_csv_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -65,10 +66,15 @@ TEST_F(MatrixCsv, EachBadInputGetsItsOwnMessage) {
   EXPECT_NE(error_of("2,3\n1,2,3\n4,5,6\n").find("m.csv:1: header must be"), std::string::npos);
   EXPECT_NE(error_of("# 2,x\n1,2\n").find("header must be"), std::string::npos);
   EXPECT_NE(error_of("# 0,3\n").find("header must be"), std::string::npos);
-  EXPECT_NE(error_of("# 2,3\n1,2,3\n4,5\n").find("m.csv:3: expected 3 values, found 2"), std::string::npos);
-  EXPECT_NE(error_of("# 2,3\n1,2,3,4\n4,5,6\n").find("m.csv:2: expected 3 values, found more"), std::string::npos);
-  EXPECT_NE(error_of("# 2,3\n1,2,3\n4,abc,6\n").find("m.csv:3: value 2 'abc' is not a number"), std::string::npos);
-  EXPECT_NE(error_of("# 2,3,2\n1,2,3\n4,5,6\n").find("ends after 2 data rows, the header announces 4"), std::string::npos);
+  EXPECT_NE(error_of("# 2,3\n1,2,3\n4,5\n").find("m.csv:3: expected 3 values, found 2"),
+            std::string::npos);
+  EXPECT_NE(error_of("# 2,3\n1,2,3,4\n4,5,6\n").find("m.csv:2: expected 3 values, found more"),
+            std::string::npos);
+  EXPECT_NE(error_of("# 2,3\n1,2,3\n4,abc,6\n").find("m.csv:3: value 2 'abc' is not a number"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("# 2,3,2\n1,2,3\n4,5,6\n").find("ends after 2 data rows, the header announces 4"),
+      std::string::npos);
   EXPECT_NE(error_of("# 1,1\n1\n2\n").find("unexpected data"), std::string::npos);
   const auto missing = read_matrix_csv(dir_ / "nope.csv");
   ASSERT_FALSE(missing.is_ok());

@@ -6,9 +6,11 @@ namespace xcorr::io {
 namespace {
 
 TEST(NaturalSort, NumbersCompareByValue) {
-  std::vector<std::string> v = {"img10.tif", "img2.tif", "img1.tif", "Img3.tif", "img02.tif", "a.tif", "img100.tif"};
+  std::vector<std::string> v = {"img10.tif", "img2.tif", "img1.tif",  "Img3.tif",
+                                "img02.tif", "a.tif",    "img100.tif"};
   natural_sort(v);
-  const std::vector<std::string> expected = {"a.tif", "img1.tif", "img2.tif", "img02.tif", "Img3.tif", "img10.tif", "img100.tif"};
+  const std::vector<std::string> expected = {"a.tif",    "img1.tif",  "img2.tif",  "img02.tif",
+                                             "Img3.tif", "img10.tif", "img100.tif"};
   EXPECT_EQ(v, expected);
 }
 

@@ -26,7 +26,8 @@ TEST(Speckle, IntegerShiftMovesThePixels) {
   o.cols = 48;
   const Stack<float> a = render_speckle(o, 0, 0), b = render_speckle(o, 3, -2);
   for (Index y = 3; y < 48; ++y) {
-    for (Index x = 0; x < 46; ++x) ASSERT_NEAR(b[0](y, x), a[0](y - 3, x + 2), 0.05f) << y << "," << x;
+    for (Index x = 0; x < 46; ++x)
+      ASSERT_NEAR(b[0](y, x), a[0](y - 3, x + 2), 0.05f) << y << "," << x;
   }
 }
 
@@ -62,13 +63,15 @@ TEST(Speckle, SubpixelTranslationIsRecoveredThroughTheEngine) {
   for (Index y = 0; y < size; ++y) {
     for (Index x = 0; x < size; ++x) tmpl[0](y, x) = frames[0](top + y, left + x);
   }
-  const CorrelationProblem p{{Form::one_to_many, Mode::valid, Normalization::zncc}, tmpl.view(), frames.view()};
+  const CorrelationProblem p{
+      {Form::one_to_many, Mode::valid, Normalization::zncc}, tmpl.view(), frames.view()};
   const auto out = correlate(r, p);
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   const Peak p0 = find_peak(out.value().result[0], SubpixelMethod::gaussian).value();
   EXPECT_EQ(p0.row, top);
   EXPECT_EQ(p0.col, left);
-  for (SubpixelMethod m : {SubpixelMethod::parabolic, SubpixelMethod::gaussian, SubpixelMethod::quadratic2d}) {
+  for (SubpixelMethod m :
+       {SubpixelMethod::parabolic, SubpixelMethod::gaussian, SubpixelMethod::quadratic2d}) {
     const Peak p1 = find_peak(out.value().result[1], m).value();
     EXPECT_TRUE(p1.refined) << to_string(m);
     EXPECT_NEAR(p1.sub_row() - static_cast<double>(top), dy, 0.02) << to_string(m);
