@@ -23,13 +23,6 @@ struct CorrelateOptions {
   bool quiet = false;
 };
 
-std::string lower_extension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return ext;
-}
-
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -81,7 +74,7 @@ Status run_correlate(const CorrelateOptions& o) {
   p.request = {*form, *mode, *norm};
 
   // Check the output's format before any work, so a typo costs nothing and writes nothing.
-  const std::string ext = lower_extension(o.out);
+  const std::string ext = io::lowercase_extension(o.out);
   if (ext != ".csv" && ext != ".tif" && ext != ".tiff") {
     return {ErrorCode::invalid_argument,
             "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};

@@ -141,12 +141,7 @@ class DirectCorrelator final : public Correlator {
     }
     const MatrixView<const float> S{shifted.data(), R.rows, R.cols, R.cols};
     valid_rows(zt.values.data(), L.rows, L.cols, S, out, r0, r1);
-    const double area = static_cast<double>(L.rows * L.cols);
-    for (Index k = r0; k < r1; ++k) {
-      for (Index l = 0; l < out.cols; ++l) {
-        out(k, l) = zncc_finish(out(k, l), zt, stats.window_ss(k, l), area, stats.variance());
-      }
-    }
+    normalize_zncc_rows(stats, zt, L.shape(), out, r0, r1);
   }
 
   VariantInfo info_{

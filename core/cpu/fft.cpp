@@ -129,7 +129,7 @@ class FftCorrelator final : public Correlator {
                    prod.complex());
           fftwf_execute_dft_c2r(plans.inverse, prod.complex(), real.get());
           crop(p, g, real.get(), out[t]);
-          if (zncc) normalize(*stats, templates[li], p.left.shape(), out[t]);
+          if (zncc) normalize_zncc_rows(*stats, templates[li], p.left.shape(), out[t], 0, out.rows);
         });
       }
     });
@@ -181,16 +181,6 @@ class FftCorrelator final : public Correlator {
       float* dst = out.row(r);
       for (Index col = 0; col < wrapped; ++col) dst[col] = src[col - col_shift + g.Q] * scale;
       for (Index col = wrapped; col < out.cols; ++col) dst[col] = src[col - col_shift] * scale;
-    }
-  }
-
-  static void normalize(const WindowStats& stats, const ZeroMeanTemplate& t, Shape tshape,
-                        MatrixView<float> out) {
-    const double area = static_cast<double>(tshape.area());
-    for (Index k = 0; k < out.rows; ++k) {
-      for (Index l = 0; l < out.cols; ++l) {
-        out(k, l) = zncc_finish(out(k, l), t, stats.window_ss(k, l), area, stats.variance());
-      }
     }
   }
 

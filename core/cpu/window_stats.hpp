@@ -29,6 +29,17 @@ class WindowStats {
   std::vector<double> sum_, sum_sq_;  // (rows+1) x (cols+1) integral images of S - mean
 };
 
+// Turns numerators sum(T' * (S - mean)) in rows [r0, r1) of `out` into ZNCC values.
+inline void normalize_zncc_rows(const WindowStats& stats, const ZeroMeanTemplate& t,
+                                Shape template_shape, MatrixView<float> out, Index r0, Index r1) {
+  const double area = static_cast<double>(template_shape.area());
+  for (Index k = r0; k < r1; ++k) {
+    for (Index l = 0; l < out.cols; ++l) {
+      out(k, l) = zncc_finish(out(k, l), t, stats.window_ss(k, l), area, stats.variance());
+    }
+  }
+}
+
 inline WindowStats::WindowStats(MatrixView<const float> s, Index t_rows, Index t_cols)
     : mv_(mean_variance(s)), cols_(s.cols), t_rows_(t_rows), t_cols_(t_cols) {
   const auto n = static_cast<std::size_t>((s.rows + 1) * (s.cols + 1));

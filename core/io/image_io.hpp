@@ -22,8 +22,9 @@ struct ImageStack {
   std::vector<std::string> frame_sources;  // "name.tif" or "name.tif[page 3]", one per frame
 };
 
-bool images_supported();                                   // false when built without OpenCV
-bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
+std::string lowercase_extension(const std::filesystem::path& p);  // ".TIF" -> ".tif"
+bool images_supported();                                          // false when built without OpenCV
+bool has_image_extension(const std::filesystem::path& p);         // .tif .tiff .png .bmp .jpg .jpeg
 
 // A file (all its pages) or a folder (all image files in it, naturally sorted).
 Result<ImageStack> read_image_stack(const std::filesystem::path& path);

@@ -19,18 +19,21 @@ const char* to_string(PixelType t) {
   return "?";
 }
 
-bool has_image_extension(const std::filesystem::path& p) {
+std::string lowercase_extension(const std::filesystem::path& p) {
   std::string ext = p.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+bool has_image_extension(const std::filesystem::path& p) {
+  const std::string ext = lowercase_extension(p);
   return ext == ".tif" || ext == ".tiff" || ext == ".png" || ext == ".bmp" || ext == ".jpg" ||
          ext == ".jpeg";
 }
 
 Result<Stack<float>> read_matrices(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = lowercase_extension(path);
   if (ext == ".csv" || ext == ".txt") return read_matrix_csv(path);
   auto images = read_image_stack(path);
   if (!images.is_ok()) return images.status();

@@ -142,9 +142,7 @@ Status write_image_stack(const fs::path& path, StackView<const float> s, PixelTy
   if (s.count < 1)
     return {ErrorCode::invalid_argument,
             "nothing to write to '" + path.string() + "' (no matrices)"};
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = lowercase_extension(path);
   const bool tiff = ext == ".tif" || ext == ".tiff";
   if (!has_image_extension(path))
     return {ErrorCode::invalid_argument, "'" + path.string() + "': unknown image extension"};

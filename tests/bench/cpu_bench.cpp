@@ -11,20 +11,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/registry.hpp"
+#include "tests/support/cpu_registry.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace {
 
 using namespace xcorr;
-
-const Registry& registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_cpu_variants(reg);
-    return reg;
-  }();
-  return r;
-}
 
 struct Inputs {
   Stack<float> left, right;
@@ -43,7 +35,7 @@ void bench_variant(benchmark::State& state, Index n, Index count, const std::str
   const Inputs in = make_inputs(n, count);
   const CorrelationProblem p = in.problem();
   Stack<float> out(p.output_shape().rows, p.output_shape().cols, p.output_count());
-  const Correlator* v = registry().find(name);
+  const Correlator* v = xcorr::testing::cpu_registry().find(name);
   for (auto _ : state) {
     benchmark::DoNotOptimize(v->run(p, out.view()));
     benchmark::ClobberMemory();
@@ -57,7 +49,7 @@ void bench_auto(benchmark::State& state, Index n, Index count) {
   const CorrelationProblem p = in.problem();
   std::string chosen;
   for (auto _ : state) {
-    auto r = correlate(registry(), p);
+    auto r = correlate(xcorr::testing::cpu_registry(), p);
     chosen = r.value().variant;
     benchmark::DoNotOptimize(r);
   }

@@ -5,19 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.hpp"
+#include "tests/support/cpu_registry.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr {
 namespace {
-
-const Registry& cpu_registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_cpu_variants(reg);
-    return reg;
-  }();
-  return r;
-}
 
 struct Case {
   Form form;
@@ -111,7 +103,7 @@ class CpuVariant : public ::testing::TestWithParam<std::tuple<std::string, Case>
 
 TEST_P(CpuVariant, MatchesFloat64Reference) {
   const auto& [name, c] = GetParam();
-  const Correlator* v = cpu_registry().find(name);
+  const Correlator* v = testing::cpu_registry().find(name);
   ASSERT_NE(v, nullptr);
   const std::uint64_t stream = std::hash<std::string>{}(case_name(c));
   // Non-negative, image-like data: sums of products do not cancel, so a relative error bound is
@@ -148,7 +140,7 @@ TEST_P(CpuVariantZncc, FlatTemplatesAndWindowsGiveZero) {
   const CorrelationProblem p{{c.form, c.mode, c.norm}, left.view(), right.view()};
   Stack<float> out =
       testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
-  ASSERT_TRUE(cpu_registry().find(name)->run(p, out.view()).is_ok());
+  ASSERT_TRUE(testing::cpu_registry().find(name)->run(p, out.view()).is_ok());
   for (Index t = 0; t < p.output_count(); ++t) {
     const auto [li, ri] = p.pair(t);
     if (li == 0) {
@@ -190,7 +182,7 @@ INSTANTIATE_TEST_SUITE_P(ZnccCases, CpuVariantZncc,
 
 TEST(CpuVariants, AllThreeAreRegistered) {
   for (const char* name : {"cpu_reference", "cpu_direct", "cpu_fft"})
-    EXPECT_NE(cpu_registry().find(name), nullptr) << name;
+    EXPECT_NE(testing::cpu_registry().find(name), nullptr) << name;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/io/matrix_csv.hpp"
 #include "core/peak.hpp"
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace xcorr {
 namespace {
@@ -36,16 +37,8 @@ CliRun xcorr(const std::string& args) {
   return r;
 }
 
-class Cli : public ::testing::Test {
+class Cli : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("xcorr_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string csv(const std::string& name, const Stack<float>& s) const {
     EXPECT_TRUE(io::write_matrix_csv(path(name), s.view()).is_ok());
     return path(name);
@@ -62,7 +55,6 @@ class Cli : public ::testing::Test {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     EXPECT_FALSE(fs::exists(path("out.csv")));
   }
-  fs::path dir_;
 };
 
 TEST_F(Cli, VersionHelpAndList) {

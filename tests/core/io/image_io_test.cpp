@@ -9,28 +9,21 @@
 #include <fstream>
 
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace xcorr::io {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ImageIo : public ::testing::Test {
+class ImageIo : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("xcorr_img_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   static Stack<float> integers(Index rows, Index cols, Index count, float max,
                                std::uint64_t stream) {
     Stack<float> s = testing::random_stack(rows, cols, count, stream, 0.0f, max);
     for (float& v : s.values()) v = std::floor(v);
     return s;
   }
-  fs::path dir_;
 };
 
 TEST_F(ImageIo, MultiPage16BitTiffRoundTripsExactly) {

@@ -9,21 +9,15 @@
 #include <limits>
 
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace xcorr::io {
 namespace {
 
 namespace fs = std::filesystem;
 
-class MatrixCsv : public ::testing::Test {
+class MatrixCsv : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("xcorr_csv_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return dir_ / name;
@@ -33,7 +27,6 @@ class MatrixCsv : public ::testing::Test {
     EXPECT_FALSE(r.is_ok());
     return r.is_ok() ? "" : r.status().message();
   }
-  fs::path dir_;
 };
 
 TEST_F(MatrixCsv, RoundTripsFloat32BitForBit) {
