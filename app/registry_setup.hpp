@@ -1,4 +1,4 @@
-// The registry every front end uses: CPU variants (and GPU variants once the GPU engine lands).
+// The registry every front end uses: the CPU variants, and the GPU variants when a device is present.
 #pragma once
 
 #include "core/registry.hpp"

@@ -33,7 +33,12 @@ struct MatrixView {
   Shape shape() const { return {rows, cols}; }
   T* row(Index r) const { return data + r * row_stride; }
   T& operator()(Index r, Index c) const { return data[r * row_stride + c]; }
-  operator MatrixView<const T>() const { return {data, rows, cols, row_stride}; }  // NOLINT
+  // View of mutable data as const (a template, so that MatrixView<const T> declares no
+  // conversion to itself).
+  template <class U = T, class = std::enable_if_t<!std::is_const_v<U>>>
+  operator MatrixView<const U>() const {  // NOLINT
+    return {data, rows, cols, row_stride};
+  }
 };
 
 // `count` matrices of equal shape; matrix i starts at data + i * matrix_stride (elements).
@@ -51,7 +56,8 @@ struct StackView {
     XCORR_CHECK(i >= 0 && i < count, "matrix index out of range");
     return {data + i * matrix_stride, rows, cols, row_stride};
   }
-  operator StackView<const T>() const {  // NOLINT
+  template <class U = T, class = std::enable_if_t<!std::is_const_v<U>>>
+  operator StackView<const U>() const {  // NOLINT
     return {data, rows, cols, count, row_stride, matrix_stride};
   }
 };

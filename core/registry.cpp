@@ -37,7 +37,7 @@ const Correlator* Registry::find(std::string_view name) const {
 }
 
 Result<const Correlator*> choose_variant(const Registry& r, const CorrelationProblem& p,
-                                         std::string_view method) {
+                                         std::string_view method, std::string_view device) {
   if (method != "auto") {
     const Correlator* c = r.find(method);
     if (c == nullptr) {
@@ -51,6 +51,7 @@ Result<const Correlator*> choose_variant(const Registry& r, const CorrelationPro
   double best_seconds = std::numeric_limits<double>::infinity();
   for (const auto& v : r.all()) {
     if (!v->info().auto_eligible || !v->can_implement(p).is_ok()) continue;
+    if (!device.empty() && v->info().device != device) continue;
     const double s = v->estimate_seconds(p);
     if (s < best_seconds) {
       best_seconds = s;

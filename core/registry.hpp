@@ -23,10 +23,11 @@ class Registry {
 // Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.
 void register_cpu_variants(Registry& r);
 
-// `auto` picks the auto-eligible variant that can run `p` with the smallest estimate_seconds();
-// any other method names a variant, which must be able to run `p`.
+// `auto` picks the auto-eligible variant that can run `p` with the smallest estimate_seconds()
+// (only among variants of `device`, "cpu" or "gpu", when given); any other method names a
+// variant, which must be able to run `p`.
 Result<const Correlator*> choose_variant(const Registry& r, const CorrelationProblem& p,
-                                         std::string_view method);
+                                         std::string_view method, std::string_view device = {});
 
 struct CorrelationOutput {
   Stack<float> result;  // output_count() matrices of output_shape(), in the form's order

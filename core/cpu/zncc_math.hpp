@@ -1,7 +1,5 @@
-// ZNCC arithmetic shared by every CPU variant, so that all of them agree on what "flat" means.
-//   zncc = sum(T' * S) / sqrt(sum(T'^2) * sum((S - mean_window(S))^2)),  T' = T - mean(T)
-// A template is flat when sum(T'^2) <= kFlatRelative * sum(T^2); a window is flat when its
-// variance <= kFlatRelative * (variance of the whole search matrix). Flat gives 0 (as OpenCV).
+// ZNCC helpers of the CPU variants; the formula and flatness rule are core/zncc_rule.hpp, shared
+// with the GPU kernels, so that every variant agrees on what "flat" means.
 #pragma once
 
 #include <algorithm>
@@ -9,10 +7,9 @@
 #include <vector>
 
 #include "core/matrix.hpp"
+#include "core/zncc_rule.hpp"
 
 namespace xcorr::cpu {
-
-inline constexpr double kFlatRelative = 1e-10;
 
 struct ZeroMeanTemplate {
   std::vector<float> values;  // T - mean(T), row-major h x w (contiguous)
@@ -60,11 +57,9 @@ inline MeanVariance mean_variance(MatrixView<const float> m) {
 }
 
 // numerator = sum(T' * S) over the window; window_ss = sum((S - window mean)^2).
-inline float zncc_finish(double numerator, const ZeroMeanTemplate& t, double window_ss,
-                         double window_area, double search_variance) {
-  if (t.flat || window_ss <= kFlatRelative * window_area * search_variance) return 0.0f;
-  const double v = numerator / std::sqrt(t.sum_squares * window_ss);
-  return static_cast<float>(std::clamp(v, -1.0, 1.0));
+inline float zncc_finish(double numerator, const ZeroMeanTemplate& t, double window_ss, double window_area,
+                         double search_variance) {
+  return zncc_from_sums(numerator, t.sum_squares, t.flat, window_ss, window_area, search_variance);
 }
 
 }  // namespace xcorr::cpu

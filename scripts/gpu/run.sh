@@ -15,6 +15,14 @@ for t in .gpu/bin/test_*; do
   printf '%-40s %-6s %s\n' "$name" "$status" \
     "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?[,.]' "$logs/$name.log" | tr '\n' ' ')"
 done | tee "$out/summary.txt"
+# Benchmarks: ours, then the anchors, in the same run on the same GPU.
+if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
+  .gpu/bin/xcorr bench --repeats "${XCORR_BENCH_REPEATS:-20}" --out "$out/bench.json" > "$logs/bench.txt" 2>&1
+  echo "xcorr bench: exit $?"; tail -n 30 "$logs/bench.txt"
+  if [ -f .gpu/tools/anchor_bench.py ]; then
+    python3 .gpu/tools/anchor_bench.py "$out/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
+  fi
+fi
 tar -C "$logs" -czf "$out/logs.tar.gz" .
 cat "$logs/device.txt" "$logs/xcorr-list.txt"
 grep -v -E '^\[ +(RUN|OK) ' "$logs/test_gpu_device_test.log"

@@ -5,99 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.hpp"
+#include "tests/support/correlation_cases.hpp"
 #include "tests/support/cpu_registry.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr {
 namespace {
 
-struct Case {
-  Form form;
-  Mode mode;
-  Normalization norm;
-  Shape left, right;
-  Index n_left, n_right;
-};
-
-std::string case_name(const Case& c) {
-  return std::string(to_string(c.form)) + "_" + to_string(c.mode) + "_" + to_string(c.norm) + "_" +
-         std::to_string(c.n_left) + "x" + to_string(c.left) + "_" + std::to_string(c.n_right) +
-         "x" + to_string(c.right);
-}
-
-std::vector<Case> all_cases() {
-  struct Counts {
-    Form form;
-    Index n_left, n_right;
-  };
-  const Counts many[] = {{Form::one_to_one, 1, 1},
-                         {Form::one_to_many, 1, 3},
-                         {Form::n_to_mn, 2, 4},
-                         {Form::n_to_m, 2, 3}};
-  const Counts few[] = {{Form::one_to_one, 1, 1},
-                        {Form::one_to_many, 1, 2},
-                        {Form::n_to_mn, 2, 2},
-                        {Form::n_to_m, 1, 2}};
-  std::vector<Case> cases;
-  // full: 1x1, 1xN, Nx1, odd, prime, non-square, 10x10, 64x64, 128x128
-  for (Shape s : {Shape{1, 1}, Shape{1, 9}, Shape{9, 1}, Shape{5, 9}, Shape{13, 13}, Shape{10, 10},
-                  Shape{31, 17}, Shape{64, 64}, Shape{128, 128}}) {
-    for (const Counts& c : (s.area() >= 64 * 64 ? few : many)) {
-      cases.push_back({c.form, Mode::full, Normalization::none, s, s, c.n_left, c.n_right});
-    }
-  }
-  // valid: (template, search window)
-  const std::pair<Shape, Shape> valid[] = {
-      {{1, 1}, {1, 1}},    {{1, 1}, {5, 7}},     {{1, 5}, {3, 17}},
-      {{3, 5}, {17, 13}},  {{10, 10}, {10, 10}}, {{17, 3}, {20, 50}},
-      {{7, 13}, {64, 61}}, {{13, 13}, {64, 64}}, {{31, 31}, {128, 128}}};
-  for (const auto& [t, w] : valid) {
-    for (Normalization n : {Normalization::none, Normalization::zncc}) {
-      if (n == Normalization::zncc && t.area() == 1) continue;  // a 1x1 template is always flat
-      for (const Counts& c : (w.area() >= 64 * 64 ? few : many))
-        cases.push_back({c.form, Mode::valid, n, t, w, c.n_left, c.n_right});
-    }
-  }
-  return cases;
-}
-
-// ZNCC data as in template matching, on a 12-bit-like scale (large mean, which exercises the
-// precision of the normalisation): every left is a noisy copy of one base pattern, every right
-// window holds a scaled, offset, noisy copy of it at a random place. So every result has a real
-// peak; ZNCC of unrelated patches is ~0, where a relative bound means nothing (see above).
-Stack<float> base_pattern(Shape s, std::uint64_t stream) {
-  return testing::random_stack(s.rows, s.cols, 1, stream + 7, 0.0f, 4096.0f);
-}
-
-Stack<float> noisy_copies_of_pattern(Shape s, Index count, std::uint64_t stream) {
-  const Stack<float> base = base_pattern(s, stream);
-  Stack<float> out = testing::random_stack(s.rows, s.cols, count, stream + 8, -600.0f, 600.0f);
-  for (Index i = 0; i < count; ++i) {
-    for (Index r = 0; r < s.rows; ++r) {
-      for (Index k = 0; k < s.cols; ++k) out[i](r, k) += base[0](r, k);
-    }
-  }
-  return out;
-}
-
-Stack<float> windows_containing_pattern(Shape t, Shape w, Index count, std::uint64_t stream) {
-  const Stack<float> base = base_pattern(t, stream);
-  Stack<float> out = testing::random_stack(w.rows, w.cols, count, stream + 9, 0.0f, 4096.0f);
-  const Stack<float> noise =
-      testing::random_stack(t.rows, t.cols, count, stream + 10, -600.0f, 600.0f);
-  const Stack<float> where = testing::random_stack(2, 1, count, stream + 11, 0.0f, 1.0f);
-  for (Index i = 0; i < count; ++i) {
-    const auto r0 = static_cast<Index>(where[i](0, 0) * static_cast<float>(w.rows - t.rows + 1)) %
-                    (w.rows - t.rows + 1);
-    const auto c0 = static_cast<Index>(where[i](1, 0) * static_cast<float>(w.cols - t.cols + 1)) %
-                    (w.cols - t.cols + 1);
-    for (Index r = 0; r < t.rows; ++r) {
-      for (Index k = 0; k < t.cols; ++k)
-        out[i](r0 + r, c0 + k) = 0.8f * base[0](r, k) + 300.0f + noise[i](r, k);
-    }
-  }
-  return out;
-}
+using testing::Case;
+using testing::case_name;
 
 class CpuVariant : public ::testing::TestWithParam<std::tuple<std::string, Case>> {};
 
@@ -105,19 +21,8 @@ TEST_P(CpuVariant, MatchesFloat64Reference) {
   const auto& [name, c] = GetParam();
   const Correlator* v = testing::cpu_registry().find(name);
   ASSERT_NE(v, nullptr);
-  const std::uint64_t stream = std::hash<std::string>{}(case_name(c));
-  // Non-negative, image-like data: sums of products do not cancel, so a relative error bound is
-  // meaningful. (On zero-mean data an output can land arbitrarily close to 0 and no float32
-  // method meets a relative bound there: a 1x1 result of a 10x10 valid case once read 1.2e-5.)
-  const Stack<float> left =
-      c.norm == Normalization::zncc
-          ? noisy_copies_of_pattern(c.left, c.n_left, stream)
-          : testing::random_stack(c.left.rows, c.left.cols, c.n_left, stream, 0.0f, 1.0f);
-  const Stack<float> right =
-      c.norm == Normalization::zncc
-          ? windows_containing_pattern(c.left, c.right, c.n_right, stream)
-          : testing::random_stack(c.right.rows, c.right.cols, c.n_right, stream + 1, 0.0f, 1.0f);
-  const CorrelationProblem p{{c.form, c.mode, c.norm}, left.view(), right.view()};
+  const testing::CaseData data = testing::make_case_data(c);
+  const CorrelationProblem p = data.problem(c);
   ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
   ASSERT_TRUE(v->can_implement(p).is_ok());
   Stack<float> out =
@@ -157,24 +62,16 @@ TEST_P(CpuVariantZncc, FlatTemplatesAndWindowsGiveZero) {
 INSTANTIATE_TEST_SUITE_P(AllCases, CpuVariant,
                          ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct",
                                                               "cpu_fft"),
-                                            ::testing::ValuesIn(all_cases())),
+                                            ::testing::ValuesIn(testing::all_cases())),
                          [](const auto& param_info) {
                            return std::get<0>(param_info.param) + "_" +
                                   case_name(std::get<1>(param_info.param));
                          });
 
-std::vector<Case> zncc_cases() {
-  std::vector<Case> z;
-  for (const Case& c : all_cases()) {
-    if (c.norm == Normalization::zncc) z.push_back(c);
-  }
-  return z;
-}
-
 INSTANTIATE_TEST_SUITE_P(ZnccCases, CpuVariantZncc,
                          ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct",
                                                               "cpu_fft"),
-                                            ::testing::ValuesIn(zncc_cases())),
+                                            ::testing::ValuesIn(testing::zncc_only(testing::all_cases()))),
                          [](const auto& param_info) {
                            return std::get<0>(param_info.param) + "_" +
                                   case_name(std::get<1>(param_info.param));

@@ -1,0 +1,26 @@
+// The GPU engine's public face (CUDA-free): registration, timing and a test switch.
+// In a build without CUDA the same functions exist: nothing registers, timing says why.
+#pragma once
+
+#include "core/registry.hpp"
+
+namespace xcorr::gpu {
+
+// Adds the GPU variants when a usable CUDA device is present; otherwise adds nothing.
+void register_gpu_variants(Registry& r);
+
+// Fill device outputs with NaN before every GPU run (tests use it to prove full coverage).
+void set_poison_outputs(bool on);
+
+// Timings of one GPU variant on one problem, in milliseconds, from CUDA events:
+// kernel = device-resident run (inputs and output already on the device);
+// e2e = pinned host inputs -> device -> run -> pinned host output.
+struct GpuTiming {
+  double kernel_median_ms = 0, kernel_min_ms = 0, kernel_p90_ms = 0;
+  double e2e_median_ms = 0;
+};
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats);
+
+bool is_gpu_variant(const Correlator& c);
+
+}  // namespace xcorr::gpu

@@ -1,0 +1,13 @@
+// gpu/engine.hpp in a build without CUDA: no GPU variants; timing explains why.
+#include "gpu/engine.hpp"
+
+namespace xcorr::gpu {
+
+void register_gpu_variants(Registry&) {}
+void set_poison_outputs(bool) {}
+bool is_gpu_variant(const Correlator&) { return false; }
+Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int, int) {
+  return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
+}
+
+}  // namespace xcorr::gpu

@@ -1,0 +1,25 @@
+// Base of every GPU variant: run() stages host inputs to the device, calls run_device() and
+// copies the result back; run_device() is what the benchmark times (device-resident).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/correlator.hpp"
+#include "gpu/device_problem.cuh"
+
+namespace xcorr::gpu {
+
+class GpuCorrelator : public Correlator {
+ public:
+  // Host views in, host view out (contiguous or strided).
+  Status run(const CorrelationProblem& p, StackView<float> out) const final;
+
+  // Inputs and `out` (out_count x out_rows x out_cols, contiguous) in device memory.
+  // Writes every output element. Asynchronous on `stream`.
+  virtual Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const = 0;
+};
+
+// Whether GPU runs fill their device output with NaN first (tests: proves every element written).
+bool poison_outputs();
+
+}  // namespace xcorr::gpu

@@ -1,0 +1,20 @@
+#include "gpu/device.hpp"
+#include "gpu/engine.hpp"
+#include "gpu/variants.cuh"
+
+namespace xcorr::gpu {
+
+double transfer_seconds(const CorrelationProblem& p) {
+  const double bytes = 4.0 * static_cast<double>(p.left.rows * p.left.cols * p.left.count +
+                                                  p.right.rows * p.right.cols * p.right.count +
+                                                  p.output_shape().area() * p.output_count());
+  return 10e-6 + bytes / 20e9;
+}
+
+void register_gpu_variants(Registry& r) {
+  if (!list_devices().is_ok()) return;
+  r.add(make_basic_correlator());
+  r.add(make_fft_correlator());
+}
+
+}  // namespace xcorr::gpu

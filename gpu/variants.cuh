@@ -1,0 +1,16 @@
+// Factories of the GPU variants (registered by register_gpu_variants) and shared model pieces.
+#pragma once
+
+#include <memory>
+
+#include "core/correlator.hpp"
+
+namespace xcorr::gpu {
+
+std::unique_ptr<Correlator> make_basic_correlator();
+std::unique_ptr<Correlator> make_fft_correlator();
+
+// Model prior of host <-> device copies for a run from host memory (~20 GB/s, 10 us).
+double transfer_seconds(const CorrelationProblem& p);
+
+}  // namespace xcorr::gpu

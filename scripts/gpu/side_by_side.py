@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Side-by-side table of one GPU run: ours (xcorr bench JSON) vs the anchors (anchor_bench.py JSON,
+same run) vs the thesis' code on the same H200 (shared/data/thesis-h200-2026-11-21.json).
+
+Usage: side_by_side.py BENCH.json ANCHORS.json THESIS.json
+Times are kernel-only / device-resident medians in ms. Targets (GPU engine issue): auto below the
+thesis' best (aim: half); auto <= 0.5 x best anchor; auto within 10% of our fastest variant.
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def main(bench_path, anchors_path, thesis_path):
+    bench = json.load(open(bench_path))
+    anchors = json.load(open(anchors_path))
+    thesis = json.load(open(thesis_path))
+    key = lambda r: (r["form"], r["size"], r["n"], r["m"])
+    ours = defaultdict(dict)
+    chosen = {}
+    for r in bench:
+        ours[key(r)][r["variant"]] = r
+        if r["variant"] == "auto":
+            chosen[key(r)] = r["params"].replace("chosen=", "")
+    best_anchor = {}
+    for r in anchors:
+        k = key(r)
+        if k not in best_anchor or r["ms"] < best_anchor[k][1]:
+            best_anchor[k] = (r["impl"], r["ms"])
+    best_thesis = {}
+    for r in thesis:
+        k = key(r)
+        if k not in best_thesis or r["kernel_ms"] < best_thesis[k][1]:
+            best_thesis[k] = (r["alg"], r["kernel_ms"])
+    print("| form | size | n | m | auto (ms) | auto chose | fastest ours (ms) | auto/fastest | thesis best (ms) | auto/thesis | best anchor (ms) | auto/anchor | e2e auto (ms) |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    met = defaultdict(int)
+    total = 0
+    for k, v in ours.items():
+        if "auto" not in v:
+            continue
+        total += 1
+        auto = v["auto"]["kernel_ms"]
+        fastest_name, fastest = min(((n, r["kernel_ms"]) for n, r in v.items() if n != "auto"), key=lambda x: x[1])
+        th = best_thesis.get(k)
+        an = best_anchor.get(k)
+        r_fast = auto / fastest
+        r_th = auto / th[1] if th else None
+        r_an = auto / an[1] if an else None
+        met["fastest"] += r_fast <= 1.10
+        if th:
+            met["thesis"] += r_th < 1.0
+            met["thesis_half"] += r_th <= 0.5
+        if an:
+            met["anchor"] += r_an <= 0.5
+        fmt = lambda x: "-" if x is None else f"{x:.2f}x"
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {auto:.4f} | {chosen[k]} | {fastest:.4f} ({fastest_name}) | {fmt(r_fast)} | "
+              f"{'-' if not th else f'{th[1]:.4f}'} | {fmt(r_th)} | {'-' if not an else f'{an[1]:.4f} ({an[0]})'} | {fmt(r_an)} | "
+              f"{v['auto']['e2e_ms']:.4f} |")
+    n_th = sum(1 for k in ours if k in best_thesis)
+    n_an = sum(1 for k in ours if k in best_anchor)
+    print()
+    print(f"auto within 10% of our fastest: {met['fastest']}/{total}; below the thesis' best: {met['thesis']}/{n_th} "
+          f"(at most half: {met['thesis_half']}/{n_th}); at most 0.5x the best anchor: {met['anchor']}/{n_an}.")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
