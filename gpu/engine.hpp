@@ -14,9 +14,12 @@ void set_poison_outputs(bool on);
 
 // Timings of one GPU variant on one problem, in milliseconds, from CUDA events:
 // kernel = device-resident run (inputs and output already on the device);
+// back_to_back = `repeats` device-resident runs launched without waiting, total / repeats
+// (throughput: launch overhead overlaps; how the thesis timed its FFT path);
 // e2e = pinned host inputs -> device -> run -> pinned host output.
 struct GpuTiming {
   double kernel_median_ms = 0, kernel_min_ms = 0, kernel_p90_ms = 0;
+  double back_to_back_ms = 0;
   double e2e_median_ms = 0;
 };
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats);

@@ -15,6 +15,8 @@ void register_gpu_variants(Registry& r) {
   if (!list_devices().is_ok()) return;
   r.add(make_basic_correlator());
   r.add(make_fft_correlator());
+  r.add(make_tiled_correlator_4x1());
+  r.add(make_tiled_correlator_8x2());
 }
 
 }  // namespace xcorr::gpu

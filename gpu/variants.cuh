@@ -9,6 +9,8 @@ namespace xcorr::gpu {
 
 std::unique_ptr<Correlator> make_basic_correlator();
 std::unique_ptr<Correlator> make_fft_correlator();
+std::unique_ptr<Correlator> make_tiled_correlator_4x1();
+std::unique_ptr<Correlator> make_tiled_correlator_8x2();
 
 // Model prior of host <-> device copies for a run from host memory (~20 GB/s, 10 us).
 double transfer_seconds(const CorrelationProblem& p);

@@ -32,8 +32,8 @@ def main(bench_path, anchors_path, thesis_path):
         k = key(r)
         if k not in best_thesis or r["kernel_ms"] < best_thesis[k][1]:
             best_thesis[k] = (r["alg"], r["kernel_ms"])
-    print("| form | size | n | m | auto (ms) | auto chose | fastest ours (ms) | auto/fastest | thesis best (ms) | auto/thesis | best anchor (ms) | auto/anchor | e2e auto (ms) |")
-    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| form | size | n | m | auto (ms) | auto chose | fastest ours (ms) | auto/fastest | thesis best (ms) | auto/thesis | best anchor (ms) | auto/anchor | auto back-to-back (ms) | e2e auto (ms) |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     met = defaultdict(int)
     total = 0
     for k, v in ours.items():
@@ -56,7 +56,7 @@ def main(bench_path, anchors_path, thesis_path):
         fmt = lambda x: "-" if x is None else f"{x:.2f}x"
         print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {auto:.4f} | {chosen[k]} | {fastest:.4f} ({fastest_name}) | {fmt(r_fast)} | "
               f"{'-' if not th else f'{th[1]:.4f}'} | {fmt(r_th)} | {'-' if not an else f'{an[1]:.4f} ({an[0]})'} | {fmt(r_an)} | "
-              f"{v['auto']['e2e_ms']:.4f} |")
+              f"{v['auto'].get('back_to_back_ms', float('nan')):.4f} | {v['auto']['e2e_ms']:.4f} |")
     n_th = sum(1 for k in ours if k in best_thesis)
     n_an = sum(1 for k in ours if k in best_anchor)
     print()
