@@ -1,4 +1,5 @@
-// xcorr bench: times each GPU variant and `auto` on the anchor case matrix
+// xcorr bench: times each GPU variant, `auto` (model prior) and `auto_tuned` (measured choice,
+// cached per device) on the anchor case matrix
 // (shared/data/anchors-h200-2026-11-21.json) and DIC-shaped pair batches, full mode, with CUDA
 // events: kernel = device-resident, e2e = pinned host -> device -> run -> host. Median (and min,
 // p90) of repeats after warm-up, plus back-to-back throughput. Writes JSON rows {form, size, n,
@@ -104,6 +105,10 @@ Status run_bench(const BenchOptions& o) {
       timed[name] = t.value();
     }
     emit("auto", "chosen=" + name, timed[name]);
+    auto tuned = gpu::tuned_gpu_variant(reg, p);
+    if (!tuned.is_ok()) return tuned.status();
+    const std::string tuned_name = tuned.value()->info().name;
+    emit("auto_tuned", "chosen=" + tuned_name, timed.count(tuned_name) ? timed[tuned_name] : timed[name]);
   }
   if (rows.empty()) return {ErrorCode::unsupported, "no GPU variant ran: is a CUDA device present? (see `xcorr list`)"};
   return io::write_atomically(o.out, [&](const std::filesystem::path& tmp) -> Status {

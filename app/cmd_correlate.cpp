@@ -12,6 +12,7 @@
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/peak.hpp"
+#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -21,6 +22,7 @@ struct CorrelateOptions {
   std::string mode = "full", norm = "none", method = "auto", subpixel = "parabolic";
   int summary_rows = 10;
   bool quiet = false;
+  bool tune = false;
 };
 
 std::string fixed(double v, int digits) {
@@ -86,7 +88,12 @@ Status run_correlate(const CorrelateOptions& o) {
   p.left = left.value().view();
   p.right = right.value().view();
 
-  auto result = correlate(engine_registry(), p, o.method);
+  std::string method = o.method;
+  if (o.tune && method == "auto") {
+    // Measured choice among the GPU variants (cached per device); without a GPU, the model prior.
+    if (auto tuned = gpu::tuned_gpu_variant(engine_registry(), p); tuned.is_ok()) method = tuned.value()->info().name;
+  }
+  auto result = correlate(engine_registry(), p, method);
   if (!result.is_ok()) return result.status();
   const StackView<const float> out = result.value().result.view();
   XCORR_RETURN_IF_ERROR(ext == ".csv" ? io::write_matrix_csv(o.out, out)
@@ -131,6 +138,7 @@ Command add_correlate_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
+  c->add_flag("--tune", o->tune, "With --method auto: time the GPU variants on this size once and cache the winner");
   return {c, [o] { return run_correlate(*o); }};
 }
 

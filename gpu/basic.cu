@@ -67,9 +67,9 @@ class BasicCorrelator final : public GpuCorrelator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Prior: ~1 TMAC/s effective (scalar loads per multiply-add), 8 us of launches and transfers.
+    // Fitted to docs/perf/gpu-engine.md (H200): ~1.6 TMAC/s, ~15 us for the smallest problems.
     const double zncc = p.request.norm == Normalization::zncc ? 3.0 : 1.0;
-    return 8e-6 + zncc * p.direct_multiply_adds() / 1e12 + transfer_seconds(p);
+    return 15e-6 + zncc * p.direct_multiply_adds() / 1.6e12 + transfer_seconds(p);
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {

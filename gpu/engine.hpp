@@ -2,6 +2,8 @@
 // In a build without CUDA the same functions exist: nothing registers, timing says why.
 #pragma once
 
+#include <string>
+
 #include "core/registry.hpp"
 
 namespace xcorr::gpu {
@@ -25,5 +27,19 @@ struct GpuTiming {
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats);
 
 bool is_gpu_variant(const Correlator& c);
+
+}  // namespace xcorr::gpu
+
+namespace xcorr::gpu {
+
+// Measured choice: every GPU variant that can run `p` is timed on p's own data (device-resident,
+// median of 5 runs after 2 warm-ups) and the fastest wins. Winners are cached per device and
+// problem key in memory and in a JSON file ($XCORR_TUNING_CACHE, else
+// $HOME/.cache/xcorr/gpu-tuning.json), so a size is tuned once per device.
+Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p);
+
+// "<device>|form|mode|norm|left shape|right shape|left count bucket|right count bucket"; counts
+// are rounded up to powers of two.
+std::string tuning_key(const CorrelationProblem& p);
 
 }  // namespace xcorr::gpu

@@ -128,9 +128,10 @@ class FftCorrelator final : public GpuCorrelator {
     const double inputs = static_cast<double>(p.left.count + p.right.count);
     const double outputs = static_cast<double>(p.output_count());
     const double n = static_cast<double>(g.real_size());
-    // Prior: ~25 us of launches; each transform moves ~6 x its data; ~3 TB/s effective.
+    // Fitted to docs/perf/gpu-engine.md (H200): ~35 us for the 5 stages of a small problem;
+    // beyond that, each transform moves ~6 x its data at ~3 TB/s effective.
     const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
-    return 25e-6 + bytes / 3e12 + transfer_seconds(p);
+    return 35e-6 + bytes / 3e12 + transfer_seconds(p);
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {

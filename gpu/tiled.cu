@@ -159,8 +159,13 @@ class TiledCorrelator final : public GpuCorrelator {
   }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Prior: ~5 us launch and staging, ~8 TMAC/s useful rate (zero padding, tile edges).
-    return 5e-6 + p.direct_multiply_adds() / (RY * RX >= 16 ? 8e12 : 4e12) + transfer_seconds(p);
+    // Fitted to docs/perf/gpu-engine.md (H200): ~4.5 (4x1) or ~3.6 (8x2) TMAC/s of useful work
+    // once the GPU is full (2 blocks per SM); fewer blocks get that fraction of it.
+    constexpr int BY = kWarps * RY, BX = 32 * RX;
+    const Shape o = p.output_shape();
+    const double blocks = static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
+    const double rate = (RY * RX >= 16 ? 3.6e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
+    return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {

@@ -4,6 +4,11 @@
 // skips where no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "core/cpu/cpu_variants.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
@@ -61,6 +66,26 @@ TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   const Status st = gpu_registry().find("gpu_fft")->can_implement(zncc);
   EXPECT_EQ(st.code(), ErrorCode::unsupported);
   EXPECT_NE(st.message().find("zncc"), std::string::npos) << st.message();
+}
+
+TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const std::string path = ::testing::TempDir() + "xcorr_tuning_test.json";
+  std::remove(path.c_str());
+  setenv("XCORR_TUNING_CACHE", path.c_str(), 1);
+  const Stack<float> a = testing::random_stack(24, 24, 1, 3, 0, 1), b = testing::random_stack(24, 24, 16, 4, 0, 1);
+  const CorrelationProblem p{{Form::one_to_many, Mode::full}, a.view(), b.view()};
+  const auto first = gpu::tuned_gpu_variant(gpu_registry(), p);
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  EXPECT_TRUE(gpu::is_gpu_variant(*first.value()));
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find(first.value()->info().name), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("one_to_many|full|none|24x24|24x24|1|16"), std::string::npos) << text.str();
+  const auto second = gpu::tuned_gpu_variant(gpu_registry(), p);
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_EQ(second.value(), first.value()) << "the cached winner is reused";
 }
 
 TEST(GpuTiming, ReportsOrderedTimes) {
