@@ -3,8 +3,10 @@
 same run) vs the thesis' code on the same H200 (shared/data/thesis-h200-2026-11-21.json).
 
 Usage: side_by_side.py BENCH.json ANCHORS.json THESIS.json
-Times are kernel-only / device-resident medians in ms. Targets (GPU engine issue): auto below the
-thesis' best (aim: half); auto <= 0.5 x best anchor; auto within 10% of our fastest variant.
+Times are kernel-only / device-resident medians in ms. `auto` is the tuned choice (auto_tuned rows:
+measured once per device and size, cached); the model prior's choice is shown beside it.
+Targets (GPU engine issue): auto below the thesis' best (aim: half); auto <= 0.5 x best anchor;
+auto within 10% of our fastest variant.
 """
 import json
 import sys
@@ -20,8 +22,8 @@ def main(bench_path, anchors_path, thesis_path):
     chosen = {}
     for r in bench:
         ours[key(r)][r["variant"]] = r
-        if r["variant"] == "auto":
-            chosen[key(r)] = r["params"].replace("chosen=", "")
+        if r["variant"] in ("auto", "auto_tuned"):
+            chosen[(key(r), r["variant"])] = r["params"].replace("chosen=", "")
     best_anchor = {}
     for r in anchors:
         k = key(r)
@@ -32,16 +34,18 @@ def main(bench_path, anchors_path, thesis_path):
         k = key(r)
         if k not in best_thesis or r["kernel_ms"] < best_thesis[k][1]:
             best_thesis[k] = (r["alg"], r["kernel_ms"])
-    print("| form | size | n | m | auto (ms) | auto chose | fastest ours (ms) | auto/fastest | thesis best (ms) | auto/thesis | best anchor (ms) | auto/anchor | auto back-to-back (ms) | e2e auto (ms) |")
+    print("| form | size | n | m | auto (ms) | auto chose (prior chose) | fastest ours (ms) | auto/fastest | thesis best (ms) | auto/thesis | best anchor (ms) | auto/anchor | auto back-to-back (ms) | e2e auto (ms) |")
     print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     met = defaultdict(int)
     total = 0
     for k, v in ours.items():
-        if "auto" not in v:
+        tag = "auto_tuned" if "auto_tuned" in v else "auto"
+        if tag not in v:
             continue
         total += 1
-        auto = v["auto"]["kernel_ms"]
-        fastest_name, fastest = min(((n, r["kernel_ms"]) for n, r in v.items() if n != "auto"), key=lambda x: x[1])
+        auto = v[tag]["kernel_ms"]
+        fastest_name, fastest = min(((n, r["kernel_ms"]) for n, r in v.items() if not n.startswith("auto")),
+                                    key=lambda x: x[1])
         th = best_thesis.get(k)
         an = best_anchor.get(k)
         r_fast = auto / fastest
@@ -54,9 +58,9 @@ def main(bench_path, anchors_path, thesis_path):
         if an:
             met["anchor"] += r_an <= 0.5
         fmt = lambda x: "-" if x is None else f"{x:.2f}x"
-        print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {auto:.4f} | {chosen[k]} | {fastest:.4f} ({fastest_name}) | {fmt(r_fast)} | "
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {auto:.4f} | {chosen[(k, tag)]} ({chosen.get((k, 'auto'), '-')}) | {fastest:.4f} ({fastest_name}) | {fmt(r_fast)} | "
               f"{'-' if not th else f'{th[1]:.4f}'} | {fmt(r_th)} | {'-' if not an else f'{an[1]:.4f} ({an[0]})'} | {fmt(r_an)} | "
-              f"{v['auto'].get('back_to_back_ms', float('nan')):.4f} | {v['auto']['e2e_ms']:.4f} |")
+              f"{v[tag].get('back_to_back_ms', float('nan')):.4f} | {v[tag]['e2e_ms']:.4f} |")
     n_th = sum(1 for k in ours if k in best_thesis)
     n_an = sum(1 for k in ours if k in best_anchor)
     print()
