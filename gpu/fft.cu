@@ -38,79 +38,89 @@ Geometry geometry(Mode mode, int lh, int lw, int rh, int rw) {
   return {static_cast<int>(next_fast_fft_size(rh)), static_cast<int>(next_fast_fft_size(rw))};
 }
 
-// dst[b] = src_b zero-padded to P x Q; b < n_a reads a[b], else b[b - n_a].
+// 2-D/3-D grids with 32-bit indices inside a matrix (64-bit division per element is slow).
+constexpr int kBlockX = 32, kBlockY = 8;
+constexpr int kMaxGridZ = 65535;
+
+// dst[m] = source m zero-padded to P x Q; m < n_a reads a[m], else b[m - n_a].
 __global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw, const float* __restrict__ b, int bh,
                            int bw, int count, Geometry g, float* __restrict__ dst) {
-  const long long total = static_cast<long long>(count) * g.real_size();
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(i % g.Q);
-    const int r = static_cast<int>((i / g.Q) % g.P);
-    const int m = static_cast<int>(i / g.real_size());
+  const int c = blockIdx.x * kBlockX + threadIdx.x, r = blockIdx.y * kBlockY + threadIdx.y;
+  if (c >= g.Q || r >= g.P) return;
+  for (int m = blockIdx.z; m < count; m += gridDim.z) {
     float v = 0;
     if (m < n_a) {
       if (r < ah && c < aw) v = a[(static_cast<long long>(m) * ah + r) * aw + c];
     } else if (r < bh && c < bw) {
       v = b[(static_cast<long long>(m - n_a) * bh + r) * bw + c];
     }
-    dst[i] = v;
+    dst[m * g.real_size() + r * g.Q + c] = v;
   }
 }
 
-// prod[t - t0] = spectrum(left_l) * conj(spectrum(right_r)) (full) or its conjugate (valid).
+// prod[b] = spectrum(left) * conj(spectrum(right)) (full) or its conjugate (valid), output t0 + b.
 __global__ void multiply_kernel(const float2* __restrict__ spectra, DeviceProblem p, int t0, int batch,
-                                long long spec_size, float2* __restrict__ prod) {
-  const long long total = static_cast<long long>(batch) * spec_size;
+                                int spec_size, float2* __restrict__ prod) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= spec_size) return;
   const float sign = p.request.mode == Mode::full ? 1.0f : -1.0f;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long k = i % spec_size;
-    const int2 lr = p.pair(t0 + static_cast<int>(i / spec_size));
-    const float2 l = spectra[lr.x * spec_size + k];
-    const float2 r = spectra[(p.n_left + lr.y) * spec_size + k];
-    prod[i] = make_float2(l.x * r.x + l.y * r.y, sign * (l.y * r.x - l.x * r.y));
+  for (int b = blockIdx.y; b < batch; b += gridDim.y) {
+    const int2 lr = p.pair(t0 + b);
+    const float2 l = spectra[static_cast<long long>(lr.x) * spec_size + k];
+    const float2 r = spectra[static_cast<long long>(p.n_left + lr.y) * spec_size + k];
+    prod[static_cast<long long>(b) * spec_size + k] = make_float2(l.x * r.x + l.y * r.y, sign * (l.y * r.x - l.x * r.y));
   }
 }
 
-// out[t0 + b][r][c] = corr[b][(r - rs) mod P][(c - cs) mod Q] / (P Q)
-__global__ void crop_kernel(const float* __restrict__ corr, int batch, Geometry g, int out_rows, int out_cols,
-                            int rs, int cs, float scale, float* __restrict__ out) {
-  const long long per = static_cast<long long>(out_rows) * out_cols;
-  const long long total = static_cast<long long>(batch) * per;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(i % out_cols);
-    const int r = static_cast<int>((i / out_cols) % out_rows);
-    const long long b = i / per;
-    int sr = r - rs, sc = c - cs;
-    if (sr < 0) sr += g.P;
-    if (sc < 0) sc += g.Q;
-    out[i] = corr[b * g.real_size() + static_cast<long long>(sr) * g.Q + sc] * scale;
+// out[b][r][c] = corr[b][(r - rs) mod P][(c - cs) mod Q] / (P Q)
+__global__ void crop_kernel(const float* __restrict__ corr, int batch, Geometry g, int out_rows, int out_cols, int rs,
+                            int cs, float scale, float* __restrict__ out) {
+  const int c = blockIdx.x * kBlockX + threadIdx.x, r = blockIdx.y * kBlockY + threadIdx.y;
+  if (c >= out_cols || r >= out_rows) return;
+  int sr = r - rs, sc = c - cs;
+  if (sr < 0) sr += g.P;
+  if (sc < 0) sc += g.Q;
+  for (int b = blockIdx.z; b < batch; b += gridDim.z) {
+    out[(static_cast<long long>(b) * out_rows + r) * out_cols + c] = corr[b * g.real_size() + sr * g.Q + sc] * scale;
   }
 }
 
-int grid_for(long long total) { return static_cast<int>(std::clamp<long long>((total + kThreads - 1) / kThreads, 1, 132LL * 32)); }
+dim3 grid_2d(int cols, int rows, long long count) {
+  return dim3((cols + kBlockX - 1) / kBlockX, (rows + kBlockY - 1) / kBlockY,
+              static_cast<unsigned>(std::min<long long>(count, kMaxGridZ)));
+}
 
 // Process-wide cache of cuFFT plans keyed by (P, Q, batch, type); used by one engine thread.
 class PlanCache {
  public:
   ~PlanCache() {
-    for (auto& [k, h] : plans_) cufftDestroy(h);
+    for (auto& [k, plan] : plans_) cufftDestroy(plan.handle);
   }
-  Result<cufftHandle> get(Geometry g, int batch, cufftType type) {
+  // The plan for (P, Q, batch, type), bound to `stream` (rebound only when the stream changes).
+  Result<cufftHandle> get(Geometry g, int batch, cufftType type, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
     const auto key = std::make_tuple(g.P, g.Q, batch, static_cast<int>(type));
-    if (auto it = plans_.find(key); it != plans_.end()) return it->second;
-    cufftHandle h{};
-    int n[2] = {g.P, g.Q};
-    XCORR_CUFFT_TRY(cufftPlanMany(&h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
-    plans_.emplace(key, h);
-    return h;
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      cufftHandle h{};
+      int n[2] = {g.P, g.Q};
+      XCORR_CUFFT_TRY(cufftPlanMany(&h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
+      XCORR_CUFFT_TRY(cufftSetStream(h, stream));
+      it = plans_.emplace(key, Plan{h, stream}).first;
+    } else if (it->second.stream != stream) {
+      XCORR_CUFFT_TRY(cufftSetStream(it->second.handle, stream));
+      it->second.stream = stream;
+    }
+    return it->second.handle;
   }
 
  private:
+  struct Plan {
+    cufftHandle handle;
+    cudaStream_t stream;
+  };
   std::mutex mutex_;
-  std::map<std::tuple<int, int, int, int>, cufftHandle> plans_;
+  std::map<std::tuple<int, int, int, int>, Plan> plans_;
 };
 
 PlanCache& plan_cache() {
@@ -139,19 +149,23 @@ class FftCorrelator final : public GpuCorrelator {
     const int inputs = p.n_left + p.n_right;
     XCORR_RETURN_IF_ERROR(padded_.allocate(static_cast<std::size_t>(inputs * g.real_size())));
     XCORR_RETURN_IF_ERROR(spectra_.allocate(static_cast<std::size_t>(inputs * g.spec_size())));
-    pad_kernel<<<grid_for(inputs * g.real_size()), kThreads, 0, stream>>>(
+    pad_kernel<<<grid_2d(g.Q, g.P, inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
         p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols, inputs, g, padded_.get());
     XCORR_LAUNCH_TRY("pad_kernel");
-    auto forward = plan_cache().get(g, inputs, CUFFT_R2C);
+    auto forward = plan_cache().get(g, inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
-    XCORR_CUFFT_TRY(cufftSetStream(forward.value(), stream));
     XCORR_CUFFT_TRY(cufftExecR2C(forward.value(), padded_.get(), reinterpret_cast<cufftComplex*>(spectra_.get())));
 
-    // Outputs in chunks that fit in free memory (at most a quarter of it).
-    std::size_t free_bytes = 0, total_bytes = 0;
-    XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Outputs in chunks that fit in free memory (at most a quarter of it); the free-memory query
+    // is skipped when the buffers of an earlier run already hold every output.
     const double per_output = static_cast<double>(g.spec_size()) * 8 + static_cast<double>(g.real_size()) * 4;
-    const int chunk = static_cast<int>(std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
+    int chunk = p.out_count;
+    if (product_.size() < static_cast<std::size_t>(p.out_count * g.spec_size()) ||
+        corr_.size() < static_cast<std::size_t>(p.out_count * g.real_size())) {
+      std::size_t free_bytes = 0, total_bytes = 0;
+      XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+      chunk = static_cast<int>(std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
+    }
     XCORR_RETURN_IF_ERROR(product_.allocate(static_cast<std::size_t>(chunk * g.spec_size())));
     XCORR_RETURN_IF_ERROR(corr_.allocate(static_cast<std::size_t>(chunk * g.real_size())));
     const int rs = p.request.mode == Mode::full ? p.left_rows - 1 : 0;
@@ -159,16 +173,16 @@ class FftCorrelator final : public GpuCorrelator {
     const float scale = 1.0f / static_cast<float>(g.real_size());
     for (int t0 = 0; t0 < p.out_count; t0 += chunk) {
       const int batch = std::min(chunk, p.out_count - t0);
-      multiply_kernel<<<grid_for(batch * g.spec_size()), kThreads, 0, stream>>>(spectra_.get(), p, t0, batch,
-                                                                                 g.spec_size(), product_.get());
+      const dim3 mul_grid(static_cast<unsigned>((g.spec_size() + kThreads - 1) / kThreads), std::min(batch, kMaxGridZ));
+      multiply_kernel<<<mul_grid, kThreads, 0, stream>>>(spectra_.get(), p, t0, batch, static_cast<int>(g.spec_size()),
+                                                         product_.get());
       XCORR_LAUNCH_TRY("multiply_kernel");
-      auto inverse = plan_cache().get(g, batch, CUFFT_C2R);
+      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
-      XCORR_CUFFT_TRY(cufftSetStream(inverse.value(), stream));
       XCORR_CUFFT_TRY(cufftExecC2R(inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()), corr_.get()));
       const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
-      crop_kernel<<<grid_for(batch * per), kThreads, 0, stream>>>(corr_.get(), batch, g, p.out_rows, p.out_cols, rs,
-                                                                  cs, scale, out + t0 * per);
+      crop_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
+          corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);
       XCORR_LAUNCH_TRY("crop_kernel");
     }
     return Status::ok();

@@ -50,6 +50,7 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
   constexpr int BY = kWarps * RY, BX = 32 * RX;
   const TileGeometry g = tile_geometry(p);
   const int U0 = blockIdx.y * BY, V0 = blockIdx.x * BX;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // S(y, x) = R[y - oy][x - ox], zero outside.
   const int oy = g.full ? g.h - 1 : 0, ox = g.full ? g.w - 1 : 0;
   // Block ranges of template rows i and columns j that can meet non-zero S.
@@ -60,7 +61,6 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
   const int s_rows = nI + BY - 1, s_cols = nJ + BX - 1;
   float* sT = smem;            // nI x nJ: T[i_lo + ii][j_lo + jj], zero for rows >= h
   float* sS = smem + nI * nJ;  // s_rows x s_cols: S[i_lo + U0 + yy][j_lo + V0 + xx]
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int u0w = U0 + warp * RY;
   const int wi_lo = g.full ? max(0, g.h - 1 - (u0w + RY - 1)) : 0;
   const int wi_hi = g.full ? min(g.h, 2 * g.h - 1 - u0w) : g.h;
@@ -72,13 +72,18 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
     const float* __restrict__ L = p.left + static_cast<long long>(lr.x) * g.h * g.w;
     const float* __restrict__ R = p.right + static_cast<long long>(lr.y) * g.H * g.W;
     __syncthreads();  // the previous pair's reads are done
-    for (int k = threadIdx.x; k < nI * nJ; k += kThreads) {
-      const int i = i_lo + k / nJ, j = j_lo + k % nJ;
-      sT[k] = i < g.h ? L[i * g.w + j] : 0.0f;
+    // Staging: warps take rows, lanes take columns (no per-element division).
+    for (int ii = warp; ii < nI; ii += kWarps) {
+      const int i = i_lo + ii;
+      for (int jj = lane; jj < nJ; jj += 32) sT[ii * nJ + jj] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
     }
-    for (int k = threadIdx.x; k < s_rows * s_cols; k += kThreads) {
-      const int y = i_lo + U0 + k / s_cols - oy, x = j_lo + V0 + k % s_cols - ox;
-      sS[k] = (y >= 0 && y < g.H && x >= 0 && x < g.W) ? R[y * g.W + x] : 0.0f;
+    for (int yy = warp; yy < s_rows; yy += kWarps) {
+      const int y = i_lo + U0 + yy - oy;
+      const bool row_in = y >= 0 && y < g.H;
+      for (int xx = lane; xx < s_cols; xx += 32) {
+        const int x = j_lo + V0 + xx - ox;
+        sS[yy * s_cols + xx] = (row_in && x >= 0 && x < g.W) ? R[y * g.W + x] : 0.0f;
+      }
     }
     __syncthreads();
     if (u0w >= g.out_rows) continue;
@@ -172,7 +177,10 @@ class TiledCorrelator final : public GpuCorrelator {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const TileGeometry g = tile_geometry(p);
     const auto bytes = static_cast<int>(smem_floats<RY, RX>(g) * 4);
-    XCORR_CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    // Once per kernel: allow up to kMaxSmemBytes (a host call here would sit inside every timed run).
+    static const cudaError_t opt_in = cudaFuncSetAttribute(
+        tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMaxSmemBytes));
+    XCORR_CUDA_TRY(opt_in);
     const dim3 grid((g.out_cols + BX - 1) / BX, (g.out_rows + BY - 1) / BY, std::min(p.out_count, 65535));
     tiled_kernel<RY, RX><<<grid, kThreads, bytes, stream>>>(p, out);
     XCORR_LAUNCH_TRY("tiled_kernel");
