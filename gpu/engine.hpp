@@ -24,7 +24,10 @@ struct GpuTiming {
   double back_to_back_ms = 0;
   double e2e_median_ms = 0;
 };
-Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats);
+// When `last_output` has data, the result of the last device-resident run is copied there
+// (tests use it: repeated runs are the ones that replay captured CUDA graphs).
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats,
+                              StackView<float> last_output = {});
 
 bool is_gpu_variant(const Correlator& c);
 

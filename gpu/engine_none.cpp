@@ -10,7 +10,7 @@ Result<const Correlator*> tuned_gpu_variant(const Registry&, const CorrelationPr
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
 std::string tuning_key(const CorrelationProblem&) { return "none"; }
-Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int, int) {
+Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int, int, StackView<float>) {
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
 

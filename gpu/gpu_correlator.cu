@@ -90,7 +90,8 @@ Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) con
 
 bool is_gpu_variant(const Correlator& c) { return dynamic_cast<const GpuCorrelator*>(&c) != nullptr; }
 
-Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats) {
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats,
+                              StackView<float> last_output) {
   const auto* g = dynamic_cast<const GpuCorrelator*>(&c);
   if (g == nullptr) return Status{ErrorCode::invalid_argument, c.info().name + " is not a GPU variant"};
   XCORR_RETURN_IF_ERROR(p.validate());
@@ -120,6 +121,7 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
   XCORR_RETURN_IF_ERROR(dout.allocate(n_out));
   XCORR_CUDA_TRY(cudaMemcpy(dl.get(), hl, nl * sizeof(float), cudaMemcpyHostToDevice));
   XCORR_CUDA_TRY(cudaMemcpy(dr.get(), hr, nr * sizeof(float), cudaMemcpyHostToDevice));
+  if (last_output.data != nullptr) XCORR_CUDA_TRY(cudaMemset(dout.get(), 0xFF, n_out * sizeof(float)));  // NaN
   const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
 
   Event a, b;
@@ -132,6 +134,15 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
     float ms = 0;
     XCORR_CUDA_TRY(cudaEventElapsedTime(&ms, a.get(), b.get()));
     if (i >= warmup) kernel.push_back(ms);
+  }
+  if (last_output.data != nullptr) {
+    XCORR_CUDA_TRY(cudaMemcpy(hout, dout.get(), n_out * sizeof(float), cudaMemcpyDeviceToHost));
+    for (Index t = 0; t < last_output.count; ++t) {
+      for (Index r = 0; r < last_output.rows; ++r) {
+        const float* src = hout + (t * last_output.rows + r) * last_output.cols;
+        std::copy(src, src + last_output.cols, last_output[t].row(r));
+      }
+    }
   }
   XCORR_CUDA_TRY(cudaEventRecord(a.get(), stream));
   for (int i = 0; i < repeats; ++i) XCORR_RETURN_IF_ERROR(g->run_device(dp, dout.get(), stream));
