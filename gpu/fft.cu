@@ -141,10 +141,10 @@ class FftCorrelator final : public GpuCorrelator {
     const double inputs = static_cast<double>(p.left.count + p.right.count);
     const double outputs = static_cast<double>(p.output_count());
     const double n = static_cast<double>(g.real_size());
-    // Fitted to docs/perf/gpu-engine.md (H200): ~35 us for the 5 stages of a small problem;
-    // beyond that, each transform moves ~6 x its data at ~3 TB/s effective.
+    // Fitted to docs/perf/gpu-engine.md (H200): ~15 us for a small problem replayed as a graph
+    // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s.
     const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
-    return 35e-6 + bytes / 3e12 + transfer_seconds(p);
+    return 15e-6 + bytes / 3e12 + transfer_seconds(p);
   }
 
   ~FftCorrelator() override {
