@@ -29,16 +29,16 @@ struct BenchCase {
 
 // The anchor matrix, then DIC-shaped n_to_mn (subsets 21, 31, 41; 10^4 pairs).
 const BenchCase kCases[] = {
-    {Form::one_to_one, 16, 1, 1, "anchors"},   {Form::one_to_one, 32, 1, 1, "anchors"},
-    {Form::one_to_one, 64, 1, 1, "anchors"},   {Form::one_to_one, 128, 1, 1, "anchors"},
-    {Form::one_to_one, 256, 1, 1, "anchors"},  {Form::one_to_one, 512, 1, 1, "anchors"},
-    {Form::one_to_many, 32, 1, 64, "anchors"}, {Form::one_to_many, 64, 1, 64, "anchors"},
+    {Form::one_to_one, 16, 1, 1, "anchors"},    {Form::one_to_one, 32, 1, 1, "anchors"},
+    {Form::one_to_one, 64, 1, 1, "anchors"},    {Form::one_to_one, 128, 1, 1, "anchors"},
+    {Form::one_to_one, 256, 1, 1, "anchors"},   {Form::one_to_one, 512, 1, 1, "anchors"},
+    {Form::one_to_many, 32, 1, 64, "anchors"},  {Form::one_to_many, 64, 1, 64, "anchors"},
     {Form::one_to_many, 128, 1, 16, "anchors"}, {Form::one_to_many, 256, 1, 16, "anchors"},
-    {Form::n_to_m, 32, 16, 16, "anchors"},     {Form::n_to_m, 64, 8, 8, "anchors"},
-    {Form::n_to_m, 128, 8, 8, "anchors"},      {Form::n_to_m, 256, 4, 4, "anchors"},
-    {Form::n_to_mn, 16, 4096, 1, "anchors"},   {Form::n_to_mn, 32, 4096, 1, "anchors"},
-    {Form::n_to_mn, 64, 1024, 1, "anchors"},   {Form::n_to_mn, 128, 256, 1, "anchors"},
-    {Form::n_to_mn, 21, 10000, 1, "dic"},      {Form::n_to_mn, 31, 10000, 1, "dic"},
+    {Form::n_to_m, 32, 16, 16, "anchors"},      {Form::n_to_m, 64, 8, 8, "anchors"},
+    {Form::n_to_m, 128, 8, 8, "anchors"},       {Form::n_to_m, 256, 4, 4, "anchors"},
+    {Form::n_to_mn, 16, 4096, 1, "anchors"},    {Form::n_to_mn, 32, 4096, 1, "anchors"},
+    {Form::n_to_mn, 64, 1024, 1, "anchors"},    {Form::n_to_mn, 128, 256, 1, "anchors"},
+    {Form::n_to_mn, 21, 10000, 1, "dic"},       {Form::n_to_mn, 31, 10000, 1, "dic"},
     {Form::n_to_mn, 41, 10000, 1, "dic"},
 };
 
@@ -62,14 +62,16 @@ Stack<float> uniform(int size, int count, unsigned seed) {
 
 Status run_bench(const BenchOptions& o) {
   const Registry& reg = engine_registry();
-  if (std::none_of(reg.all().begin(), reg.all().end(), [](const auto& v) { return gpu::is_gpu_variant(*v); })) {
+  if (std::none_of(reg.all().begin(), reg.all().end(),
+                   [](const auto& v) { return gpu::is_gpu_variant(*v); })) {
     const auto devices = gpu::list_devices();
-    return {ErrorCode::unsupported, "no GPU variant to benchmark: " +
-                                        (devices.is_ok() ? std::string("none registered") : devices.status().message())};
+    return {ErrorCode::unsupported,
+            "no GPU variant to benchmark: " +
+                (devices.is_ok() ? std::string("none registered") : devices.status().message())};
   }
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-12s %5s %6s %4s  %-12s %10s %10s %10s  %s\n", "form", "size", "n", "m", "variant", "kernel_ms",
-              "e2e_ms", "GFLOP/s", "params");
+  std::printf("%-12s %5s %6s %4s  %-12s %10s %10s %10s  %s\n", "form", "size", "n", "m", "variant",
+              "kernel_ms", "e2e_ms", "GFLOP/s", "params");
   for (const BenchCase& c : kCases) {
     if (o.cases != "all" && o.cases != c.group) continue;
     const int n_right = c.form == Form::n_to_mn ? c.n * c.m : c.m;
@@ -78,19 +80,30 @@ Status run_bench(const BenchOptions& o) {
     const double flops = 2 * p.direct_multiply_adds();
     auto emit = [&](const std::string& name, const std::string& params, const gpu::GpuTiming& t) {
       const double gflops = flops / (t.kernel_median_ms * 1e-3) / 1e9;
-      std::printf("%-12s %5d %6d %4d  %-12s %10.4f %10.4f %10.1f  %s\n", to_string(c.form), c.size, c.n, c.m,
-                  name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops, params.c_str());
+      std::printf("%-12s %5d %6d %4d  %-12s %10.4f %10.4f %10.1f  %s\n", to_string(c.form), c.size,
+                  c.n, c.m, name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops,
+                  params.c_str());
       std::fflush(stdout);
-      rows.push_back({{"form", to_string(c.form)}, {"size", c.size}, {"n", c.n}, {"m", c.m}, {"variant", name},
-                      {"params", params}, {"kernel_ms", t.kernel_median_ms}, {"kernel_min_ms", t.kernel_min_ms},
-                      {"kernel_p90_ms", t.kernel_p90_ms}, {"back_to_back_ms", t.back_to_back_ms},
-                      {"e2e_ms", t.e2e_median_ms}, {"gflops", gflops}});
+      rows.push_back({{"form", to_string(c.form)},
+                      {"size", c.size},
+                      {"n", c.n},
+                      {"m", c.m},
+                      {"variant", name},
+                      {"params", params},
+                      {"kernel_ms", t.kernel_median_ms},
+                      {"kernel_min_ms", t.kernel_min_ms},
+                      {"kernel_p90_ms", t.kernel_p90_ms},
+                      {"back_to_back_ms", t.back_to_back_ms},
+                      {"e2e_ms", t.e2e_median_ms},
+                      {"gflops", gflops}});
     };
     std::map<std::string, gpu::GpuTiming> timed;
     for (const auto& v : reg.all()) {
       const std::string& name = v->info().name;
       if (!gpu::is_gpu_variant(*v) || !v->can_implement(p).is_ok()) continue;
-      if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), name) == o.variants.end()) continue;
+      if (!o.variants.empty() &&
+          std::find(o.variants.begin(), o.variants.end(), name) == o.variants.end())
+        continue;
       auto t = gpu::time_on_gpu(*v, p, o.warmup, o.repeats);
       if (!t.is_ok()) return t.status();
       timed[name] = t.value();
@@ -108,9 +121,12 @@ Status run_bench(const BenchOptions& o) {
     auto tuned = gpu::tuned_gpu_variant(reg, p);
     if (!tuned.is_ok()) return tuned.status();
     const std::string tuned_name = tuned.value()->info().name;
-    emit("auto_tuned", "chosen=" + tuned_name, timed.count(tuned_name) ? timed[tuned_name] : timed[name]);
+    emit("auto_tuned", "chosen=" + tuned_name,
+         timed.count(tuned_name) ? timed[tuned_name] : timed[name]);
   }
-  if (rows.empty()) return {ErrorCode::unsupported, "no GPU variant ran: is a CUDA device present? (see `xcorr list`)"};
+  if (rows.empty())
+    return {ErrorCode::unsupported,
+            "no GPU variant ran: is a CUDA device present? (see `xcorr list`)"};
   return io::write_atomically(o.out, [&](const std::filesystem::path& tmp) -> Status {
     std::ofstream f(tmp);
     f << rows.dump(1) << "\n";
@@ -122,11 +138,18 @@ Status run_bench(const BenchOptions& o) {
 
 Command add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  CLI::App* c = app.add_subcommand("bench", "Time the GPU variants and auto on the benchmark case matrix");
-  c->add_option("--cases", o->cases, "anchors, dic or all")->check(CLI::IsMember({"anchors", "dic", "all"}))->capture_default_str();
+  CLI::App* c =
+      app.add_subcommand("bench", "Time the GPU variants and auto on the benchmark case matrix");
+  c->add_option("--cases", o->cases, "anchors, dic or all")
+      ->check(CLI::IsMember({"anchors", "dic", "all"}))
+      ->capture_default_str();
   c->add_option("--variants", o->variants, "Only these variants (default: every GPU variant)");
-  c->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  c->add_option("--repeats", o->repeats, "Timed runs (median, min, p90)")->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--warmup", o->warmup, "Untimed runs first")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  c->add_option("--repeats", o->repeats, "Timed runs (median, min, p90)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   c->add_option("--out", o->out, "JSON rows")->capture_default_str();
   return {c, [o] { return run_bench(*o); }};
 }

@@ -91,7 +91,8 @@ Status run_correlate(const CorrelateOptions& o) {
   std::string method = o.method;
   if (o.tune && method == "auto") {
     // Measured choice among the GPU variants (cached per device); without a GPU, the model prior.
-    if (auto tuned = gpu::tuned_gpu_variant(engine_registry(), p); tuned.is_ok()) method = tuned.value()->info().name;
+    if (auto tuned = gpu::tuned_gpu_variant(engine_registry(), p); tuned.is_ok())
+      method = tuned.value()->info().name;
   }
   auto result = correlate(engine_registry(), p, method);
   if (!result.is_ok()) return result.status();
@@ -138,7 +139,8 @@ Command add_correlate_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
-  c->add_flag("--tune", o->tune, "With --method auto: time the GPU variants on this size once and cache the winner");
+  c->add_flag("--tune", o->tune,
+              "With --method auto: time the GPU variants on this size once and cache the winner");
   return {c, [o] { return run_correlate(*o); }};
 }
 

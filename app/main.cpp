@@ -11,9 +11,9 @@ int main(int argc, char** argv) {
                "xcorr"};
   app.set_version_flag("--version", std::string("xcorr ") + xcorr::kVersion);
   app.require_subcommand(1);
-  const xcorr::app::Command commands[] = {xcorr::app::add_correlate_command(app),
-                                          xcorr::app::add_list_command(app),
-                                          xcorr::app::add_speckle_command(app), xcorr::app::add_bench_command(app)};
+  const xcorr::app::Command commands[] = {
+      xcorr::app::add_correlate_command(app), xcorr::app::add_list_command(app),
+      xcorr::app::add_speckle_command(app), xcorr::app::add_bench_command(app)};
 
   try {
     app.parse(argc, argv);

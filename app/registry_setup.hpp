@@ -1,4 +1,5 @@
-// The registry every front end uses: the CPU variants, and the GPU variants when a device is present.
+// The registry every front end uses: the CPU variants, and the GPU variants when a device is
+// present.
 #pragma once
 
 #include "core/registry.hpp"

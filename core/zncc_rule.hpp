@@ -19,8 +19,8 @@ namespace xcorr {
 
 inline constexpr double kFlatRelative = 1e-10;
 
-XCORR_HD inline float zncc_from_sums(double numerator, double template_ss, bool template_flat, double window_ss,
-                                     double area, double search_variance) {
+XCORR_HD inline float zncc_from_sums(double numerator, double template_ss, bool template_flat,
+                                     double window_ss, double area, double search_variance) {
   if (template_flat || window_ss <= kFlatRelative * area * search_variance) return 0.0f;
   double v = numerator / sqrt(template_ss * window_ss);
   v = v > 1.0 ? 1.0 : (v < -1.0 ? -1.0 : v);

@@ -33,7 +33,8 @@ __global__ void __launch_bounds__(kThreads)
       const int dy = r - (h - 1), dx = c - (w - 1);
       float sum = 0;
       for (int i = max(0, dy); i < min(h, h + dy); ++i) {
-        for (int j = max(0, dx); j < min(w, w + dx); ++j) sum += __ldg(L + i * w + j) * __ldg(R + (i - dy) * w + j - dx);
+        for (int j = max(0, dx); j < min(w, w + dx); ++j)
+          sum += __ldg(L + i * w + j) * __ldg(R + (i - dy) * w + j - dx);
       }
       out[idx] = sum;
     } else if constexpr (!Zncc) {
@@ -74,18 +75,22 @@ class BasicCorrelator final : public GpuCorrelator {
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const long long total = p.out_elements();
-    const int blocks = static_cast<int>(std::min<long long>((total + kThreads - 1) / kThreads, 132LL * 64));
+    const int blocks =
+        static_cast<int>(std::min<long long>((total + kThreads - 1) / kThreads, 132LL * 64));
     if (p.request.mode == Mode::full) {
       basic_kernel<Mode::full, false><<<blocks, kThreads, 0, stream>>>(p, nullptr, nullptr, out);
     } else if (p.request.norm == Normalization::none) {
       basic_kernel<Mode::valid, false><<<blocks, kThreads, 0, stream>>>(p, nullptr, nullptr, out);
     } else {
       DeviceBuffer<double> ls, rs;
-      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, ls, stream));
-      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols, rs, stream));
+      XCORR_RETURN_IF_ERROR(
+          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, ls, stream));
+      XCORR_RETURN_IF_ERROR(
+          compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols, rs, stream));
       basic_kernel<Mode::valid, true><<<blocks, kThreads, 0, stream>>>(p, ls.get(), rs.get(), out);
       XCORR_LAUNCH_TRY("basic_kernel");
-      return cuda_status(cudaStreamSynchronize(stream), "basic_kernel (zncc)");  // ls, rs freed after
+      return cuda_status(cudaStreamSynchronize(stream),
+                         "basic_kernel (zncc)");  // ls, rs freed after
     }
     XCORR_LAUNCH_TRY("basic_kernel");
     return Status::ok();
@@ -103,6 +108,8 @@ class BasicCorrelator final : public GpuCorrelator {
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_basic_correlator() { return std::make_unique<BasicCorrelator>(); }
+std::unique_ptr<Correlator> make_basic_correlator() {
+  return std::make_unique<BasicCorrelator>();
+}
 
 }  // namespace xcorr::gpu

@@ -15,7 +15,8 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
@@ -34,7 +35,8 @@ class DeviceBuffer {
     void* p = nullptr;
     const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T));
     if (e != cudaSuccess) {
-      return cuda_status(e, ("cudaMalloc of " + std::to_string(n * sizeof(T) >> 20) + " MiB").c_str());
+      return cuda_status(e,
+                         ("cudaMalloc of " + std::to_string(n * sizeof(T) >> 20) + " MiB").c_str());
     }
     p_ = static_cast<T*>(p);
     n_ = n;

@@ -17,16 +17,21 @@ struct DeviceProblem {
   // (left index, right index) of output t; the same order as CorrelationProblem::pair.
   __host__ __device__ int2 pair(int t) const {
     switch (request.form) {
-      case Form::one_to_one: return make_int2(0, 0);
-      case Form::one_to_many: return make_int2(0, t);
-      case Form::n_to_mn: return make_int2(t % n_left, t);
-      case Form::n_to_m: return make_int2(t / n_right, t % n_right);
+      case Form::one_to_one:
+        return make_int2(0, 0);
+      case Form::one_to_many:
+        return make_int2(0, t);
+      case Form::n_to_mn:
+        return make_int2(t % n_left, t);
+      case Form::n_to_m:
+        return make_int2(t / n_right, t % n_right);
     }
     return make_int2(0, 0);
   }
   long long out_elements() const { return static_cast<long long>(out_rows) * out_cols * out_count; }
 };
 
-DeviceProblem make_device_problem(const CorrelationProblem& p, const float* left, const float* right);
+DeviceProblem make_device_problem(const CorrelationProblem& p, const float* left,
+                                  const float* right);
 
 }  // namespace xcorr::gpu

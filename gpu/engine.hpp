@@ -26,8 +26,8 @@ struct GpuTiming {
 };
 // When `last_output` has data, the result of the last device-resident run is copied there
 // (tests use it: repeated runs are the ones that replay captured CUDA graphs).
-Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats,
-                              StackView<float> last_output = {});
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
+                              int repeats, StackView<float> last_output = {});
 
 bool is_gpu_variant(const Correlator& c);
 

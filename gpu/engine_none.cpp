@@ -5,12 +5,17 @@ namespace xcorr::gpu {
 
 void register_gpu_variants(Registry&) {}
 void set_poison_outputs(bool) {}
-bool is_gpu_variant(const Correlator&) { return false; }
+bool is_gpu_variant(const Correlator&) {
+  return false;
+}
 Result<const Correlator*> tuned_gpu_variant(const Registry&, const CorrelationProblem&) {
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
-std::string tuning_key(const CorrelationProblem&) { return "none"; }
-Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int, int, StackView<float>) {
+std::string tuning_key(const CorrelationProblem&) {
+  return "none";
+}
+Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int, int,
+                              StackView<float>) {
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
 

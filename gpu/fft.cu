@@ -9,13 +9,13 @@
 // device memory, so results larger than the GPU still run.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
-#include <vector>
-#include <cstdint>
 #include <tuple>
+#include <vector>
 
 #include "core/fft_size.hpp"
 #include "gpu/device_buffer.cuh"
@@ -36,7 +36,8 @@ struct Geometry {
 
 Geometry geometry(Mode mode, int lh, int lw, int rh, int rw) {
   if (mode == Mode::full) {
-    return {static_cast<int>(next_fast_fft_size(2 * lh - 1)), static_cast<int>(next_fast_fft_size(2 * lw - 1))};
+    return {static_cast<int>(next_fast_fft_size(2 * lh - 1)),
+            static_cast<int>(next_fast_fft_size(2 * lw - 1))};
   }
   return {static_cast<int>(next_fast_fft_size(rh)), static_cast<int>(next_fast_fft_size(rw))};
 }
@@ -46,8 +47,9 @@ constexpr int kBlockX = 32, kBlockY = 8;
 constexpr int kMaxGridZ = 65535;
 
 // dst[m] = source m zero-padded to P x Q; m < n_a reads a[m], else b[m - n_a].
-__global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw, const float* __restrict__ b, int bh,
-                           int bw, int count, Geometry g, float* __restrict__ dst) {
+__global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw,
+                           const float* __restrict__ b, int bh, int bw, int count, Geometry g,
+                           float* __restrict__ dst) {
   const int c = blockIdx.x * kBlockX + threadIdx.x, r = blockIdx.y * kBlockY + threadIdx.y;
   if (c >= g.Q || r >= g.P) return;
   for (int m = blockIdx.z; m < count; m += gridDim.z) {
@@ -62,8 +64,8 @@ __global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw,
 }
 
 // prod[b] = spectrum(left) * conj(spectrum(right)) (full) or its conjugate (valid), output t0 + b.
-__global__ void multiply_kernel(const float2* __restrict__ spectra, DeviceProblem p, int t0, int batch,
-                                int spec_size, float2* __restrict__ prod) {
+__global__ void multiply_kernel(const float2* __restrict__ spectra, DeviceProblem p, int t0,
+                                int batch, int spec_size, float2* __restrict__ prod) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= spec_size) return;
   const float sign = p.request.mode == Mode::full ? 1.0f : -1.0f;
@@ -71,20 +73,22 @@ __global__ void multiply_kernel(const float2* __restrict__ spectra, DeviceProble
     const int2 lr = p.pair(t0 + b);
     const float2 l = spectra[static_cast<long long>(lr.x) * spec_size + k];
     const float2 r = spectra[static_cast<long long>(p.n_left + lr.y) * spec_size + k];
-    prod[static_cast<long long>(b) * spec_size + k] = make_float2(l.x * r.x + l.y * r.y, sign * (l.y * r.x - l.x * r.y));
+    prod[static_cast<long long>(b) * spec_size + k] =
+        make_float2(l.x * r.x + l.y * r.y, sign * (l.y * r.x - l.x * r.y));
   }
 }
 
 // out[b][r][c] = corr[b][(r - rs) mod P][(c - cs) mod Q] / (P Q)
-__global__ void crop_kernel(const float* __restrict__ corr, int batch, Geometry g, int out_rows, int out_cols, int rs,
-                            int cs, float scale, float* __restrict__ out) {
+__global__ void crop_kernel(const float* __restrict__ corr, int batch, Geometry g, int out_rows,
+                            int out_cols, int rs, int cs, float scale, float* __restrict__ out) {
   const int c = blockIdx.x * kBlockX + threadIdx.x, r = blockIdx.y * kBlockY + threadIdx.y;
   if (c >= out_cols || r >= out_rows) return;
   int sr = r - rs, sc = c - cs;
   if (sr < 0) sr += g.P;
   if (sc < 0) sc += g.Q;
   for (int b = blockIdx.z; b < batch; b += gridDim.z) {
-    out[(static_cast<long long>(b) * out_rows + r) * out_cols + c] = corr[b * g.real_size() + sr * g.Q + sc] * scale;
+    out[(static_cast<long long>(b) * out_rows + r) * out_cols + c] =
+        corr[b * g.real_size() + sr * g.Q + sc] * scale;
   }
 }
 
@@ -136,8 +140,9 @@ class FftCorrelator final : public GpuCorrelator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    const Geometry g = geometry(p.request.mode, static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
-                                static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
+    const Geometry g =
+        geometry(p.request.mode, static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
+                 static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
     const double inputs = static_cast<double>(p.left.count + p.right.count);
     const double outputs = static_cast<double>(p.output_count());
     const double n = static_cast<double>(g.real_size());
@@ -184,19 +189,22 @@ class FftCorrelator final : public GpuCorrelator {
 
   // Allocations, plans and the chunk size: everything that may not happen inside a capture.
   Status prepare(const DeviceProblem& p, Prepared& prep, cudaStream_t stream) const {
-    const Geometry g = geometry(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols);
+    const Geometry g =
+        geometry(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols);
     const int inputs = p.n_left + p.n_right;
     XCORR_RETURN_IF_ERROR(padded_.allocate(static_cast<std::size_t>(inputs * g.real_size())));
     XCORR_RETURN_IF_ERROR(spectra_.allocate(static_cast<std::size_t>(inputs * g.spec_size())));
     // Outputs in chunks that fit in free memory (at most a quarter of it); the free-memory query
     // is skipped when the buffers of an earlier run already hold every output.
-    const double per_output = static_cast<double>(g.spec_size()) * 8 + static_cast<double>(g.real_size()) * 4;
+    const double per_output =
+        static_cast<double>(g.spec_size()) * 8 + static_cast<double>(g.real_size()) * 4;
     int chunk = p.out_count;
     if (product_.size() < static_cast<std::size_t>(p.out_count * g.spec_size()) ||
         corr_.size() < static_cast<std::size_t>(p.out_count * g.real_size())) {
       std::size_t free_bytes = 0, total_bytes = 0;
       XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-      chunk = static_cast<int>(std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
+      chunk = static_cast<int>(
+          std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
     }
     XCORR_RETURN_IF_ERROR(product_.allocate(static_cast<std::size_t>(chunk * g.spec_size())));
     XCORR_RETURN_IF_ERROR(corr_.allocate(static_cast<std::size_t>(chunk * g.real_size())));
@@ -213,27 +221,31 @@ class FftCorrelator final : public GpuCorrelator {
   }
 
   // The pipeline's kernels and transforms on `stream` (plans already exist).
-  Status enqueue(const DeviceProblem& p, float* out, cudaStream_t stream, const Prepared& prep) const {
+  Status enqueue(const DeviceProblem& p, float* out, cudaStream_t stream,
+                 const Prepared& prep) const {
     const Geometry g = prep.g;
     pad_kernel<<<grid_2d(g.Q, g.P, prep.inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
-        p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols, prep.inputs, g,
-        padded_.get());
+        p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols,
+        prep.inputs, g, padded_.get());
     XCORR_LAUNCH_TRY("pad_kernel");
     auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
-    XCORR_CUFFT_TRY(cufftExecR2C(forward.value(), padded_.get(), reinterpret_cast<cufftComplex*>(spectra_.get())));
+    XCORR_CUFFT_TRY(cufftExecR2C(forward.value(), padded_.get(),
+                                 reinterpret_cast<cufftComplex*>(spectra_.get())));
     const int rs = p.request.mode == Mode::full ? p.left_rows - 1 : 0;
     const int cs = p.request.mode == Mode::full ? p.left_cols - 1 : 0;
     const float scale = 1.0f / static_cast<float>(g.real_size());
     for (int t0 = 0; t0 < p.out_count; t0 += prep.chunk) {
       const int batch = std::min(prep.chunk, p.out_count - t0);
-      const dim3 mul_grid(static_cast<unsigned>((g.spec_size() + kThreads - 1) / kThreads), std::min(batch, kMaxGridZ));
-      multiply_kernel<<<mul_grid, kThreads, 0, stream>>>(spectra_.get(), p, t0, batch, static_cast<int>(g.spec_size()),
-                                                         product_.get());
+      const dim3 mul_grid(static_cast<unsigned>((g.spec_size() + kThreads - 1) / kThreads),
+                          std::min(batch, kMaxGridZ));
+      multiply_kernel<<<mul_grid, kThreads, 0, stream>>>(
+          spectra_.get(), p, t0, batch, static_cast<int>(g.spec_size()), product_.get());
       XCORR_LAUNCH_TRY("multiply_kernel");
       auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
-      XCORR_CUFFT_TRY(cufftExecC2R(inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()), corr_.get()));
+      XCORR_CUFFT_TRY(cufftExecC2R(inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()),
+                                   corr_.get()));
       const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
       crop_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
           corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);
@@ -244,7 +256,8 @@ class FftCorrelator final : public GpuCorrelator {
 
   // Records the pipeline on a private stream (capture needs one) into an executable graph.
   Result<cudaGraphExec_t> capture(const DeviceProblem& p, float* out, const Prepared& prep) const {
-    if (capture_ == nullptr) XCORR_CUDA_TRY(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
+    if (capture_ == nullptr)
+      XCORR_CUDA_TRY(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
     Prepared bound;
     XCORR_RETURN_IF_ERROR(prepare(p, bound, capture_));  // binds the plans to the capture stream
     XCORR_CUDA_TRY(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal));
@@ -265,11 +278,21 @@ class FftCorrelator final : public GpuCorrelator {
   // Everything a captured graph bakes in: problem, input/output and work-buffer addresses.
   std::vector<std::uintptr_t> graph_key(const DeviceProblem& p, const float* out) const {
     auto a = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q); };
-    return {a(p.left), a(p.right), a(out), a(padded_.get()), a(spectra_.get()), a(product_.get()), a(corr_.get()),
-            static_cast<std::uintptr_t>(p.request.form), static_cast<std::uintptr_t>(p.request.mode),
-            static_cast<std::uintptr_t>(p.left_rows), static_cast<std::uintptr_t>(p.left_cols),
-            static_cast<std::uintptr_t>(p.n_left), static_cast<std::uintptr_t>(p.right_rows),
-            static_cast<std::uintptr_t>(p.right_cols), static_cast<std::uintptr_t>(p.n_right)};
+    return {a(p.left),
+            a(p.right),
+            a(out),
+            a(padded_.get()),
+            a(spectra_.get()),
+            a(product_.get()),
+            a(corr_.get()),
+            static_cast<std::uintptr_t>(p.request.form),
+            static_cast<std::uintptr_t>(p.request.mode),
+            static_cast<std::uintptr_t>(p.left_rows),
+            static_cast<std::uintptr_t>(p.left_cols),
+            static_cast<std::uintptr_t>(p.n_left),
+            static_cast<std::uintptr_t>(p.right_rows),
+            static_cast<std::uintptr_t>(p.right_cols),
+            static_cast<std::uintptr_t>(p.n_right)};
   }
 
   void clear_graphs() const {
@@ -296,6 +319,8 @@ class FftCorrelator final : public GpuCorrelator {
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_fft_correlator() { return std::make_unique<FftCorrelator>(); }
+std::unique_ptr<Correlator> make_fft_correlator() {
+  return std::make_unique<FftCorrelator>();
+}
 
 }  // namespace xcorr::gpu

@@ -11,18 +11,22 @@ namespace {
 
 std::atomic<bool> g_poison{false};
 
-bool contiguous(const StackView<const float>& s) { return s.row_stride == s.cols && s.matrix_stride == s.rows * s.cols; }
+bool contiguous(const StackView<const float>& s) {
+  return s.row_stride == s.cols && s.matrix_stride == s.rows * s.cols;
+}
 
 // Copies a host stack to the device (packing it first when strided).
 Status upload(StackView<const float> s, DeviceBuffer<float>& d, cudaStream_t stream) {
   const auto n = static_cast<std::size_t>(s.rows * s.cols * s.count);
   XCORR_RETURN_IF_ERROR(d.allocate(n));
   if (contiguous(s)) {
-    XCORR_CUDA_TRY(cudaMemcpyAsync(d.get(), s.data, n * sizeof(float), cudaMemcpyHostToDevice, stream));
+    XCORR_CUDA_TRY(
+        cudaMemcpyAsync(d.get(), s.data, n * sizeof(float), cudaMemcpyHostToDevice, stream));
     return Status::ok();
   }
   const Stack<float> packed = to_stack(s);
-  XCORR_CUDA_TRY(cudaMemcpyAsync(d.get(), packed.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
+  XCORR_CUDA_TRY(
+      cudaMemcpyAsync(d.get(), packed.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
   return cuda_status(cudaStreamSynchronize(stream), "upload");  // `packed` dies here
 }
 
@@ -45,10 +49,15 @@ class Event {
 
 }  // namespace
 
-bool poison_outputs() { return g_poison.load(); }
-void set_poison_outputs(bool on) { g_poison.store(on); }
+bool poison_outputs() {
+  return g_poison.load();
+}
+void set_poison_outputs(bool on) {
+  g_poison.store(on);
+}
 
-DeviceProblem make_device_problem(const CorrelationProblem& p, const float* left, const float* right) {
+DeviceProblem make_device_problem(const CorrelationProblem& p, const float* left,
+                                  const float* right) {
   DeviceProblem d;
   d.request = p.request;
   d.left = left;
@@ -73,27 +82,34 @@ Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) con
   const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
   const auto n_out = static_cast<std::size_t>(dp.out_elements());
   XCORR_RETURN_IF_ERROR(dout.allocate(n_out));
-  if (poison_outputs()) XCORR_CUDA_TRY(cudaMemsetAsync(dout.get(), 0xFF, n_out * sizeof(float), stream));
+  if (poison_outputs())
+    XCORR_CUDA_TRY(cudaMemsetAsync(dout.get(), 0xFF, n_out * sizeof(float), stream));
   XCORR_RETURN_IF_ERROR(run_device(dp, dout.get(), stream));
   if (out.row_stride == out.cols && out.matrix_stride == out.rows * out.cols) {
-    XCORR_CUDA_TRY(cudaMemcpyAsync(out.data, dout.get(), n_out * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    XCORR_CUDA_TRY(cudaMemcpyAsync(out.data, dout.get(), n_out * sizeof(float),
+                                   cudaMemcpyDeviceToHost, stream));
     return cuda_status(cudaStreamSynchronize(stream), "download of the result");
   }
   Stack<float> packed(out.rows, out.cols, out.count);
-  XCORR_CUDA_TRY(cudaMemcpyAsync(packed.data(), dout.get(), n_out * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  XCORR_CUDA_TRY(cudaMemcpyAsync(packed.data(), dout.get(), n_out * sizeof(float),
+                                 cudaMemcpyDeviceToHost, stream));
   XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
   for (Index t = 0; t < out.count; ++t) {
-    for (Index r = 0; r < out.rows; ++r) std::copy(packed[t].row(r), packed[t].row(r) + out.cols, out[t].row(r));
+    for (Index r = 0; r < out.rows; ++r)
+      std::copy(packed[t].row(r), packed[t].row(r) + out.cols, out[t].row(r));
   }
   return Status::ok();
 }
 
-bool is_gpu_variant(const Correlator& c) { return dynamic_cast<const GpuCorrelator*>(&c) != nullptr; }
+bool is_gpu_variant(const Correlator& c) {
+  return dynamic_cast<const GpuCorrelator*>(&c) != nullptr;
+}
 
-Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup, int repeats,
-                              StackView<float> last_output) {
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
+                              int repeats, StackView<float> last_output) {
   const auto* g = dynamic_cast<const GpuCorrelator*>(&c);
-  if (g == nullptr) return Status{ErrorCode::invalid_argument, c.info().name + " is not a GPU variant"};
+  if (g == nullptr)
+    return Status{ErrorCode::invalid_argument, c.info().name + " is not a GPU variant"};
   XCORR_RETURN_IF_ERROR(p.validate());
   XCORR_RETURN_IF_ERROR(c.can_implement(p));
   repeats = std::max(repeats, 1);
@@ -121,7 +137,8 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
   XCORR_RETURN_IF_ERROR(dout.allocate(n_out));
   XCORR_CUDA_TRY(cudaMemcpy(dl.get(), hl, nl * sizeof(float), cudaMemcpyHostToDevice));
   XCORR_CUDA_TRY(cudaMemcpy(dr.get(), hr, nr * sizeof(float), cudaMemcpyHostToDevice));
-  if (last_output.data != nullptr) XCORR_CUDA_TRY(cudaMemset(dout.get(), 0xFF, n_out * sizeof(float)));  // NaN
+  if (last_output.data != nullptr)
+    XCORR_CUDA_TRY(cudaMemset(dout.get(), 0xFF, n_out * sizeof(float)));  // NaN
   const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
 
   Event a, b;
@@ -152,10 +169,13 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
   XCORR_CUDA_TRY(cudaEventElapsedTime(&total_ms, a.get(), b.get()));
   for (int i = 0; i < warmup + repeats; ++i) {
     XCORR_CUDA_TRY(cudaEventRecord(a.get(), stream));
-    XCORR_CUDA_TRY(cudaMemcpyAsync(dl.get(), hl, nl * sizeof(float), cudaMemcpyHostToDevice, stream));
-    XCORR_CUDA_TRY(cudaMemcpyAsync(dr.get(), hr, nr * sizeof(float), cudaMemcpyHostToDevice, stream));
+    XCORR_CUDA_TRY(
+        cudaMemcpyAsync(dl.get(), hl, nl * sizeof(float), cudaMemcpyHostToDevice, stream));
+    XCORR_CUDA_TRY(
+        cudaMemcpyAsync(dr.get(), hr, nr * sizeof(float), cudaMemcpyHostToDevice, stream));
     XCORR_RETURN_IF_ERROR(g->run_device(dp, dout.get(), stream));
-    XCORR_CUDA_TRY(cudaMemcpyAsync(hout, dout.get(), n_out * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    XCORR_CUDA_TRY(
+        cudaMemcpyAsync(hout, dout.get(), n_out * sizeof(float), cudaMemcpyDeviceToHost, stream));
     XCORR_CUDA_TRY(cudaEventRecord(b.get(), stream));
     XCORR_CUDA_TRY(cudaEventSynchronize(b.get()));
     float ms = 0;

@@ -21,7 +21,8 @@ __device__ double block_sum(double v, double* scratch) {
   return total;
 }
 
-__global__ void __launch_bounds__(kThreads) stats_kernel(const float* data, int area, double* stats) {
+__global__ void __launch_bounds__(kThreads)
+    stats_kernel(const float* data, int area, double* stats) {
   __shared__ double scratch[kThreads / 32 + 1];
   const float* m = data + static_cast<long long>(blockIdx.x) * area;
   double sum = 0, sq = 0;
@@ -43,7 +44,8 @@ __global__ void __launch_bounds__(kThreads) stats_kernel(const float* data, int 
 
 }  // namespace
 
-Status compute_matrix_stats(const float* data, int count, int area, DeviceBuffer<double>& stats, cudaStream_t stream) {
+Status compute_matrix_stats(const float* data, int count, int area, DeviceBuffer<double>& stats,
+                            cudaStream_t stream) {
   XCORR_RETURN_IF_ERROR(stats.allocate(static_cast<std::size_t>(3 * count)));
   stats_kernel<<<count, kThreads, 0, stream>>>(data, area, stats.get());
   XCORR_LAUNCH_TRY("stats_kernel");

@@ -6,6 +6,7 @@
 
 namespace xcorr::gpu {
 
-Status compute_matrix_stats(const float* data, int count, int area, DeviceBuffer<double>& stats, cudaStream_t stream);
+Status compute_matrix_stats(const float* data, int count, int area, DeviceBuffer<double>& stats,
+                            cudaStream_t stream);
 
 }  // namespace xcorr::gpu

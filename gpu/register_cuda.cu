@@ -6,8 +6,8 @@ namespace xcorr::gpu {
 
 double transfer_seconds(const CorrelationProblem& p) {
   const double bytes = 4.0 * static_cast<double>(p.left.rows * p.left.cols * p.left.count +
-                                                  p.right.rows * p.right.cols * p.right.count +
-                                                  p.output_shape().area() * p.output_count());
+                                                 p.right.rows * p.right.cols * p.right.count +
+                                                 p.output_shape().area() * p.output_count());
   return 10e-6 + bytes / 20e9;
 }
 

@@ -27,7 +27,7 @@ constexpr int kThreads = 32 * kWarps;
 
 struct TileGeometry {
   bool full;
-  int h, w, H, W;       // template and source (right) sizes
+  int h, w, H, W;  // template and source (right) sizes
   int out_rows, out_cols;
 };
 
@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
     // Staging: warps take rows, lanes take columns (no per-element division).
     for (int ii = warp; ii < nI; ii += kWarps) {
       const int i = i_lo + ii;
-      for (int jj = lane; jj < nJ; jj += 32) sT[ii * nJ + jj] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
+      for (int jj = lane; jj < nJ; jj += 32)
+        sT[ii * nJ + jj] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
     }
     for (int yy = warp; yy < s_rows; yy += kWarps) {
       const int y = i_lo + U0 + yy - oy;
@@ -108,7 +109,8 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
         for (int s = 0; s < RY; ++s) {
           const int row = ii + s;
 #pragma unroll
-          for (int b = 0; b < RX; ++b) win[(s + RY - 1) % RY][b] = scol[(row + RY - 1) * s_cols + 32 * b];
+          for (int b = 0; b < RX; ++b)
+            win[(s + RY - 1) % RY][b] = scol[(row + RY - 1) * s_cols + 32 * b];
           const float tv = tcol[row * nJ];
 #pragma unroll
           for (int a = 0; a < RY; ++a) {
@@ -125,8 +127,9 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
       for (int b = 0; b < RX; ++b) {
         const int u = u0w + a, v = V0 + lane + 32 * b;
         if (u < g.out_rows && v < g.out_cols) {
-          const long long idx = g.full ? static_cast<long long>(2 * g.h - 2 - u) * g.out_cols + (2 * g.w - 2 - v)
-                                       : static_cast<long long>(u) * g.out_cols + v;
+          const long long idx =
+              g.full ? static_cast<long long>(2 * g.h - 2 - u) * g.out_cols + (2 * g.w - 2 - v)
+                     : static_cast<long long>(u) * g.out_cols + v;
           o[idx] = acc[a][b];
         }
       }
@@ -158,7 +161,8 @@ class TiledCorrelator final : public GpuCorrelator {
     if (bytes > kMaxSmemBytes) {
       return {ErrorCode::unsupported, info_.name + " needs " + std::to_string(bytes >> 10) +
                                           " KiB of shared memory for " + to_string(p.left.shape()) +
-                                          " (limit " + std::to_string(kMaxSmemBytes >> 10) + " KiB); gpu_fft runs it"};
+                                          " (limit " + std::to_string(kMaxSmemBytes >> 10) +
+                                          " KiB); gpu_fft runs it"};
     }
     return Status::ok();
   }
@@ -168,7 +172,8 @@ class TiledCorrelator final : public GpuCorrelator {
     // once the GPU is full (2 blocks per SM); fewer blocks get that fraction of it.
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const Shape o = p.output_shape();
-    const double blocks = static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
+    const double blocks =
+        static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
     const double rate = (RY * RX >= 16 ? 3.6e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
     return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
@@ -177,11 +182,14 @@ class TiledCorrelator final : public GpuCorrelator {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const TileGeometry g = tile_geometry(p);
     const auto bytes = static_cast<int>(smem_floats<RY, RX>(g) * 4);
-    // Once per kernel: allow up to kMaxSmemBytes (a host call here would sit inside every timed run).
-    static const cudaError_t opt_in = cudaFuncSetAttribute(
-        tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kMaxSmemBytes));
+    // Once per kernel: allow up to kMaxSmemBytes (a host call here would sit inside every timed
+    // run).
+    static const cudaError_t opt_in =
+        cudaFuncSetAttribute(tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(kMaxSmemBytes));
     XCORR_CUDA_TRY(opt_in);
-    const dim3 grid((g.out_cols + BX - 1) / BX, (g.out_rows + BY - 1) / BY, std::min(p.out_count, 65535));
+    const dim3 grid((g.out_cols + BX - 1) / BX, (g.out_rows + BY - 1) / BY,
+                    std::min(p.out_count, 65535));
     tiled_kernel<RY, RX><<<grid, kThreads, bytes, stream>>>(p, out);
     XCORR_LAUNCH_TRY("tiled_kernel");
     return Status::ok();
@@ -193,7 +201,11 @@ class TiledCorrelator final : public GpuCorrelator {
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_tiled_correlator_4x1() { return std::make_unique<TiledCorrelator<4, 1>>(); }
-std::unique_ptr<Correlator> make_tiled_correlator_8x2() { return std::make_unique<TiledCorrelator<8, 2>>(); }
+std::unique_ptr<Correlator> make_tiled_correlator_4x1() {
+  return std::make_unique<TiledCorrelator<4, 1>>();
+}
+std::unique_ptr<Correlator> make_tiled_correlator_8x2() {
+  return std::make_unique<TiledCorrelator<8, 2>>();
+}
 
 }  // namespace xcorr::gpu

@@ -2,9 +2,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/io/atomic_write.hpp"
 #include "gpu/device.hpp"
@@ -79,8 +79,9 @@ std::string tuning_key(const CorrelationProblem& p) {
   const auto devices = list_devices();
   const std::string device = devices.is_ok() ? devices.value()[0].name : "none";
   return device + "|" + to_string(p.request.form) + "|" + to_string(p.request.mode) + "|" +
-         to_string(p.request.norm) + "|" + to_string(p.left.shape()) + "|" + to_string(p.right.shape()) + "|" +
-         std::to_string(bucket(p.left.count)) + "|" + std::to_string(bucket(p.right.count));
+         to_string(p.request.norm) + "|" + to_string(p.left.shape()) + "|" +
+         to_string(p.right.shape()) + "|" + std::to_string(bucket(p.left.count)) + "|" +
+         std::to_string(bucket(p.right.count));
 }
 
 Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p) {

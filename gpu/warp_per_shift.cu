@@ -38,8 +38,8 @@ __device__ inline Overlap overlap_at(int r, int c, int h, int w) {
 }
 
 // The warp's sum over the overlap; every lane returns it. L has row pitch w, R row pitch W.
-__device__ inline float warp_dot(const float* L, int w, const float* R, int W, const Overlap& o, int lane,
-                                 int lw_log2) {
+__device__ inline float warp_dot(const float* L, int w, const float* R, int W, const Overlap& o,
+                                 int lane, int lw_log2) {
   const int lw = 1 << lw_log2, rows_per_step = 32 >> lw_log2;
   const int lr_row = lane >> lw_log2, lr_col = lane & (lw - 1);
   float sum = 0;
@@ -53,8 +53,8 @@ __device__ inline float warp_dot(const float* L, int w, const float* R, int W, c
 }
 
 template <Mode M>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) warp_per_shift_kernel(DeviceProblem p, int lw_log2,
-                                                                              float* __restrict__ out) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    warp_per_shift_kernel(DeviceProblem p, int lw_log2, float* __restrict__ out) {
   const int lane = threadIdx.x % 32;
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   const long long warp0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -90,8 +90,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     for (int k = threadIdx.x; k < h * w; k += blockDim.x) sL[k] = L[k];
     for (int k = threadIdx.x; k < H * W; k += blockDim.x) sR[k] = R[k];
     __syncthreads();
-    for (int o = blockIdx.x * kWarpsPerBlock + warp; o < per_pair; o += gridDim.x * kWarpsPerBlock) {
-      const float sum = warp_dot(sL, w, sR, W, overlap_at<M>(o / p.out_cols, o % p.out_cols, h, w), lane, lw_log2);
+    for (int o = blockIdx.x * kWarpsPerBlock + warp; o < per_pair;
+         o += gridDim.x * kWarpsPerBlock) {
+      const float sum = warp_dot(sL, w, sR, W, overlap_at<M>(o / p.out_cols, o % p.out_cols, h, w),
+                                 lane, lw_log2);
       if (lane == 0) out[static_cast<long long>(t) * per_pair + o] = sum;
     }
   }
@@ -118,24 +120,28 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
     const long long warps = p.out_elements();
-    const int blocks = static_cast<int>(std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 132LL * 16));
+    const int blocks = static_cast<int>(
+        std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 132LL * 16));
     if (p.request.mode == Mode::full) {
-      warp_per_shift_kernel<Mode::full><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
+      warp_per_shift_kernel<Mode::full>
+          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
     } else {
-      warp_per_shift_kernel<Mode::valid><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
+      warp_per_shift_kernel<Mode::valid>
+          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_kernel");
     return Status::ok();
   }
 
  private:
-  VariantInfo info_{"gpu_warp_per_shift",
-                    "warp_per_shift",
-                    "gpu",
-                    "one warp per output element, lanes split the overlap, shuffle reduction; tiny sizes",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
-                    {Normalization::none}};
+  VariantInfo info_{
+      "gpu_warp_per_shift",
+      "warp_per_shift",
+      "gpu",
+      "one warp per output element, lanes split the overlap, shuffle reduction; tiny sizes",
+      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
+      {Mode::full, Mode::valid},
+      {Normalization::none}};
 };
 
 class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
@@ -147,8 +153,8 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     const auto bytes = (p.left.rows * p.left.cols + p.right.rows * p.right.cols) * 4;
     if (bytes > kMaxSharedBytes) {
       return {ErrorCode::unsupported, info_.name + ": a pair needs " + std::to_string(bytes >> 10) +
-                                          " KiB of shared memory (limit " + std::to_string(kMaxSharedBytes >> 10) +
-                                          " KiB)"};
+                                          " KiB of shared memory (limit " +
+                                          std::to_string(kMaxSharedBytes >> 10) + " KiB)"};
     }
     return Status::ok();
   }
@@ -162,21 +168,26 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
     const int bytes = (p.left_rows * p.left_cols + p.right_rows * p.right_cols) * 4;
-    static const cudaError_t opt_full = cudaFuncSetAttribute(
-        warp_per_shift_shared_kernel<Mode::full>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
-    static const cudaError_t opt_valid = cudaFuncSetAttribute(
-        warp_per_shift_shared_kernel<Mode::valid>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
+    static const cudaError_t opt_full =
+        cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
+    static const cudaError_t opt_valid =
+        cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
     XCORR_CUDA_TRY(opt_full);
     XCORR_CUDA_TRY(opt_valid);
     // Enough blocks per pair to fill the GPU (4 blocks per SM), at most one per 8 outputs.
     const int per_pair = p.out_rows * p.out_cols;
     const int pairs = std::min(p.out_count, 65535);
-    const int x = std::clamp((132 * 4 + pairs - 1) / pairs, 1, (per_pair + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    const int x = std::clamp((132 * 4 + pairs - 1) / pairs, 1,
+                             (per_pair + kWarpsPerBlock - 1) / kWarpsPerBlock);
     const dim3 grid(x, pairs);
     if (p.request.mode == Mode::full) {
-      warp_per_shift_shared_kernel<Mode::full><<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
+      warp_per_shift_shared_kernel<Mode::full>
+          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
     } else {
-      warp_per_shift_shared_kernel<Mode::valid><<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
+      warp_per_shift_shared_kernel<Mode::valid>
+          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_shared_kernel");
     return Status::ok();
@@ -198,6 +209,8 @@ std::unique_ptr<Correlator> make_warp_per_shift_shared_correlator() {
   return std::make_unique<WarpPerShiftSharedCorrelator>();
 }
 
-std::unique_ptr<Correlator> make_warp_per_shift_correlator() { return std::make_unique<WarpPerShiftCorrelator>(); }
+std::unique_ptr<Correlator> make_warp_per_shift_correlator() {
+  return std::make_unique<WarpPerShiftCorrelator>();
+}
 
 }  // namespace xcorr::gpu

@@ -57,8 +57,8 @@ inline MeanVariance mean_variance(MatrixView<const float> m) {
 }
 
 // numerator = sum(T' * S) over the window; window_ss = sum((S - window mean)^2).
-inline float zncc_finish(double numerator, const ZeroMeanTemplate& t, double window_ss, double window_area,
-                         double search_variance) {
+inline float zncc_finish(double numerator, const ZeroMeanTemplate& t, double window_ss,
+                         double window_area, double search_variance) {
   return zncc_from_sums(numerator, t.sum_squares, t.flat, window_ss, window_area, search_variance);
 }
 

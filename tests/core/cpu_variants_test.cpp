@@ -68,14 +68,13 @@ INSTANTIATE_TEST_SUITE_P(AllCases, CpuVariant,
                                   case_name(std::get<1>(param_info.param));
                          });
 
-INSTANTIATE_TEST_SUITE_P(ZnccCases, CpuVariantZncc,
-                         ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct",
-                                                              "cpu_fft"),
-                                            ::testing::ValuesIn(testing::zncc_only(testing::all_cases()))),
-                         [](const auto& param_info) {
-                           return std::get<0>(param_info.param) + "_" +
-                                  case_name(std::get<1>(param_info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    ZnccCases, CpuVariantZncc,
+    ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct", "cpu_fft"),
+                       ::testing::ValuesIn(testing::zncc_only(testing::all_cases()))),
+    [](const auto& param_info) {
+      return std::get<0>(param_info.param) + "_" + case_name(std::get<1>(param_info.param));
+    });
 
 TEST(CpuVariants, AllThreeAreRegistered) {
   for (const char* name : {"cpu_reference", "cpu_direct", "cpu_fft"})

@@ -29,9 +29,9 @@ const Registry& gpu_registry() {
 }
 
 // A macro: GTEST_SKIP only leaves the function it is written in.
-#define XCORR_SKIP_WITHOUT_GPU()                                    \
-  do {                                                              \
-    const auto devices = gpu::list_devices();                       \
+#define XCORR_SKIP_WITHOUT_GPU()                                      \
+  do {                                                                \
+    const auto devices = gpu::list_devices();                         \
     if (!devices.is_ok()) GTEST_SKIP() << devices.status().message(); \
   } while (false)
 
@@ -46,7 +46,8 @@ TEST_P(GpuVariants, MatchFloat64Reference) {
   int ran = 0;
   for (const auto& v : gpu_registry().all()) {
     if (!v->can_implement(p).is_ok()) continue;
-    Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+    Stack<float> out =
+        testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
     const Status s = v->run(p, out.view());
     ASSERT_TRUE(s.is_ok()) << v->info().name << ": " << s.message();
     EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << v->info().name;
@@ -56,13 +57,17 @@ TEST_P(GpuVariants, MatchFloat64Reference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, GpuVariants, ::testing::ValuesIn(testing::gpu_cases()),
-                         [](const auto& param_info) { return testing::case_name(param_info.param); });
+                         [](const auto& param_info) {
+                           return testing::case_name(param_info.param);
+                         });
 
 TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   XCORR_SKIP_WITHOUT_GPU();
-  for (const char* name : {"gpu_basic", "gpu_fft"}) EXPECT_NE(gpu_registry().find(name), nullptr) << name;
+  for (const char* name : {"gpu_basic", "gpu_fft"})
+    EXPECT_NE(gpu_registry().find(name), nullptr) << name;
   const Stack<float> t(5, 5, 1, 1.0f), s(9, 9, 1, 1.0f);
-  const CorrelationProblem zncc{{Form::one_to_one, Mode::valid, Normalization::zncc}, t.view(), s.view()};
+  const CorrelationProblem zncc{
+      {Form::one_to_one, Mode::valid, Normalization::zncc}, t.view(), s.view()};
   const Status st = gpu_registry().find("gpu_fft")->can_implement(zncc);
   EXPECT_EQ(st.code(), ErrorCode::unsupported);
   EXPECT_NE(st.message().find("zncc"), std::string::npos) << st.message();
@@ -73,7 +78,8 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
   const std::string path = ::testing::TempDir() + "xcorr_tuning_test.json";
   std::remove(path.c_str());
   setenv("XCORR_TUNING_CACHE", path.c_str(), 1);
-  const Stack<float> a = testing::random_stack(24, 24, 1, 3, 0, 1), b = testing::random_stack(24, 24, 16, 4, 0, 1);
+  const Stack<float> a = testing::random_stack(24, 24, 1, 3, 0, 1),
+                     b = testing::random_stack(24, 24, 16, 4, 0, 1);
   const CorrelationProblem p{{Form::one_to_many, Mode::full}, a.view(), b.view()};
   const auto first = gpu::tuned_gpu_variant(gpu_registry(), p);
   ASSERT_TRUE(first.is_ok()) << first.status().message();
@@ -82,7 +88,8 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
   std::stringstream text;
   text << f.rdbuf();
   EXPECT_NE(text.str().find(first.value()->info().name), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("one_to_many|full|none|24x24|24x24|1|16"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("one_to_many|full|none|24x24|24x24|1|16"), std::string::npos)
+      << text.str();
   const auto second = gpu::tuned_gpu_variant(gpu_registry(), p);
   ASSERT_TRUE(second.is_ok());
   EXPECT_EQ(second.value(), first.value()) << "the cached winner is reused";
@@ -92,12 +99,14 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
 // results must equal the reference too, for every variant.
 TEST(GpuVariants, RepeatedRunsStayCorrect) {
   XCORR_SKIP_WITHOUT_GPU();
-  const Stack<float> a = testing::random_stack(37, 37, 2, 5, 0, 1), b = testing::random_stack(37, 37, 3, 6, 0, 1);
+  const Stack<float> a = testing::random_stack(37, 37, 2, 5, 0, 1),
+                     b = testing::random_stack(37, 37, 3, 6, 0, 1);
   const CorrelationProblem p{{Form::n_to_m, Mode::full}, a.view(), b.view()};
   const Stack<double> ref = cpu::correlate_reference(p);
   for (const auto& v : gpu_registry().all()) {
     if (!v->can_implement(p).is_ok()) continue;
-    Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+    Stack<float> out =
+        testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
     const auto t = gpu::time_on_gpu(*v, p, 1, 4, out.view());
     ASSERT_TRUE(t.is_ok()) << v->info().name << ": " << t.status().message();
     EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << v->info().name;
@@ -106,7 +115,8 @@ TEST(GpuVariants, RepeatedRunsStayCorrect) {
 
 TEST(GpuTiming, ReportsOrderedTimes) {
   XCORR_SKIP_WITHOUT_GPU();
-  const Stack<float> a = testing::random_stack(64, 64, 1, 1, 0, 1), b = testing::random_stack(64, 64, 8, 2, 0, 1);
+  const Stack<float> a = testing::random_stack(64, 64, 1, 1, 0, 1),
+                     b = testing::random_stack(64, 64, 8, 2, 0, 1);
   const CorrelationProblem p{{Form::one_to_many, Mode::full}, a.view(), b.view()};
   const auto t = gpu::time_on_gpu(*gpu_registry().find("gpu_fft"), p, 2, 10);
   ASSERT_TRUE(t.is_ok()) << t.status().message();

@@ -70,8 +70,7 @@ Stack<float> noisy_copies_of_pattern(Shape s, Index count, std::uint64_t stream)
 Stack<float> windows_containing_pattern(Shape t, Shape w, Index count, std::uint64_t stream) {
   const Stack<float> base = base_pattern(t, stream);
   Stack<float> out = random_stack(w.rows, w.cols, count, stream + 9, 0.0f, 4096.0f);
-  const Stack<float> noise =
-      random_stack(t.rows, t.cols, count, stream + 10, -600.0f, 600.0f);
+  const Stack<float> noise = random_stack(t.rows, t.cols, count, stream + 10, -600.0f, 600.0f);
   const Stack<float> where = random_stack(2, 1, count, stream + 11, 0.0f, 1.0f);
   for (Index i = 0; i < count; ++i) {
     const auto r0 = static_cast<Index>(where[i](0, 0) * static_cast<float>(w.rows - t.rows + 1)) %
@@ -85,7 +84,6 @@ Stack<float> windows_containing_pattern(Shape t, Shape w, Index count, std::uint
   }
   return out;
 }
-
 
 std::vector<Case> gpu_cases() {
   std::vector<Case> cases = all_cases();
@@ -117,7 +115,8 @@ CaseData make_case_data(const Case& c) {
   // meaningful. (On zero-mean data an output can land arbitrarily close to 0 and no float32
   // method meets a relative bound there: a 1x1 result of a 10x10 valid case once read 1.2e-5.)
   if (c.norm == Normalization::zncc) {
-    return {noisy_copies_of_pattern(c.left, c.n_left, stream), windows_containing_pattern(c.left, c.right, c.n_right, stream)};
+    return {noisy_copies_of_pattern(c.left, c.n_left, stream),
+            windows_containing_pattern(c.left, c.right, c.n_right, stream)};
   }
   return {random_stack(c.left.rows, c.left.cols, c.n_left, stream, 0.0f, 1.0f),
           random_stack(c.right.rows, c.right.cols, c.n_right, stream + 1, 0.0f, 1.0f)};

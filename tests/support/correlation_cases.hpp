@@ -29,7 +29,9 @@ std::vector<Case> zncc_only(const std::vector<Case>& cases);
 // Fresh seeded data for a case, and its problem.
 struct CaseData {
   Stack<float> left, right;
-  CorrelationProblem problem(const Case& c) const { return {{c.form, c.mode, c.norm}, left.view(), right.view()}; }
+  CorrelationProblem problem(const Case& c) const {
+    return {{c.form, c.mode, c.norm}, left.view(), right.view()};
+  }
 };
 CaseData make_case_data(const Case& c);
 
