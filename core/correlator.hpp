@@ -9,6 +9,11 @@
 
 namespace xcorr {
 
+// Every form / both modes: what most variants support.
+inline const std::vector<Form> kAllForms = {Form::one_to_one, Form::one_to_many, Form::n_to_mn,
+                                            Form::n_to_m};
+inline const std::vector<Mode> kBothModes = {Mode::full, Mode::valid};
+
 struct VariantInfo {
   std::string name;     // unique, e.g. "cpu_fft"; what --method takes
   std::string family;   // "reference", "direct", "fft", ...

@@ -101,8 +101,8 @@ class BasicCorrelator final : public GpuCorrelator {
                     "basic",
                     "gpu",
                     "one thread per output element (thesis baseline); the GPU zncc path",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
+                    kAllForms,
+                    kBothModes,
                     {Normalization::none, Normalization::zncc}};
 };
 

@@ -312,8 +312,8 @@ class FftCorrelator final : public GpuCorrelator {
                     "fft",
                     "gpu",
                     "cuFFT R2C/C2R, spectra reused across pairs, padding/multiply/crop on the GPU",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
+                    kAllForms,
+                    kBothModes,
                     {Normalization::none}};
 };
 

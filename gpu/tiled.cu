@@ -148,8 +148,8 @@ class TiledCorrelator final : public GpuCorrelator {
               "gpu",
               "register-tiled direct kernel (" + std::to_string(RY) + "x" + std::to_string(RX) +
                   " outputs per thread), shared-memory staging; small and medium sizes",
-              {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-              {Mode::full, Mode::valid},
+              kAllForms,
+              kBothModes,
               {Normalization::none}} {}
 
   const VariantInfo& info() const override { return info_; }

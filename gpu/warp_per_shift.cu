@@ -139,8 +139,8 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
       "warp_per_shift",
       "gpu",
       "one warp per output element, lanes split the overlap, shuffle reduction; tiny sizes",
-      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-      {Mode::full, Mode::valid},
+      kAllForms,
+      kBothModes,
       {Normalization::none}};
 };
 
@@ -198,8 +198,8 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
                     "warp_per_shift",
                     "gpu",
                     "one warp per output, the pair staged in shared memory per block; tiny sizes",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
+                    kAllForms,
+                    kBothModes,
                     {Normalization::none}};
 };
 

@@ -149,8 +149,8 @@ class DirectCorrelator final : public Correlator {
       "direct",
       "cpu",
       "direct definition in float32, multithreaded and vectorised; wins for small sizes",
-      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-      {Mode::full, Mode::valid},
+      kAllForms,
+      kBothModes,
       {Normalization::none, Normalization::zncc}};
 };
 

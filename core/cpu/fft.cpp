@@ -199,8 +199,8 @@ class FftCorrelator final : public Correlator {
       "fft",
       "cpu",
       "FFTW real-to-complex FFTs, spectra reused across pairs; wins above small sizes",
-      {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-      {Mode::full, Mode::valid},
+      kAllForms,
+      kBothModes,
       {Normalization::none, Normalization::zncc}};
 };
 

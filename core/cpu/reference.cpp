@@ -83,8 +83,8 @@ class ReferenceCorrelator final : public Correlator {
                     "reference",
                     "cpu",
                     "direct definition in float64: the oracle (slow; never chosen by auto)",
-                    {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m},
-                    {Mode::full, Mode::valid},
+                    kAllForms,
+                    kBothModes,
                     {Normalization::none, Normalization::zncc},
                     false};
 };
