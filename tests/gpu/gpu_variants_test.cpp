@@ -68,7 +68,7 @@ TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   const Stack<float> t(5, 5, 1, 1.0f), s(9, 9, 1, 1.0f);
   const CorrelationProblem zncc{
       {Form::one_to_one, Mode::valid, Normalization::zncc}, t.view(), s.view()};
-  const Status st = gpu_registry().find("gpu_fft")->can_implement(zncc);
+  const Status st = gpu_registry().find("gpu_tiled_4x1")->can_implement(zncc);
   EXPECT_EQ(st.code(), ErrorCode::unsupported);
   EXPECT_NE(st.message().find("zncc"), std::string::npos) << st.message();
 }
@@ -107,6 +107,21 @@ TEST(GpuVariants, RepeatedRunsStayCorrect) {
     if (!v->can_implement(p).is_ok()) continue;
     Stack<float> out =
         testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+    const auto t = gpu::time_on_gpu(*v, p, 1, 4, out.view());
+    ASSERT_TRUE(t.is_ok()) << v->info().name << ": " << t.status().message();
+    EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << v->info().name;
+  }
+}
+
+TEST(GpuVariants, RepeatedZnccRunsStayCorrect) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const testing::Case c{Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 8, 16};
+  const testing::CaseData data = testing::make_case_data(c);
+  const CorrelationProblem p = data.problem(c);
+  const Stack<double> ref = cpu::correlate_reference(p);
+  for (const auto& v : gpu_registry().all()) {
+    if (!v->can_implement(p).is_ok()) continue;
+    Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
     const auto t = gpu::time_on_gpu(*v, p, 1, 4, out.view());
     ASSERT_TRUE(t.is_ok()) << v->info().name << ": " << t.status().message();
     EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << v->info().name;
