@@ -19,6 +19,8 @@ void register_gpu_variants(Registry& r) {
   r.add(make_tiled_correlator_8x2());
   r.add(make_warp_per_shift_correlator());
   r.add(make_warp_per_shift_shared_correlator());
+  r.add(make_block_per_shift_correlator());
+  r.add(make_warp_shuffle_correlator());
 }
 
 }  // namespace xcorr::gpu

@@ -13,6 +13,8 @@ std::unique_ptr<Correlator> make_tiled_correlator_4x1();
 std::unique_ptr<Correlator> make_tiled_correlator_8x2();
 std::unique_ptr<Correlator> make_warp_per_shift_correlator();
 std::unique_ptr<Correlator> make_warp_per_shift_shared_correlator();
+std::unique_ptr<Correlator> make_block_per_shift_correlator();
+std::unique_ptr<Correlator> make_warp_shuffle_correlator();
 
 // Model prior of host <-> device copies for a run from host memory (~20 GB/s, 10 us).
 double transfer_seconds(const CorrelationProblem& p);
