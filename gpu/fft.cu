@@ -76,7 +76,8 @@ __global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw,
 // S'^2, each (H+1) x (W+1), stored one after the other. Rows first (one thread per row), then
 // columns (one thread per column).
 __global__ void integral_rows_kernel(const float* __restrict__ s, int count, int H, int W,
-                                     const double* __restrict__ stats, double* __restrict__ integral) {
+                                     const double* __restrict__ stats,
+                                     double* __restrict__ integral) {
   const long long id = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (id >= static_cast<long long>(count) * (H + 1)) return;
   const int m = static_cast<int>(id / (H + 1)), y = static_cast<int>(id % (H + 1));
@@ -103,13 +104,16 @@ __global__ void integral_cols_kernel(int count, int H, int W, double* __restrict
   const long long plane_index = id / (W + 1);  // 2 planes per matrix
   const int x = static_cast<int>(id % (W + 1));
   double* col = integral + plane_index * (H + 1) * (W + 1) + x;
-  for (int y = 1; y <= H; ++y) col[static_cast<long long>(y) * (W + 1)] += col[static_cast<long long>(y - 1) * (W + 1)];
+  for (int y = 1; y <= H; ++y)
+    col[static_cast<long long>(y) * (W + 1)] += col[static_cast<long long>(y - 1) * (W + 1)];
 }
 
 // out[b][k][l]: numerator sum(T' S') -> zncc with the window's local sums (core/zncc_rule.hpp).
-__global__ void zncc_normalize_kernel(DeviceProblem p, int t0, int batch, const double* __restrict__ left_stats,
+__global__ void zncc_normalize_kernel(DeviceProblem p, int t0, int batch,
+                                      const double* __restrict__ left_stats,
                                       const double* __restrict__ right_stats,
-                                      const double* __restrict__ integral, float* __restrict__ out) {
+                                      const double* __restrict__ integral,
+                                      float* __restrict__ out) {
   const int l = blockIdx.x * kBlockX + threadIdx.x, k = blockIdx.y * kBlockY + threadIdx.y;
   if (l >= p.out_cols || k >= p.out_rows) return;
   const int h = p.left_rows, w = p.left_cols, H = p.right_rows, W = p.right_cols;
@@ -120,7 +124,8 @@ __global__ void zncc_normalize_kernel(DeviceProblem p, int t0, int batch, const 
     const double* i1 = integral + 2 * lr.y * plane;
     const double* i2 = i1 + plane;
     auto box = [&](const double* im) {
-      return im[(k + h) * (W + 1) + l + w] - im[k * (W + 1) + l + w] - im[(k + h) * (W + 1) + l] + im[k * (W + 1) + l];
+      return im[(k + h) * (W + 1) + l + w] - im[k * (W + 1) + l + w] - im[(k + h) * (W + 1) + l] +
+             im[k * (W + 1) + l];
     };
     const double sum = box(i1);
     const double window_ss = fmax(0.0, box(i2) - sum * sum / area);
@@ -288,8 +293,8 @@ class FftCorrelator final : public GpuCorrelator {
     if (p.request.norm == Normalization::zncc) {
       XCORR_RETURN_IF_ERROR(left_stats_.allocate(static_cast<std::size_t>(3 * p.n_left)));
       XCORR_RETURN_IF_ERROR(right_stats_.allocate(static_cast<std::size_t>(3 * p.n_right)));
-      XCORR_RETURN_IF_ERROR(integral_.allocate(static_cast<std::size_t>(2LL * p.n_right * (p.right_rows + 1) *
-                                                                        (p.right_cols + 1))));
+      XCORR_RETURN_IF_ERROR(integral_.allocate(
+          static_cast<std::size_t>(2LL * p.n_right * (p.right_rows + 1) * (p.right_cols + 1))));
     }
     prep = {g, inputs, chunk};
     return Status::ok();
@@ -301,16 +306,18 @@ class FftCorrelator final : public GpuCorrelator {
     const Geometry g = prep.g;
     const bool zncc = p.request.norm == Normalization::zncc;
     if (zncc) {  // buffers were sized by prepare(): no allocation here (graph capture)
-      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, left_stats_, stream));
       XCORR_RETURN_IF_ERROR(
-          compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols, right_stats_, stream));
+          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, left_stats_, stream));
+      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols,
+                                                 right_stats_, stream));
       const long long rows = static_cast<long long>(p.n_right) * (p.right_rows + 1);
-      integral_rows_kernel<<<static_cast<unsigned>((rows + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-          p.right, p.n_right, p.right_rows, p.right_cols, right_stats_.get(), integral_.get());
+      integral_rows_kernel<<<static_cast<unsigned>((rows + kThreads - 1) / kThreads), kThreads, 0,
+                             stream>>>(p.right, p.n_right, p.right_rows, p.right_cols,
+                                       right_stats_.get(), integral_.get());
       XCORR_LAUNCH_TRY("integral_rows_kernel");
       const long long cols = 2LL * p.n_right * (p.right_cols + 1);
-      integral_cols_kernel<<<static_cast<unsigned>((cols + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-          p.n_right, p.right_rows, p.right_cols, integral_.get());
+      integral_cols_kernel<<<static_cast<unsigned>((cols + kThreads - 1) / kThreads), kThreads, 0,
+                             stream>>>(p.n_right, p.right_rows, p.right_cols, integral_.get());
       XCORR_LAUNCH_TRY("integral_cols_kernel");
     }
     pad_kernel<<<grid_2d(g.Q, g.P, prep.inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
@@ -341,8 +348,9 @@ class FftCorrelator final : public GpuCorrelator {
           corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);
       XCORR_LAUNCH_TRY("crop_kernel");
       if (zncc) {
-        zncc_normalize_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
-            p, t0, batch, left_stats_.get(), right_stats_.get(), integral_.get(), out + t0 * per);
+        zncc_normalize_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0,
+                                stream>>>(p, t0, batch, left_stats_.get(), right_stats_.get(),
+                                          integral_.get(), out + t0 * per);
         XCORR_LAUNCH_TRY("zncc_normalize_kernel");
       }
     }
@@ -379,7 +387,10 @@ class FftCorrelator final : public GpuCorrelator {
             a(padded_.get()),
             a(spectra_.get()),
             a(product_.get()),
-            a(corr_.get()), a(left_stats_.get()), a(right_stats_.get()), a(integral_.get()),
+            a(corr_.get()),
+            a(left_stats_.get()),
+            a(right_stats_.get()),
+            a(integral_.get()),
             static_cast<std::uintptr_t>(p.request.norm),
             static_cast<std::uintptr_t>(p.request.form),
             static_cast<std::uintptr_t>(p.request.mode),

@@ -26,7 +26,8 @@ constexpr int kBlockThreads = 128;
 constexpr unsigned kFull = 0xffffffffu;
 
 template <Mode M>
-__global__ void __launch_bounds__(kBlockThreads) block_per_shift_kernel(DeviceProblem p, float* __restrict__ out) {
+__global__ void __launch_bounds__(kBlockThreads)
+    block_per_shift_kernel(DeviceProblem p, float* __restrict__ out) {
   __shared__ float partial[kBlockThreads / 32];
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
@@ -37,7 +38,8 @@ __global__ void __launch_bounds__(kBlockThreads) block_per_shift_kernel(DevicePr
     const int2 pr = p.pair(t);
     const float* L = p.left + static_cast<long long>(pr.x) * h * w;
     const float* R = p.right + static_cast<long long>(pr.y) * p.right_rows * W;
-    int i0 = 0, i1 = h, j0 = 0, j1 = w, dy = -r, dx = -c;  // valid: R[i - dy][j - dx] = S[r + i][c + j]
+    int i0 = 0, i1 = h, j0 = 0, j1 = w, dy = -r,
+        dx = -c;  // valid: R[i - dy][j - dx] = S[r + i][c + j]
     if constexpr (M == Mode::full) {
       dy = r - (h - 1);
       dx = c - (w - 1);
@@ -66,7 +68,8 @@ __global__ void __launch_bounds__(kBlockThreads) block_per_shift_kernel(DevicePr
 
 // Warp task: (pair t, output row r, output columns c0 .. c0 + 31).
 template <Mode M>
-__global__ void __launch_bounds__(kBlockThreads) warp_shuffle_kernel(DeviceProblem p, float* __restrict__ out) {
+__global__ void __launch_bounds__(kBlockThreads)
+    warp_shuffle_kernel(DeviceProblem p, float* __restrict__ out) {
   const int lane = threadIdx.x % 32;
   const int chunks = (p.out_cols + 31) / 32;
   const long long tasks = static_cast<long long>(p.out_count) * p.out_rows * chunks;
@@ -122,7 +125,8 @@ __global__ void __launch_bounds__(kBlockThreads) warp_shuffle_kernel(DeviceProbl
 }
 
 int blocks_for(long long work_items, int per_block) {
-  return static_cast<int>(std::clamp<long long>((work_items + per_block - 1) / per_block, 1, 132LL * 32));
+  return static_cast<int>(
+      std::clamp<long long>((work_items + per_block - 1) / per_block, 1, 132LL * 32));
 }
 
 class BlockPerShiftCorrelator final : public GpuCorrelator {
@@ -145,9 +149,13 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
   }
 
  private:
-  VariantInfo info_{"gpu_block_per_shift", "block_per_shift", "gpu",
+  VariantInfo info_{"gpu_block_per_shift",
+                    "block_per_shift",
+                    "gpu",
                     "one block per output element (thesis family); few outputs with large overlaps",
-                    kAllForms, kBothModes, {Normalization::none}};
+                    kAllForms,
+                    kBothModes,
+                    {Normalization::none}};
 };
 
 class WarpShuffleCorrelator final : public GpuCorrelator {
@@ -158,7 +166,8 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     return 8e-6 + p.direct_multiply_adds() / 1.2e12 + transfer_seconds(p);
   }
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
-    const long long tasks = static_cast<long long>(p.out_count) * p.out_rows * ((p.out_cols + 31) / 32);
+    const long long tasks =
+        static_cast<long long>(p.out_count) * p.out_rows * ((p.out_cols + 31) / 32);
     const int blocks = blocks_for(tasks, kBlockThreads / 32);
     if (p.request.mode == Mode::full) {
       warp_shuffle_kernel<Mode::full><<<blocks, kBlockThreads, 0, stream>>>(p, out);
@@ -170,14 +179,22 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
   }
 
  private:
-  VariantInfo info_{"gpu_warp_shuffle", "warp_shuffle", "gpu",
+  VariantInfo info_{"gpu_warp_shuffle",
+                    "warp_shuffle",
+                    "gpu",
                     "thesis' warp shuffle (simple): 32 shifts per warp, values passed by shuffles",
-                    kAllForms, kBothModes, {Normalization::none}};
+                    kAllForms,
+                    kBothModes,
+                    {Normalization::none}};
 };
 
 }  // namespace
 
-std::unique_ptr<Correlator> make_block_per_shift_correlator() { return std::make_unique<BlockPerShiftCorrelator>(); }
-std::unique_ptr<Correlator> make_warp_shuffle_correlator() { return std::make_unique<WarpShuffleCorrelator>(); }
+std::unique_ptr<Correlator> make_block_per_shift_correlator() {
+  return std::make_unique<BlockPerShiftCorrelator>();
+}
+std::unique_ptr<Correlator> make_warp_shuffle_correlator() {
+  return std::make_unique<WarpShuffleCorrelator>();
+}
 
 }  // namespace xcorr::gpu

@@ -121,7 +121,8 @@ TEST(GpuVariants, RepeatedZnccRunsStayCorrect) {
   const Stack<double> ref = cpu::correlate_reference(p);
   for (const auto& v : gpu_registry().all()) {
     if (!v->can_implement(p).is_ok()) continue;
-    Stack<float> out = testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+    Stack<float> out =
+        testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
     const auto t = gpu::time_on_gpu(*v, p, 1, 4, out.view());
     ASSERT_TRUE(t.is_ok()) << v->info().name << ": " << t.status().message();
     EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << v->info().name;
