@@ -4,6 +4,7 @@
 // the GPU's ZNCC path (window sums in float64). Constraints: none (all forms, modes, zncc).
 // Instantiations: 3 (full; valid; valid + zncc).
 #include <memory>
+#include <mutex>
 
 #include "core/zncc_rule.hpp"
 #include "gpu/device_buffer.cuh"
@@ -82,21 +83,23 @@ class BasicCorrelator final : public GpuCorrelator {
     } else if (p.request.norm == Normalization::none) {
       basic_kernel<Mode::valid, false><<<blocks, kThreads, 0, stream>>>(p, nullptr, nullptr, out);
     } else {
-      DeviceBuffer<double> ls, rs;
+      // Statistics buffers are kept between runs (grown when needed): no allocation or host
+      // synchronisation in the run itself.
+      std::lock_guard lock(mutex_);
       XCORR_RETURN_IF_ERROR(
-          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, ls, stream));
-      XCORR_RETURN_IF_ERROR(
-          compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols, rs, stream));
-      basic_kernel<Mode::valid, true><<<blocks, kThreads, 0, stream>>>(p, ls.get(), rs.get(), out);
-      XCORR_LAUNCH_TRY("basic_kernel");
-      return cuda_status(cudaStreamSynchronize(stream),
-                         "basic_kernel (zncc)");  // ls, rs freed after
+          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, left_stats_, stream));
+      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols,
+                                                 right_stats_, stream));
+      basic_kernel<Mode::valid, true>
+          <<<blocks, kThreads, 0, stream>>>(p, left_stats_.get(), right_stats_.get(), out);
     }
     XCORR_LAUNCH_TRY("basic_kernel");
     return Status::ok();
   }
 
  private:
+  mutable std::mutex mutex_;
+  mutable DeviceBuffer<double> left_stats_, right_stats_;  // zncc only
   VariantInfo info_{"gpu_basic",
                     "basic",
                     "gpu",

@@ -73,12 +73,19 @@ TuningCache& cache() {
   return c;
 }
 
+// Queried once: device properties are slow to read and do not change within a process.
+const std::string& device_name() {
+  static const std::string name = [] {
+    const auto devices = list_devices();
+    return devices.is_ok() ? devices.value()[0].name : std::string("none");
+  }();
+  return name;
+}
+
 }  // namespace
 
 std::string tuning_key(const CorrelationProblem& p) {
-  const auto devices = list_devices();
-  const std::string device = devices.is_ok() ? devices.value()[0].name : "none";
-  return device + "|" + to_string(p.request.form) + "|" + to_string(p.request.mode) + "|" +
+  return device_name() + "|" + to_string(p.request.form) + "|" + to_string(p.request.mode) + "|" +
          to_string(p.request.norm) + "|" + to_string(p.left.shape()) + "|" +
          to_string(p.right.shape()) + "|" + std::to_string(bucket(p.left.count)) + "|" +
          std::to_string(bucket(p.right.count));
