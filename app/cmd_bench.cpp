@@ -70,7 +70,7 @@ Status run_bench(const BenchOptions& o) {
                 (devices.is_ok() ? std::string("none registered") : devices.status().message())};
   }
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-12s %5s %6s %4s  %-12s %10s %10s %10s  %s\n", "form", "size", "n", "m", "variant",
+  std::printf("%-12s %5s %6s %4s  %-44s %10s %10s %10s  %s\n", "form", "size", "n", "m", "variant",
               "kernel_ms", "e2e_ms", "GFLOP/s", "params");
   for (const BenchCase& c : kCases) {
     if (o.cases != "all" && o.cases != c.group) continue;
@@ -80,7 +80,7 @@ Status run_bench(const BenchOptions& o) {
     const double flops = 2 * p.direct_multiply_adds();
     auto emit = [&](const std::string& name, const std::string& params, const gpu::GpuTiming& t) {
       const double gflops = flops / (t.kernel_median_ms * 1e-3) / 1e9;
-      std::printf("%-12s %5d %6d %4d  %-12s %10.4f %10.4f %10.1f  %s\n", to_string(c.form), c.size,
+      std::printf("%-12s %5d %6d %4d  %-44s %10.4f %10.4f %10.1f  %s\n", to_string(c.form), c.size,
                   c.n, c.m, name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops,
                   params.c_str());
       std::fflush(stdout);
@@ -104,10 +104,12 @@ Status run_bench(const BenchOptions& o) {
       if (!o.variants.empty() &&
           std::find(o.variants.begin(), o.variants.end(), name) == o.variants.end())
         continue;
-      auto t = gpu::time_on_gpu(*v, p, o.warmup, o.repeats);
+      // Slow baselines (prior > 5 ms, e.g. the warp-shuffle family on 512x512) get 1 + 3 runs.
+      const bool slow = v->estimate_seconds(p) > 5e-3;
+      auto t = gpu::time_on_gpu(*v, p, slow ? 1 : o.warmup, slow ? 3 : o.repeats);
       if (!t.is_ok()) return t.status();
       timed[name] = t.value();
-      emit(name, "", t.value());
+      emit(name, format_params(v->info().params, v->params()), t.value());
     }
     auto chosen = choose_variant(reg, p, "auto", "gpu");
     if (!chosen.is_ok()) return chosen.status();
@@ -120,9 +122,16 @@ Status run_bench(const BenchOptions& o) {
     emit("auto", "chosen=" + name, timed[name]);
     auto tuned = gpu::tuned_gpu_variant(reg, p);
     if (!tuned.is_ok()) return tuned.status();
-    const std::string tuned_name = tuned.value()->info().name;
-    emit("auto_tuned", "chosen=" + tuned_name,
-         timed.count(tuned_name) ? timed[tuned_name] : timed[name]);
+    const Correlator& tc = *tuned.value();
+    const std::string tuned_params = format_params(tc.info().params, tc.params());
+    if (timed.count(tc.info().name) && tc.params() != reg.find(tc.info().name)->params()) {
+      auto t = gpu::time_on_gpu(tc, p, o.warmup, o.repeats);  // tuned parameters: time them
+      if (!t.is_ok()) return t.status();
+      emit("auto_tuned", "chosen=" + tc.info().name + ":" + tuned_params, t.value());
+    } else {
+      emit("auto_tuned", "chosen=" + tc.info().name,
+           timed.count(tc.info().name) ? timed[tc.info().name] : timed[name]);
+    }
   }
   if (rows.empty())
     return {ErrorCode::unsupported,

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/commands.hpp"
 #include "app/registry_setup.hpp"
@@ -21,6 +22,7 @@ struct CorrelateOptions {
   std::string form, left, right, out;
   std::string mode = "full", norm = "none", method = "auto", subpixel = "parabolic";
   int summary_rows = 10;
+  std::vector<std::string> params;  // "name=value" for --method's variant
   bool quiet = false;
   bool tune = false;
 };
@@ -40,8 +42,9 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
               to_string(p.left.shape()).c_str(), o.left.c_str());
   std::printf("right  %ld x %s  (%s)\n", static_cast<long>(p.right.count),
               to_string(p.right.shape()).c_str(), o.right.c_str());
-  std::printf("result %ld x %s by %s%s in %.3f ms\n", static_cast<long>(r.result.count()),
+  std::printf("result %ld x %s by %s%s%s in %.3f ms\n", static_cast<long>(r.result.count()),
               to_string(r.result.shape()).c_str(), r.variant.c_str(),
+              r.params.empty() ? "" : (" [" + r.params + "]").c_str(),
               o.method == "auto" ? " (auto)" : "", r.seconds * 1e3);
   std::printf("%6s %5s %5s %9s %9s %12s %10s %10s\n", "result", "left", "right", "peak_row",
               "peak_col", "value", full ? "dy_px" : "row_px", full ? "dx_px" : "col_px");
@@ -66,6 +69,32 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
   std::printf("wrote %s\n", o.out.c_str());
 }
 
+// --method (with --param) or auto; with --tune, the measured GPU choice (cached per device),
+// else the model prior. A configured variant is kept in `configured`.
+Result<const Correlator*> choose_correlator(const CorrelateOptions& o, const CorrelationProblem& p,
+                                            std::unique_ptr<Correlator>& configured) {
+  const Registry& reg = engine_registry();
+  if (o.method == "auto") {
+    if (!o.params.empty())
+      return Status{ErrorCode::invalid_argument, "--param needs --method NAME, not auto"};
+    if (o.tune) {
+      XCORR_RETURN_IF_ERROR(p.validate());
+      if (auto tuned = gpu::tuned_gpu_variant(reg, p); tuned.is_ok()) return tuned.value();
+    }
+    return choose_variant(reg, p, "auto");
+  }
+  auto c = choose_variant(reg, p, o.method);
+  if (!c.is_ok() || o.params.empty()) return c;
+  std::string text;
+  for (const auto& s : o.params) text += (text.empty() ? "" : ",") + s;
+  auto values = parse_params(o.method, c.value()->info().params, text);
+  if (!values.is_ok()) return values.status();
+  auto made = c.value()->with_params(values.value());
+  if (!made.is_ok()) return made.status();
+  configured = std::move(made).value();
+  return configured.get();
+}
+
 Status run_correlate(const CorrelateOptions& o) {
   CorrelationProblem p;
   const auto form = parse_form(o.form);
@@ -88,13 +117,10 @@ Status run_correlate(const CorrelateOptions& o) {
   p.left = left.value().view();
   p.right = right.value().view();
 
-  std::string method = o.method;
-  if (o.tune && method == "auto") {
-    // Measured choice among the GPU variants (cached per device); without a GPU, the model prior.
-    if (auto tuned = gpu::tuned_gpu_variant(engine_registry(), p); tuned.is_ok())
-      method = tuned.value()->info().name;
-  }
-  auto result = correlate(engine_registry(), p, method);
+  std::unique_ptr<Correlator> configured;
+  auto chosen = choose_correlator(o, p, configured);
+  if (!chosen.is_ok()) return chosen.status();
+  auto result = correlate_with(*chosen.value(), p);
   if (!result.is_ok()) return result.status();
   const StackView<const float> out = result.value().result.view();
   XCORR_RETURN_IF_ERROR(ext == ".csv" ? io::write_matrix_csv(o.out, out)
@@ -132,6 +158,8 @@ Command add_correlate_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--method", o->method, "auto or a variant name from `xcorr list`")
       ->capture_default_str();
+  c->add_option("--param", o->params,
+                "A parameter of --method's variant, name=value (repeatable; see `xcorr list`)");
   c->add_option("--subpixel", o->subpixel, "Peak refinement in the summary")
       ->check(CLI::IsMember({"none", "parabolic", "gaussian", "quadratic2d"}))
       ->capture_default_str();

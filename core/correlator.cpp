@@ -23,4 +23,10 @@ Status Correlator::can_implement(const CorrelationProblem& p) const {
   return Status::ok();
 }
 
+Result<std::unique_ptr<Correlator>> Correlator::with_params(const ParamValues& values) const {
+  auto checked = complete_params(info().name, info().params, values);
+  if (!checked.is_ok()) return checked.status();
+  return Status{ErrorCode::unsupported, info().name + " has no parameters"};
+}
+
 }  // namespace xcorr

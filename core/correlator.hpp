@@ -2,10 +2,12 @@
 // The CLI's --method, `xcorr list`, the dispatcher and the tests all iterate the registry.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/correlation.hpp"
+#include "core/params.hpp"
 
 namespace xcorr {
 
@@ -23,6 +25,7 @@ struct VariantInfo {
   std::vector<Mode> modes;
   std::vector<Normalization> norms;
   bool auto_eligible = true;  // false for the float64 oracle
+  std::vector<Param> params;  // tunable parameters (core/params.hpp); empty for most
 };
 
 class Correlator {
@@ -40,6 +43,14 @@ class Correlator {
   // Writes every element of `out` (output_count() matrices of output_shape()).
   // Preconditions: p.validate() and can_implement(p) are ok; inputs are finite.
   virtual Status run(const CorrelationProblem& p, StackView<float> out) const = 0;
+
+  // The parameter values this instance runs with: all of info().params, completed with defaults
+  // (empty for variants without parameters).
+  virtual ParamValues params() const { return {}; }
+
+  // A copy of this variant running with `values` (the rest at their defaults). Errors name an
+  // unknown parameter or value; variants without parameters refuse any.
+  virtual Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const;
 };
 
 }  // namespace xcorr

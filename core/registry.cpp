@@ -69,11 +69,16 @@ Result<const Correlator*> choose_variant(const Registry& r, const CorrelationPro
 Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem& p,
                                     std::string_view method) {
   XCORR_RETURN_IF_ERROR(p.validate());
-  XCORR_RETURN_IF_ERROR(check_finite(p.left, "left"));
-  XCORR_RETURN_IF_ERROR(check_finite(p.right, "right"));
   auto chosen = choose_variant(r, p, method);
   if (!chosen.is_ok()) return chosen.status();
+  return correlate_with(*chosen.value(), p);
+}
 
+Result<CorrelationOutput> correlate_with(const Correlator& c, const CorrelationProblem& p) {
+  XCORR_RETURN_IF_ERROR(p.validate());
+  XCORR_RETURN_IF_ERROR(check_finite(p.left, "left"));
+  XCORR_RETURN_IF_ERROR(check_finite(p.right, "right"));
+  XCORR_RETURN_IF_ERROR(c.can_implement(p));
   const Shape shape = p.output_shape();
   const double bytes =
       static_cast<double>(shape.area()) * static_cast<double>(p.output_count()) * sizeof(float);
@@ -89,9 +94,10 @@ Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem&
     return Status{ErrorCode::out_of_memory,
                   "too little memory: could not allocate the result (" + gib(bytes) + ")"};
   }
-  out.variant = chosen.value()->info().name;
+  out.variant = c.info().name;
+  out.params = format_params(c.info().params, c.params());
   const auto t0 = std::chrono::steady_clock::now();
-  XCORR_RETURN_IF_ERROR(chosen.value()->run(p, out.result.view()));
+  XCORR_RETURN_IF_ERROR(c.run(p, out.result.view()));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -32,11 +32,15 @@ Result<const Correlator*> choose_variant(const Registry& r, const CorrelationPro
 struct CorrelationOutput {
   Stack<float> result;  // output_count() matrices of output_shape(), in the form's order
   std::string variant;  // the variant that ran
+  std::string params;   // its parameters, "name=value,..." ("" for most variants)
   double seconds = 0;   // wall time of run() alone
 };
 
 // Validates the problem (shapes, counts, finite inputs, memory), chooses and runs a variant.
 Result<CorrelationOutput> correlate(const Registry& r, const CorrelationProblem& p,
                                     std::string_view method = "auto");
+
+// The same with a given (e.g. configured or tuned) variant.
+Result<CorrelationOutput> correlate_with(const Correlator& c, const CorrelationProblem& p);
 
 }  // namespace xcorr

@@ -2,6 +2,7 @@
 // In a build without CUDA the same functions exist: nothing registers, timing says why.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "core/registry.hpp"
@@ -13,6 +14,10 @@ void register_gpu_variants(Registry& r);
 
 // Fill device outputs with NaN before every GPU run (tests use it to prove full coverage).
 void set_poison_outputs(bool on);
+
+// Caps the device memory GpuCorrelator::run believes it may use (bytes; 0 = 90 % of the free
+// memory). Work larger than that runs in slices of outputs; tests use it to exercise slicing.
+void set_device_memory_limit(std::size_t bytes);
 
 // Timings of one GPU variant on one problem, in milliseconds, from CUDA events:
 // kernel = device-resident run (inputs and output already on the device);
@@ -35,10 +40,12 @@ bool is_gpu_variant(const Correlator& c);
 
 namespace xcorr::gpu {
 
-// Measured choice: every GPU variant that can run `p` is timed on p's own data (device-resident,
-// median of 5 runs after 2 warm-ups) and the fastest wins. Winners are cached per device and
-// problem key in memory and in a JSON file ($XCORR_TUNING_CACHE, else
-// $HOME/.cache/xcorr/gpu-tuning.json), so a size is tuned once per device.
+// Measured choice: every GPU variant that can run `p` (and whose model prior is within 10x of the
+// best prior) is timed on p's own data (device-resident, median of 5 runs after 2 warm-ups); then
+// every parameter combination of the fastest is timed too, and the fastest wins. Winners are cached
+// per device and problem key in memory and in a JSON file ($XCORR_TUNING_CACHE, else
+// $HOME/.cache/xcorr/gpu-tuning.json) as "variant" or "variant:param=value,...", so a size is
+// tuned once per device. The returned variant lives as long as the process.
 Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p);
 
 // "<device>|form|mode|norm|left shape|right shape|left count bucket|right count bucket"; counts

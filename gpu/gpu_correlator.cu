@@ -1,33 +1,60 @@
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <vector>
 
 #include "gpu/device_buffer.cuh"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/host_staging.cuh"
 
 namespace xcorr::gpu {
 namespace {
 
 std::atomic<bool> g_poison{false};
 
-bool contiguous(const StackView<const float>& s) {
-  return s.row_stride == s.cols && s.matrix_stride == s.rows * s.cols;
+std::atomic<std::size_t> g_memory_limit{0};
+
+// Bytes a run of `p` keeps on the device: inputs and output (variants' workspace aside; gpu_fft
+// sizes its own chunks from free memory).
+double device_bytes(const CorrelationProblem& p) {
+  return 4.0 * static_cast<double>(p.left.rows * p.left.cols * p.left.count +
+                                   p.right.rows * p.right.cols * p.right.count +
+                                   p.output_shape().area() * p.output_count());
 }
 
-// Copies a host stack to the device (packing it first when strided).
-Status upload(StackView<const float> s, DeviceBuffer<float>& d, cudaStream_t stream) {
-  const auto n = static_cast<std::size_t>(s.rows * s.cols * s.count);
-  XCORR_RETURN_IF_ERROR(d.allocate(n));
-  if (contiguous(s)) {
-    XCORR_CUDA_TRY(
-        cudaMemcpyAsync(d.get(), s.data, n * sizeof(float), cudaMemcpyHostToDevice, stream));
-    return Status::ok();
-  }
-  const Stack<float> packed = to_stack(s);
-  XCORR_CUDA_TRY(
-      cudaMemcpyAsync(d.get(), packed.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
-  return cuda_status(cudaStreamSynchronize(stream), "upload");  // `packed` dies here
+std::string mib(double bytes) {
+  return std::to_string(static_cast<long long>(bytes / (1 << 20) + 0.5)) + " MiB";
+}
+
+// One device run: staged upload, run_device, staged download.
+Status run_whole(const GpuCorrelator& g, const CorrelationProblem& p, StackView<float> out) {
+  cudaStream_t stream = nullptr;  // the default stream: one engine thread per GPU
+  DeviceBuffer<float> dl, dr, dout;
+  XCORR_RETURN_IF_ERROR(
+      dl.allocate(static_cast<std::size_t>(p.left.rows * p.left.cols * p.left.count)));
+  XCORR_RETURN_IF_ERROR(
+      dr.allocate(static_cast<std::size_t>(p.right.rows * p.right.cols * p.right.count)));
+  XCORR_RETURN_IF_ERROR(upload_staged(p.left, dl.get(), stream));
+  XCORR_RETURN_IF_ERROR(upload_staged(p.right, dr.get(), stream));
+  const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
+  const auto n_out = static_cast<std::size_t>(dp.out_elements());
+  XCORR_RETURN_IF_ERROR(dout.allocate(n_out));
+  if (poison_outputs())
+    XCORR_CUDA_TRY(cudaMemsetAsync(dout.get(), 0xFF, n_out * sizeof(float), stream));
+  XCORR_RETURN_IF_ERROR(g.run_device(dp, dout.get(), stream));
+  return download_staged(dout.get(), out, stream);
+}
+
+StackView<const float> sub(StackView<const float> s, Index first, Index count) {
+  s.data += first * s.matrix_stride;
+  s.count = count;
+  return s;
+}
+StackView<float> sub(StackView<float> s, Index first, Index count) {
+  s.data += first * s.matrix_stride;
+  s.count = count;
+  return s;
 }
 
 double percentile(std::vector<float> v, double q) {
@@ -74,29 +101,62 @@ DeviceProblem make_device_problem(const CorrelationProblem& p, const float* left
   return d;
 }
 
+void set_device_memory_limit(std::size_t bytes) {
+  g_memory_limit.store(bytes);
+}
+
 Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) const {
-  cudaStream_t stream = nullptr;  // the default stream: one engine thread per GPU
-  DeviceBuffer<float> dl, dr, dout;
-  XCORR_RETURN_IF_ERROR(upload(p.left, dl, stream));
-  XCORR_RETURN_IF_ERROR(upload(p.right, dr, stream));
-  const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
-  const auto n_out = static_cast<std::size_t>(dp.out_elements());
-  XCORR_RETURN_IF_ERROR(dout.allocate(n_out));
-  if (poison_outputs())
-    XCORR_CUDA_TRY(cudaMemsetAsync(dout.get(), 0xFF, n_out * sizeof(float), stream));
-  XCORR_RETURN_IF_ERROR(run_device(dp, dout.get(), stream));
-  if (out.row_stride == out.cols && out.matrix_stride == out.rows * out.cols) {
-    XCORR_CUDA_TRY(cudaMemcpyAsync(out.data, dout.get(), n_out * sizeof(float),
-                                   cudaMemcpyDeviceToHost, stream));
-    return cuda_status(cudaStreamSynchronize(stream), "download of the result");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  double budget = 0.9 * static_cast<double>(free_bytes);
+  if (const std::size_t limit = g_memory_limit.load(); limit > 0)
+    budget = std::min(budget, static_cast<double>(limit));
+  if (device_bytes(p) <= budget) return run_whole(*this, p, out);
+
+  // Too large for the device at once: run slices of the outputs, each a problem of its own.
+  // one_to_many: slices of rights; n_to_mn: slices of pairs (a multiple of the lefts, so pair k
+  // of a slice keeps left k mod n); n_to_m: slices of lefts against all rights.
+  const Form form = p.request.form;
+  const double matrix_out = 4.0 * static_cast<double>(p.output_shape().area());
+  const double left_bytes = 4.0 * static_cast<double>(p.left.rows * p.left.cols);
+  const double right_bytes = 4.0 * static_cast<double>(p.right.rows * p.right.cols);
+  double fixed = 0, per_unit = 0;
+  Index units = 0, step = 1;  // outputs of a slice = k * step * outputs_per_unit
+  if (form == Form::one_to_many) {
+    fixed = left_bytes;
+    per_unit = right_bytes + matrix_out;
+    units = p.right.count;
+  } else if (form == Form::n_to_mn) {
+    fixed = left_bytes * static_cast<double>(p.left.count);
+    per_unit = right_bytes + matrix_out;
+    units = p.right.count;
+    step = p.left.count;
+  } else if (form == Form::n_to_m) {
+    fixed = right_bytes * static_cast<double>(p.right.count);
+    per_unit = left_bytes + matrix_out * static_cast<double>(p.right.count);
+    units = p.left.count;
   }
-  Stack<float> packed(out.rows, out.cols, out.count);
-  XCORR_CUDA_TRY(cudaMemcpyAsync(packed.data(), dout.get(), n_out * sizeof(float),
-                                 cudaMemcpyDeviceToHost, stream));
-  XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
-  for (Index t = 0; t < out.count; ++t) {
-    for (Index r = 0; r < out.rows; ++r)
-      std::copy(packed[t].row(r), packed[t].row(r) + out.cols, out[t].row(r));
+  const auto fit = static_cast<Index>(per_unit > 0 ? (budget - fixed) / per_unit : 0);
+  const Index slice = fit / step * step;
+  if (units == 0 || slice < 1) {
+    return {ErrorCode::out_of_memory,
+            "too little GPU memory: " + info().name + " needs " + mib(device_bytes(p)) +
+                " for inputs and result and cannot split " + to_string(form) + " below " +
+                mib(fixed + per_unit * static_cast<double>(step)) + "; " + mib(budget) +
+                " available"};
+  }
+  for (Index first = 0; first < units; first += slice) {
+    const Index n = std::min(slice, units - first);
+    CorrelationProblem part = p;
+    Index out_first = first, out_count = n;
+    if (form == Form::n_to_m) {
+      part.left = sub(p.left, first, n);
+      out_first = first * p.right.count;
+      out_count = n * p.right.count;
+    } else {
+      part.right = sub(p.right, first, n);
+    }
+    XCORR_RETURN_IF_ERROR(run_whole(*this, part, sub(out, out_first, out_count)));
   }
   return Status::ok();
 }

@@ -20,7 +20,7 @@ void register_gpu_variants(Registry& r) {
   r.add(make_warp_per_shift_correlator());
   r.add(make_warp_per_shift_shared_correlator());
   r.add(make_block_per_shift_correlator());
-  r.add(make_warp_shuffle_correlator());
+  for (auto& c : make_warp_shuffle_correlators()) r.add(std::move(c));
 }
 
 }  // namespace xcorr::gpu

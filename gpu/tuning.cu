@@ -1,10 +1,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "core/io/atomic_write.hpp"
 #include "gpu/device.hpp"
@@ -91,26 +94,78 @@ std::string tuning_key(const CorrelationProblem& p) {
          std::to_string(bucket(p.right.count));
 }
 
+namespace {
+
+// Configured copies of parameterised winners, alive for the whole process (callers keep raw
+// pointers, like pointers into the registry).
+const Correlator* keep_configured(std::unique_ptr<Correlator> c) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<Correlator>> kept;
+  std::lock_guard lock(mutex);
+  kept.push_back(std::move(c));
+  return kept.back().get();
+}
+
+// "name" or "name:param=value,..." -> the variant, configured when parameters are given.
+const Correlator* resolve(const Registry& r, const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const Correlator* c = r.find(text.substr(0, colon));
+  if (c == nullptr || colon == std::string::npos) return c;
+  auto values = parse_params(c->info().name, c->info().params, text.substr(colon + 1));
+  if (!values.is_ok()) return nullptr;
+  auto configured = c->with_params(values.value());
+  return configured.is_ok() ? keep_configured(std::move(configured).value()) : nullptr;
+}
+
+std::optional<double> median_ms(const Correlator& c, const CorrelationProblem& p) {
+  auto t = time_on_gpu(c, p, 2, 5);
+  if (!t.is_ok()) return std::nullopt;  // e.g. too little memory for this variant
+  return t.value().kernel_median_ms;
+}
+
+}  // namespace
+
 Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p) {
   XCORR_RETURN_IF_ERROR(p.validate());
   const std::string key = tuning_key(p);
   if (const auto name = cache().find(key)) {
-    const Correlator* c = r.find(*name);
+    const Correlator* c = resolve(r, *name);
     if (c != nullptr && c->can_implement(p).is_ok()) return c;
+  }
+  // Candidates: GPU variants whose prior is within 10x of the best prior (a prior is never that
+  // far off on the measured tables; this keeps slow baselines out of tuning runs).
+  std::vector<const Correlator*> candidates;
+  double best_prior = std::numeric_limits<double>::infinity();
+  for (const auto& v : r.all()) {
+    if (!is_gpu_variant(*v) || !v->info().auto_eligible || !v->can_implement(p).is_ok()) continue;
+    candidates.push_back(v.get());
+    best_prior = std::min(best_prior, v->estimate_seconds(p));
   }
   const Correlator* best = nullptr;
   double best_ms = 0;
-  for (const auto& v : r.all()) {
-    if (!is_gpu_variant(*v) || !v->info().auto_eligible || !v->can_implement(p).is_ok()) continue;
-    auto t = time_on_gpu(*v, p, 2, 5);
-    if (!t.is_ok()) continue;  // e.g. too little memory for this variant: others may run
-    if (best == nullptr || t.value().kernel_median_ms < best_ms) {
-      best = v.get();
-      best_ms = t.value().kernel_median_ms;
+  for (const Correlator* v : candidates) {
+    if (v->estimate_seconds(p) > 10 * best_prior) continue;
+    const auto ms = median_ms(*v, p);
+    if (ms && (best == nullptr || *ms < best_ms)) {
+      best = v;
+      best_ms = *ms;
     }
   }
   if (best == nullptr) return Status{ErrorCode::unsupported, "no GPU variant can run this problem"};
-  cache().store(key, best->info().name);
+  // Then the winner's parameters: every combination, measured.
+  std::string winner = best->info().name;
+  for (const ParamValues& values : all_param_combinations(best->info().params)) {
+    if (best->info().params.empty() || values == best->params()) continue;
+    auto configured = best->with_params(values);
+    if (!configured.is_ok()) continue;
+    const auto ms = median_ms(*configured.value(), p);
+    if (ms && *ms < best_ms) {
+      best_ms = *ms;
+      best = keep_configured(std::move(configured).value());
+      winner = best->info().name + ":" + format_params(best->info().params, values);
+    }
+  }
+  cache().store(key, winner);
   return best;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/correlator.hpp"
 
@@ -14,7 +15,7 @@ std::unique_ptr<Correlator> make_tiled_correlator_8x2();
 std::unique_ptr<Correlator> make_warp_per_shift_correlator();
 std::unique_ptr<Correlator> make_warp_per_shift_shared_correlator();
 std::unique_ptr<Correlator> make_block_per_shift_correlator();
-std::unique_ptr<Correlator> make_warp_shuffle_correlator();
+std::vector<std::unique_ptr<Correlator>> make_warp_shuffle_correlators();  // one per thesis name
 
 // Model prior of host <-> device copies for a run from host memory (~20 GB/s, 10 us).
 double transfer_seconds(const CorrelationProblem& p);

@@ -4,10 +4,11 @@
 // (32 / LW) rows x LW columns (LW = the smallest power of two >= the template width, at most 32)
 // and reduce with warp shuffles. Every output is independent, so even one 16x16 pair spreads over
 // ~1000 warps on all SMs. The plain kernel reads both inputs through the read-only cache; the
-// shared one gives each block the outputs of one pair, stages that pair in shared memory first,
-// and so trades L2 latency for one staging pass.
+// shared one gives each block the outputs of one left with `right_matrices` rights (one_to_many,
+// n_to_m) and `column_group` output columns, stages those (only the right columns the group
+// reads) in shared memory first, and so trades L2 latency for one staging pass.
 // When it wins: tiny problems (one_to_one up to ~32x32), where the other kernels leave most SMs
-// idle. Constraints: normalisation none; shared: both matrices of a pair within 96 KiB.
+// idle. Constraints: normalisation none; shared: a block's staging within 96 KiB.
 // Instantiations: 4 (full, valid) x (plain, shared).
 #include <algorithm>
 #include <memory>
@@ -37,15 +38,16 @@ __device__ inline Overlap overlap_at(int r, int c, int h, int w) {
   return {0, h, 0, w, -r, -c};  // valid: S[r + i][c + j] = R[i - dy][j - dx]
 }
 
-// The warp's sum over the overlap; every lane returns it. L has row pitch w, R row pitch W.
-__device__ inline float warp_dot(const float* L, int w, const float* R, int W, const Overlap& o,
-                                 int lane, int lw_log2) {
+// The warp's sum over the overlap; every lane returns it. L has row pitch w; R row pitch W and
+// holds right columns from col0 on (a staged column range).
+__device__ inline float warp_dot(const float* L, int w, const float* R, int W, int col0,
+                                 const Overlap& o, int lane, int lw_log2) {
   const int lw = 1 << lw_log2, rows_per_step = 32 >> lw_log2;
   const int lr_row = lane >> lw_log2, lr_col = lane & (lw - 1);
   float sum = 0;
   for (int i = o.i0 + lr_row; i < o.i1; i += rows_per_step) {
     const float* lrow = L + i * w;
-    const float* rrow = R + (i - o.dy) * W - o.dx;
+    const float* rrow = R + (i - o.dy) * W - o.dx - col0;
     for (int j = o.j0 + lr_col; j < o.j1; j += lw) sum = fmaf(lrow[j], rrow[j], sum);
   }
   for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
@@ -67,34 +69,71 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     const int2 pr = p.pair(t);
     const float* L = p.left + static_cast<long long>(pr.x) * h * w;
     const float* R = p.right + static_cast<long long>(pr.y) * p.right_rows * W;
-    const float sum = warp_dot(L, w, R, W, overlap_at<M>(r, c, h, w), lane, lw_log2);
+    const float sum = warp_dot(L, w, R, W, 0, overlap_at<M>(r, c, h, w), lane, lw_log2);
     if (lane == 0) out[idx] = sum;
   }
 }
 
-// Blocks (x, pair): stage the pair, then warps take that pair's outputs.
+// Launch layout of the shared kernel: pair groups (one left with up to `rights` rights) x column
+// groups (output columns [k * group_cols, (k + 1) * group_cols)).
+struct SharedLayout {
+  int rights = 1;        // right matrices staged per block (one_to_many, n_to_m); else 1
+  int right_groups = 1;  // per left
+  int pair_groups = 1;
+  int group_cols = 1, col_groups = 1;
+  int staged_cols = 1;  // the most right columns a column group needs (shared-memory pitch)
+};
+
+// Right columns [first, last) that output columns [c0, c1) read.
+__host__ __device__ inline int2 right_columns(Mode m, int c0, int c1, int w, int W) {
+  if (m == Mode::full) return make_int2(max(0, w - c1), min(W, 2 * w - 1 - c0));
+  return make_int2(c0, min(W, c1 - 1 + w));
+}
+
+// Blocks (x, (pair group, column group)): stage the left and the group's rights (only the right
+// columns the column group reads), then the warps take the group's outputs.
 template <Mode M>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    warp_per_shift_shared_kernel(DeviceProblem p, int lw_log2, float* __restrict__ out) {
+    warp_per_shift_shared_kernel(DeviceProblem p, SharedLayout g, int lw_log2,
+                                 float* __restrict__ out) {
   extern __shared__ float smem[];
   const int h = p.left_rows, w = p.left_cols, H = p.right_rows, W = p.right_cols;
   float* sL = smem;
   float* sR = smem + h * w;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int per_pair = p.out_rows * p.out_cols;
-  for (int t = blockIdx.y; t < p.out_count; t += gridDim.y) {
-    const int2 pr = p.pair(t);
-    const float* L = p.left + static_cast<long long>(pr.x) * h * w;
-    const float* R = p.right + static_cast<long long>(pr.y) * H * W;
-    __syncthreads();
+  for (int by = blockIdx.y; by < g.pair_groups * g.col_groups; by += gridDim.y) {
+    const int pg = by / g.col_groups, cg = by % g.col_groups;
+    const int c0 = cg * g.group_cols, c1 = min(p.out_cols, c0 + g.group_cols);
+    const int2 cols = right_columns(M, c0, c1, w, W);
+    const int xw = cols.y - cols.x;
+    // Pair group -> left, first right, rights in the group, output index of its first pair.
+    int left = 0, right0 = pg, count = 1;
+    if (p.request.form == Form::one_to_many || p.request.form == Form::n_to_m) {
+      left = pg / g.right_groups;
+      right0 = (pg % g.right_groups) * g.rights;
+      count = min(g.rights, p.n_right - right0);
+    } else {
+      left = p.pair(pg).x;
+    }
+    const float* L = p.left + static_cast<long long>(left) * h * w;
+    __syncthreads();  // the previous group's staging is consumed
     for (int k = threadIdx.x; k < h * w; k += blockDim.x) sL[k] = L[k];
-    for (int k = threadIdx.x; k < H * W; k += blockDim.x) sR[k] = R[k];
+    for (int b = 0; b < count; ++b) {
+      const float* R = p.right + static_cast<long long>(right0 + b) * H * W;
+      for (int k = threadIdx.x; k < H * xw; k += blockDim.x)
+        sR[b * H * xw + k] = R[(k / xw) * W + cols.x + k % xw];
+    }
     __syncthreads();
-    for (int o = blockIdx.x * kWarpsPerBlock + warp; o < per_pair;
+    const int gc = c1 - c0, per_right = p.out_rows * gc;
+    for (int o = blockIdx.x * kWarpsPerBlock + warp; o < count * per_right;
          o += gridDim.x * kWarpsPerBlock) {
-      const float sum = warp_dot(sL, w, sR, W, overlap_at<M>(o / p.out_cols, o % p.out_cols, h, w),
-                                 lane, lw_log2);
-      if (lane == 0) out[static_cast<long long>(t) * per_pair + o] = sum;
+      const int b = o / per_right, r = (o % per_right) / gc, c = c0 + o % gc;
+      const float sum =
+          warp_dot(sL, w, sR + b * H * xw, xw, cols.x, overlap_at<M>(r, c, h, w), lane, lw_log2);
+      int t = pg;  // n_to_mn, one_to_one
+      if (p.request.form == Form::one_to_many) t = right0 + b;
+      if (p.request.form == Form::n_to_m) t = left * p.n_right + right0 + b;
+      if (lane == 0) out[(static_cast<long long>(t) * p.out_rows + r) * p.out_cols + c] = sum;
     }
   }
 }
@@ -146,13 +185,24 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
 
 class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
  public:
+  explicit WarpPerShiftSharedCorrelator(ParamValues values = {})
+      : values_(complete_params(info_.name, info_.params, values).value()) {}
+
   const VariantInfo& info() const override { return info_; }
+  ParamValues params() const override { return values_; }
+  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
+    auto all = complete_params(info_.name, info_.params, values);
+    if (!all.is_ok()) return all.status();
+    return std::unique_ptr<Correlator>(std::make_unique<WarpPerShiftSharedCorrelator>(all.value()));
+  }
 
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
-    const auto bytes = (p.left.rows * p.left.cols + p.right.rows * p.right.cols) * 4;
+    const SharedLayout g = layout(p.request, make_device_problem(p, nullptr, nullptr));
+    const long long bytes = shared_bytes(make_device_problem(p, nullptr, nullptr), g);
     if (bytes > kMaxSharedBytes) {
-      return {ErrorCode::unsupported, info_.name + ": a pair needs " + std::to_string(bytes >> 10) +
+      return {ErrorCode::unsupported, info_.name + ": a block needs " +
+                                          std::to_string(bytes >> 10) +
                                           " KiB of shared memory (limit " +
                                           std::to_string(kMaxSharedBytes >> 10) + " KiB)"};
     }
@@ -167,7 +217,8 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
-    const int bytes = (p.left_rows * p.left_cols + p.right_rows * p.right_cols) * 4;
+    const SharedLayout g = layout(p.request, p);
+    const auto bytes = static_cast<int>(shared_bytes(p, g));
     static const cudaError_t opt_full =
         cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
@@ -176,31 +227,67 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
                              cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
     XCORR_CUDA_TRY(opt_full);
     XCORR_CUDA_TRY(opt_valid);
-    // Enough blocks per pair to fill the GPU (4 blocks per SM), at most one per 8 outputs.
-    const int per_pair = p.out_rows * p.out_cols;
-    const int pairs = std::min(p.out_count, 65535);
-    const int x = std::clamp((132 * 4 + pairs - 1) / pairs, 1,
-                             (per_pair + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    const dim3 grid(x, pairs);
+    // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 8 outputs.
+    const int groups = std::min(g.pair_groups * g.col_groups, 65535);
+    const int per_group = g.rights * p.out_rows * g.group_cols;
+    const int x = std::clamp((132 * 4 + groups - 1) / groups, 1,
+                             (per_group + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    const dim3 grid(x, groups);
     if (p.request.mode == Mode::full) {
       warp_per_shift_shared_kernel<Mode::full>
-          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
+          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, g, lw_log2, out);
     } else {
       warp_per_shift_shared_kernel<Mode::valid>
-          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, lw_log2, out);
+          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, g, lw_log2, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_shared_kernel");
     return Status::ok();
   }
 
  private:
-  VariantInfo info_{"gpu_warp_per_shift_shared",
-                    "warp_per_shift",
-                    "gpu",
-                    "one warp per output, the pair staged in shared memory per block; tiny sizes",
-                    kAllForms,
-                    kBothModes,
-                    {Normalization::none}};
+  SharedLayout layout(const CorrelationRequest& r, const DeviceProblem& p) const {
+    SharedLayout g;
+    const bool one_left = r.form == Form::one_to_many || r.form == Form::n_to_m;
+    g.rights = one_left ? std::min(values_.at("right_matrices"), p.n_right) : 1;
+    g.right_groups = one_left ? (p.n_right + g.rights - 1) / g.rights : 1;
+    g.pair_groups =
+        one_left ? g.right_groups * (r.form == Form::n_to_m ? p.n_left : 1) : p.out_count;
+    const int cols = values_.at("column_group");
+    g.group_cols = cols == 0 ? p.out_cols : std::min(cols, p.out_cols);
+    g.col_groups = (p.out_cols + g.group_cols - 1) / g.group_cols;
+    for (int k = 0; k < g.col_groups; ++k) {
+      const int2 c =
+          right_columns(r.mode, k * g.group_cols, std::min(p.out_cols, (k + 1) * g.group_cols),
+                        p.left_cols, p.right_cols);
+      g.staged_cols = std::max(g.staged_cols, c.y - c.x);
+    }
+    return g;
+  }
+  static long long shared_bytes(const DeviceProblem& p, const SharedLayout& g) {
+    return 4LL * (static_cast<long long>(p.left_rows) * p.left_cols +
+                  static_cast<long long>(g.rights) * p.right_rows * g.staged_cols);
+  }
+
+  VariantInfo info_{
+      "gpu_warp_per_shift_shared",
+      "warp_per_shift",
+      "gpu",
+      "one warp per output; a block stages one left, its rights and their column range; tiny sizes",
+      kAllForms,
+      kBothModes,
+      {Normalization::none},
+      true,
+      {{"right_matrices",
+        {1, 2, 4},
+        1,
+        {},
+        "right matrices staged per block with their left (one_to_many, n_to_m)"},
+       {"column_group",
+        {0, 32, 64},
+        0,
+        {},
+        "output columns per block, 0 = all; only the right columns they read are staged"}}};
+  ParamValues values_;
 };
 
 }  // namespace

@@ -61,6 +61,131 @@ INSTANTIATE_TEST_SUITE_P(AllCases, GpuVariants, ::testing::ValuesIn(testing::gpu
                            return testing::case_name(param_info.param);
                          });
 
+// Every value combination of every parameterised GPU variant (for compile-time parameters: every
+// template instantiation) runs and matches the reference on odd, non-square problems of each form
+// it supports.
+TEST(GpuParameters, EveryRegisteredCombinationIsInstantiatedAndCorrect) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const std::vector<testing::Case> cases = {
+      {Form::one_to_one, Mode::full, Normalization::none, {37, 29}, {37, 29}, 1, 1},
+      {Form::one_to_many, Mode::valid, Normalization::none, {7, 5}, {33, 30}, 1, 7},
+      {Form::n_to_m, Mode::full, Normalization::none, {19, 23}, {19, 23}, 3, 5},
+      {Form::n_to_m, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 5, 3},
+      {Form::n_to_mn, Mode::full, Normalization::none, {23, 31}, {23, 31}, 2, 6},
+  };
+  std::vector<testing::CaseData> data;
+  std::vector<Stack<double>> refs;
+  for (const auto& c : cases) {
+    data.push_back(testing::make_case_data(c));
+    refs.push_back(cpu::correlate_reference(data.back().problem(c)));
+  }
+  int combinations = 0, parameterised = 0;
+  for (const auto& v : gpu_registry().all()) {
+    if (v->info().params.empty()) continue;
+    ++parameterised;
+    std::size_t expected = 1;
+    for (const Param& prm : v->info().params) expected *= prm.values.size();
+    const auto all = all_param_combinations(v->info().params);
+    ASSERT_EQ(all.size(), expected);
+    for (const ParamValues& values : all) {
+      const std::string label =
+          v->info().name + "[" + format_params(v->info().params, values) + "]";
+      auto configured = v->with_params(values);
+      ASSERT_TRUE(configured.is_ok()) << label << ": " << configured.status().message();
+      EXPECT_EQ(configured.value()->params(), values) << label;
+      int ran = 0;
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        const CorrelationProblem p = data[k].problem(cases[k]);
+        if (!configured.value()->can_implement(p).is_ok()) continue;
+        Stack<float> out =
+            testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+        const Status s = configured.value()->run(p, out.view());
+        ASSERT_TRUE(s.is_ok()) << label << ": " << s.message();
+        EXPECT_MATRIX_NEAR(out.view(), refs[k].view(), 1e-5)
+            << label << " on " << testing::case_name(cases[k]);
+        ++ran;
+      }
+      EXPECT_GE(ran, 2) << label;
+      ++combinations;
+    }
+  }
+  EXPECT_GE(parameterised, 7) << "the warp-shuffle family registers its parameters";
+  std::printf("[ params   ] %d combinations of %d parameterised variants ran\n", combinations,
+              parameterised);
+}
+
+TEST(GpuParameters, UnknownNamesAndValuesAreRefusedByName) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Correlator* v = gpu_registry().find("gpu_warp_shuffle_multirow_both");
+  ASSERT_NE(v, nullptr);
+  const auto bad_value = v->with_params({{"shifts_per_thread", 3}});
+  ASSERT_FALSE(bad_value.is_ok());
+  EXPECT_NE(bad_value.status().message().find("shifts_per_thread=3 is not one of 2,4"),
+            std::string::npos)
+      << bad_value.status().message();
+  const auto bad_name = v->with_params({{"tile", 2}});
+  ASSERT_FALSE(bad_name.is_ok());
+  EXPECT_NE(bad_name.status().message().find("no parameter 'tile'"), std::string::npos)
+      << bad_name.status().message();
+}
+
+// Work larger than the device memory budget runs in slices of outputs (one_to_many: rights,
+// n_to_mn: pairs in multiples of the lefts, n_to_m: lefts) and still matches the reference;
+// what cannot be split (one_to_one) gets a clear error.
+TEST(GpuMemory, WorkLargerThanTheBudgetRunsInSlices) {
+  XCORR_SKIP_WITHOUT_GPU();
+  struct Reset {
+    ~Reset() { gpu::set_device_memory_limit(0); }
+  } reset;
+  gpu::set_device_memory_limit(64 * 1024);  // bytes
+  const std::vector<testing::Case> cases = {
+      {Form::one_to_many, Mode::full, Normalization::none, {21, 19}, {21, 19}, 1, 23},
+      {Form::n_to_mn, Mode::full, Normalization::none, {17, 17}, {17, 17}, 3, 27},
+      {Form::n_to_m, Mode::valid, Normalization::none, {9, 7}, {41, 44}, 11, 4},
+  };
+  for (const auto& c : cases) {
+    const testing::CaseData data = testing::make_case_data(c);
+    const CorrelationProblem p = data.problem(c);
+    const double bytes = 4.0 * static_cast<double>(p.output_shape().area() * p.output_count());
+    ASSERT_GT(bytes, 64 * 1024.0) << "the case must exceed the budget";
+    const Stack<double> ref = cpu::correlate_reference(p);
+    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_tiled_4x1"}) {
+      Stack<float> out =
+          testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
+      const Status s = gpu_registry().find(name)->run(p, out.view());
+      ASSERT_TRUE(s.is_ok()) << name << ": " << s.message();
+      EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << name << " " << testing::case_name(c);
+    }
+  }
+  const Stack<float> big = testing::random_stack(128, 128, 1, 7, 0, 1);
+  const CorrelationProblem one{{Form::one_to_one, Mode::full}, big.view(), big.view()};
+  Stack<float> out(255, 255, 1);
+  const Status s = gpu_registry().find("gpu_basic")->run(one, out.view());
+  EXPECT_EQ(s.code(), ErrorCode::out_of_memory);
+  EXPECT_NE(s.message().find("too little GPU memory"), std::string::npos) << s.message();
+}
+
+// Strided host views (a sub-stack of every other row) go through the pinned staging unchanged.
+TEST(GpuMemory, StridedHostViewsRoundTrip) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Stack<float> a = testing::random_stack(30, 26, 2, 8, 0, 1);
+  const Stack<float> b = testing::random_stack(30, 26, 3, 9, 0, 1);
+  StackView<const float> strided = b.view();
+  strided.rows = 15;
+  strided.row_stride *= 2;  // every other row
+  StackView<const float> left = a.view();
+  left.rows = 15;
+  const CorrelationProblem p{{Form::n_to_m, Mode::full}, left, strided};
+  const Stack<double> ref = cpu::correlate_reference(p);
+  Stack<float> big_out = testing::poisoned_stack(29 * 2, 51, 6);
+  StackView<float> out = big_out.view();
+  out.rows = 29;
+  out.row_stride *= 2;  // every other row of a larger output
+  const Status s = gpu_registry().find("gpu_fft")->run(p, out);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_MATRIX_NEAR(StackView<const float>(out), ref.view(), 1e-5);
+}
+
 TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   XCORR_SKIP_WITHOUT_GPU();
   for (const char* name : {"gpu_basic", "gpu_fft"})
