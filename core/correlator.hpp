@@ -25,7 +25,7 @@ struct VariantInfo {
   std::vector<Mode> modes;
   std::vector<Normalization> norms;
   bool auto_eligible = true;  // false for the float64 oracle
-  std::vector<Param> params;  // tunable parameters (core/params.hpp); empty for most
+  std::vector<Param> params = {};  // tunable parameters (core/params.hpp); empty for most
 };
 
 class Correlator {

@@ -1,14 +1,14 @@
 // gpu_fft: correlation through cuFFT (float32), everything on the device.
 // Overview: one pad kernel copies every left and right matrix into a zero-padded P x Q batch
-// (P, Q of the form 2^a 3^b 5^c 7^d); one batched R2C transform gives the spectrum of each
-// distinct input once (reused by every pair: one_to_many, n_to_m); per chunk of outputs a fused
-// kernel forms FL * conj(FR) (full) or FR * conj(FL) (valid), a batched C2R transforms back and a
-// crop kernel writes the (2h-1) x (2w-1) or (H-h+1) x (W-w+1) layout, scaled by 1/(P Q).
-// Plans are cached per (P, Q, batch). When it wins: from roughly 32x32 up, and for large batches.
-// ZNCC (valid mode): zero-mean templates and mean-shifted windows go through the same pipeline;
-// float64 integral images of each shifted window give the local sums that normalise it.
-// Constraints: none. Output chunks are sized from free device memory, so results larger than
-// the GPU still run.
+// (P, Q of the form 2^a 3^b 5^c 7^d, or powers of two: parameter `padding`); one batched R2C
+// transform gives the spectrum of each distinct input once (reused by every pair: one_to_many,
+// n_to_m); per chunk of outputs a fused kernel forms FL * conj(FR) (full) or FR * conj(FL) (valid),
+// a batched C2R transforms back and a crop kernel writes the (2h-1) x (2w-1) or (H-h+1) x (W-w+1)
+// layout, scaled by 1/(P Q). Plans are cached per (P, Q, batch). When it wins: from roughly 32x32
+// up, and for large batches. ZNCC (valid mode): zero-mean templates and mean-shifted windows go
+// through the same pipeline; float64 integral images of each shifted window give the local sums
+// that normalise it. Constraints: none. Output chunks are sized from free device memory, so results
+// larger than the GPU still run.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -38,12 +38,19 @@ struct Geometry {
   __host__ __device__ long long spec_size() const { return static_cast<long long>(P) * cq(); }
 };
 
-Geometry geometry(Mode mode, int lh, int lw, int rh, int rw) {
-  if (mode == Mode::full) {
-    return {static_cast<int>(next_fast_fft_size(2 * lh - 1)),
-            static_cast<int>(next_fast_fft_size(2 * lw - 1))};
-  }
-  return {static_cast<int>(next_fast_fft_size(rh)), static_cast<int>(next_fast_fft_size(rw))};
+// Padding: 0 = the next 2^a 3^b 5^c 7^d size, 1 = the next power of two (fewer, larger radices;
+// which is faster depends on the size: the tuner measures both).
+int padded_size(int n, int padding) {
+  if (padding == 0) return static_cast<int>(next_fast_fft_size(n));
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+Geometry geometry(Mode mode, int lh, int lw, int rh, int rw, int padding) {
+  if (mode == Mode::full)
+    return {padded_size(2 * lh - 1, padding), padded_size(2 * lw - 1, padding)};
+  return {padded_size(rh, padding), padded_size(rw, padding)};
 }
 
 // 2-D/3-D grids with 32-bit indices inside a matrix (64-bit division per element is slow).
@@ -211,12 +218,19 @@ PlanCache& plan_cache() {
 
 class FftCorrelator final : public GpuCorrelator {
  public:
+  explicit FftCorrelator(int padding = 0) : padding_(padding) {}
   const VariantInfo& info() const override { return info_; }
+  ParamValues params() const override { return {{"padding", padding_}}; }
+  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
+    auto all = complete_params(info_.name, info_.params, values);
+    if (!all.is_ok()) return all.status();
+    return std::unique_ptr<Correlator>(std::make_unique<FftCorrelator>(all.value().at("padding")));
+  }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
     const Geometry g =
         geometry(p.request.mode, static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
-                 static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
+                 static_cast<int>(p.right.rows), static_cast<int>(p.right.cols), padding_);
     const double inputs = static_cast<double>(p.left.count + p.right.count);
     const double outputs = static_cast<double>(p.output_count());
     const double n = static_cast<double>(g.real_size());
@@ -264,7 +278,7 @@ class FftCorrelator final : public GpuCorrelator {
   // Allocations, plans and the chunk size: everything that may not happen inside a capture.
   Status prepare(const DeviceProblem& p, Prepared& prep, cudaStream_t stream) const {
     const Geometry g =
-        geometry(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols);
+        geometry(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols, padding_);
     const int inputs = p.n_left + p.n_right;
     XCORR_RETURN_IF_ERROR(padded_.allocate(static_cast<std::size_t>(inputs * g.real_size())));
     XCORR_RETURN_IF_ERROR(spectra_.allocate(static_cast<std::size_t>(inputs * g.spec_size())));
@@ -422,7 +436,14 @@ class FftCorrelator final : public GpuCorrelator {
                     "cuFFT R2C/C2R, spectra reused across pairs, padding/multiply/crop on the GPU",
                     kAllForms,
                     kBothModes,
-                    {Normalization::none, Normalization::zncc}};
+                    {Normalization::none, Normalization::zncc},
+                    true,
+                    {{"padding",
+                      {0, 1},
+                      0,
+                      {"fast", "pow2"},
+                      "transform size: next 2^a 3^b 5^c 7^d, or next power of two"}}};
+  int padding_ = 0;
 };
 
 }  // namespace

@@ -16,7 +16,7 @@ void register_gpu_variants(Registry& r) {
   r.add(make_basic_correlator());
   r.add(make_fft_correlator());
   r.add(make_tiled_correlator_4x1());
-  r.add(make_tiled_correlator_8x2());
+  r.add(make_tiled_correlator_8x1());
   r.add(make_warp_per_shift_correlator());
   r.add(make_warp_per_shift_shared_correlator());
   r.add(make_block_per_shift_correlator());

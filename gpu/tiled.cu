@@ -5,12 +5,13 @@
 // shared memory (zeros outside the matrix). Each warp owns RY consecutive output rows and
 // 32*RX columns (lane + 32 b, so shared-memory reads of a warp are consecutive: no bank
 // conflicts); it walks the template rows with an RY-row register window that is rotated at
-// compile time (no register moves): per step RX loads of S, one broadcast load of T and
-// RY*RX FMAs (8x2: 16 FMAs per 3 shared-memory wavefronts, above the 4:1 FMA-bound line).
+// compile time (no register moves): per step RX loads of S, a quarter of a 16-byte broadcast
+// load of T (the staged template is column-major) and RY*RX FMAs (8x1: 8 FMAs per 1.25
+// shared-memory wavefronts, above the 4:1 FMA-bound line; 4x1: 4 per 1.25).
 // Row ranges are trimmed per warp to the rows that overlap (full mode), columns per block.
 // When it wins: small and medium sizes (up to ~64x64), where FFT launch overhead dominates.
 // Constraints: normalisation none; the staged template and window must fit in shared memory
-// (checked in can_implement). Instantiations: 2 (RY x RX = 4x1, 8x2).
+// (checked in can_implement). Instantiations: 2 (RY x RX = 4x1, 8x1; RY a multiple of 4).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -37,11 +38,17 @@ __host__ __device__ inline TileGeometry tile_geometry(const DeviceProblem& p) {
 }
 
 // Largest dynamic shared memory any block of this problem needs (floats).
+// The staged template is column-major with a column pitch of nI rounded up to 4 floats, so four
+// consecutive template rows come in one 16-byte broadcast load.
+__host__ __device__ inline int template_pitch(int nI) {
+  return (nI + 3) / 4 * 4;
+}
+
 template <int RY, int RX>
 __host__ __device__ inline long long smem_floats(const TileGeometry& g) {
   constexpr int BY = kWarps * RY, BX = 32 * RX;
   const long long nI = g.h + RY, nJ = g.w;
-  return nI * nJ + (nI + BY - 1) * (nJ + BX - 1);
+  return template_pitch(static_cast<int>(nI)) * nJ + (nI + BY - 1) * (nJ + BX - 1);
 }
 
 template <int RY, int RX>
@@ -57,12 +64,14 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
   const int i_lo = g.full ? max(0, g.h - 1 - (U0 + BY - 1)) : 0;
   const int j_lo = g.full ? max(0, g.w - 1 - (V0 + BX - 1)) : 0;
   const int j_hi = g.full ? min(g.w, 2 * g.w - 1 - V0) : g.w;
-  const int nI = g.h + RY - i_lo, nJ = j_hi - j_lo;
+  const int nI = g.h + RY - i_lo, nJ = j_hi - j_lo, tp = template_pitch(nI);
   const int s_rows = nI + BY - 1, s_cols = nJ + BX - 1;
-  float* sT = smem;            // nI x nJ: T[i_lo + ii][j_lo + jj], zero for rows >= h
-  float* sS = smem + nI * nJ;  // s_rows x s_cols: S[i_lo + U0 + yy][j_lo + V0 + xx]
+  float* sT = smem;            // column-major, pitch tp: T[i_lo + ii][j_lo + jj], 0 for i >= h
+  float* sS = smem + tp * nJ;  // s_rows x s_cols: S[i_lo + U0 + yy][j_lo + V0 + xx]
   const int u0w = U0 + warp * RY;
-  const int wi_lo = g.full ? max(0, g.h - 1 - (u0w + RY - 1)) : 0;
+  // The warp's template rows, from a multiple of 4 above i_lo (for the 16-byte loads; the rows
+  // added meet only zero padding of S or real overlap, never a wrong term).
+  const int wi_lo = i_lo + (g.full ? max(0, g.h - 1 - (u0w + RY - 1)) - i_lo : 0) / 4 * 4;
   const int wi_hi = g.full ? min(g.h, 2 * g.h - 1 - u0w) : g.h;
   const int n_iter = wi_hi > wi_lo ? (wi_hi - wi_lo + RY - 1) / RY * RY : 0;
   const long long out_size = static_cast<long long>(g.out_rows) * g.out_cols;
@@ -76,7 +85,7 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
     for (int ii = warp; ii < nI; ii += kWarps) {
       const int i = i_lo + ii;
       for (int jj = lane; jj < nJ; jj += 32)
-        sT[ii * nJ + jj] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
+        sT[jj * tp + ii] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
     }
     for (int yy = warp; yy < s_rows; yy += kWarps) {
       const int y = i_lo + U0 + yy - oy;
@@ -96,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
       for (int b = 0; b < RX; ++b) acc[a][b] = 0.0f;
     }
     for (int j = j_lo; j < j_hi; ++j) {
-      const float* tcol = sT + (wi_lo - i_lo) * nJ + (j - j_lo);
+      const float* tcol = sT + (j - j_lo) * tp + (wi_lo - i_lo);
       const float* scol = sS + (wi_lo - i_lo + u0w - U0) * s_cols + (j - j_lo) + lane;
       float win[RY][RX];
 #pragma unroll
@@ -105,13 +114,22 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
         for (int b = 0; b < RX; ++b) win[a][b] = scol[a * s_cols + 32 * b];
       }
       for (int ii = 0; ii < n_iter; ii += RY) {
+        float tq[RY];  // T[row][j] for the RY rows of this step, 4 per 16-byte load
+#pragma unroll
+        for (int q = 0; q < RY; q += 4) {
+          const float4 t4 = *reinterpret_cast<const float4*>(tcol + ii + q);
+          tq[q] = t4.x;
+          tq[q + 1] = t4.y;
+          tq[q + 2] = t4.z;
+          tq[q + 3] = t4.w;
+        }
 #pragma unroll
         for (int s = 0; s < RY; ++s) {
           const int row = ii + s;
 #pragma unroll
           for (int b = 0; b < RX; ++b)
             win[(s + RY - 1) % RY][b] = scol[(row + RY - 1) * s_cols + 32 * b];
-          const float tv = tcol[row * nJ];
+          const float tv = tq[s];
 #pragma unroll
           for (int a = 0; a < RY; ++a) {
 #pragma unroll
@@ -168,13 +186,13 @@ class TiledCorrelator final : public GpuCorrelator {
   }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200): ~4.5 (4x1) or ~3.6 (8x2) TMAC/s of useful work
+    // Fitted to docs/perf/gpu-engine.md (H200): ~4.5 (4x1) TMAC/s of useful work (8x1: a guess, ~5)
     // once the GPU is full (2 blocks per SM); fewer blocks get that fraction of it.
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const Shape o = p.output_shape();
     const double blocks =
         static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
-    const double rate = (RY * RX >= 16 ? 3.6e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
+    const double rate = (RY >= 8 ? 5e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
     return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
 
@@ -204,8 +222,8 @@ class TiledCorrelator final : public GpuCorrelator {
 std::unique_ptr<Correlator> make_tiled_correlator_4x1() {
   return std::make_unique<TiledCorrelator<4, 1>>();
 }
-std::unique_ptr<Correlator> make_tiled_correlator_8x2() {
-  return std::make_unique<TiledCorrelator<8, 2>>();
+std::unique_ptr<Correlator> make_tiled_correlator_8x1() {
+  return std::make_unique<TiledCorrelator<8, 1>>();
 }
 
 }  // namespace xcorr::gpu

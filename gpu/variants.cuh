@@ -11,7 +11,7 @@ namespace xcorr::gpu {
 std::unique_ptr<Correlator> make_basic_correlator();
 std::unique_ptr<Correlator> make_fft_correlator();
 std::unique_ptr<Correlator> make_tiled_correlator_4x1();
-std::unique_ptr<Correlator> make_tiled_correlator_8x2();
+std::unique_ptr<Correlator> make_tiled_correlator_8x1();
 std::unique_ptr<Correlator> make_warp_per_shift_correlator();
 std::unique_ptr<Correlator> make_warp_per_shift_shared_correlator();
 std::unique_ptr<Correlator> make_block_per_shift_correlator();

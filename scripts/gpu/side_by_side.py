@@ -66,6 +66,34 @@ def main(bench_path, anchors_path, thesis_path):
     print()
     print(f"auto within 10% of our fastest: {met['fastest']}/{total}; below the thesis' best: {met['thesis']}/{n_th} "
           f"(at most half: {met['thesis_half']}/{n_th}); at most 0.5x the best anchor: {met['anchor']}/{n_an}.")
+    print_fp32_table(ours)
+
+
+FP32_TFLOPS = 55.8  # measured FMA rate of the H200 (shared/GPU.md)
+FP32_CASES = [("one_to_many", 64, 1, 64), ("n_to_m", 64, 8, 8)]  # the issue's 40 % target cases
+
+
+def print_fp32_table(ours):
+    """Every variant on the two FP32-target cases: useful GFLOP/s (2 x real multiply-adds / kernel
+    time) as a share of the FP32 FMA rate."""
+    print()
+    print("| variant | params | " + " | ".join(f"{f} {s}x{s} {n}x{m}: ms, % FP32" for f, s, n, m in FP32_CASES) + " |")
+    print("|---|---|" + "---:|" * len(FP32_CASES))
+    names = []
+    for k in FP32_CASES:
+        for name in ours.get(k, {}):
+            if not name.startswith("auto") and name not in names:
+                names.append(name)
+    for name in names:
+        cells, params = [], ""
+        for k in FP32_CASES:
+            r = ours.get(k, {}).get(name)
+            if r is None:
+                cells.append("-")
+                continue
+            params = r["params"]
+            cells.append(f"{r['kernel_ms']:.4f}, {100 * r['gflops'] / 1e3 / FP32_TFLOPS:.1f} %")
+        print(f"| {name} | {params} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
