@@ -96,14 +96,18 @@ std::string tuning_key(const CorrelationProblem& p) {
 
 namespace {
 
-// Configured copies of parameterised winners, alive for the whole process (callers keep raw
-// pointers, like pointers into the registry).
-const Correlator* keep_configured(std::unique_ptr<Correlator> c) {
+// Configured copies of parameterised variants by "name:params" text, alive for the whole process
+// (callers keep raw pointers, like pointers into the registry); one instance per text.
+const Correlator* keep_configured(const std::string& text, std::unique_ptr<Correlator> c) {
   static std::mutex mutex;
-  static std::vector<std::unique_ptr<Correlator>> kept;
+  static std::map<std::string, std::unique_ptr<Correlator>> kept;
   std::lock_guard lock(mutex);
-  kept.push_back(std::move(c));
-  return kept.back().get();
+  auto [it, inserted] = kept.try_emplace(text, std::move(c));
+  return it->second.get();
+}
+
+std::string text_of(const Correlator& c, const ParamValues& values) {
+  return c.info().name + ":" + format_params(c.info().params, values);
 }
 
 // "name" or "name:param=value,..." -> the variant, configured when parameters are given.
@@ -114,7 +118,9 @@ const Correlator* resolve(const Registry& r, const std::string& text) {
   auto values = parse_params(c->info().name, c->info().params, text.substr(colon + 1));
   if (!values.is_ok()) return nullptr;
   auto configured = c->with_params(values.value());
-  return configured.is_ok() ? keep_configured(std::move(configured).value()) : nullptr;
+  if (!configured.is_ok()) return nullptr;
+  const ParamValues all = configured.value()->params();
+  return keep_configured(text_of(*c, all), std::move(configured).value());
 }
 
 std::optional<double> median_ms(const Correlator& c, const CorrelationProblem& p) {
@@ -161,8 +167,8 @@ Result<const Correlator*> tuned_gpu_variant(const Registry& r, const Correlation
     const auto ms = median_ms(*configured.value(), p);
     if (ms && *ms < best_ms) {
       best_ms = *ms;
-      best = keep_configured(std::move(configured).value());
-      winner = best->info().name + ":" + format_params(best->info().params, values);
+      winner = text_of(*best, values);
+      best = keep_configured(winner, std::move(configured).value());
     }
   }
   cache().store(key, winner);
