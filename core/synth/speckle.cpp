@@ -29,6 +29,20 @@ std::vector<Speckle> make_speckles(const SpeckleOptions& o) {
   return s;
 }
 
+// Shared tone mapping and noise of every renderer.
+void finish(const SpeckleOptions& o, const std::vector<double>& intensity, std::uint64_t noise_seed,
+            MatrixView<float> out) {
+  std::mt19937_64 rng(noise_seed);
+  std::normal_distribution<double> noise(0.0, o.noise_sigma > 0 ? o.noise_sigma : 1.0);
+  for (Index y = 0; y < out.rows; ++y) {
+    for (Index x = 0; x < out.cols; ++x) {
+      double v = o.offset + o.gain * (1.0 - std::exp(-intensity[y * out.cols + x]));
+      if (o.noise_sigma > 0) v += noise(rng);
+      out(y, x) = static_cast<float>(v);
+    }
+  }
+}
+
 void render_into(const SpeckleOptions& o, const std::vector<Speckle>& speckles, double dy,
                  double dx, std::uint64_t noise_seed, MatrixView<float> out) {
   const double r2 = o.speckle_radius * o.speckle_radius;
@@ -48,18 +62,58 @@ void render_into(const SpeckleOptions& o, const std::vector<Speckle>& speckles, 
       }
     }
   }
-  std::mt19937_64 rng(noise_seed);
-  std::normal_distribution<double> noise(0.0, o.noise_sigma > 0 ? o.noise_sigma : 1.0);
-  for (Index y = 0; y < out.rows; ++y) {
-    for (Index x = 0; x < out.cols; ++x) {
-      double v = o.offset + o.gain * (1.0 - std::exp(-intensity[y * out.cols + x]));
-      if (o.noise_sigma > 0) v += noise(rng);
-      out(y, x) = static_cast<float>(v);
-    }
-  }
+  finish(o, intensity, noise_seed, out);
 }
 
 }  // namespace
+
+Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field) {
+  Stack<float> s(o.rows, o.cols, 1);
+  MatrixView<float> out = s[0];
+  const double r2 = o.speckle_radius * o.speckle_radius;
+  std::vector<double> intensity(static_cast<std::size_t>(o.rows * o.cols), 0.0);
+  for (const Speckle& sp : make_speckles(o)) {
+    const FieldSample f = field(sp.x, sp.y);
+    const double cx = sp.x + f.u, cy = sp.y + f.v;
+    // Deformed speckle: exp(-|F^-1 (p - c)|^2 / r^2), F = [[1 + ux, uy], [vx, 1 + vy]].
+    const double a = 1 + f.ux, b = f.uy, c = f.vx, d = 1 + f.vy, det = a * d - b * c;
+    const double ia = d / det, ib = -b / det, ic = -c / det, id = a / det;
+    const double stretch = std::max({std::abs(a), std::abs(b), std::abs(c), std::abs(d), 1.0});
+    const auto reach = static_cast<Index>(std::ceil(4 * o.speckle_radius * stretch * 1.5));
+    const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(cy)) - reach);
+    const Index y1 = std::min<Index>(o.rows - 1, static_cast<Index>(std::floor(cy)) + reach);
+    const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(cx)) - reach);
+    const Index x1 = std::min<Index>(o.cols - 1, static_cast<Index>(std::floor(cx)) + reach);
+    for (Index y = y0; y <= y1; ++y) {
+      for (Index x = x0; x <= x1; ++x) {
+        const double px = static_cast<double>(x) - cx, py = static_cast<double>(y) - cy;
+        const double qx = ia * px + ib * py, qy = ic * px + id * py;
+        intensity[y * o.cols + x] += sp.amplitude * std::exp(-(qx * qx + qy * qy) / r2);
+      }
+    }
+  }
+  finish(o, intensity, o.seed * 7919u + 1, out);
+  return s;
+}
+
+DisplacementField translation_field(double u, double v) {
+  return [u, v](double, double) { return FieldSample{u, v, 0, 0, 0, 0}; };
+}
+
+DisplacementField affine_field(double u, double v, double ux, double uy, double vx, double vy,
+                               double x0, double y0) {
+  return [=](double x, double y) {
+    const double dx = x - x0, dy = y - y0;
+    return FieldSample{u + ux * dx + uy * dy, v + vx * dx + vy * dy, ux, uy, vx, vy};
+  };
+}
+
+DisplacementField sinusoid_field(double amplitude, double period) {
+  return [=](double x, double) {
+    const double w = 2 * 3.14159265358979323846 / period;
+    return FieldSample{amplitude * std::sin(w * x), 0, amplitude * w * std::cos(w * x), 0, 0, 0};
+  };
+}
 
 Stack<float> render_speckle(const SpeckleOptions& o, double dy, double dx) {
   Stack<float> s(o.rows, o.cols, 1);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "core/matrix.hpp"
 
@@ -24,6 +25,24 @@ struct SpeckleOptions {
 
 // One frame of the pattern moved by (dy, dx) px (positive: content moves down/right).
 Stack<float> render_speckle(const SpeckleOptions& o, double dy, double dx);
+
+// A smooth displacement field of the reference: at reference point (x, y) px, the displacement
+// (u, v) px and its gradient (ux = du/dx, uy = du/dy, vx, vy).
+struct FieldSample {
+  double u = 0, v = 0, ux = 0, uy = 0, vx = 0, vy = 0;
+};
+using DisplacementField = std::function<FieldSample(double x, double y)>;
+
+// The pattern deformed by `field`: each speckle moves with the field at its centre and is
+// stretched by the local deformation gradient F = I + grad u (exact for translations and affine
+// fields; for smooth fields exact up to the field's curvature over a speckle).
+Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field);
+
+// Common fields: translation, affine about (x0, y0), and a sinusoid u = a sin(2 pi x / period).
+DisplacementField translation_field(double u, double v);
+DisplacementField affine_field(double u, double v, double ux, double uy, double vx, double vy,
+                               double x0, double y0);
+DisplacementField sinusoid_field(double amplitude, double period);
 
 // `frames` frames; frame k is moved by (k * dy, k * dx) px.
 Stack<float> render_translation_stack(const SpeckleOptions& o, Index frames, double dy, double dx);

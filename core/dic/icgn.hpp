@@ -1,0 +1,36 @@
+// Inverse-compositional Gauss-Newton (IC-GN) sub-pixel registration of one subset, first-order
+// shape function, ZNSSD criterion (Pan et al. 2013; Ncorr, DICe, OpenCorr use the same scheme).
+// p = (u, ux, uy, v, vx, vy): a reference point at offset (xi, eta) from the subset centre maps
+// to centre + (xi + u + ux xi + uy eta, eta + v + vx xi + vy eta) in the deformed image (px).
+// The reference subset is sampled from its B-spline at centre + (xi, eta) for integer xi, eta in
+// [-h, h] (h = subset / 2), so the centre may be fractional (incremental mode).
+#pragma once
+
+#include <array>
+
+#include "core/dic/bspline.hpp"
+#include "core/dic/options.hpp"
+
+namespace xcorr::dic {
+
+enum class PointStatus { converged, diverged, low_texture, outside_roi };
+const char* to_string(PointStatus s);
+
+using Warp = std::array<double, 6>;  // u, ux, uy, v, vx, vy (px, dimensionless)
+
+struct IcgnResult {
+  Warp p{};
+  double zncc = 0;  // 1 - ZNSSD / 2 at the final warp
+  int iterations = 0;
+  PointStatus status = PointStatus::diverged;
+};
+
+// Registers the subset centred at (x, y) of `ref` in `def`, starting from `start`.
+// Statuses: converged (|dp| < convergence and ZNCC >= min_zncc); diverged (no convergence within
+// max_iterations, ZNCC too low, a singular warp or a flat deformed subset); low_texture (the
+// reference subset's intensity std < min_texture, or a singular Hessian); outside_roi (the
+// subset leaves the reference image, or its warped copy leaves the deformed image).
+IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
+                const Warp& start, const DicOptions& o);
+
+}  // namespace xcorr::dic

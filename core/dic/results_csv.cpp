@@ -1,0 +1,92 @@
+#include "core/dic/results_csv.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "core/io/atomic_write.hpp"
+#include "core/version.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void append_rows(std::string& out, const FrameResult& f) {
+  for (const PointResult& p : f.points) {
+    out += std::to_string(f.frame) + "," + fmt("%.1f", p.x) + "," + fmt("%.1f", p.y) + "," +
+           fmt("%.6f", p.u) + "," + fmt("%.6f", p.v) + "," + fmt("%.8f", p.exx) + "," +
+           fmt("%.8f", p.eyy) + "," + fmt("%.8f", p.exy) + "," + fmt("%.6f", p.zncc) + "," +
+           std::to_string(p.iterations) + "," + to_string(p.status) + "\n";
+  }
+}
+
+Status write_text(const std::filesystem::path& path, const std::string& text) {
+  return io::write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + path.string() + "'"};
+  });
+}
+
+const char* kColumns = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n";
+
+}  // namespace
+
+std::string csv_header(const CsvContext& c) {
+  const DicOptions& o = c.options;
+  std::string h = "# xcorr DIC results\n";
+  h += std::string("# software: xcorr ") + kVersion + "\n";
+  h += "# reference: " + c.reference + "\n";
+  for (std::size_t k = 0; k < c.frames.size(); ++k)
+    h += "# frame " + std::to_string(k + 1) + ": " + c.frames[k] + "\n";
+  h += "# units: x, y, u, v in px (origin at the top-left pixel centre, x right, y down; a point "
+       "at x in the reference is at x + u in the frame); exx, eyy, exy dimensionless (" +
+       std::string(to_string(o.strain)) + " strain); zncc in [-1, 1]\n";
+  h += "# settings: subset=" + std::to_string(o.subset) + " px, step=" + std::to_string(o.step) +
+       " px, search_radius=" + std::to_string(o.search_radius) +
+       " px, shape=" + to_string(o.shape) + ", criterion=ZNSSD, interpolation=bicubic B-spline" +
+       ", max_iterations=" + std::to_string(o.max_iterations) +
+       ", convergence=" + fmt("%g", o.convergence) + " px, min_zncc=" + fmt("%g", o.min_zncc) +
+       ", min_texture=" + fmt("%g", o.min_texture) + ", propagation=" + to_string(o.propagation) +
+       ", stack_mode=" + to_string(o.stack_mode) +
+       ", reference_update=" + std::to_string(o.reference_update) +
+       ", strain_window=" + std::to_string(o.strain_window) +
+       " points, strain=" + to_string(o.strain) + "\n";
+  std::string roi;
+  for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
+  h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";
+  h += "# initial guess: ZNCC integer search, n_to_mn valid mode, method " + o.method +
+       " (ran: " + (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + ")\n";
+  return h;
+}
+
+Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
+  std::string text = csv_header(c) + kColumns;
+  for (const FrameResult& f : r.frames) append_rows(text, f);
+  return write_text(path, text);
+}
+
+Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
+    const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
+  std::vector<std::filesystem::path> written;
+  for (const FrameResult& f : r.frames) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "_frame%04ld", static_cast<long>(f.frame));
+    std::filesystem::path p =
+        path.parent_path() / (path.stem().string() + suffix + path.extension().string());
+    std::string text = csv_header(c) + kColumns;
+    append_rows(text, f);
+    XCORR_RETURN_IF_ERROR(write_text(p, text));
+    written.push_back(p);
+  }
+  return written;
+}
+
+}  // namespace xcorr::dic

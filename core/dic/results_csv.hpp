@@ -1,0 +1,34 @@
+// DIC results as CSV (docs/dic.md): a header block of '#' lines (software version, images, units,
+// every setting, the ROI), then one row per grid point and frame:
+//   frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status
+// x, y, u, v in px; strains dimensionless; invalid points keep their row with NaN values and
+// their status. One long file, or one file per frame. Written through a temporary file + rename.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/dic/dic.hpp"
+
+namespace xcorr::dic {
+
+struct CsvContext {
+  std::string reference;            // reference image name
+  std::vector<std::string> frames;  // deformed frame names (frame k = frames[k - 1])
+  DicOptions options;
+  Roi roi;
+  std::string guess_variant;
+};
+
+// The '#' header lines (each ending in '\n').
+std::string csv_header(const CsvContext& c);
+
+// One file with every frame.
+Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c);
+
+// One file per frame: <stem>_frame0001<ext>, ... next to `path`; returns the paths written.
+Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
+    const std::filesystem::path& path, const DicResult& r, const CsvContext& c);
+
+}  // namespace xcorr::dic

@@ -1,0 +1,45 @@
+// Regions of interest for DIC: a mask built from rectangles, ellipses and polygons, each added to
+// or subtracted from the region in order (the first shape usually adds). Coordinates in pixels,
+// origin at the top-left pixel centre, x to the right (columns), y down (rows); a pixel belongs to
+// a shape when its centre does.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::dic {
+
+struct Point2 {
+  double x = 0, y = 0;  // px
+};
+
+enum class RoiShapeKind { rectangle, ellipse, polygon };
+
+struct RoiShape {
+  RoiShapeKind kind = RoiShapeKind::rectangle;
+  bool subtract = false;
+  // rectangle: x, y (top-left) and width, height; ellipse: centre x, y and semi-axes rx, ry;
+  // polygon: vertices (at least 3), even-odd rule.
+  double x = 0, y = 0, width = 0, height = 0;
+  double rx = 0, ry = 0;
+  std::vector<Point2> vertices;
+};
+
+// rows x cols, 1 inside the region, 0 outside.
+using Mask = std::vector<unsigned char>;
+
+struct Roi {
+  std::vector<RoiShape> shapes;  // applied in order; empty = the whole image
+  Status check() const;          // sizes > 0, polygons with >= 3 vertices
+  Mask render(Index rows, Index cols) const;
+};
+
+// "rect:x,y,w,h" | "ellipse:cx,cy,rx,ry" | "poly:x1,y1,x2,y2,x3,y3,..." with an optional leading
+// '-' to subtract (CLI and job files).
+Result<RoiShape> parse_roi_shape(const std::string& text);
+std::string to_string(const RoiShape& s);
+
+}  // namespace xcorr::dic

@@ -1,0 +1,227 @@
+// The DIC pipeline on synthetic speckle with known fields (fresh random sub-pixel amounts per run,
+// seed printed): translations in [-5, 5] px and affine strains up to 2 % to <= 0.01 px, strain
+// from the plane fit, reliability-guided propagation, incremental stacks, statuses, cancellation,
+// and clear errors for bad input.
+#include "core/dic/dic.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "core/synth/speckle.hpp"
+#include "tests/support/cpu_registry.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+synth::SpeckleOptions pattern(Index size, std::uint32_t seed) {
+  synth::SpeckleOptions o;
+  o.rows = o.cols = size;
+  o.speckle_radius = 2.2;
+  o.seed = seed;
+  return o;
+}
+
+struct Errors {
+  double max_u = 0, max_v = 0;
+  int converged = 0, valid = 0;
+  int lost = 0;  // reported outside_roi although the truly moved subset stays in the image
+};
+
+// Points whose truly moved subset leaves the image cannot be measured (any status is fine); every
+// other grid point in the ROI must converge (valid == converged, lost == 0) within the tolerance.
+Errors compare(const FrameResult& f, const synth::DisplacementField& truth, double size,
+               int subset = 31) {
+  Errors e;
+  const double h = subset / 2 + 1;
+  auto fits = [&](double x, double y) {
+    return x - h >= 0 && y - h >= 0 && x + h <= size - 1 && y + h <= size - 1;
+  };
+  for (const PointResult& p : f.points) {
+    const synth::FieldSample t = truth(p.x, p.y);
+    if (!fits(p.x, p.y) || !fits(p.x + t.u, p.y + t.v)) continue;
+    if (p.status == PointStatus::outside_roi) {
+      ++e.lost;
+      continue;
+    }
+    ++e.valid;
+    if (p.status != PointStatus::converged) continue;
+    ++e.converged;
+    e.max_u = std::max(e.max_u, std::abs(p.u - t.u));
+    e.max_v = std::max(e.max_v, std::abs(p.v - t.v));
+  }
+  return e;
+}
+
+TEST(Dic, RecoversTranslationsToAHundredthOfAPixel) {
+  std::mt19937_64 rng(testing::run_seed());
+  std::uniform_real_distribution<double> shift(-5.0, 5.0);
+  const auto o = pattern(160, 11);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  DicOptions opt;
+  opt.step = 12;
+  for (int trial = 0; trial < 4; ++trial) {
+    const double u = shift(rng), v = shift(rng);
+    const auto field = synth::translation_field(u, v);
+    const Stack<float> def = synth::render_speckle_field(o, field);
+    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, opt);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    const Errors e = compare(r.value().frames[0], field, 160);
+    EXPECT_EQ(e.lost, 0) << "u=" << u << " v=" << v;
+    EXPECT_EQ(e.converged, e.valid) << "u=" << u << " v=" << v;
+    EXPECT_GT(e.valid, 50);
+    EXPECT_LE(e.max_u, 0.01) << "u=" << u << " v=" << v;
+    EXPECT_LE(e.max_v, 0.01) << "u=" << u << " v=" << v;
+  }
+}
+
+TEST(Dic, RecoversAffineFieldsAndTheirStrain) {
+  std::mt19937_64 rng(testing::run_seed() + 1);
+  std::uniform_real_distribution<double> strain(-0.02, 0.02), shift(-3.0, 3.0);
+  const auto o = pattern(200, 12);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  const double ux = strain(rng), uy = strain(rng) / 2, vx = strain(rng) / 2, vy = strain(rng);
+  const auto field = synth::affine_field(shift(rng), shift(rng), ux, uy, vx, vy, 100, 100);
+  const Stack<float> def = synth::render_speckle_field(o, field);
+  for (const Propagation prop : {Propagation::independent, Propagation::reliability_guided}) {
+    DicOptions opt;
+    opt.step = 10;
+    opt.propagation = prop;
+    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, opt);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    const FrameResult& f = r.value().frames[0];
+    const Errors e = compare(f, field, 200);
+    EXPECT_EQ(e.lost, 0) << to_string(prop);
+    EXPECT_EQ(e.converged, e.valid) << to_string(prop);
+    EXPECT_LE(e.max_u, 0.01) << to_string(prop) << " ux=" << ux << " uy=" << uy;
+    EXPECT_LE(e.max_v, 0.01) << to_string(prop) << " vx=" << vx << " vy=" << vy;
+    // Green-Lagrange strain of the affine field, from the plane fit.
+    const double exx = ux + 0.5 * (ux * ux + vx * vx), eyy = vy + 0.5 * (uy * uy + vy * vy),
+                 exy = 0.5 * (uy + vx + ux * uy + vx * vy);
+    int with_strain = 0;
+    for (const PointResult& p : f.points) {
+      if (std::isnan(p.exx)) continue;
+      ++with_strain;
+      EXPECT_NEAR(p.exx, exx, 2e-4);
+      EXPECT_NEAR(p.eyy, eyy, 2e-4);
+      EXPECT_NEAR(p.exy, exy, 2e-4);
+      EXPECT_NEAR(p.ux, ux, 2e-3);
+      EXPECT_NEAR(p.vy, vy, 2e-3);
+    }
+    EXPECT_GT(with_strain, 100);
+  }
+}
+
+TEST(Dic, IncrementalStackAccumulatesDisplacements) {
+  const auto o = pattern(128, 13);
+  Stack<float> frames(128, 128, 4);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  for (Index k = 0; k < 4; ++k) {
+    const Stack<float> f = synth::render_speckle_field(
+        o, synth::translation_field(0.7 * static_cast<double>(k + 1),
+                                    -0.45 * static_cast<double>(k + 1)));
+    std::copy(f.values().begin(), f.values().end(), frames[k].data);
+  }
+  for (const int update : {1, 2}) {
+    DicOptions opt;
+    opt.step = 16;
+    opt.stack_mode = StackMode::incremental;
+    opt.reference_update = update;
+    auto r = run_dic(testing::cpu_registry(), ref[0], frames.view(), Roi{}, opt);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    ASSERT_EQ(r.value().frames.size(), 4u);
+    for (Index k = 0; k < 4; ++k) {
+      const auto truth = synth::translation_field(0.7 * static_cast<double>(k + 1),
+                                                  -0.45 * static_cast<double>(k + 1));
+      const Errors e = compare(r.value().frames[static_cast<std::size_t>(k)], truth, 128);
+      EXPECT_EQ(e.lost, 0) << "frame " << k + 1 << " update " << update;
+      EXPECT_EQ(e.converged, e.valid) << "frame " << k + 1 << " update " << update;
+      EXPECT_LE(e.max_u, 0.02) << "frame " << k + 1 << " update " << update;
+      EXPECT_LE(e.max_v, 0.02) << "frame " << k + 1 << " update " << update;
+    }
+  }
+}
+
+TEST(Dic, ReportsEveryGridPointWithItsStatus) {
+  const auto o = pattern(120, 14);
+  Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  Stack<float> def = synth::render_speckle_field(o, synth::translation_field(0.3, 0.2));
+  for (Index y = 60; y < 120; ++y) {
+    for (Index x = 0; x < 60; ++x) ref[0](y, x) = def[0](y, x) = 1000.0f;  // flat: no texture
+  }
+  Roi roi;
+  roi.shapes.push_back(parse_roi_shape("rect:0,0,120,120").value());
+  roi.shapes.push_back(parse_roi_shape("-rect:80,0,40,40").value());
+  DicOptions opt;
+  opt.step = 10;
+  auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), roi, opt);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const Grid& g = r.value().grid;
+  const auto& pts = r.value().frames[0].points;
+  ASSERT_EQ(pts.size(), static_cast<std::size_t>(g.rows * g.cols));
+  int low = 0, outside = 0, converged = 0;
+  for (const PointResult& p : pts) {
+    if (p.status == PointStatus::low_texture) {
+      ++low;
+      EXPECT_TRUE(std::isnan(p.u));
+      EXPECT_LE(p.x, 60 + 15);
+      EXPECT_GE(p.y, 60 - 15);
+    }
+    if (p.status == PointStatus::outside_roi) {
+      ++outside;
+      EXPECT_TRUE(std::isnan(p.u) && std::isnan(p.exx));
+    }
+    if (p.status == PointStatus::converged) {
+      ++converged;
+      const bool clear_of_flat = p.x - 16 > 60 || p.y + 16 < 60;  // subset misses the flat patch
+      if (clear_of_flat) EXPECT_NEAR(p.u, 0.3, 0.01) << p.x << "," << p.y;
+    }
+  }
+  EXPECT_GT(low, 5);
+  EXPECT_GT(outside, 5);
+  EXPECT_GT(converged, 30);
+}
+
+TEST(Dic, CancelStopsAfterTheCurrentFrame) {
+  const auto o = pattern(96, 15);
+  const Stack<float> ref = synth::render_speckle(o, 0, 0);
+  const Stack<float> frames = synth::render_translation_stack(o, 3, 0.2, 0.1);
+  Index seen = 0;
+  auto r = run_dic(testing::cpu_registry(), ref[0], frames.view(), Roi{}, DicOptions{},
+                   [&](Index done, Index) {
+                     seen = done;
+                     return false;
+                   });
+  EXPECT_EQ(r.status().code(), ErrorCode::cancelled);
+  EXPECT_EQ(seen, 1);
+}
+
+TEST(Dic, BadInputGetsAClearError) {
+  const auto o = pattern(64, 16);
+  const Stack<float> ref = synth::render_speckle(o, 0, 0);
+  Stack<float> def = synth::render_speckle(o, 0.5, 0.5);
+  const Stack<float> small(50, 64, 1, 1.0f);
+  auto msg = [&](StackView<const float> frames, const Roi& roi, const DicOptions& opt) {
+    auto r = run_dic(testing::cpu_registry(), ref[0], frames, roi, opt);
+    return r.is_ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(msg(small.view(), {}, {}), "the frames are 50x64 px but the reference is 64x64 px");
+  DicOptions even;
+  even.subset = 30;
+  EXPECT_EQ(msg(def.view(), {}, even), "subset 30 px: must be odd and at least 5");
+  Roi empty{{parse_roi_shape("rect:0,0,5,5").value()}};
+  EXPECT_NE(msg(def.view(), empty, {}).find("the ROI holds no point of interest"),
+            std::string::npos);
+  DicOptions second;
+  second.shape = ShapeFunction::second_order;
+  EXPECT_NE(msg(def.view(), {}, second).find("second-order"), std::string::npos);
+  def[0](10, 20) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(msg(def.view(), {}, {}).find("deformed frames"), std::string::npos);
+  EXPECT_NE(msg(def.view(), {}, {}).find("NaN"), std::string::npos) << msg(def.view(), {}, {});
+}
+
+}  // namespace
+}  // namespace xcorr::dic
