@@ -1,4 +1,6 @@
-// xcorr speckle: synthetic speckle stacks with a known translation (tests, sample data).
+// xcorr speckle: synthetic speckle stacks with a known translation or affine field (tests,
+// sample data).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -14,6 +16,7 @@ struct SpeckleCommandOptions {
   std::vector<Index> size{256, 256};  // rows, cols (px)
   Index frames = 1;
   std::vector<double> shift{0.0, 0.0};  // dy, dx per frame (px)
+  std::vector<double> affine;           // ux, uy, vx, vy per frame, about the image centre
   std::vector<Index> crop;              // row, col, rows, cols (px), applied to every frame
   synth::SpeckleOptions speckle;
   int bits = 16;
@@ -25,8 +28,23 @@ Status run_speckle(SpeckleCommandOptions o) {
   if (o.speckle.rows < 1 || o.speckle.cols < 1 || o.frames < 1) {
     return {ErrorCode::invalid_argument, "--size and --frames must be positive"};
   }
-  const Stack<float> all =
-      synth::render_translation_stack(o.speckle, o.frames, o.shift[0], o.shift[1]);
+  Stack<float> all;
+  if (o.affine.empty()) {
+    all = synth::render_translation_stack(o.speckle, o.frames, o.shift[0], o.shift[1]);
+  } else {
+    // Frame k: k times the per-frame translation and gradients, about the image centre.
+    all = Stack<float>(o.speckle.rows, o.speckle.cols, o.frames);
+    for (Index k = 0; k < o.frames; ++k) {
+      const auto kd = static_cast<double>(k);
+      const auto field = synth::affine_field(kd * o.shift[1], kd * o.shift[0], kd * o.affine[0],
+                                             kd * o.affine[1], kd * o.affine[2], kd * o.affine[3],
+                                             static_cast<double>(o.speckle.cols - 1) / 2,
+                                             static_cast<double>(o.speckle.rows - 1) / 2);
+      const Stack<float> f =
+          synth::render_speckle_field(o.speckle, field, static_cast<std::uint64_t>(k));
+      std::copy(f.values().begin(), f.values().end(), all[k].data);
+    }
+  }
   StackView<const float> view = all.view();
   if (!o.crop.empty()) {
     const Index r = o.crop[0], c = o.crop[1], h = o.crop[2], w = o.crop[3];
@@ -47,9 +65,13 @@ Status run_speckle(SpeckleCommandOptions o) {
     for (float& v : scaled.values()) v /= 257.0f;  // 16-bit range to 8-bit
   }
   XCORR_RETURN_IF_ERROR(io::write_image_stack(o.out, scaled.view(), type));
-  std::printf("wrote %s: %ld frame(s) of %s, %d-bit, shift per frame (dy, dx) = (%g, %g) px\n",
+  std::printf("wrote %s: %ld frame(s) of %s, %d-bit, shift per frame (dy, dx) = (%g, %g) px",
               o.out.c_str(), static_cast<long>(scaled.count()), to_string(scaled.shape()).c_str(),
               o.bits, o.shift[0], o.shift[1]);
+  if (!o.affine.empty())
+    std::printf(", gradients per frame (ux, uy, vx, vy) = (%g, %g, %g, %g)", o.affine[0],
+                o.affine[1], o.affine[2], o.affine[3]);
+  std::printf("\n");
   return Status::ok();
 }
 
@@ -69,6 +91,11 @@ Command add_speckle_command(CLI::App& app) {
       ->delimiter(',')
       ->expected(2)
       ->capture_default_str();
+  c->add_option("--affine", o->affine,
+                "ux,uy,vx,vy per frame: frame k is deformed by k times these gradients about the "
+                "image centre (plus k times --shift)")
+      ->delimiter(',')
+      ->expected(4);
   c->add_option("--crop", o->crop, "row,col,rows,cols (px) cut from every frame")
       ->delimiter(',')
       ->expected(4);

@@ -21,5 +21,6 @@ Command add_correlate_command(CLI::App& app);
 Command add_list_command(CLI::App& app);
 Command add_speckle_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_dic_command(CLI::App& app);
 
 }  // namespace xcorr::app

@@ -67,7 +67,8 @@ void render_into(const SpeckleOptions& o, const std::vector<Speckle>& speckles, 
 
 }  // namespace
 
-Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field) {
+Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field,
+                                  std::uint64_t noise_stream) {
   Stack<float> s(o.rows, o.cols, 1);
   MatrixView<float> out = s[0];
   const double r2 = o.speckle_radius * o.speckle_radius;
@@ -92,7 +93,7 @@ Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementFie
       }
     }
   }
-  finish(o, intensity, o.seed * 7919u + 1, out);
+  finish(o, intensity, o.seed * 7919u + 1 + noise_stream, out);
   return s;
 }
 

@@ -36,7 +36,9 @@ using DisplacementField = std::function<FieldSample(double x, double y)>;
 // The pattern deformed by `field`: each speckle moves with the field at its centre and is
 // stretched by the local deformation gradient F = I + grad u (exact for translations and affine
 // fields; for smooth fields exact up to the field's curvature over a speckle).
-Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field);
+// `noise_stream` selects an independent noise realisation (e.g. the frame index).
+Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementField& field,
+                                  std::uint64_t noise_stream = 0);
 
 // Common fields: translation, affine about (x0, y0), and a sinusoid u = a sin(2 pi x / period).
 DisplacementField translation_field(double u, double v);

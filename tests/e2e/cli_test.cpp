@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/cpu/cpu_variants.hpp"
 #include "core/io/image_io.hpp"
@@ -200,7 +203,7 @@ TEST_F(Cli, BundledSampleIsWhatTheGeneratorMakes) {
                                 dir_.string() + " > /dev/null")
                                    .c_str());
   ASSERT_EQ(code, 0);
-  for (const char* name : {"speckle_stack.tif", "template.tif"}) {
+  for (const char* name : {"speckle_stack.tif", "template.tif", "dic_stack.tif"}) {
     const auto made = io::read_image_stack(dir_ / name);
     const auto committed = io::read_image_stack(src + "/resources/sample/" + name);
     ASSERT_TRUE(made.is_ok() && committed.is_ok()) << name;
@@ -212,6 +215,121 @@ TEST_F(Cli, BundledSampleIsWhatTheGeneratorMakes) {
           << name << " " << i;
     }
   }
+}
+
+// DIC on the bundled sample (resources/sample/README.md: page k is stretched by k x 0.4 % along
+// x and -0.12 % along y about (127.5, 127.5), moved by k x (0.4, 0.25) px).
+std::vector<std::vector<std::string>> csv_rows(const std::string& file, std::string* header) {
+  std::ifstream f(file);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("#", 0) == 0) {
+      if (header) *header += line + "\n";
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST_F(Cli, DicOnTheBundledSampleRecoversTheField) {
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
+  const CliRun r =
+      xcorr("dic --reference " + s + "dic_stack.tif --roi ellipse:127.5,127.5,110,100 " +
+            "--subset 31 --step 8 --out " + path("dic.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::string header;
+  const auto rows = csv_rows(path("dic.csv"), &header);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"frame", "x", "y", "u", "v", "exx", "eyy", "exy",
+                                               "zncc", "iterations", "status"}));
+  for (const char* h :
+       {"# software: xcorr", "# reference: dic_stack.tif", "# frame 5:", "subset=31 px",
+        "step=8 px", "# roi: ellipse:127.5,127.5,110,100", "# units:"})
+    EXPECT_NE(header.find(h), std::string::npos) << h;
+  int converged = 0, outside = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& c = rows[i];
+    ASSERT_EQ(c.size(), 11u);
+    if (c[10] == "outside_roi") {
+      ++outside;
+      EXPECT_EQ(c[3], "nan");
+      continue;
+    }
+    ASSERT_EQ(c[10], "converged") << i;
+    ++converged;
+    const double k = std::stod(c[0]), x = std::stod(c[1]), y = std::stod(c[2]);
+    EXPECT_NEAR(std::stod(c[3]), k * (0.4 + 0.004 * (x - 127.5)), 0.02) << i;
+    EXPECT_NEAR(std::stod(c[4]), k * (0.25 - 0.0012 * (y - 127.5)), 0.02) << i;
+    if (c[5] != "nan") {
+      const double ux = 0.004 * k, vy = -0.0012 * k;
+      EXPECT_NEAR(std::stod(c[5]), ux + ux * ux / 2, 5e-4) << i;
+      EXPECT_NEAR(std::stod(c[6]), vy + vy * vy / 2, 5e-4) << i;
+    }
+  }
+  EXPECT_EQ(converged, 5 * 542);  // every grid point in the ellipse, 5 frames
+  EXPECT_GT(outside, 0);
+}
+
+TEST_F(Cli, DicJobFileRunsTheSameAndBadJobsAreRefusedByKey) {
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
+  ASSERT_EQ(xcorr("dic --quiet --reference " + s + "dic_stack.tif --roi rect:40,40,180,170 " +
+                  "--step 12 --out " + path("cli.csv"))
+                .code,
+            0);
+  text("job.json", "{\"reference\": \"" + s +
+                       "dic_stack.tif\", \"roi\": [\"rect:40,40,180,170\"],"
+                       " \"step\": 12, \"out\": \"job.csv\"}");
+  const CliRun r = xcorr("dic --quiet --job " + path("job.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream a(path("cli.csv")), b(path("job.csv"));
+  std::stringstream ta, tb;
+  ta << a.rdbuf();
+  tb << b.rdbuf();
+  EXPECT_EQ(ta.str(), tb.str()) << "CLI options and the job file give byte-identical CSV";
+
+  auto expect_job_error = [&](const std::string& json, const std::string& message) {
+    text("bad.json", json);
+    const CliRun e = xcorr("dic --job " + path("bad.json"));
+    EXPECT_EQ(e.code, 2) << json;
+    EXPECT_NE(e.output.find(message), std::string::npos) << e.output;
+    EXPECT_FALSE(fs::exists(path("bad.csv")));
+  };
+  const std::string ref = "\"reference\": \"" + s + "dic_stack.tif\", \"out\": \"bad.csv\"";
+  expect_job_error("{" + ref + ", \"subsett\": 31}", "unknown key 'subsett'");
+  expect_job_error("{" + ref + ", \"subset\": \"31\"}", "job key 'subset': expected an integer");
+  expect_job_error("{" + ref + ", \"subset\": 30}", "subset 30 px: must be odd");
+  expect_job_error("{" + ref + ", \"roi\": [\"rect:0,0,-1,5\"]}", "width and height must be > 0");
+  expect_job_error("{" + ref + ", \"strain\": \"cauchy\"}", "'cauchy' is not one of");
+  expect_job_error("{" + ref + ", \"roi\": [\"rect:0,0,5,5\"]}", "the ROI holds no point");
+  expect_job_error("{\"out\": \"bad.csv\"}", "names no reference");
+  expect_job_error("{" + ref, "not valid JSON");
+  expect_job_error("{\"reference\": \"" + path("missing.tif") + "\", \"out\": \"bad.csv\"}",
+                   "missing.tif");
+}
+
+TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
+  const CliRun r = xcorr("dic --quiet --reference " + s +
+                         "dic_stack.tif --step 16 --per-frame --out " + path("f.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (int k = 1; k <= 5; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "f_frame%04d.csv", k);
+    const auto rows = csv_rows(path(name), nullptr);
+    ASSERT_GT(rows.size(), 1u) << name;
+    EXPECT_EQ(rows[1][0], std::to_string(k)) << name;
+  }
+  ASSERT_EQ(xcorr("speckle --out " + path("small.tif") + " --size 200,256").code, 0);
+  const CliRun bad = xcorr("dic --reference " + s + "dic_stack.tif --frames " + path("small.tif") +
+                           " --out " + path("m.csv"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("is 200x256 px but the reference is 256x256 px"), std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(fs::exists(path("m.csv")));
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+// A DIC job: images, ROI, options and output, as the CLI takes them and as a JSON job file
+// (docs/dic.md has the schema). Parsing is strict: unknown keys, wrong types and bad values are
+// refused before any work, with the key named.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/dic/options.hpp"
+#include "core/dic/roi.hpp"
+
+namespace xcorr::dic {
+
+struct DicJob {
+  std::string reference;            // image file; its first page is the reference
+  std::vector<std::string> frames;  // files or folders; empty: the reference file's later pages
+  Roi roi;
+  DicOptions options;
+  std::string out;         // CSV path
+  bool per_frame = false;  // one CSV per frame (<stem>_frame0001.csv, ...)
+
+  Status check() const;
+};
+
+// Relative paths in the file are resolved against the file's folder.
+Result<DicJob> read_dic_job(const std::filesystem::path& path);
+Result<DicJob> parse_dic_job(const std::string& json_text, const std::filesystem::path& base);
+std::string to_json(const DicJob& job);  // what parse_dic_job reads back
+
+}  // namespace xcorr::dic
