@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the main job on the bundled sample: template
-# tracking of resources/sample/template.tif through the 6-frame speckle stack (valid mode,
-# zncc), printing the per-frame positions (truth: resources/sample/README.md).
+# Installs what is missing, builds, and runs DIC on the bundled sample: the 6-page speckle stack
+# resources/sample/dic_stack.tif (page 0 the reference; page k stretched by k x 0.4 % along x and
+# -0.12 % along y, moved by k x (0.4, 0.25) px), subset 31 px, step 8 px, inside an ellipse.
+# Writes build/sample-output/dic.csv (format: docs/dic.md) and prints per-frame means.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset dev > /dev/null
 cmake --build --preset dev --target xcorr
 mkdir -p build/sample-output
-build/dev/app/xcorr correlate --form one_to_many --mode valid --norm zncc \
-  --left resources/sample/template.tif --right resources/sample/speckle_stack.tif \
-  --out build/sample-output/sample-zncc.csv
+build/dev/app/xcorr dic --reference resources/sample/dic_stack.tif \
+  --roi ellipse:127.5,127.5,110,100 --subset 31 --step 8 --out build/sample-output/dic.csv
