@@ -3,111 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
-#include <queue>
 
-#include "core/dic/initial_guess.hpp"
 #include "core/dic/strain.hpp"
-#include "core/parallel.hpp"
 
 namespace xcorr::dic {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The registration of one frame against the current reference: per grid point, the warp from
-// the point's position in the reference frame (centre) to the deformed frame.
-struct Registration {
-  std::vector<IcgnResult> points;
-  std::string variant;
-};
-
-Warp start_from(const IcgnResult& q, double dx, double dy) {
-  const Warp& p = q.p;
-  return {p[0] + p[1] * dx + p[2] * dy, p[1], p[2], p[3] + p[4] * dx + p[5] * dy, p[4], p[5]};
-}
-
-Result<Registration> register_frame(const Registry& engine, MatrixView<const float> ref_image,
-                                    const BSplineImage& ref, const BSplineImage& def,
-                                    MatrixView<const float> def_image, const Grid& grid,
-                                    const std::vector<double>& cx, const std::vector<double>& cy,
-                                    const std::vector<char>& active,
-                                    const std::vector<Warp>& predicted, const DicOptions& o) {
-  const std::size_t n = grid.points.size();
-  const int h = o.subset / 2;
-  Registration reg;
-  reg.points.assign(n, IcgnResult{});
-  // Integer guesses for every active point whose rounded subset lies in the reference.
-  std::vector<GuessRequest> requests;
-  std::vector<std::size_t> owner;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!active[k]) continue;
-    const auto x = static_cast<Index>(std::lround(cx[k])),
-               y = static_cast<Index>(std::lround(cy[k]));
-    if (x - h < 0 || y - h < 0 || x + h >= ref_image.cols || y + h >= ref_image.rows) continue;
-    requests.push_back({x, y, static_cast<Index>(std::lround(predicted[k][0])),
-                        static_cast<Index>(std::lround(predicted[k][3]))});
-    owner.push_back(k);
-  }
-  std::vector<Warp> guess(n, Warp{});
-  std::vector<double> guess_zncc(n, -2);
-  if (!requests.empty()) {
-    auto g =
-        integer_guess(engine, o.method, ref_image, def_image, requests, o.subset, o.search_radius);
-    if (!g.is_ok()) return g.status();
-    reg.variant = g.value().variant;
-    for (std::size_t i = 0; i < owner.size(); ++i) {
-      const IntegerGuess& q = g.value().guesses[i];
-      guess[owner[i]] = {static_cast<double>(q.u), 0, 0, static_cast<double>(q.v), 0, 0};
-      guess_zncc[owner[i]] = q.zncc;
-    }
-  }
-  if (o.propagation == Propagation::independent) {
-    parallel_for(static_cast<Index>(n), 8, [&](Index begin, Index end) {
-      for (Index k = begin; k < end; ++k) {
-        const auto i = static_cast<std::size_t>(k);
-        if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o);
-      }
-    });
-    return reg;
-  }
-  // Reliability-guided: seeds in order of their integer-guess ZNCC; from each converged point
-  // its 4 neighbours start from its warp, best ZNCC first.
-  std::vector<std::size_t> seeds;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (active[k]) seeds.push_back(k);
-  }
-  std::stable_sort(seeds.begin(), seeds.end(),
-                   [&](std::size_t a, std::size_t b) { return guess_zncc[a] > guess_zncc[b]; });
-  std::vector<char> done(n, 0);
-  std::priority_queue<std::pair<double, std::size_t>> queue;
-  for (const std::size_t s : seeds) {
-    if (done[s]) continue;
-    done[s] = 1;
-    reg.points[s] = icgn(ref, def, cx[s], cy[s], guess[s], o);
-    if (reg.points[s].status == PointStatus::converged) queue.push({reg.points[s].zncc, s});
-    while (!queue.empty()) {
-      const std::size_t q = queue.top().second;
-      queue.pop();
-      const Index r = static_cast<Index>(q) / grid.cols, c = static_cast<Index>(q) % grid.cols;
-      const Index nr[4] = {r - 1, r + 1, r, r}, nc[4] = {c, c, c - 1, c + 1};
-      for (int e = 0; e < 4; ++e) {
-        if (nr[e] < 0 || nc[e] < 0 || nr[e] >= grid.rows || nc[e] >= grid.cols) continue;
-        const auto k = static_cast<std::size_t>(nr[e] * grid.cols + nc[e]);
-        if (done[k] || !active[k]) continue;
-        done[k] = 1;
-        reg.points[k] = icgn(ref, def, cx[k], cy[k],
-                             start_from(reg.points[q], cx[k] - cx[q], cy[k] - cy[q]), o);
-        if (reg.points[k].status == PointStatus::converged) queue.push({reg.points[k].zncc, k});
-      }
-    }
-  }
-  return reg;
-}
-
 }  // namespace
 
 Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> reference,
+                          StackView<const float> frames, const Roi& roi, const DicOptions& o,
+                          const DicProgress& progress) {
+  const auto cpu = make_cpu_registrar(engine);
+  return run_dic(*cpu, reference, frames, roi, o, progress);
+}
+
+Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> reference,
                           StackView<const float> frames, const Roi& roi, const DicOptions& o,
                           const DicProgress& progress) {
   XCORR_RETURN_IF_ERROR(o.check());
@@ -147,7 +60,8 @@ Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> refere
 
   // Current reference: image, spline, the points' positions there and their total displacement.
   MatrixView<const float> ref_image = reference;
-  auto ref = std::make_unique<BSplineImage>(reference);
+  bool reference_changed = true;
+  result.device = registrar.device();
   std::vector<double> cx(n), cy(n), ref_u(n, 0), ref_v(n, 0);
   std::vector<char> active(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -161,10 +75,10 @@ Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> refere
 
   for (Index f = 0; f < frames.count; ++f) {
     const MatrixView<const float> def_image = frames[f];
-    auto def = std::make_unique<BSplineImage>(def_image);
-    auto reg = register_frame(engine, ref_image, *ref, *def, def_image, grid, cx, cy, active,
-                              predicted, o);
+    FrameInputs in{ref_image, def_image, reference_changed, &grid, &cx, &cy, &active, &predicted};
+    auto reg = registrar.register_frame(in, o);
     if (!reg.is_ok()) return reg.status();
+    reference_changed = false;
     if (result.guess_variant.empty()) result.guess_variant = reg.value().variant;
 
     FrameResult fr;
@@ -213,8 +127,8 @@ Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> refere
         ref_v[k] = v[k];
         predicted[k] = Warp{};
       }
-      ref = std::move(def);
       ref_image = def_image;
+      reference_changed = true;
       ref_frame = f + 1;
     }
     if (progress && !progress(f + 1, frames.count))

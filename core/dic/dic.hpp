@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dic/frame_registrar.hpp"
 #include "core/dic/grid.hpp"
 #include "core/dic/icgn.hpp"
 #include "core/dic/options.hpp"
@@ -37,12 +38,19 @@ struct DicResult {
   Grid grid;
   std::vector<FrameResult> frames;
   std::string guess_variant;  // correlation variant of the integer guess
+  std::string device;         // where the frames were registered: "cpu" or "gpu"
 };
 
 // Called after each frame; return false to cancel (the run then returns ErrorCode::cancelled).
 using DicProgress = std::function<bool(Index frames_done, Index frames_total)>;
 
+// On the CPU (integer guess through `engine`).
 Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> reference,
+                          StackView<const float> frames, const Roi& roi, const DicOptions& o,
+                          const DicProgress& progress = {});
+
+// With a given frame registrar (make_cpu_registrar, or gpu::make_gpu_registrar).
+Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> reference,
                           StackView<const float> frames, const Roi& roi, const DicOptions& o,
                           const DicProgress& progress = {});
 

@@ -1,0 +1,45 @@
+// One frame's registration, behind an interface so that run_dic (core) can use the CPU
+// implementation here or the CUDA one in gpu/ (gpu/dic_gpu.hpp) without depending on it:
+// integer guess for every active point, then IC-GN, per point an IcgnResult.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dic/grid.hpp"
+#include "core/dic/icgn.hpp"
+#include "core/registry.hpp"
+
+namespace xcorr::dic {
+
+struct FrameInputs {
+  MatrixView<const float> reference;  // the current reference frame
+  MatrixView<const float> deformed;
+  bool reference_changed = true;  // a different reference than in the previous call
+  const Grid* grid = nullptr;
+  // Per grid point: position in the current reference (px), whether to compute it, and the
+  // predicted warp relative to the reference (centre of the integer search).
+  const std::vector<double>* cx = nullptr;
+  const std::vector<double>* cy = nullptr;
+  const std::vector<char>* active = nullptr;
+  const std::vector<Warp>* predicted = nullptr;
+};
+
+struct FrameRegistration {
+  std::vector<IcgnResult> points;  // one per grid point (inactive ones: default)
+  std::string variant;             // correlation variant of the integer guess
+};
+
+class FrameRegistrar {
+ public:
+  virtual ~FrameRegistrar() = default;
+  virtual std::string device() const = 0;  // "cpu" or "gpu"
+  virtual Result<FrameRegistration> register_frame(const FrameInputs& in, const DicOptions& o) = 0;
+};
+
+// Multithreaded CPU registration: integer guess through `engine` (its `auto` may pick a GPU
+// variant), IC-GN in double, independent or reliability-guided.
+std::unique_ptr<FrameRegistrar> make_cpu_registrar(const Registry& engine);
+
+}  // namespace xcorr::dic
