@@ -9,11 +9,7 @@
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define XCORR_HD __host__ __device__
-#else
-#define XCORR_HD
-#endif
+#include "core/hd.hpp"
 
 namespace xcorr {
 

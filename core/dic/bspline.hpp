@@ -19,17 +19,13 @@ class BSplineImage {
   Index rows() const { return rows_; }
   Index cols() const { return cols_; }
   // Whether (x, y) lies in the image's pixel area [-0.5, cols - 0.5] x [-0.5, rows - 0.5].
-  bool inside(double x, double y) const {
-    return x >= -0.5 && y >= -0.5 && x <= static_cast<double>(cols_) - 0.5 &&
-           y <= static_cast<double>(rows_) - 0.5;
-  }
+  bool inside(double x, double y) const;
   double value(double x, double y) const;
   // Value and gradient (d/dx, d/dy in grey values per px).
   void value_gradient(double x, double y, double& v, double& gx, double& gy) const;
   const std::vector<double>& coefficients() const { return c_; }  // rows x cols, row-major
 
  private:
-  Index mirror(Index i, Index n) const;
   Index rows_ = 0, cols_ = 0;
   std::vector<double> c_;
 };

@@ -3,63 +3,12 @@
 #include <cmath>
 #include <vector>
 
+#include "core/dic/icgn_math.hpp"
+
 namespace xcorr::dic {
 namespace {
 
 constexpr int kN = 6;
-
-// Solves A x = b (kN x kN, symmetric positive definite) by Cholesky; false when A is not.
-bool cholesky_solve(std::array<double, kN * kN> a, std::array<double, kN>& x) {
-  for (int j = 0; j < kN; ++j) {
-    double d = a[j * kN + j];
-    for (int k = 0; k < j; ++k) d -= a[j * kN + k] * a[j * kN + k];
-    if (!(d > 1e-12)) return false;
-    d = std::sqrt(d);
-    a[j * kN + j] = d;
-    for (int i = j + 1; i < kN; ++i) {
-      double s = a[i * kN + j];
-      for (int k = 0; k < j; ++k) s -= a[i * kN + k] * a[j * kN + k];
-      a[i * kN + j] = s / d;
-    }
-  }
-  for (int i = 0; i < kN; ++i) {  // L y = b
-    double s = x[i];
-    for (int k = 0; k < i; ++k) s -= a[i * kN + k] * x[k];
-    x[i] = s / a[i * kN + i];
-  }
-  for (int i = kN - 1; i >= 0; --i) {  // L^T x = y
-    double s = x[i];
-    for (int k = i + 1; k < kN; ++k) s -= a[k * kN + i] * x[k];
-    x[i] = s / a[i * kN + i];
-  }
-  return true;
-}
-
-// Affine 3x3 (last row 0 0 1) as 6 numbers: [a b c; d e f].
-struct Affine {
-  double a, b, c, d, e, f;
-};
-Affine to_affine(const Warp& p) {
-  return {1 + p[1], p[2], p[0], p[4], 1 + p[5], p[3]};
-}
-Warp to_warp(const Affine& m) {
-  return {m.c, m.a - 1, m.b, m.f, m.d, m.e - 1};
-}
-Affine multiply(const Affine& m, const Affine& n) {
-  return {m.a * n.a + m.b * n.d, m.a * n.b + m.b * n.e, m.a * n.c + m.b * n.f + m.c,
-          m.d * n.a + m.e * n.d, m.d * n.b + m.e * n.e, m.d * n.c + m.e * n.f + m.f};
-}
-bool invert(const Affine& m, Affine& out) {
-  const double det = m.a * m.e - m.b * m.d;
-  if (!(std::abs(det) > 1e-12)) return false;
-  out.a = m.e / det;
-  out.b = -m.b / det;
-  out.d = -m.d / det;
-  out.e = m.a / det;
-  out.c = -(out.a * m.c + out.b * m.f);
-  out.f = -(out.d * m.c + out.e * m.f);
-  return true;
-}
 
 }  // namespace
 
@@ -112,14 +61,16 @@ IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, doub
     r.status = PointStatus::low_texture;
     return r;
   }
-  std::array<double, kN * kN> hess{};
+  double hess[21] = {};  // lower triangle, packed (math::cholesky6)
   for (int k = 0; k < n; ++k) {
     const double* s = &sd[static_cast<std::size_t>(k) * kN];
     for (int a = 0; a < kN; ++a)
-      for (int b = 0; b <= a; ++b) hess[a * kN + b] += s[a] * s[b];
+      for (int b = 0; b <= a; ++b) hess[a * (a + 1) / 2 + b] += s[a] * s[b];
   }
-  for (int a = 0; a < kN; ++a)
-    for (int b = a + 1; b < kN; ++b) hess[a * kN + b] = hess[b * kN + a];
+  if (!math::cholesky6(hess)) {
+    r.status = PointStatus::low_texture;
+    return r;
+  }
 
   std::vector<double> g(static_cast<std::size_t>(n));
   // Samples the deformed subset at warp p; false when it leaves the deformed image (status
@@ -152,25 +103,21 @@ IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, doub
   double gm = 0, dg = 0;
   for (r.iterations = 1; r.iterations <= o.max_iterations; ++r.iterations) {
     if (!sample(r.p, gm, dg)) return r;
-    std::array<double, kN> b{};
+    double b[kN] = {};
     const double scale = df / dg;
     for (int k = 0; k < n; ++k) {
       const double e = f[static_cast<std::size_t>(k)] - scale * g[static_cast<std::size_t>(k)];
       const double* s = &sd[static_cast<std::size_t>(k) * kN];
       for (int a = 0; a < kN; ++a) b[a] += s[a] * e;
     }
-    if (!cholesky_solve(hess, b)) {
-      r.status = PointStatus::low_texture;
+    math::cholesky6_solve(hess, b);
+    double dp[kN];
+    for (int a = 0; a < kN; ++a) dp[a] = -b[a];
+    if (!math::compose_inverse(r.p.data(), dp)) {
+      r.status = PointStatus::diverged;
       return r;
     }
-    Warp dp;
-    for (int a = 0; a < kN; ++a) dp[a] = -b[a];
-    Affine inv;
-    if (!invert(to_affine(dp), inv)) return r;
-    r.p = to_warp(multiply(to_affine(r.p), inv));
-    const double norm =
-        std::sqrt(dp[0] * dp[0] + dp[3] * dp[3] +
-                  hd * hd * (dp[1] * dp[1] + dp[2] * dp[2] + dp[4] * dp[4] + dp[5] * dp[5]));
+    const double norm = math::warp_step_norm(dp, hd);
     if (!std::isfinite(norm)) {
       r.status = PointStatus::diverged;
       return r;

@@ -1,0 +1,176 @@
+// The arithmetic of DIC shared by the CPU code and the CUDA kernels (one implementation):
+// cubic B-spline weights and evaluation over a coefficient image with mirror boundaries, the
+// first-order warp as an affine matrix (composition, inversion), and a 6x6 Cholesky solve.
+#pragma once
+
+#include <cmath>
+
+#include "core/hd.hpp"
+
+namespace xcorr::dic::math {
+
+XCORR_HD inline long long mirror_index(long long i, long long n) {
+  if (n == 1) return 0;
+  const long long period = 2 * (n - 1);
+  i %= period;
+  if (i < 0) i += period;
+  return i < n ? i : period - i;
+}
+
+// In-place cubic B-spline prefilter of n samples spaced by `stride` (Unser 1999, mirror
+// boundaries): samples in, interpolation coefficients out.
+template <class T>
+XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
+  if (n < 2) return;
+  const double z = sqrt(3.0) - 2.0;
+  const double lambda = (1 - z) * (1 - 1 / z);
+  for (long long k = 0; k < n; ++k) s[k * stride] *= lambda;
+  // Causal initialisation: sum of z^k s[k] until z^k < 1e-12 (mirror-symmetric signal).
+  const long long horizon = n < 21 ? n : 21;  // |z|^21 < 1e-12
+  double zk = z, sum = s[0];
+  for (long long k = 1; k < horizon; ++k, zk *= z) sum += zk * s[k * stride];
+  s[0] = sum;
+  for (long long k = 1; k < n; ++k) s[k * stride] += z * s[(k - 1) * stride];
+  s[(n - 1) * stride] = (z / (z * z - 1)) * (s[(n - 1) * stride] + z * s[(n - 2) * stride]);
+  for (long long k = n - 2; k >= 0; --k) s[k * stride] = z * (s[(k + 1) * stride] - s[k * stride]);
+}
+
+// Value weights of the 4 coefficients around floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
+XCORR_HD inline void bspline_weights(double t, double w[4]) {
+  const double t2 = t * t, t3 = t2 * t, u = 1 - t;
+  w[0] = u * u * u / 6;
+  w[1] = (3 * t3 - 6 * t2 + 4) / 6;
+  w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) / 6;
+  w[3] = t3 / 6;
+}
+XCORR_HD inline void bspline_derivative_weights(double t, double d[4]) {
+  const double t2 = t * t, u = 1 - t;
+  d[0] = -u * u / 2;
+  d[1] = (3 * t2 - 4 * t) / 2;
+  d[2] = (-3 * t2 + 2 * t + 1) / 2;
+  d[3] = t2 / 2;
+}
+
+// Value and gradient at (x, y) px of the spline with coefficients c (rows x cols, row-major).
+template <class T>
+XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long long cols, double x,
+                                            double y, double& v, double& gx, double& gy) {
+  const double fx = floor(x), fy = floor(y);
+  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+  double wx[4], wy[4], dx[4], dy[4];
+  bspline_weights(x - fx, wx);
+  bspline_weights(y - fy, wy);
+  bspline_derivative_weights(x - fx, dx);
+  bspline_derivative_weights(y - fy, dy);
+  const bool interior = ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows;
+  v = gx = gy = 0;
+  for (int a = 0; a < 4; ++a) {
+    const long long r = interior ? iy - 1 + a : mirror_index(iy - 1 + a, rows);
+    const T* row = c + r * cols;
+    double sv = 0, sd = 0;
+    for (int b = 0; b < 4; ++b) {
+      const double k = row[interior ? ix - 1 + b : mirror_index(ix - 1 + b, cols)];
+      sv += wx[b] * k;
+      sd += dx[b] * k;
+    }
+    v += wy[a] * sv;
+    gx += wy[a] * sd;
+    gy += dy[a] * sv;
+  }
+}
+
+// Value only (IC-GN's deformed image).
+template <class T>
+XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols, double x,
+                                     double y) {
+  const double fx = floor(x), fy = floor(y);
+  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+  double wx[4], wy[4];
+  bspline_weights(x - fx, wx);
+  bspline_weights(y - fy, wy);
+  const bool interior = ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows;
+  double v = 0;
+  for (int a = 0; a < 4; ++a) {
+    const long long r = interior ? iy - 1 + a : mirror_index(iy - 1 + a, rows);
+    const T* row = c + r * cols;
+    double sv = 0;
+    for (int b = 0; b < 4; ++b)
+      sv += wx[b] * row[interior ? ix - 1 + b : mirror_index(ix - 1 + b, cols)];
+    v += wy[a] * sv;
+  }
+  return v;
+}
+
+// Inside the image's pixel area [-0.5, cols - 0.5] x [-0.5, rows - 0.5].
+XCORR_HD inline bool inside_pixel_area(double x, double y, long long rows, long long cols) {
+  return x >= -0.5 && y >= -0.5 && x <= static_cast<double>(cols) - 0.5 &&
+         y <= static_cast<double>(rows) - 0.5;
+}
+
+// First-order warp p = (u, ux, uy, v, vx, vy) as [a b c; d e f] = [1+ux uy u; vx 1+vy v].
+struct Affine {
+  double a, b, c, d, e, f;
+};
+XCORR_HD inline Affine to_affine(const double p[6]) {
+  return {1 + p[1], p[2], p[0], p[4], 1 + p[5], p[3]};
+}
+XCORR_HD inline void to_warp(const Affine& m, double p[6]) {
+  p[0] = m.c, p[1] = m.a - 1, p[2] = m.b, p[3] = m.f, p[4] = m.d, p[5] = m.e - 1;
+}
+// p <- p o dp^-1 (the inverse-compositional update); false when dp is singular.
+XCORR_HD inline bool compose_inverse(double p[6], const double dp[6]) {
+  const Affine n = to_affine(dp);
+  const double det = n.a * n.e - n.b * n.d;
+  if (!(fabs(det) > 1e-12)) return false;
+  Affine i;
+  i.a = n.e / det;
+  i.b = -n.b / det;
+  i.d = -n.d / det;
+  i.e = n.a / det;
+  i.c = -(i.a * n.c + i.b * n.f);
+  i.f = -(i.d * n.c + i.e * n.f);
+  const Affine m = to_affine(p);
+  const Affine r{m.a * i.a + m.b * i.d, m.a * i.b + m.b * i.e, m.a * i.c + m.b * i.f + m.c,
+                 m.d * i.a + m.e * i.d, m.d * i.b + m.e * i.e, m.d * i.c + m.e * i.f + m.f};
+  to_warp(r, p);
+  return true;
+}
+
+// Cholesky factor of a symmetric 6x6 matrix given as its lower triangle packed row by row
+// (h[i(i+1)/2 + j], j <= i), in place; false when not positive definite.
+XCORR_HD inline bool cholesky6(double h[21]) {
+  for (int j = 0; j < 6; ++j) {
+    double d = h[j * (j + 1) / 2 + j];
+    for (int k = 0; k < j; ++k) d -= h[j * (j + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
+    if (!(d > 1e-12)) return false;
+    d = sqrt(d);
+    h[j * (j + 1) / 2 + j] = d;
+    for (int i = j + 1; i < 6; ++i) {
+      double s = h[i * (i + 1) / 2 + j];
+      for (int k = 0; k < j; ++k) s -= h[i * (i + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
+      h[i * (i + 1) / 2 + j] = s / d;
+    }
+  }
+  return true;
+}
+// Solves (L L^T) x = b in place with the factor of cholesky6.
+XCORR_HD inline void cholesky6_solve(const double l[21], double x[6]) {
+  for (int i = 0; i < 6; ++i) {
+    double s = x[i];
+    for (int k = 0; k < i; ++k) s -= l[i * (i + 1) / 2 + k] * x[k];
+    x[i] = s / l[i * (i + 1) / 2 + i];
+  }
+  for (int i = 5; i >= 0; --i) {
+    double s = x[i];
+    for (int k = i + 1; k < 6; ++k) s -= l[k * (k + 1) / 2 + i] * x[k];
+    x[i] = s / l[i * (i + 1) / 2 + i];
+  }
+}
+
+// |dp| with the gradient terms scaled by the subset half-width h (px).
+XCORR_HD inline double warp_step_norm(const double dp[6], double h) {
+  return sqrt(dp[0] * dp[0] + dp[3] * dp[3] +
+              h * h * (dp[1] * dp[1] + dp[2] * dp[2] + dp[4] * dp[4] + dp[5] * dp[5]));
+}
+
+}  // namespace xcorr::dic::math
