@@ -10,6 +10,7 @@
 #include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
 #include "core/io/image_io.hpp"
+#include "gpu/dic_gpu.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -81,6 +82,20 @@ Result<Images> load(const dic::DicJob& job) {
   return im;
 }
 
+}  // namespace
+
+Result<std::unique_ptr<dic::FrameRegistrar>> make_registrar(const dic::DicOptions& o) {
+  const bool cpu_only =
+      o.device == "cpu" || (o.device == "auto" && o.propagation != dic::Propagation::independent);
+  if (!cpu_only) {
+    auto gpu = gpu::make_gpu_registrar(engine_registry());
+    if (gpu.is_ok() || o.device == "gpu") return gpu;
+  }
+  return dic::make_cpu_registrar(engine_registry());
+}
+
+namespace {
+
 Status run_job(const dic::DicJob& job, bool quiet) {
   XCORR_RETURN_IF_ERROR(job.check());
   const std::string ext = io::lowercase_extension(job.out);
@@ -89,8 +104,10 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   auto images = load(job);
   if (!images.is_ok()) return images.status();
   const Images& im = images.value();
+  auto registrar = make_registrar(job.options);
+  if (!registrar.is_ok()) return registrar.status();
   const auto t0 = std::chrono::steady_clock::now();
-  auto result = dic::run_dic(engine_registry(), im.reference[0], im.frames.view(), job.roi,
+  auto result = dic::run_dic(*registrar.value(), im.reference[0], im.frames.view(), job.roi,
                              job.options, [&](Index done, Index total) {
                                if (!quiet)
                                  std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done),
@@ -102,8 +119,8 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const dic::DicResult& r = result.value();
-  const dic::CsvContext ctx{im.reference_name, im.frame_names, job.options, job.roi,
-                            r.guess_variant};
+  const dic::CsvContext ctx{im.reference_name, im.frame_names,  job.options,
+                            job.roi,           r.guess_variant, r.device};
   std::vector<std::string> written;
   if (job.per_frame) {
     auto files = dic::write_dic_csv_per_frame(job.out, r, ctx);
@@ -220,6 +237,10 @@ Command add_dic_command(CLI::App& app) {
       ->check(CLI::IsMember({"green_lagrange", "engineering"}))
       ->capture_default_str();
   c->add_option("--method", d.method, "Correlation variant of the integer guess (auto or a name)")
+      ->capture_default_str();
+  c->add_option("--device", d.device,
+                "auto (the GPU when present and points are independent), cpu or gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
   return {c, [o] { return run_dic_command(*o); }};

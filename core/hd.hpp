@@ -7,3 +7,11 @@
 #else
 #define XCORR_HD
 #endif
+
+// Full unrolling of small fixed loops in shared helpers (keeps their arrays in registers on the
+// GPU); nothing on the host.
+#if defined(__CUDACC__)
+#define XCORR_UNROLL _Pragma("unroll")
+#else
+#define XCORR_UNROLL
+#endif

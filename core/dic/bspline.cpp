@@ -14,7 +14,7 @@ BSplineImage::BSplineImage(MatrixView<const float> image)
 }
 
 bool BSplineImage::inside(double x, double y) const {
-  return math::inside_pixel_area(x, y, rows_, cols_);
+  return math::inside_image(x, y, rows_, cols_);
 }
 
 double BSplineImage::value(double x, double y) const {

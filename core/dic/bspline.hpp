@@ -2,7 +2,8 @@
 // mirror boundaries): the interpolant passes through every pixel, is C2, and its gradient is exact
 // for the interpolant. Coordinates in px (pixel centres at integers, x = column, y = row).
 // Evaluation needs the 4x4 neighbourhood; points within 1 px of the border use mirrored
-// coefficients; points outside the image's pixel area are not evaluated (callers check `inside`).
+// coefficients; points outside [0, cols - 1] x [0, rows - 1] are not evaluated (callers check
+// `inside`).
 #pragma once
 
 #include <vector>
@@ -18,7 +19,7 @@ class BSplineImage {
 
   Index rows() const { return rows_; }
   Index cols() const { return cols_; }
-  // Whether (x, y) lies in the image's pixel area [-0.5, cols - 0.5] x [-0.5, rows - 0.5].
+  // Whether (x, y) lies in [0, cols - 1] x [0, rows - 1] (math::inside_image).
   bool inside(double x, double y) const;
   double value(double x, double y) const;
   // Value and gradient (d/dx, d/dy in grey values per px).

@@ -101,10 +101,11 @@ XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols,
   return v;
 }
 
-// Inside the image's pixel area [-0.5, cols - 0.5] x [-0.5, rows - 0.5].
-XCORR_HD inline bool inside_pixel_area(double x, double y, long long rows, long long cols) {
-  return x >= -0.5 && y >= -0.5 && x <= static_cast<double>(cols) - 0.5 &&
-         y <= static_cast<double>(rows) - 0.5;
+// Inside the span of the pixel centres, [0, cols - 1] x [0, rows - 1]: beyond it the spline
+// only extrapolates the mirrored image, which biases IC-GN.
+XCORR_HD inline bool inside_image(double x, double y, long long rows, long long cols) {
+  return x >= 0 && y >= 0 && x <= static_cast<double>(cols - 1) &&
+         y <= static_cast<double>(rows - 1);
 }
 
 // First-order warp p = (u, ux, uy, v, vx, vy) as [a b c; d e f] = [1+ux uy u; vx 1+vy v].
@@ -139,14 +140,18 @@ XCORR_HD inline bool compose_inverse(double p[6], const double dp[6]) {
 // Cholesky factor of a symmetric 6x6 matrix given as its lower triangle packed row by row
 // (h[i(i+1)/2 + j], j <= i), in place; false when not positive definite.
 XCORR_HD inline bool cholesky6(double h[21]) {
+  XCORR_UNROLL
   for (int j = 0; j < 6; ++j) {
     double d = h[j * (j + 1) / 2 + j];
+    XCORR_UNROLL
     for (int k = 0; k < j; ++k) d -= h[j * (j + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
     if (!(d > 1e-12)) return false;
     d = sqrt(d);
     h[j * (j + 1) / 2 + j] = d;
+    XCORR_UNROLL
     for (int i = j + 1; i < 6; ++i) {
       double s = h[i * (i + 1) / 2 + j];
+      XCORR_UNROLL
       for (int k = 0; k < j; ++k) s -= h[i * (i + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
       h[i * (i + 1) / 2 + j] = s / d;
     }
@@ -155,13 +160,17 @@ XCORR_HD inline bool cholesky6(double h[21]) {
 }
 // Solves (L L^T) x = b in place with the factor of cholesky6.
 XCORR_HD inline void cholesky6_solve(const double l[21], double x[6]) {
+  XCORR_UNROLL
   for (int i = 0; i < 6; ++i) {
     double s = x[i];
+    XCORR_UNROLL
     for (int k = 0; k < i; ++k) s -= l[i * (i + 1) / 2 + k] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }
+  XCORR_UNROLL
   for (int i = 5; i >= 0; --i) {
     double s = x[i];
+    XCORR_UNROLL
     for (int k = i + 1; k < 6; ++k) s -= l[k * (k + 1) / 2 + i] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }

@@ -106,6 +106,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   XCORR_RETURN_IF_ERROR(read(j, "reference_update", o.reference_update));
   XCORR_RETURN_IF_ERROR(read(j, "strain_window", o.strain_window));
   XCORR_RETURN_IF_ERROR(read(j, "method", o.method));
+  XCORR_RETURN_IF_ERROR(read(j, "device", o.device));
   XCORR_RETURN_IF_ERROR(read_enum(j, "shape", o.shape, parse_shape_function, "first, second"));
   XCORR_RETURN_IF_ERROR(
       read_enum(j, "propagation", o.propagation, parse_propagation, "independent, reliability"));
@@ -154,6 +155,7 @@ std::string to_json(const DicJob& job) {
   j["strain_window"] = o.strain_window;
   j["strain"] = to_string(o.strain);
   j["method"] = o.method;
+  j["device"] = o.device;
   return j.dump(2) + "\n";
 }
 

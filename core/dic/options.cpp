@@ -17,6 +17,8 @@ Status DicOptions::check() const {
   if (reference_update < 0) return bad("reference update must be >= 0 frames");
   if (strain_window < 3 || strain_window % 2 == 0)
     return bad("strain window " + std::to_string(strain_window) + ": must be odd and at least 3");
+  if (device != "auto" && device != "cpu" && device != "gpu")
+    return bad("device '" + device + "': expected auto, cpu or gpu");
   return Status::ok();
 }
 

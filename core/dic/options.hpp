@@ -30,6 +30,8 @@ struct DicOptions {
   int strain_window = 5;     // points (odd): the plane fit for strain spans this many per side
   StrainKind strain = StrainKind::green_lagrange;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
+  std::string device = "auto";  // where frames are registered: auto (GPU when present and the
+                                // propagation is independent), cpu or gpu
 
   Status check() const;
 };

@@ -58,12 +58,13 @@ std::string csv_header(const CsvContext& c) {
        ", stack_mode=" + to_string(o.stack_mode) +
        ", reference_update=" + std::to_string(o.reference_update) +
        ", strain_window=" + std::to_string(o.strain_window) +
-       " points, strain=" + to_string(o.strain) + "\n";
+       " points, strain=" + to_string(o.strain) + ", device=" + o.device + "\n";
   std::string roi;
   for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
   h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";
   h += "# initial guess: ZNCC integer search, n_to_mn valid mode, method " + o.method +
        " (ran: " + (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + ")\n";
+  h += "# registered on: " + (c.device.empty() ? std::string("-") : c.device) + "\n";
   return h;
 }
 

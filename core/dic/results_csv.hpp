@@ -19,6 +19,7 @@ struct CsvContext {
   DicOptions options;
   Roi roi;
   std::string guess_variant;
+  std::string device;  // where the frames were registered ("cpu", "gpu")
 };
 
 // The '#' header lines (each ending in '\n').

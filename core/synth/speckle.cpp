@@ -80,7 +80,7 @@ Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementFie
     const double a = 1 + f.ux, b = f.uy, c = f.vx, d = 1 + f.vy, det = a * d - b * c;
     const double ia = d / det, ib = -b / det, ic = -c / det, id = a / det;
     const double stretch = std::max({std::abs(a), std::abs(b), std::abs(c), std::abs(d), 1.0});
-    const auto reach = static_cast<Index>(std::ceil(4 * o.speckle_radius * stretch * 1.5));
+    const auto reach = static_cast<Index>(std::ceil(4 * o.speckle_radius * stretch));
     const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(cy)) - reach);
     const Index y1 = std::min<Index>(o.rows - 1, static_cast<Index>(std::floor(cy)) + reach);
     const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(cx)) - reach);

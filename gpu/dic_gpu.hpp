@@ -1,0 +1,22 @@
+// DIC frame registration on the GPU (CUDA-free header). Per frame only the deformed image goes
+// up (the reference when it changes) and per-point results come back; everything between stays
+// on the device: B-spline coefficients (float64), the integer guess (device-resident subsets and
+// windows through the engine's GPU variant chosen by its dispatcher, then an argmax kernel) and
+// IC-GN (one warp per point, float64 sums, the arithmetic of core/dic/icgn_math.hpp).
+// Independent points only (reliability-guided propagation is sequential: the CPU does it).
+// Without CUDA or a device: ErrorCode::unsupported with the reason.
+#pragma once
+
+#include <memory>
+
+#include "core/dic/frame_registrar.hpp"
+
+namespace xcorr::gpu {
+
+Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& engine);
+
+// Seconds of the last register_frame spent with images already on the device, up to the results
+// in host memory (the DIC speed benchmark's measure); negative before the first frame.
+double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
+
+}  // namespace xcorr::gpu
