@@ -65,7 +65,16 @@ Status run_bench_dic(BenchDicOptions o) {
         r.value().device.c_str(), points, converged, max_err, r.value().guess_variant.c_str(),
         timed, device_s > 0 ? "device-resident" : "wall", wall,
         static_cast<double>(points) / timed);
+    const gpu::GpuDicStages st = gpu::last_gpu_stage_seconds(*registrar.value());
+    if (device_s > 0)
+      std::printf(
+          "  stages (s): coefficients %.4f, integer guess %.4f, IC-GN %.4f, download %.4f\n",
+          st.coefficients, st.integer_guess, st.icgn, st.download);
     rows.push_back({{"device", r.value().device},
+                    {"stage_coefficients_s", st.coefficients},
+                    {"stage_integer_guess_s", st.integer_guess},
+                    {"stage_icgn_s", st.icgn},
+                    {"stage_download_s", st.download},
                     {"size", o.size},
                     {"subset", o.dic.subset},
                     {"step", o.dic.step},

@@ -5,9 +5,10 @@
 //      two stacks, the engine's GPU variant for n_to_mn valid zncc (its dispatcher's choice,
 //      or --method) correlates them, an argmax kernel turns each score map into (u, v).
 //   3. IC-GN: one warp per point; lanes split the subset's pixels; reference values and
-//      gradients, the Hessian (float64 sums, warp reductions) once, then per iteration the
-//      deformed subset from the frame's spline, the ZNSSD right-hand side, the 6x6 solve and the
-//      inverse-compositional update (math::*, the same code as the CPU path).
+//      gradients (shared memory), the Hessian (float64 sums, warp reductions) once, then per
+//      iteration one pass over the deformed subset from the frame's spline accumulating the
+//      moments the ZNSSD step needs (see Moments), the 6x6 solve and the inverse-compositional
+//      update (math::*, the same code as the CPU path).
 // Instantiations: none (plain kernels).
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,12 @@ __global__ void to_double_kernel(const float* __restrict__ in, double* __restric
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     out[i] = in[i];
+}
+__global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out,
+                                long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    out[i] = static_cast<float>(in[i]);
 }
 __global__ void prefilter_rows_kernel(double* c, int rows, int cols) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -99,8 +106,8 @@ struct IcgnOut {
 };
 
 struct IcgnArgs {
-  const double* ref_c;
-  const double* def_c;
+  const float* ref_c;  // B-spline coefficients (computed in float64, stored as float32)
+  const float* def_c;
   int rows, cols;
   const double* cx;
   const double* cy;
@@ -117,15 +124,31 @@ __device__ inline double warp_sum(double v) {
 }
 
 constexpr int kIcgnWarps = 4;
+constexpr int kIcgnConsts = 33;  // doubles per warp: Cholesky factor (21) + 2 x 6 constants
 
-__global__ void __launch_bounds__(32 * kIcgnWarps) icgn_kernel(IcgnArgs a) {
-  extern __shared__ float smem[];
+// One pass over the deformed subset at warp p gives everything an iteration needs: with
+// g~ = g - mean(g) and the constants sum(SD_a f~) and sum(SD_a) of the reference,
+//   sum(SD_a (f~ - (df/dg) g~)) = sum(SD_a f~) - (df/dg) (sum(SD_a g) - mean(g) sum(SD_a)),
+//   dg^2 = sum(g^2) - n mean(g)^2,   ZNSSD = 2 - 2 sum(f~ g) / (df dg),
+// so the subset is never stored (float64 sums: the cancellation costs ~1e-13 relative).
+struct Moments {
+  double g, gg, fg, sdg[6];
+};
+
+__global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
+  extern __shared__ double smem_d[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int S = a.subset, h = S / 2, n = S * S;
-  float* sf = smem + static_cast<long long>(warp) * 4 * n;  // f - mean(f)
-  float* sgx = sf + n;                                      // reference gradients
+  // Per warp: the Cholesky factor and the constants (identical in every lane, so kept once),
+  // then f - mean(f) and the reference gradients of its pixels.
+  double* consts = smem_d + warp * kIcgnConsts;
+  double* chol = consts;         // 21
+  double* sd_f = consts + 21;    // sum(SD_a f~), 6
+  double* sd_sum = consts + 27;  // sum(SD_a), 6
+  float* sf = reinterpret_cast<float*>(smem_d + kIcgnWarps * kIcgnConsts) +
+              static_cast<long long>(warp) * 3 * n;
+  float* sgx = sf + n;
   float* sgy = sgx + n;
-  float* sg = sgy + n;  // g - mean(g)
   const int k = blockIdx.x * kIcgnWarps + warp;
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
@@ -141,7 +164,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps) icgn_kernel(IcgnArgs a) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
-  // Reference subset, its mean and spread, steepest-descent terms and Hessian.
+  // Reference subset, its mean and spread, steepest-descent constants and Hessian.
   double sum = 0;
   for (int q = lane; q < n; q += 32) {
     double v, gx, gy;
@@ -152,53 +175,76 @@ __global__ void __launch_bounds__(32 * kIcgnWarps) icgn_kernel(IcgnArgs a) {
     sum += v;
   }
   const double fm = warp_sum(sum) / n;
-  double ss = 0;
-  double hess[21] = {};
+  double ss = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
   for (int q = lane; q < n; q += 32) {
     const double d = sf[q] - fm;
     sf[q] = static_cast<float>(d);
-    ss += d * d;
+    const double fq = sf[q];  // what later passes read
+    ss += fq * fq;
     const double i = q % S - h, j = q / S - h, gx = sgx[q], gy = sgy[q];
-    const double s[6] = {gx, gx * i, gx * j, gy, gy * i, gy * j};
+    const double sd[6] = {gx, gx * i, gx * j, gy, gy * i, gy * j};
 #pragma unroll
-    for (int u = 0; u < 6; ++u)
+    for (int u = 0; u < 6; ++u) {
+      c_f[u] += sd[u] * fq;
+      c_sum[u] += sd[u];
 #pragma unroll
-      for (int v = 0; v <= u; ++v) hess[u * (u + 1) / 2 + v] += s[u] * s[v];
+      for (int v = 0; v <= u; ++v) hess[u * (u + 1) / 2 + v] += sd[u] * sd[v];
+    }
   }
   const double df = sqrt(warp_sum(ss));
 #pragma unroll
   for (int e = 0; e < 21; ++e) hess[e] = warp_sum(hess[e]);
+#pragma unroll
+  for (int u = 0; u < 6; ++u) {
+    c_f[u] = warp_sum(c_f[u]);
+    c_sum[u] = warp_sum(c_sum[u]);
+  }
   if (df / sqrt(static_cast<double>(n)) < a.min_texture || !m::cholesky6(hess)) {
     r.status = static_cast<int>(dic::PointStatus::low_texture);
     return finish();
   }
-  // Samples the deformed subset at r.p into sg (zero mean); false when it leaves the frame.
-  double dg = 0;
+  if (lane == 0) {
+    for (int e = 0; e < 21; ++e) chol[e] = hess[e];
+    for (int u = 0; u < 6; ++u) sd_f[u] = c_f[u], sd_sum[u] = c_sum[u];
+  }
+  __syncwarp();
+  // Moments of the deformed subset at r.p; false when it leaves the frame.
+  Moments mo;
   auto sample = [&]() {
-    double gsum = 0;
-    bool out = false;
+    // The warped subset is a parallelogram: inside the frame iff its 4 corners are.
+    for (int c = 0; c < 4; ++c) {
+      const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
+      if (!m::inside_image(x + i + r.p[0] + r.p[1] * i + r.p[2] * j,
+                           y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols))
+        return false;
+    }
+    Moments t{};
+    // Lane's pixels q = lane, lane + 32, ...: offsets (qi, qj) stepped without division.
+    int qi = lane % S, qj = lane / S;
     for (int q = lane; q < n; q += 32) {
-      const double i = q % S - h, j = q / S - h;
+      const double i = qi - h, j = qj - h;
+      qi += 32;
+      while (qi >= S) qi -= S, ++qj;
       const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
       const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
-      if (!m::inside_image(X, Y, a.rows, a.cols)) {
-        out = true;
-        continue;
-      }
-      const double g = m::bspline_value(a.def_c, a.rows, a.cols, X, Y);
-      sg[q] = static_cast<float>(g);
-      gsum += g;
+      const double g = m::bspline_value<float>(a.def_c, a.rows, a.cols, X, Y);
+      const double gx = sgx[q] * g, gy = sgy[q] * g;
+      t.g += g;
+      t.gg += g * g;
+      t.fg += sf[q] * g;
+      t.sdg[0] += gx, t.sdg[1] += gx * i, t.sdg[2] += gx * j;
+      t.sdg[3] += gy, t.sdg[4] += gy * i, t.sdg[5] += gy * j;
     }
-    if (__any_sync(kFull, out)) return false;
-    const double gm = warp_sum(gsum) / n;
-    double gss = 0;
-    for (int q = lane; q < n; q += 32) {
-      const double d = sg[q] - gm;
-      sg[q] = static_cast<float>(d);
-      gss += d * d;
-    }
-    dg = sqrt(warp_sum(gss));
+    mo.g = warp_sum(t.g);
+    mo.gg = warp_sum(t.gg);
+    mo.fg = warp_sum(t.fg);
+#pragma unroll
+    for (int u = 0; u < 6; ++u) mo.sdg[u] = warp_sum(t.sdg[u]);
     return true;
+  };
+  auto spread = [&]() {  // dg
+    const double gm = mo.g / n;
+    return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
   };
   bool converged = false;
   for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
@@ -206,18 +252,13 @@ __global__ void __launch_bounds__(32 * kIcgnWarps) icgn_kernel(IcgnArgs a) {
       r.status = static_cast<int>(dic::PointStatus::outside_roi);
       return finish();
     }
+    const double dg = spread();
     if (!(dg > 0)) return finish();  // flat deformed subset: diverged
-    const double scale = df / dg;
-    double b[6] = {};
-    for (int q = lane; q < n; q += 32) {
-      const double e = sf[q] - scale * sg[q];
-      const double i = q % S - h, j = q / S - h, gx = sgx[q], gy = sgy[q];
-      b[0] += gx * e, b[1] += gx * i * e, b[2] += gx * j * e;
-      b[3] += gy * e, b[4] += gy * i * e, b[5] += gy * j * e;
-    }
+    const double scale = df / dg, gm = mo.g / n;
+    double b[6];
 #pragma unroll
-    for (int e = 0; e < 6; ++e) b[e] = warp_sum(b[e]);
-    m::cholesky6_solve(hess, b);
+    for (int u = 0; u < 6; ++u) b[u] = sd_f[u] - scale * (mo.sdg[u] - gm * sd_sum[u]);
+    m::cholesky6_solve(chol, b);
     double dp[6];
 #pragma unroll
     for (int u = 0; u < 6; ++u) dp[u] = -b[u];
@@ -234,25 +275,39 @@ __global__ void __launch_bounds__(32 * kIcgnWarps) icgn_kernel(IcgnArgs a) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
+  const double dg = spread();
   if (!(dg > 0)) return finish();
-  double znssd = 0;
-  for (int q = lane; q < n; q += 32) {
-    const double d = sf[q] / df - sg[q] / dg;
-    znssd += d * d;
-  }
-  r.zncc = 1 - warp_sum(znssd) / 2;
+  r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
   finish();
 }
 
 constexpr int kMaxIcgnSmem = 200 * 1024;
-constexpr int kGuessBatch = 65536;
+constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
+
+// A CUDA event owned by value.
+class Event {
+ public:
+  Event() { cudaEventCreate(&e_); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  double seconds_since(const Event& start) const {
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, start.e_, e_) == cudaSuccess ? ms * 1e-3 : 0.0;
+  }
+
+ private:
+  cudaEvent_t e_{};
+};
 
 class GpuRegistrar final : public dic::FrameRegistrar {
  public:
   explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
   std::string device() const override { return "gpu"; }
   double last_seconds() const { return last_seconds_; }
+  const GpuDicStages& stages() const { return stages_; }
 
   Result<dic::FrameRegistration> register_frame(const dic::FrameInputs& in,
                                                 const dic::DicOptions& o) override {
@@ -261,10 +316,10 @@ class GpuRegistrar final : public dic::FrameRegistrar {
                     "reliability-guided propagation runs on the CPU (--device cpu)"};
     }
     const int S = o.subset, n_px = S * S;
-    if (16LL * n_px > kMaxIcgnSmem) {
+    if (12LL * kIcgnWarps * n_px > kMaxIcgnSmem) {
       return Status{
           ErrorCode::unsupported,
-          "subset " + std::to_string(S) + " px is larger than the GPU IC-GN supports (111 px)"};
+          "subset " + std::to_string(S) + " px is larger than the GPU IC-GN supports (65 px)"};
     }
     cudaStream_t stream = nullptr;
     const int rows = static_cast<int>(in.reference.rows),
@@ -277,7 +332,9 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_img_, stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
     XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
 
     // Points to compute, their positions, and the integer guesses of those whose rounded subset
     // lies in the reference (the others keep (0, 0) and IC-GN reports them outside_roi).
@@ -318,6 +375,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     for (std::size_t i = 0; i < guess.size(); ++i)
       start[static_cast<std::size_t>(guess_of[i])] = uv[i];
     XCORR_RETURN_IF_ERROR(upload(start, start_, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
@@ -327,13 +385,18 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     const IcgnArgs args{ref_c_.get(),  def_c_.get(), rows,          cols,      cx_.get(),
                         cy_.get(),     start_.get(), count,         S,         o.max_iterations,
                         o.convergence, o.min_zncc,   o.min_texture, out_.get()};
-    const int smem = kIcgnWarps * 4 * n_px * static_cast<int>(sizeof(float));
+    const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
+                                   3 * n_px * static_cast<int>(sizeof(float)));
     icgn_kernel<<<(count + kIcgnWarps - 1) / kIcgnWarps, 32 * kIcgnWarps, smem, stream>>>(args);
     XCORR_LAUNCH_TRY("icgn_kernel");
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     std::vector<IcgnOut> results(static_cast<std::size_t>(count));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results.data(), out_.get(), results.size() * sizeof(IcgnOut),
                                    cudaMemcpyDeviceToHost, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[4].get(), stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
+    stages_ = {ev_[1].seconds_since(ev_[0]), ev_[2].seconds_since(ev_[1]),
+               ev_[3].seconds_since(ev_[2]), ev_[4].seconds_since(ev_[3])};
     last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (int i = 0; i < count; ++i) {
       dic::IcgnResult& q = reg.points[static_cast<std::size_t>(list[static_cast<std::size_t>(i)])];
@@ -364,14 +427,18 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     return Status::ok();
   }
 
-  static Status coefficients(const float* image, DeviceBuffer<double>& c, int rows, int cols,
-                             cudaStream_t stream) {
+  // Coefficients computed in float64 (work_) and stored as float32 (c): half the bytes per
+  // interpolation; the rounding moves displacements by ~1e-7 px (tests: GPU vs CPU).
+  Status coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
+                      cudaStream_t stream) {
     const long long n = static_cast<long long>(rows) * cols;
+    XCORR_RETURN_IF_ERROR(work_.allocate(static_cast<std::size_t>(n)));
     XCORR_RETURN_IF_ERROR(c.allocate(static_cast<std::size_t>(n)));
-    to_double_kernel<<<static_cast<int>(std::min<long long>((n + 255) / 256, 4096)), 256, 0,
-                       stream>>>(image, c.get(), n);
-    prefilter_rows_kernel<<<(rows + 63) / 64, 64, 0, stream>>>(c.get(), rows, cols);
-    prefilter_cols_kernel<<<(cols + 63) / 64, 64, 0, stream>>>(c.get(), rows, cols);
+    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
+    to_double_kernel<<<blocks, 256, 0, stream>>>(image, work_.get(), n);
+    prefilter_rows_kernel<<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+    prefilter_cols_kernel<<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+    to_float_kernel<<<blocks, 256, 0, stream>>>(work_.get(), c.get(), n);
     XCORR_LAUNCH_TRY("bspline prefilter kernels");
     return Status::ok();
   }
@@ -388,7 +455,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc};
       shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
       shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
-      auto chosen = choose_variant(engine_, shape, o.method, "gpu");
+      auto chosen = guess_variant(shape, o.method);
       if (!chosen.is_ok()) return chosen.status();
       const auto* g = dynamic_cast<const GpuCorrelator*>(chosen.value());
       if (g == nullptr) {
@@ -420,10 +487,34 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     return variant;
   }
 
+  // `method`: auto, a variant name, or "name:param=value,..." (a configured variant, kept).
+  Result<const Correlator*> guess_variant(const CorrelationProblem& shape,
+                                          const std::string& method) {
+    const std::size_t colon = method.find(':');
+    if (colon == std::string::npos) return choose_variant(engine_, shape, method, "gpu");
+    auto base = choose_variant(engine_, shape, method.substr(0, colon), "gpu");
+    if (!base.is_ok()) return base.status();
+    if (configured_text_ != method) {
+      auto values = parse_params(base.value()->info().name, base.value()->info().params,
+                                 method.substr(colon + 1));
+      if (!values.is_ok()) return values.status();
+      auto made = base.value()->with_params(values.value());
+      if (!made.is_ok()) return made.status();
+      configured_ = std::move(made).value();
+      configured_text_ = method;
+    }
+    return configured_.get();
+  }
+
   const Registry& engine_;
+  std::unique_ptr<Correlator> configured_;
+  std::string configured_text_;
   double last_seconds_ = -1;
+  GpuDicStages stages_;
+  Event ev_[5];
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, scores_;
-  DeviceBuffer<double> ref_c_, def_c_, cx_, cy_;
+  DeviceBuffer<float> ref_c_, def_c_;
+  DeviceBuffer<double> work_, cx_, cy_;
   DeviceBuffer<int2> start_, uv_;
   DeviceBuffer<GuessPoint> points_;
   DeviceBuffer<IcgnOut> out_;
@@ -446,6 +537,11 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r) {
   const auto* g = dynamic_cast<const GpuRegistrar*>(&r);
   return g != nullptr ? g->last_seconds() : -1;
+}
+
+GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r) {
+  const auto* g = dynamic_cast<const GpuRegistrar*>(&r);
+  return g != nullptr ? g->stages() : GpuDicStages{};
 }
 
 }  // namespace xcorr::gpu

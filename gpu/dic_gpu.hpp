@@ -19,4 +19,10 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 // in host memory (the DIC speed benchmark's measure); negative before the first frame.
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 
+// That time by stage (CUDA events), seconds; all zero before the first frame or on the CPU.
+struct GpuDicStages {
+  double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
+};
+GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
+
 }  // namespace xcorr::gpu

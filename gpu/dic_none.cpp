@@ -9,5 +9,8 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry&)
 double last_gpu_frame_seconds(const dic::FrameRegistrar&) {
   return -1;
 }
+GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar&) {
+  return {};
+}
 
 }  // namespace xcorr::gpu

@@ -9,12 +9,12 @@
 
 namespace xcorr::dic::math {
 
+// Mirror boundary for i in [-(n - 1), 2 (n - 1)]: every caller samples within 2 px of the image.
 XCORR_HD inline long long mirror_index(long long i, long long n) {
   if (n == 1) return 0;
-  const long long period = 2 * (n - 1);
-  i %= period;
-  if (i < 0) i += period;
-  return i < n ? i : period - i;
+  if (i < 0) i = -i;
+  if (i >= n) i = 2 * (n - 1) - i;
+  return i;
 }
 
 // In-place cubic B-spline prefilter of n samples spaced by `stride` (Unser 1999, mirror
@@ -36,8 +36,9 @@ XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
 }
 
 // Value weights of the 4 coefficients around floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
-XCORR_HD inline void bspline_weights(double t, double w[4]) {
-  const double t2 = t * t, t3 = t2 * t, u = 1 - t;
+template <class R>
+XCORR_HD inline void bspline_weights(R t, R w[4]) {
+  const R t2 = t * t, t3 = t2 * t, u = 1 - t;
   w[0] = u * u * u / 6;
   w[1] = (3 * t3 - 6 * t2 + 4) / 6;
   w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) / 6;
@@ -52,24 +53,44 @@ XCORR_HD inline void bspline_derivative_weights(double t, double d[4]) {
 }
 
 // Value and gradient at (x, y) px of the spline with coefficients c (rows x cols, row-major).
+// Rows and columns of the 4 x 4 coefficients around (x, y), mirrored at the borders, and the
+// fractional parts.
+struct Stencil {
+  long long row[4], col[4];  // row offsets (row * cols) and column indices
+  double tx, ty;
+};
+XCORR_HD inline Stencil stencil(long long rows, long long cols, double x, double y) {
+  const double fx = floor(x), fy = floor(y);
+  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+  Stencil s;
+  XCORR_UNROLL
+  for (int k = 0; k < 4; ++k) {
+    s.row[k] = mirror_index(iy - 1 + k, rows) * cols;
+    s.col[k] = mirror_index(ix - 1 + k, cols);
+  }
+  s.tx = x - fx;
+  s.ty = y - fy;
+  return s;
+}
+
+// Value and gradient at (x, y) px of the spline with coefficients c (rows x cols, row-major).
 template <class T>
 XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long long cols, double x,
                                             double y, double& v, double& gx, double& gy) {
-  const double fx = floor(x), fy = floor(y);
-  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+  const Stencil st = stencil(rows, cols, x, y);
   double wx[4], wy[4], dx[4], dy[4];
-  bspline_weights(x - fx, wx);
-  bspline_weights(y - fy, wy);
-  bspline_derivative_weights(x - fx, dx);
-  bspline_derivative_weights(y - fy, dy);
-  const bool interior = ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows;
+  bspline_weights(st.tx, wx);
+  bspline_weights(st.ty, wy);
+  bspline_derivative_weights(st.tx, dx);
+  bspline_derivative_weights(st.ty, dy);
   v = gx = gy = 0;
+  XCORR_UNROLL
   for (int a = 0; a < 4; ++a) {
-    const long long r = interior ? iy - 1 + a : mirror_index(iy - 1 + a, rows);
-    const T* row = c + r * cols;
+    const T* row = c + st.row[a];
     double sv = 0, sd = 0;
+    XCORR_UNROLL
     for (int b = 0; b < 4; ++b) {
-      const double k = row[interior ? ix - 1 + b : mirror_index(ix - 1 + b, cols)];
+      const double k = row[st.col[b]];
       sv += wx[b] * k;
       sd += dx[b] * k;
     }
@@ -79,23 +100,23 @@ XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long lon
   }
 }
 
-// Value only (IC-GN's deformed image).
-template <class T>
+// Value only (IC-GN's deformed image). R is the arithmetic of the weights and sums: double on
+// the CPU; the GPU uses float (the position stays double: only its fractional part is rounded),
+// which moves IC-GN's displacements by ~1e-7 px and halves the float64 work.
+template <class R = double, class T>
 XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols, double x,
                                      double y) {
-  const double fx = floor(x), fy = floor(y);
-  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
-  double wx[4], wy[4];
-  bspline_weights(x - fx, wx);
-  bspline_weights(y - fy, wy);
-  const bool interior = ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows;
-  double v = 0;
+  const Stencil st = stencil(rows, cols, x, y);
+  R wx[4], wy[4];
+  bspline_weights(static_cast<R>(st.tx), wx);
+  bspline_weights(static_cast<R>(st.ty), wy);
+  R v = 0;
+  XCORR_UNROLL
   for (int a = 0; a < 4; ++a) {
-    const long long r = interior ? iy - 1 + a : mirror_index(iy - 1 + a, rows);
-    const T* row = c + r * cols;
-    double sv = 0;
-    for (int b = 0; b < 4; ++b)
-      sv += wx[b] * row[interior ? ix - 1 + b : mirror_index(ix - 1 + b, cols)];
+    const T* row = c + st.row[a];
+    R sv = 0;
+    XCORR_UNROLL
+    for (int b = 0; b < 4; ++b) sv += wx[b] * static_cast<R>(row[st.col[b]]);
     v += wy[a] * sv;
   }
   return v;
@@ -140,18 +161,14 @@ XCORR_HD inline bool compose_inverse(double p[6], const double dp[6]) {
 // Cholesky factor of a symmetric 6x6 matrix given as its lower triangle packed row by row
 // (h[i(i+1)/2 + j], j <= i), in place; false when not positive definite.
 XCORR_HD inline bool cholesky6(double h[21]) {
-  XCORR_UNROLL
   for (int j = 0; j < 6; ++j) {
     double d = h[j * (j + 1) / 2 + j];
-    XCORR_UNROLL
     for (int k = 0; k < j; ++k) d -= h[j * (j + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
     if (!(d > 1e-12)) return false;
     d = sqrt(d);
     h[j * (j + 1) / 2 + j] = d;
-    XCORR_UNROLL
     for (int i = j + 1; i < 6; ++i) {
       double s = h[i * (i + 1) / 2 + j];
-      XCORR_UNROLL
       for (int k = 0; k < j; ++k) s -= h[i * (i + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
       h[i * (i + 1) / 2 + j] = s / d;
     }
@@ -160,17 +177,13 @@ XCORR_HD inline bool cholesky6(double h[21]) {
 }
 // Solves (L L^T) x = b in place with the factor of cholesky6.
 XCORR_HD inline void cholesky6_solve(const double l[21], double x[6]) {
-  XCORR_UNROLL
   for (int i = 0; i < 6; ++i) {
     double s = x[i];
-    XCORR_UNROLL
     for (int k = 0; k < i; ++k) s -= l[i * (i + 1) / 2 + k] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }
-  XCORR_UNROLL
   for (int i = 5; i >= 0; --i) {
     double s = x[i];
-    XCORR_UNROLL
     for (int k = i + 1; k < 6; ++k) s -= l[k * (k + 1) / 2 + i] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }

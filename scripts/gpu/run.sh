@@ -23,6 +23,19 @@ if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
     python3 .gpu/tools/anchor_bench.py "$out/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
   fi
 fi
+# DIC speed (2048x2048 pair, subset 31, step 4): GPU (device-resident) and this host's CPU.
+if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
+  for r in 10 2; do
+    .gpu/bin/xcorr bench-dic --size 2048 --step 4 --search-radius $r --device gpu --repeats 3 \
+      --out "$out/dic-gpu-r$r.json" >> "$logs/bench-dic.txt" 2>&1; echo "bench-dic gpu r$r: exit $?"
+  done
+  .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
+    --method gpu_fft:padding=pow2 --out "$out/dic-gpu-r10-pow2.json" >> "$logs/bench-dic.txt" 2>&1
+  echo "bench-dic gpu r10 pow2: exit $?"
+  .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device cpu --repeats 1 \
+    --out "$out/dic-cpu.json" >> "$logs/bench-dic.txt" 2>&1; echo "bench-dic cpu: exit $?"
+  grep -E "points/s" "$logs/bench-dic.txt"
+fi
 tar -C "$logs" -czf "$out/logs.tar.gz" .
 cat "$logs/device.txt" "$logs/xcorr-list.txt"
 grep -v -E '^\[ +(RUN|OK) ' "$logs/test_gpu_device_test.log"

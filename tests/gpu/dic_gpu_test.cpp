@@ -1,0 +1,129 @@
+// The GPU DIC path against the CPU path on synthetic speckle (fresh random fields each run):
+// the same statuses and displacements within 1e-4 px (the bound), reference and
+// incremental stacks, two integer-guess variants; reliability-guided propagation is refused.
+// CTest label gpu; skips without a device.
+#include "gpu/dic_gpu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/dic/dic.hpp"
+#include "core/synth/speckle.hpp"
+#include "gpu/device.hpp"
+#include "gpu/engine.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+const Registry& engine() {
+  static const Registry r = [] {
+    Registry reg;
+    register_cpu_variants(reg);
+    gpu::register_gpu_variants(reg);
+    return reg;
+  }();
+  return r;
+}
+
+#define XCORR_SKIP_WITHOUT_GPU()                                      \
+  do {                                                                \
+    const auto devices = gpu::list_devices();                         \
+    if (!devices.is_ok()) GTEST_SKIP() << devices.status().message(); \
+  } while (false)
+
+struct Pair {
+  Stack<float> reference, frames;
+};
+
+Pair affine_stack(std::uint64_t stream, Index size, int frames) {
+  std::mt19937_64 rng(testing::run_seed() + stream);
+  std::uniform_real_distribution<double> g(-0.01, 0.01), t(-2.0, 2.0);
+  synth::SpeckleOptions s;
+  s.rows = s.cols = size;
+  s.speckle_radius = 2.5;
+  s.noise_sigma = 150;
+  s.seed = static_cast<std::uint32_t>(stream + 5);
+  Pair p{synth::render_speckle_field(s, synth::translation_field(0, 0), 0),
+         Stack<float>(size, size, frames)};
+  const double ux = g(rng), uy = g(rng), vx = g(rng), vy = g(rng), u = t(rng), v = t(rng);
+  const double c = (static_cast<double>(size) - 1) / 2;
+  for (int k = 0; k < frames; ++k) {
+    const double f = k + 1;
+    const Stack<float> d = synth::render_speckle_field(
+        s, synth::affine_field(f * u, f * v, f * ux, f * uy, f * vx, f * vy, c, c),
+        static_cast<std::uint64_t>(k + 1));
+    std::copy(d.values().begin(), d.values().end(), p.frames[k].data);
+  }
+  return p;
+}
+
+void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o) {
+  auto gpu = gpu::make_gpu_registrar(engine());
+  ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
+  const auto cpu = make_cpu_registrar(engine());
+  auto rg = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
+  auto rc = run_dic(*cpu, p.reference[0], p.frames.view(), Roi{}, o);
+  ASSERT_TRUE(rg.is_ok()) << rg.status().message();
+  ASSERT_TRUE(rc.is_ok()) << rc.status().message();
+  EXPECT_EQ(rg.value().device, "gpu");
+  ASSERT_EQ(rg.value().frames.size(), rc.value().frames.size());
+  int compared = 0, status_differs = 0;
+  double worst = 0;
+  for (std::size_t f = 0; f < rg.value().frames.size(); ++f) {
+    const auto& a = rg.value().frames[f].points;
+    const auto& b = rc.value().frames[f].points;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (a[k].status != b[k].status) {
+        ++status_differs;
+        continue;
+      }
+      if (a[k].status != PointStatus::converged) continue;
+      ++compared;
+      worst = std::max({worst, std::abs(a[k].u - b[k].u), std::abs(a[k].v - b[k].v)});
+      EXPECT_NEAR(a[k].u, b[k].u, 1e-4) << "frame " << f + 1 << " point " << k;
+      EXPECT_NEAR(a[k].v, b[k].v, 1e-4) << "frame " << f + 1 << " point " << k;
+      EXPECT_NEAR(a[k].zncc, b[k].zncc, 1e-5);
+    }
+  }
+  std::printf(
+      "[ dic gpu ] %d converged points compared, max |gpu - cpu| %.2e px, %d statuses differ\n",
+      compared, worst, status_differs);
+  EXPECT_GT(compared, 100);
+  EXPECT_EQ(status_differs, 0);
+}
+
+TEST(DicGpu, MatchesTheCpuPathInReferenceMode) {
+  XCORR_SKIP_WITHOUT_GPU();
+  DicOptions o;
+  o.step = 9;
+  expect_gpu_equals_cpu(affine_stack(1, 203, 2), o);
+}
+
+TEST(DicGpu, MatchesTheCpuPathInIncrementalModeWithAnotherGuessVariant) {
+  XCORR_SKIP_WITHOUT_GPU();
+  DicOptions o;
+  o.subset = 25;
+  o.step = 11;
+  o.stack_mode = StackMode::incremental;
+  o.method = "gpu_basic";
+  expect_gpu_equals_cpu(affine_stack(2, 160, 3), o);
+}
+
+TEST(DicGpu, ReliabilityGuidedPropagationIsRefused) {
+  XCORR_SKIP_WITHOUT_GPU();
+  auto gpu = gpu::make_gpu_registrar(engine());
+  ASSERT_TRUE(gpu.is_ok());
+  const Pair p = affine_stack(3, 96, 1);
+  DicOptions o;
+  o.propagation = Propagation::reliability_guided;
+  auto r = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
+  EXPECT_EQ(r.status().code(), ErrorCode::unsupported);
+  EXPECT_NE(r.status().message().find("runs on the CPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xcorr::dic
