@@ -133,10 +133,12 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   if (quiet) return Status::ok();
   std::size_t computed = 0;
   std::printf(
-      "DIC: %ld frame(s) of %s px, grid %ldx%ld (subset %d px, step %d px), integer guess by %s\n",
-      static_cast<long>(im.frames.count()), to_string(im.reference.shape()).c_str(),
-      static_cast<long>(r.grid.cols), static_cast<long>(r.grid.rows), job.options.subset,
-      job.options.step, r.guess_variant.c_str());
+      "DIC on the %s: %ld frame(s) of %s px, grid %ldx%ld (subset %d px, step %d px), integer "
+      "guess by %s\n",
+      r.device.c_str(), static_cast<long>(im.frames.count()),
+      to_string(im.reference.shape()).c_str(), static_cast<long>(r.grid.cols),
+      static_cast<long>(r.grid.rows), job.options.subset, job.options.step,
+      r.guess_variant.c_str());
   std::printf("%6s %9s %9s %12s %12s %9s\n", "frame", "points", "converged", "mean u px",
               "mean v px", "mean zncc");
   for (const dic::FrameResult& f : r.frames) {
