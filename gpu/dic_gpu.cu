@@ -315,6 +315,10 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       return Status{ErrorCode::unsupported,
                     "reliability-guided propagation runs on the CPU (--device cpu)"};
     }
+    if (o.shape != dic::ShapeFunction::first_order) {
+      return Status{ErrorCode::unsupported,
+                    "second-order shape functions run on the CPU (--device cpu)"};
+    }
     const int S = o.subset, n_px = S * S;
     if (12LL * kIcgnWarps * n_px > kMaxIcgnSmem) {
       return Status{

@@ -25,10 +25,6 @@ Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> ref
                           const DicProgress& progress) {
   XCORR_RETURN_IF_ERROR(o.check());
   XCORR_RETURN_IF_ERROR(roi.check());
-  if (o.shape == ShapeFunction::second_order) {
-    return Status{ErrorCode::unsupported,
-                  "second-order shape functions are not implemented yet; use --shape first"};
-  }
   if (frames.count == 0) return Status{ErrorCode::invalid_argument, "no deformed frames given"};
   if (frames.shape() != reference.shape()) {
     return Status{ErrorCode::size_mismatch, "the frames are " + to_string(frames.shape()) +

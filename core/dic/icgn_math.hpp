@@ -158,16 +158,17 @@ XCORR_HD inline bool compose_inverse(double p[6], const double dp[6]) {
   return true;
 }
 
-// Cholesky factor of a symmetric 6x6 matrix given as its lower triangle packed row by row
+// Cholesky factor of a symmetric N x N matrix given as its lower triangle packed row by row
 // (h[i(i+1)/2 + j], j <= i), in place; false when not positive definite.
-XCORR_HD inline bool cholesky6(double h[21]) {
-  for (int j = 0; j < 6; ++j) {
+template <int N>
+XCORR_HD inline bool cholesky(double* h) {
+  for (int j = 0; j < N; ++j) {
     double d = h[j * (j + 1) / 2 + j];
     for (int k = 0; k < j; ++k) d -= h[j * (j + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
     if (!(d > 1e-12)) return false;
     d = sqrt(d);
     h[j * (j + 1) / 2 + j] = d;
-    for (int i = j + 1; i < 6; ++i) {
+    for (int i = j + 1; i < N; ++i) {
       double s = h[i * (i + 1) / 2 + j];
       for (int k = 0; k < j; ++k) s -= h[i * (i + 1) / 2 + k] * h[j * (j + 1) / 2 + k];
       h[i * (i + 1) / 2 + j] = s / d;
@@ -175,24 +176,105 @@ XCORR_HD inline bool cholesky6(double h[21]) {
   }
   return true;
 }
-// Solves (L L^T) x = b in place with the factor of cholesky6.
-XCORR_HD inline void cholesky6_solve(const double l[21], double x[6]) {
-  for (int i = 0; i < 6; ++i) {
+// Solves (L L^T) x = b in place with the factor of cholesky<N>.
+template <int N>
+XCORR_HD inline void cholesky_solve(const double* l, double* x) {
+  for (int i = 0; i < N; ++i) {
     double s = x[i];
     for (int k = 0; k < i; ++k) s -= l[i * (i + 1) / 2 + k] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }
-  for (int i = 5; i >= 0; --i) {
+  for (int i = N - 1; i >= 0; --i) {
     double s = x[i];
-    for (int k = i + 1; k < 6; ++k) s -= l[k * (k + 1) / 2 + i] * x[k];
+    for (int k = i + 1; k < N; ++k) s -= l[k * (k + 1) / 2 + i] * x[k];
     x[i] = s / l[i * (i + 1) / 2 + i];
   }
+}
+XCORR_HD inline bool cholesky6(double h[21]) {
+  return cholesky<6>(h);
+}
+XCORR_HD inline void cholesky6_solve(const double l[21], double x[6]) {
+  cholesky_solve<6>(l, x);
 }
 
 // |dp| with the gradient terms scaled by the subset half-width h (px).
 XCORR_HD inline double warp_step_norm(const double dp[6], double h) {
   return sqrt(dp[0] * dp[0] + dp[3] * dp[3] +
               h * h * (dp[1] * dp[1] + dp[2] * dp[2] + dp[4] * dp[4] + dp[5] * dp[5]));
+}
+
+// Second-order warp q = (u, ux, uy, uxx, uxy, uyy, v, vx, vy, vxx, vxy, vyy):
+//   x' = xi + u + ux xi + uy eta + uxx xi^2 / 2 + uxy xi eta + uyy eta^2 / 2 (y' alike with v).
+// As a 6x6 matrix acting on (xi^2, xi eta, eta^2, xi, eta, 1) (Gao et al. 2015), so that
+// composition and inversion are matrix products and inverses.
+XCORR_HD inline void quadratic_matrix(const double q[12], double w[36]) {
+  const double A = q[3] / 2, B = q[4], C = q[5] / 2, D = 1 + q[1], E = q[2], F = q[0];
+  const double a = q[9] / 2, b = q[10], c = q[11] / 2, d = q[7], e = 1 + q[8], f = q[6];
+  const double rows[6][6] = {
+      {D * D + 2 * F * A, 2 * D * E + 2 * F * B, E * E + 2 * F * C, 2 * D * F, 2 * E * F, F * F},
+      {D * d + F * a + f * A, D * e + E * d + F * b + f * B, E * e + F * c + f * C, D * f + F * d,
+       E * f + F * e, F * f},
+      {d * d + 2 * f * a, 2 * d * e + 2 * f * b, e * e + 2 * f * c, 2 * d * f, 2 * e * f, f * f},
+      {A, B, C, D, E, F},
+      {a, b, c, d, e, f},
+      {0, 0, 0, 0, 0, 1}};
+  for (int r = 0; r < 6; ++r)
+    for (int k = 0; k < 6; ++k) w[r * 6 + k] = rows[r][k];
+}
+XCORR_HD inline void quadratic_params(const double w[36], double q[12]) {
+  q[0] = w[3 * 6 + 5], q[1] = w[3 * 6 + 3] - 1, q[2] = w[3 * 6 + 4];
+  q[3] = 2 * w[3 * 6 + 0], q[4] = w[3 * 6 + 1], q[5] = 2 * w[3 * 6 + 2];
+  q[6] = w[4 * 6 + 5], q[7] = w[4 * 6 + 3], q[8] = w[4 * 6 + 4] - 1;
+  q[9] = 2 * w[4 * 6 + 0], q[10] = w[4 * 6 + 1], q[11] = 2 * w[4 * 6 + 2];
+}
+// Inverse of a 6x6 matrix by Gauss-Jordan with partial pivoting; false when singular.
+XCORR_HD inline bool invert6(const double m[36], double inv[36]) {
+  double a[36];
+  for (int k = 0; k < 36; ++k) a[k] = m[k], inv[k] = (k % 7 == 0) ? 1 : 0;
+  for (int c = 0; c < 6; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < 6; ++r)
+      if (fabs(a[r * 6 + c]) > fabs(a[pivot * 6 + c])) pivot = r;
+    if (!(fabs(a[pivot * 6 + c]) > 1e-12)) return false;
+    for (int k = 0; k < 6; ++k) {
+      const double t = a[c * 6 + k];
+      a[c * 6 + k] = a[pivot * 6 + k], a[pivot * 6 + k] = t;
+      const double u = inv[c * 6 + k];
+      inv[c * 6 + k] = inv[pivot * 6 + k], inv[pivot * 6 + k] = u;
+    }
+    const double d = a[c * 6 + c];
+    for (int k = 0; k < 6; ++k) a[c * 6 + k] /= d, inv[c * 6 + k] /= d;
+    for (int r = 0; r < 6; ++r) {
+      if (r == c) continue;
+      const double f = a[r * 6 + c];
+      for (int k = 0; k < 6; ++k)
+        a[r * 6 + k] -= f * a[c * 6 + k], inv[r * 6 + k] -= f * inv[c * 6 + k];
+    }
+  }
+  return true;
+}
+// q <- q o dq^-1 for second-order warps; false when dq is singular.
+XCORR_HD inline bool compose_inverse_quadratic(double q[12], const double dq[12]) {
+  double w[36], dw[36], dinv[36], r[36];
+  quadratic_matrix(q, w);
+  quadratic_matrix(dq, dw);
+  if (!invert6(dw, dinv)) return false;
+  for (int i = 0; i < 6; ++i)
+    for (int k = 0; k < 6; ++k) {
+      double s = 0;
+      for (int j = 0; j < 6; ++j) s += w[i * 6 + j] * dinv[j * 6 + k];
+      r[i * 6 + k] = s;
+    }
+  quadratic_params(r, q);
+  return true;
+}
+// |dq| with first-order terms times h and second-order terms times h^2 / 2.
+XCORR_HD inline double quadratic_step_norm(const double dq[12], double h) {
+  const double h2 = h * h / 2;
+  const double first = dq[1] * dq[1] + dq[2] * dq[2] + dq[7] * dq[7] + dq[8] * dq[8];
+  const double second = dq[3] * dq[3] + dq[4] * dq[4] + dq[5] * dq[5] + dq[9] * dq[9] +
+                        dq[10] * dq[10] + dq[11] * dq[11];
+  return sqrt(dq[0] * dq[0] + dq[6] * dq[6] + h * h * first + h2 * h2 * second);
 }
 
 }  // namespace xcorr::dic::math

@@ -113,7 +113,7 @@ TEST(DicGpu, MatchesTheCpuPathInIncrementalModeWithAnotherGuessVariant) {
   expect_gpu_equals_cpu(affine_stack(2, 160, 3), o);
 }
 
-TEST(DicGpu, ReliabilityGuidedPropagationIsRefused) {
+TEST(DicGpu, ReliabilityGuidedAndSecondOrderAreRefused) {
   XCORR_SKIP_WITHOUT_GPU();
   auto gpu = gpu::make_gpu_registrar(engine());
   ASSERT_TRUE(gpu.is_ok());
@@ -123,6 +123,12 @@ TEST(DicGpu, ReliabilityGuidedPropagationIsRefused) {
   auto r = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
   EXPECT_EQ(r.status().code(), ErrorCode::unsupported);
   EXPECT_NE(r.status().message().find("runs on the CPU"), std::string::npos);
+  DicOptions second;
+  second.shape = ShapeFunction::second_order;
+  auto s = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, second);
+  EXPECT_EQ(s.status().code(), ErrorCode::unsupported);
+  EXPECT_NE(s.status().message().find("second-order shape functions run on the CPU"),
+            std::string::npos);
 }
 
 }  // namespace
