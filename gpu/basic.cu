@@ -69,8 +69,9 @@ class BasicCorrelator final : public GpuCorrelator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200): ~1.6 TMAC/s, ~15 us for the smallest problems.
-    const double zncc = p.request.norm == Normalization::zncc ? 3.0 : 1.0;
+    // Fitted to docs/perf/gpu-engine.md (H200): ~1.6 TMAC/s, ~15 us for the smallest problems;
+    // zncc ~1.3 TMAC/s (the DIC guess: 1.08e11 multiply-adds in 84 ms; docs/perf/dic.md).
+    const double zncc = p.request.norm == Normalization::zncc ? 1.25 : 1.0;
     return 15e-6 + zncc * p.direct_multiply_adds() / 1.6e12 + transfer_seconds(p);
   }
 

@@ -236,8 +236,11 @@ class FftCorrelator final : public GpuCorrelator {
     const double n = static_cast<double>(g.real_size());
     // Fitted to docs/perf/gpu-engine.md (H200): ~15 us for a small problem replayed as a graph
     // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s.
+    // zncc (statistics, integral images, normalisation) measured ~4x that on the DIC guess
+    // (254k subsets of 31 px in 51 px windows: ~100 ms; docs/perf/dic.md).
+    const double zncc = p.request.norm == Normalization::zncc ? 4.0 : 1.0;
     const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
-    return 15e-6 + bytes / 3e12 + transfer_seconds(p);
+    return 15e-6 + zncc * bytes / 3e12 + transfer_seconds(p);
   }
 
   ~FftCorrelator() override {
