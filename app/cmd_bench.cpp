@@ -13,7 +13,6 @@
 #include <sstream>
 
 #include "app/commands.hpp"
-#include "app/registry_setup.hpp"
 #include "core/io/atomic_write.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
@@ -61,7 +60,7 @@ Stack<float> uniform(int size, int count, unsigned seed) {
 }
 
 Status run_bench(const BenchOptions& o) {
-  const Registry& reg = engine_registry();
+  const Registry& reg = gpu::engine_registry();
   if (std::none_of(reg.all().begin(), reg.all().end(),
                    [](const auto& v) { return gpu::is_gpu_variant(*v); })) {
     const auto devices = gpu::list_devices();

@@ -16,6 +16,7 @@
 #include "core/io/atomic_write.hpp"
 #include "core/synth/speckle.hpp"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -38,7 +39,7 @@ Status run_bench_dic(BenchDicOptions o) {
   std::printf("rendering a %dx%d pair ...\n", o.size, o.size);
   const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
   const Stack<float> def = synth::render_speckle_field(s, field, 1);
-  auto registrar = make_registrar(o.dic);
+  auto registrar = gpu::make_dic_registrar(o.dic);
   if (!registrar.is_ok()) return registrar.status();
   nlohmann::json rows = nlohmann::json::array();
   for (int rep = 0; rep < o.repeats; ++rep) {

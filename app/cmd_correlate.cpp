@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/registry_setup.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/peak.hpp"
@@ -73,7 +72,7 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
 // else the model prior. A configured variant is kept in `configured`.
 Result<const Correlator*> choose_correlator(const CorrelateOptions& o, const CorrelationProblem& p,
                                             std::unique_ptr<Correlator>& configured) {
-  const Registry& reg = engine_registry();
+  const Registry& reg = gpu::engine_registry();
   if (o.method == "auto") {
     if (!o.params.empty())
       return Status{ErrorCode::invalid_argument, "--param needs --method NAME, not auto"};

@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "app/registry_setup.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -82,20 +82,6 @@ Result<Images> load(const dic::DicJob& job) {
   return im;
 }
 
-}  // namespace
-
-Result<std::unique_ptr<dic::FrameRegistrar>> make_registrar(const dic::DicOptions& o) {
-  const bool cpu_only =
-      o.device == "cpu" || (o.device == "auto" && o.propagation != dic::Propagation::independent);
-  if (!cpu_only) {
-    auto gpu = gpu::make_gpu_registrar(engine_registry());
-    if (gpu.is_ok() || o.device == "gpu") return gpu;
-  }
-  return dic::make_cpu_registrar(engine_registry());
-}
-
-namespace {
-
 Status run_job(const dic::DicJob& job, bool quiet) {
   XCORR_RETURN_IF_ERROR(job.check());
   const std::string ext = io::lowercase_extension(job.out);
@@ -104,7 +90,7 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   auto images = load(job);
   if (!images.is_ok()) return images.status();
   const Images& im = images.value();
-  auto registrar = make_registrar(job.options);
+  auto registrar = gpu::make_dic_registrar(job.options);
   if (!registrar.is_ok()) return registrar.status();
   const auto t0 = std::chrono::steady_clock::now();
   auto result = dic::run_dic(*registrar.value(), im.reference[0], im.frames.view(), job.roi,

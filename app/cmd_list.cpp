@@ -3,8 +3,8 @@
 #include <string>
 
 #include "app/commands.hpp"
-#include "app/registry_setup.hpp"
 #include "gpu/device.hpp"
+#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -19,7 +19,7 @@ std::string join(const std::vector<T>& v) {
 Status run_list() {
   std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %s\n", "variant", "device", "family", "forms",
               "modes", "norms", "summary");
-  for (const auto& v : engine_registry().all()) {
+  for (const auto& v : gpu::engine_registry().all()) {
     const VariantInfo& i = v->info();
     std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %s\n", i.name.c_str(), i.device.c_str(),
                 i.family.c_str(), join(i.forms).c_str(), join(i.modes).c_str(),

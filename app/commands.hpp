@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
-#include "core/dic/frame_registrar.hpp"
 #include "core/status.hpp"
 
 namespace xcorr::app {
@@ -17,10 +16,6 @@ struct Command {
   CLI::App* subcommand;
   Action action;
 };
-
-// The DIC frame registrar that options.device asks for (auto: the GPU when present and points
-// are independent, else the CPU).
-Result<std::unique_ptr<dic::FrameRegistrar>> make_registrar(const dic::DicOptions& o);
 
 Command add_correlate_command(CLI::App& app);
 Command add_list_command(CLI::App& app);

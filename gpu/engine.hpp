@@ -12,6 +12,10 @@ namespace xcorr::gpu {
 // Adds the GPU variants when a usable CUDA device is present; otherwise adds nothing.
 void register_gpu_variants(Registry& r);
 
+// The registry every front end uses (CLI, desktop app): the CPU variants, and the GPU variants
+// when a device is present. Built on first use.
+const Registry& engine_registry();
+
 // Fill device outputs with NaN before every GPU run (tests use it to prove full coverage).
 void set_poison_outputs(bool on);
 

@@ -1,0 +1,17 @@
+#include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
+
+namespace xcorr::gpu {
+
+Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOptions& o) {
+  const bool cpu_only =
+      o.device == "cpu" || (o.device == "auto" && (o.propagation != dic::Propagation::independent ||
+                                                   o.shape != dic::ShapeFunction::first_order));
+  if (!cpu_only) {
+    auto g = make_gpu_registrar(engine_registry());
+    if (g.is_ok() || o.device == "gpu") return g;
+  }
+  return dic::make_cpu_registrar(engine_registry());
+}
+
+}  // namespace xcorr::gpu

@@ -1,0 +1,314 @@
+#include "ui/image_view.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace xcorr::ui {
+
+const char* to_string(ResultField f) {
+  switch (f) {
+    case ResultField::u:
+      return "u (px)";
+    case ResultField::v:
+      return "v (px)";
+    case ResultField::magnitude:
+      return "|d| (px)";
+    case ResultField::exx:
+      return "exx";
+    case ResultField::eyy:
+      return "eyy";
+    case ResultField::exy:
+      return "exy";
+  }
+  return "?";
+}
+
+double field_value(const dic::PointResult& p, ResultField f) {
+  if (p.status != dic::PointStatus::converged) return std::numeric_limits<double>::quiet_NaN();
+  switch (f) {
+    case ResultField::u:
+      return p.u;
+    case ResultField::v:
+      return p.v;
+    case ResultField::magnitude:
+      return std::hypot(p.u, p.v);
+    case ResultField::exx:
+      return p.exx;
+    case ResultField::eyy:
+      return p.eyy;
+    case ResultField::exy:
+      return p.exy;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+QColor colour_for(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  // Blue (0) -> cyan -> yellow -> red (1), as QCPColorGradient::gpJet.
+  const double r = std::clamp(1.5 - std::abs(4 * t - 3), 0.0, 1.0);
+  const double g = std::clamp(1.5 - std::abs(4 * t - 2), 0.0, 1.0);
+  const double b = std::clamp(1.5 - std::abs(4 * t - 1), 0.0, 1.0);
+  return QColor::fromRgbF(static_cast<float>(r), static_cast<float>(g), static_cast<float>(b));
+}
+
+ImageView::ImageView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(320, 240);
+  setAutoFillBackground(true);
+  QPalette p = palette();
+  p.setColor(QPalette::Window, QColor(40, 40, 40));
+  setPalette(p);
+}
+
+void ImageView::set_frame(MatrixView<const float> frame) {
+  const bool new_size = frame.rows != rows_ || frame.cols != cols_;
+  rows_ = static_cast<int>(frame.rows);
+  cols_ = static_cast<int>(frame.cols);
+  pixels_.resize(static_cast<std::size_t>(rows_) * cols_);
+  for (int y = 0; y < rows_; ++y)
+    std::copy(frame.row(y), frame.row(y) + cols_, pixels_.begin() + static_cast<long>(y) * cols_);
+  if (auto_levels_ && !pixels_.empty()) {
+    std::vector<float> sorted = pixels_;
+    const auto at = [&](double q) {
+      const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(k), sorted.end());
+      return static_cast<double>(sorted[k]);
+    };
+    black_ = at(0.005);
+    white_ = at(0.995);
+  }
+  rebuild_image();
+  if (new_size || !fitted_) fit();
+  update();
+}
+
+void ImageView::set_levels(double black, double white) {
+  auto_levels_ = !(black < white);
+  if (!auto_levels_) {
+    black_ = black;
+    white_ = white;
+  }
+  rebuild_image();
+  update();
+}
+
+void ImageView::rebuild_image() {
+  image_ = QImage(cols_, rows_, QImage::Format_Grayscale8);
+  const double span = white_ > black_ ? white_ - black_ : 1.0;
+  for (int y = 0; y < rows_; ++y) {
+    uchar* line = image_.scanLine(y);
+    for (int x = 0; x < cols_; ++x) {
+      const double v = (pixels_[static_cast<std::size_t>(y) * cols_ + x] - black_) / span;
+      line[x] = static_cast<uchar>(std::clamp(v, 0.0, 1.0) * 255.0 + 0.5);
+    }
+  }
+}
+
+void ImageView::set_roi(const dic::Roi& roi) {
+  roi_ = roi;
+  update();
+}
+
+void ImageView::set_results(const dic::FrameResult* frame, ResultField field, double lo, double hi,
+                            int step) {
+  results_ = frame;
+  field_ = field;
+  lo_ = lo;
+  hi_ = hi;
+  step_ = std::max(1, step);
+  update();
+}
+
+void ImageView::fit() {
+  if (rows_ == 0 || cols_ == 0) return;
+  scale_ = std::min(width() / static_cast<double>(cols_), height() / static_cast<double>(rows_));
+  offset_ = QPointF((width() - scale_ * cols_) / 2, (height() - scale_ * rows_) / 2);
+  fitted_ = true;
+  update();
+}
+
+void ImageView::one_to_one() {
+  const QPointF centre = to_image(QPointF(width() / 2.0, height() / 2.0));
+  scale_ = 1;
+  offset_ = QPointF(width() / 2.0, height() / 2.0) - (centre + QPointF(0.5, 0.5)) * scale_;
+  update();
+}
+
+QPointF ImageView::to_image(QPointF w) const {
+  return (w - offset_) / scale_ - QPointF(0.5, 0.5);
+}
+QPointF ImageView::to_widget(QPointF i) const {
+  return (i + QPointF(0.5, 0.5)) * scale_ + offset_;
+}
+
+void ImageView::resizeEvent(QResizeEvent*) {
+  if (fitted_) fit();
+}
+
+namespace {
+
+QPainterPath shape_path(const dic::RoiShape& s) {
+  QPainterPath path;
+  switch (s.kind) {
+    case dic::RoiShapeKind::rectangle:
+      path.addRect(QRectF(s.x - 0.5, s.y - 0.5, s.width, s.height));
+      break;
+    case dic::RoiShapeKind::ellipse:
+      path.addEllipse(QPointF(s.x, s.y), s.rx, s.ry);
+      break;
+    case dic::RoiShapeKind::polygon: {
+      QPolygonF poly;
+      for (const auto& v : s.vertices) poly << QPointF(v.x, v.y);
+      path.addPolygon(poly);
+      path.closeSubpath();
+      break;
+    }
+  }
+  return path;
+}
+
+}  // namespace
+
+void ImageView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  if (image_.isNull()) {
+    p.setPen(Qt::lightGray);
+    p.drawText(rect(), Qt::AlignCenter, tr("File > Open stack, or Help > Open sample"));
+    return;
+  }
+  p.setRenderHint(QPainter::SmoothPixmapTransform, scale_ < 1);
+  p.drawImage(QRectF(offset_, QSizeF(cols_ * scale_, rows_ * scale_)), image_);
+  // Image-space painter: 1 unit = 1 px, pixel centres at integers.
+  p.save();
+  p.translate(offset_ + QPointF(0.5, 0.5) * scale_);
+  p.scale(scale_, scale_);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  if (results_ != nullptr) {
+    double lo = lo_, hi = hi_;
+    if (!(lo < hi)) {
+      lo = std::numeric_limits<double>::infinity();
+      hi = -lo;
+      for (const auto& pt : results_->points) {
+        const double v = field_value(pt, field_);
+        if (std::isnan(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      if (!(lo < hi)) hi = lo + 1e-12;
+    }
+    for (const auto& pt : results_->points) {
+      const double v = field_value(pt, field_);
+      if (std::isnan(v)) continue;
+      QColor c = colour_for((v - lo) / (hi - lo));
+      c.setAlphaF(0.55f);
+      p.fillRect(QRectF(pt.x - step_ / 2.0, pt.y - step_ / 2.0, step_, step_), c);
+    }
+    // Displacement vectors, scaled so that the largest is ~2 grid steps long.
+    double largest = 0;
+    for (const auto& pt : results_->points)
+      if (pt.status == dic::PointStatus::converged)
+        largest = std::max(largest, std::hypot(pt.u, pt.v));
+    const double k = largest > 0 ? 2.0 * step_ / largest : 0;
+    p.setPen(QPen(QColor(255, 255, 255, 200), 1.0 / scale_));
+    for (const auto& pt : results_->points) {
+      if (pt.status != dic::PointStatus::converged) continue;
+      p.drawLine(QPointF(pt.x, pt.y), QPointF(pt.x + k * pt.u, pt.y + k * pt.v));
+    }
+  }
+  for (const auto& s : roi_.shapes) {
+    p.setPen(QPen(s.subtract ? QColor(255, 80, 80) : QColor(80, 255, 120), 2.0 / scale_));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(shape_path(s));
+  }
+  // The shape being drawn.
+  p.setPen(QPen(QColor(255, 220, 0), 1.5 / scale_, Qt::DashLine));
+  if (dragging_ && (tool_ == Tool::rectangle || tool_ == Tool::ellipse)) {
+    const QRectF r = QRectF(press_image_, current_image_).normalized();
+    if (tool_ == Tool::rectangle)
+      p.drawRect(r);
+    else
+      p.drawEllipse(r);
+  }
+  if (tool_ == Tool::polygon && !polygon_.empty()) {
+    QPolygonF poly;
+    for (const auto& v : polygon_) poly << QPointF(v.x, v.y);
+    poly << current_image_;
+    p.drawPolyline(poly);
+  }
+  p.restore();
+}
+
+void ImageView::wheelEvent(QWheelEvent* e) {
+  const QPointF at = e->position();
+  const QPointF image = to_image(at);
+  const double factor = std::pow(1.0015, e->angleDelta().y());
+  scale_ = std::clamp(scale_ * factor, 0.02, 64.0);
+  offset_ = at - (image + QPointF(0.5, 0.5)) * scale_;
+  fitted_ = false;
+  update();
+}
+
+void ImageView::mousePressEvent(QMouseEvent* e) {
+  press_widget_ = e->position();
+  press_image_ = to_image(e->position());
+  current_image_ = press_image_;
+  if (tool_ == Tool::polygon && e->button() == Qt::LeftButton) {
+    polygon_.push_back({press_image_.x(), press_image_.y()});
+    update();
+    return;
+  }
+  dragging_ = true;
+}
+
+void ImageView::mouseMoveEvent(QMouseEvent* e) {
+  current_image_ = to_image(e->position());
+  const long x = std::lround(current_image_.x()), y = std::lround(current_image_.y());
+  const bool inside = x >= 0 && y >= 0 && x < cols_ && y < rows_;
+  emit pixel_hovered(current_image_.x(), current_image_.y(),
+                     inside ? pixels_[static_cast<std::size_t>(y) * cols_ + x] : 0.0, inside);
+  if (dragging_ && (tool_ == Tool::pan || e->buttons() & Qt::MiddleButton)) {
+    offset_ += e->position() - press_widget_;
+    press_widget_ = e->position();
+    fitted_ = false;
+  }
+  update();
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent* e) {
+  if (!dragging_) return;
+  dragging_ = false;
+  const QRectF r = QRectF(press_image_, to_image(e->position())).normalized();
+  if (r.width() < 1 || r.height() < 1) return update();
+  dic::RoiShape s;
+  s.subtract = subtract_;
+  if (tool_ == Tool::rectangle) {
+    s.kind = dic::RoiShapeKind::rectangle;
+    s.x = std::round(r.left() + 0.5), s.y = std::round(r.top() + 0.5);
+    s.width = std::round(r.width()), s.height = std::round(r.height());
+    emit shape_drawn(s);
+  } else if (tool_ == Tool::ellipse) {
+    s.kind = dic::RoiShapeKind::ellipse;
+    s.x = r.center().x(), s.y = r.center().y(), s.rx = r.width() / 2, s.ry = r.height() / 2;
+    emit shape_drawn(s);
+  }
+  update();
+}
+
+void ImageView::mouseDoubleClickEvent(QMouseEvent*) {
+  if (tool_ != Tool::polygon || polygon_.size() < 3) return;
+  dic::RoiShape s;
+  s.kind = dic::RoiShapeKind::polygon;
+  s.subtract = subtract_;
+  s.vertices = polygon_;
+  polygon_.clear();
+  emit shape_drawn(s);
+  update();
+}
+
+}  // namespace xcorr::ui

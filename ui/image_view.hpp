@@ -1,0 +1,85 @@
+// The image viewer of xcorr-studio: one grey frame with contrast levels, zoom (wheel, fit, 1:1)
+// and pan, a pixel readout, ROI drawing tools and overlays (ROI shapes; DIC results as a colour
+// map of points and displacement vectors). Coordinates in image px (pixel centres at integers).
+#pragma once
+
+#include <QImage>
+#include <QPointF>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "core/dic/dic.hpp"
+#include "core/dic/roi.hpp"
+#include "core/matrix.hpp"
+
+namespace xcorr::ui {
+
+enum class Tool { pan, rectangle, ellipse, polygon };
+
+// What the result overlay shows.
+enum class ResultField { u, v, magnitude, exx, eyy, exy };
+const char* to_string(ResultField f);
+double field_value(const dic::PointResult& p, ResultField f);  // NaN when invalid
+
+// Blue-white-red-ish colour ramp (the one used by the overlay and the plot's colour scale).
+QColor colour_for(double t);  // t in [0, 1]
+
+class ImageView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ImageView(QWidget* parent = nullptr);
+
+  // Shows `frame`; levels: auto (0.5 % / 99.5 % percentiles) unless set_levels was called.
+  void set_frame(MatrixView<const float> frame);
+  void set_levels(double black, double white);  // grey values; black >= white: auto
+  void set_roi(const dic::Roi& roi);
+  void set_tool(Tool t) { tool_ = t; }
+  void set_subtract(bool on) { subtract_ = on; }
+  // Result overlay: points of one frame, the field, its colour range (min >= max: auto).
+  void set_results(const dic::FrameResult* frame, ResultField field, double lo, double hi,
+                   int step);
+  void fit();
+  void one_to_one();
+  double zoom() const { return scale_; }
+
+ signals:
+  void shape_drawn(const xcorr::dic::RoiShape& shape);
+  void pixel_hovered(double x, double y, double value, bool inside);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void wheelEvent(QWheelEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void resizeEvent(QResizeEvent*) override;
+
+ private:
+  QPointF to_image(QPointF widget) const;
+  QPointF to_widget(QPointF image) const;
+  void rebuild_image();
+
+  std::vector<float> pixels_;
+  int rows_ = 0, cols_ = 0;
+  double black_ = 0, white_ = 0;
+  bool auto_levels_ = true;
+  QImage image_;
+  double scale_ = 1;
+  QPointF offset_;  // widget position of image pixel (-0.5, -0.5)
+  bool fitted_ = false;
+  Tool tool_ = Tool::pan;
+  bool subtract_ = false;
+  dic::Roi roi_;
+  const dic::FrameResult* results_ = nullptr;
+  ResultField field_ = ResultField::u;
+  double lo_ = 0, hi_ = 0;
+  int step_ = 8;
+  // Interaction state.
+  bool dragging_ = false;
+  QPointF press_widget_, press_image_, current_image_;
+  std::vector<dic::Point2> polygon_;
+};
+
+}  // namespace xcorr::ui
