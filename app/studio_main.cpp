@@ -1,0 +1,50 @@
+// xcorr-studio: the desktop app. Options for scripted use (tests, screenshots):
+//   xcorr-studio [STACK] [--sample] [--run] [--screenshot FILE.png]
+// --run starts DIC once the stack is open; --screenshot saves the window after the run and quits.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "core/version.hpp"
+#include "ui/main_window.hpp"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("xcorr-studio");
+  QApplication::setApplicationVersion(xcorr::kVersion);
+  QCommandLineParser args;
+  args.setApplicationDescription("XCorr Studio: image cross-correlation and DIC");
+  args.addHelpOption();
+  args.addVersionOption();
+  args.addPositionalArgument("stack", "Image stack to open (multi-page TIFF or folder)");
+  args.addOption({"sample", "Open the bundled DIC sample"});
+  args.addOption({"run", "Run DIC after opening"});
+  args.addOption({"screenshot", "Save the window to FILE after the run, then quit", "FILE"});
+  args.process(app);
+
+  xcorr::ui::MainWindow w;
+  w.show();
+  xcorr::Status opened = xcorr::Status::ok();
+  if (args.isSet("sample"))
+    opened = w.open_sample();
+  else if (!args.positionalArguments().isEmpty())
+    opened = w.open_stack(args.positionalArguments()[0]);
+  if (!opened.is_ok()) {
+    std::fprintf(stderr, "xcorr-studio: %s\n", opened.message().c_str());
+    if (args.isSet("screenshot")) return 2;
+  }
+  const QString shot = args.value("screenshot");
+  if (args.isSet("run") || !shot.isEmpty()) {
+    QObject::connect(&w, &xcorr::ui::MainWindow::dic_finished, &app, [&](bool ok) {
+      if (shot.isEmpty()) return;
+      QTimer::singleShot(300, &app, [&, ok] {
+        const bool saved = w.grab().save(shot);
+        std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
+        QApplication::exit(ok && saved ? 0 : 1);
+      });
+    });
+    QTimer::singleShot(0, &w, [&w] { w.start_dic(); });
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,458 @@
+#include "ui/main_window.hpp"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/dic/results_csv.hpp"
+#include "core/io/image_io.hpp"
+#include "ui/dic_panel.hpp"
+
+namespace xcorr::ui {
+namespace {
+
+// One undoable ROI edit: the ROI before and after.
+class RoiCommand : public QUndoCommand {
+ public:
+  RoiCommand(const QString& text, dic::Roi before, dic::Roi after,
+             std::function<void(const dic::Roi&)> apply)
+      : QUndoCommand(text),
+        before_(std::move(before)),
+        after_(std::move(after)),
+        apply_(std::move(apply)) {}
+  void undo() override { apply_(before_); }
+  void redo() override { apply_(after_); }
+
+ private:
+  dic::Roi before_, after_;
+  std::function<void(const dic::Roi&)> apply_;
+};
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("XCorr Studio");
+  resize(1400, 900);
+  view_ = new ImageView;
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(view_, 1);
+  auto* bar = new QHBoxLayout;
+  auto* play = new QPushButton(tr("Play"));
+  play->setCheckable(true);
+  slider_ = new QSlider(Qt::Horizontal);
+  slider_->setRange(0, 0);
+  frame_label_ = new QLabel(tr("no stack"));
+  bar->addWidget(play);
+  bar->addWidget(slider_, 1);
+  bar->addWidget(frame_label_);
+  layout->addLayout(bar);
+  setCentralWidget(central);
+
+  runner_ = new DicRunner(this);
+  undo_ = new QUndoStack(this);
+  play_timer_ = new QTimer(this);
+  play_timer_->setInterval(200);
+  connect(play, &QPushButton::toggled, this,
+          [this](bool on) { on ? play_timer_->start() : play_timer_->stop(); });
+  connect(play_timer_, &QTimer::timeout, this,
+          [this] { show_frame((current_ + 1) % std::max(1, frame_count())); });
+  connect(slider_, &QSlider::valueChanged, this, [this](int k) { show_frame(k); });
+  connect(view_, &ImageView::shape_drawn, this,
+          [this](const dic::RoiShape& s) { add_roi_shape(s); });
+  connect(view_, &ImageView::pixel_hovered, this,
+          [this](double x, double y, double v, bool inside) {
+            pixel_label_->setText(inside ? QString("x %1  y %2  value %3")
+                                               .arg(x, 0, 'f', 1)
+                                               .arg(y, 0, 'f', 1)
+                                               .arg(v, 0, 'g', 6)
+                                         : QString());
+          });
+  connect(runner_, &DicRunner::progress, this, [this](int done, int total, double eta) {
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+    eta_label_->setText(tr("ETA %1 s").arg(eta, 0, 'f', 1));
+  });
+  connect(runner_, &DicRunner::finished, this, &MainWindow::on_finished);
+
+  pixel_label_ = new QLabel;
+  engine_label_ = new QLabel;
+  eta_label_ = new QLabel;
+  progress_ = new QProgressBar;
+  progress_->setMaximumWidth(220);
+  progress_->setVisible(false);
+  statusBar()->addWidget(pixel_label_, 1);
+  statusBar()->addPermanentWidget(eta_label_);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(engine_label_);
+  build_docks();
+  build_menus();
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open stack..."), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open image stack"), {},
+                                                      tr("Images (*.tif *.tiff *.png *.bmp)"));
+    if (path.isEmpty()) return;
+    const Status s = open_stack(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Open stack"), qs(s.message()));
+  });
+  file->addAction(tr("Open &folder..."), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of images"));
+    if (dir.isEmpty()) return;
+    const Status s = open_stack(dir);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Open folder"), qs(s.message()));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const Status s = export_csv(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
+  });
+  file->addAction(tr("Export &plot (PNG, PDF)..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), "plot.png",
+                                                      tr("PNG (*.png);;PDF (*.pdf)"));
+    if (path.isEmpty()) return;
+    const Status s = export_plot(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Export plot"), qs(s.message()));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addAction(tr("&Clear ROI"), this, [this] { clear_roi(); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Fit"), this, [this] { view_->fit(); });
+  view->addAction(tr("&1:1"), this, [this] { view_->one_to_one(); });
+
+  QToolBar* tools = addToolBar(tr("Tools"));
+  auto* group = new QActionGroup(this);
+  const std::pair<QString, Tool> kinds[] = {{tr("Pan"), Tool::pan},
+                                            {tr("Rectangle"), Tool::rectangle},
+                                            {tr("Ellipse"), Tool::ellipse},
+                                            {tr("Polygon"), Tool::polygon}};
+  for (const auto& [name, tool] : kinds) {
+    QAction* a = tools->addAction(name, this, [this, t = tool] { view_->set_tool(t); });
+    a->setCheckable(true);
+    a->setChecked(tool == Tool::pan);
+    group->addAction(a);
+  }
+  QAction* subtract = tools->addAction(tr("Subtract"));
+  subtract->setCheckable(true);
+  connect(subtract, &QAction::toggled, this, [this](bool on) { view_->set_subtract(on); });
+  tools->addSeparator();
+  tools->addAction(undo);
+  tools->addAction(redo);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Open &sample"), this, [this] {
+    const Status s = open_sample();
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Open sample"), qs(s.message()));
+  });
+  help->addAction(tr("&About"), this, [this] {
+    QMessageBox::about(this, tr("About XCorr Studio"),
+                       tr("XCorr Studio: image cross-correlation and DIC for microscope stacks."));
+  });
+}
+
+void MainWindow::build_docks() {
+  // DIC: parameters, Run / Cancel.
+  auto* dic_dock = new QDockWidget(tr("DIC"), this);
+  auto* dic_widget = new QWidget;
+  auto* dic_layout = new QVBoxLayout(dic_widget);
+  panel_ = new DicPanel;
+  run_button_ = new QPushButton(tr("Run DIC"));
+  cancel_button_ = new QPushButton(tr("Cancel"));
+  cancel_button_->setEnabled(false);
+  dic_layout->addWidget(panel_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_button_);
+  buttons->addWidget(cancel_button_);
+  dic_layout->addLayout(buttons);
+  dic_layout->addStretch(1);
+  dic_dock->setWidget(dic_widget);
+  addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
+  connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
+  connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_dic(); });
+  connect(panel_, &DicPanel::changed, this,
+          [this] { run_button_->setEnabled(panel_->valid() && !running()); });
+
+  // Results: field, range, colour map with colour scale.
+  auto* res_dock = new QDockWidget(tr("Results"), this);
+  auto* res_widget = new QWidget;
+  auto* res_layout = new QVBoxLayout(res_widget);
+  auto* controls = new QHBoxLayout;
+  field_ = new QComboBox;
+  for (ResultField f : {ResultField::u, ResultField::v, ResultField::magnitude, ResultField::exx,
+                        ResultField::eyy, ResultField::exy})
+    field_->addItem(to_string(f), static_cast<int>(f));
+  range_lo_ = new QDoubleSpinBox;
+  range_hi_ = new QDoubleSpinBox;
+  for (auto* s : {range_lo_, range_hi_}) {
+    s->setDecimals(5);
+    s->setRange(-1e6, 1e6);
+    s->setSingleStep(0.01);
+    s->setValue(-1e6);  // the minimum reads "auto"
+    s->setSpecialValueText(tr("auto"));
+    s->setToolTip(tr("Colour range; 'auto' (or low >= high): the data's range"));
+  }
+  controls->addWidget(field_);
+  controls->addWidget(new QLabel(tr("range")));
+  controls->addWidget(range_lo_);
+  controls->addWidget(range_hi_);
+  res_layout->addLayout(controls);
+  plot_ = new QCustomPlot;
+  plot_->setMinimumSize(360, 320);
+  plot_->axisRect()->setupFullAxesBox(true);
+  plot_->xAxis->setLabel("x (px)");
+  plot_->yAxis->setLabel("y (px)");
+  plot_->yAxis->setRangeReversed(true);
+  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  scale_ = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(0, 1, scale_);
+  map_->setColorScale(scale_);
+  QCPColorGradient gradient(QCPColorGradient::gpJet);
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  map_->setGradient(gradient);
+  map_->setInterpolate(false);
+  res_layout->addWidget(plot_, 1);
+  res_dock->setWidget(res_widget);
+  addDockWidget(Qt::RightDockWidgetArea, res_dock);
+  connect(field_, &QComboBox::currentIndexChanged, this, [this] { refresh_results(); });
+  connect(range_lo_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
+  connect(range_hi_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
+}
+
+void MainWindow::message(const QString& text) {
+  statusBar()->showMessage(text, 8000);
+}
+
+Status MainWindow::open_stack(const QString& path) {
+  if (running()) return {ErrorCode::invalid_argument, "a DIC run is in progress"};
+  auto stack = io::read_image_stack(path.toStdString());
+  if (!stack.is_ok()) return stack.status();
+  const io::ImageStack& s = stack.value();
+  if (s.frames.count() < 2) {
+    return {ErrorCode::invalid_argument,
+            "'" + path.toStdString() + "' holds one image: DIC needs a reference and frames"};
+  }
+  const Index rows = s.frames.rows(), cols = s.frames.cols();
+  reference_ = Stack<float>(rows, cols, 1);
+  frames_ = Stack<float>(rows, cols, s.frames.count() - 1);
+  std::copy(s.frames[0].data, s.frames[0].data + rows * cols, reference_[0].data);
+  std::copy(s.frames[1].data, s.frames[1].data + rows * cols * frames_.count(), frames_[0].data);
+  reference_name_ = s.frame_sources[0];
+  frame_names_.assign(s.frame_sources.begin() + 1, s.frame_sources.end());
+  results_.reset();
+  undo_->clear();
+  set_roi_internal({});
+  slider_->blockSignals(true);
+  slider_->setRange(0, frame_count() - 1);
+  slider_->setValue(0);
+  slider_->blockSignals(false);
+  show_frame(0);
+  view_->fit();
+  setWindowTitle("XCorr Studio - " + path);
+  message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
+              .arg(path)
+              .arg(frame_count())
+              .arg(cols)
+              .arg(rows)
+              .arg(io::to_string(s.pixel_type)));
+  return Status::ok();
+}
+
+Status MainWindow::open_sample() {
+  XCORR_RETURN_IF_ERROR(open_stack(QString(XCORR_SAMPLE_DIR) + "/dic_stack.tif"));
+  add_roi_shape(dic::parse_roi_shape("ellipse:127.5,127.5,110,100").value());
+  return Status::ok();
+}
+
+void MainWindow::set_roi_internal(const dic::Roi& roi) {
+  roi_ = roi;
+  view_->set_roi(roi_);
+}
+
+void MainWindow::set_roi_for_tests(const dic::Roi& roi) {
+  set_roi_internal(roi);
+}
+
+void MainWindow::add_roi_shape(const dic::RoiShape& s) {
+  dic::Roi after = roi_;
+  after.shapes.push_back(s);
+  undo_->push(new RoiCommand(tr("Add %1").arg(qs(dic::to_string(s))), roi_, after,
+                             [this](const dic::Roi& r) { set_roi_internal(r); }));
+}
+
+void MainWindow::clear_roi() {
+  undo_->push(new RoiCommand(tr("Clear ROI"), roi_, {},
+                             [this](const dic::Roi& r) { set_roi_internal(r); }));
+}
+
+bool MainWindow::start_dic() {
+  if (frames_.count() == 0) {
+    message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
+    return false;
+  }
+  const dic::DicOptions o = panel_->options();
+  if (const Status s = o.check(); !s.is_ok()) {
+    message(qs(s.message()));
+    return false;
+  }
+  ran_options_ = o;
+  ran_roi_ = roi_;
+  if (!runner_->start(reference_, frames_, roi_, o)) return false;
+  run_button_->setEnabled(false);
+  cancel_button_->setEnabled(true);
+  progress_->setVisible(true);
+  progress_->setRange(0, static_cast<int>(frames_.count()));
+  progress_->setValue(0);
+  eta_label_->clear();
+  message(tr("DIC running..."));
+  return true;
+}
+
+void MainWindow::cancel_dic() {
+  runner_->cancel();
+}
+
+void MainWindow::on_finished(const DicRunOutput& out) {
+  run_button_->setEnabled(panel_->valid());
+  cancel_button_->setEnabled(false);
+  progress_->setVisible(false);
+  eta_label_->clear();
+  if (!out.status.is_ok()) {
+    message(out.status.code() == ErrorCode::cancelled ? tr("DIC cancelled")
+                                                      : qs(out.status.message()));
+    if (out.status.code() != ErrorCode::cancelled)
+      QMessageBox::warning(this, tr("DIC"), qs(out.status.message()));
+    emit dic_finished(false);
+    return;
+  }
+  results_ = out.result;
+  engine_label_->setText(
+      tr("ran on %1 (integer guess: %2)").arg(qs(results_->device), qs(results_->guess_variant)));
+  message(tr("DIC done: %1 frames").arg(results_->frames.size()));
+  show_frame(std::max(1, current_));
+  emit dic_finished(true);
+}
+
+void MainWindow::show_frame(int k) {
+  if (frame_count() <= 1 && reference_.count() == 0) return;
+  current_ = std::clamp(k, 0, frame_count() - 1);
+  view_->set_frame(current_ == 0 ? reference_[0] : frames_[current_ - 1]);
+  frame_label_->setText(current_ == 0 ? tr("reference (%1)").arg(qs(reference_name_))
+                                      : tr("frame %1/%2 (%3)")
+                                            .arg(current_)
+                                            .arg(frame_count() - 1)
+                                            .arg(qs(frame_names_[current_ - 1])));
+  if (slider_->value() != current_) {
+    slider_->blockSignals(true);
+    slider_->setValue(current_);
+    slider_->blockSignals(false);
+  }
+  refresh_results();
+}
+
+void MainWindow::refresh_results() {
+  const bool show =
+      results_ && current_ >= 1 && current_ <= static_cast<int>(results_->frames.size());
+  const auto f = static_cast<ResultField>(field_->currentData().toInt());
+  const double lo = range_lo_->value(), hi = range_hi_->value();
+  view_->set_results(show ? &results_->frames[current_ - 1] : nullptr, f, lo, hi,
+                     ran_options_.step);
+  if (!show) {
+    map_->data()->clear();
+    plot_->replot();
+    return;
+  }
+  const dic::Grid& g = results_->grid;
+  const auto& pts = results_->frames[current_ - 1].points;
+  map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
+  map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
+                         QCPRange(pts.front().y, pts.back().y));
+  for (Index r = 0; r < g.rows; ++r)
+    for (Index c = 0; c < g.cols; ++c)
+      map_->data()->setCell(static_cast<int>(c), static_cast<int>(r),
+                            field_value(pts[static_cast<std::size_t>(r * g.cols + c)], f));
+  scale_->axis()->setLabel(to_string(f));
+  double dlo = lo, dhi = hi;
+  if (!(dlo < dhi)) {  // the data's range, NaN (invalid points) left out
+    dlo = std::numeric_limits<double>::infinity();
+    dhi = -dlo;
+    for (const auto& p : pts) {
+      const double v = field_value(p, f);
+      if (std::isnan(v)) continue;
+      dlo = std::min(dlo, v);
+      dhi = std::max(dhi, v);
+    }
+    if (!(dlo < dhi)) dhi = dlo + 1e-12;
+  }
+  map_->setDataRange(QCPRange(dlo, dhi));
+  plot_->rescaleAxes();
+  // Square pixels: widen the axis that has more screen pixels per image pixel.
+  const QRect area = plot_->axisRect()->rect();
+  const double kx = area.width() / plot_->xAxis->range().size();
+  const double ky = area.height() / plot_->yAxis->range().size();
+  if (kx > ky)
+    plot_->xAxis->setScaleRatio(plot_->yAxis, 1.0);
+  else
+    plot_->yAxis->setScaleRatio(plot_->xAxis, 1.0);
+  plot_->replot();
+}
+
+Status MainWindow::export_csv(const QString& path, bool per_frame) const {
+  if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
+  const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
+                            results_->guess_variant, results_->device};
+  if (per_frame) {
+    auto files = dic::write_dic_csv_per_frame(path.toStdString(), *results_, ctx);
+    return files.is_ok() ? Status::ok() : files.status();
+  }
+  return dic::write_dic_csv(path.toStdString(), *results_, ctx);
+}
+
+Status MainWindow::export_plot(const QString& path) const {
+  const bool ok =
+      path.endsWith(".pdf", Qt::CaseInsensitive) ? plot_->savePdf(path) : plot_->savePng(path);
+  return ok ? Status::ok()
+            : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
+}
+
+}  // namespace xcorr::ui

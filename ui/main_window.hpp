@@ -1,0 +1,98 @@
+// The main window of xcorr-studio: image stack viewer with a frame slider, ROI drawing with
+// undo/redo, the DIC parameters panel, runs off the GUI thread with progress/ETA/Cancel, results
+// as an overlay and a QCustomPlot colour map with colour scale, CSV export in the CLI's format.
+// The public methods are what the menus call; tests and --screenshot drive them directly.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dic/dic.hpp"
+#include "core/status.hpp"
+#include "ui/dic_runner.hpp"
+#include "ui/image_view.hpp"
+
+class QComboBox;
+class QCPColorMap;
+class QCPColorScale;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTimer;
+class QUndoStack;
+
+namespace xcorr::ui {
+
+class DicPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  // A multi-page TIFF or a folder: the first image is the reference, the others the frames.
+  Status open_stack(const QString& path);
+  Status open_sample();                        // the bundled DIC sample, with its elliptical ROI
+  void add_roi_shape(const dic::RoiShape& s);  // undoable
+  void clear_roi();                            // undoable
+  const dic::Roi& roi() const { return roi_; }
+  DicPanel* dic_panel() const { return panel_; }
+  QUndoStack* undo_stack() const { return undo_; }
+
+  bool start_dic();  // false (and a message in the status bar) when it cannot start
+  void cancel_dic();
+  bool running() const { return runner_->busy(); }
+  bool has_results() const { return results_.has_value(); }
+  const std::optional<dic::DicResult>& results() const { return results_; }
+  Status export_csv(const QString& path, bool per_frame = false) const;
+  Status export_plot(const QString& path) const;  // .png or .pdf
+  void show_frame(int k);                         // 0 = the reference
+  int frame_count() const { return static_cast<int>(frames_.count()) + 1; }
+  void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
+
+ signals:
+  void dic_finished(bool ok);
+
+ private:
+  void build_menus();
+  void build_docks();
+  void on_finished(const DicRunOutput& out);
+  void refresh_results();
+  void set_roi_internal(const dic::Roi& roi);
+  void message(const QString& text);
+
+  // Data: the reference and the frames as loaded, with their names.
+  Stack<float> reference_, frames_;
+  std::string reference_name_;
+  std::vector<std::string> frame_names_;
+  dic::Roi roi_;
+  // The last run: what ran and its result.
+  std::optional<dic::DicResult> results_;
+  dic::DicOptions ran_options_;
+  dic::Roi ran_roi_;
+
+  ImageView* view_;
+  DicPanel* panel_;
+  DicRunner* runner_;
+  QUndoStack* undo_;
+  QSlider* slider_;
+  QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_;
+  QProgressBar* progress_;
+  QPushButton *run_button_, *cancel_button_;
+  QTimer* play_timer_;
+  QComboBox* field_;
+  QDoubleSpinBox *range_lo_, *range_hi_;
+  QCustomPlot* plot_;
+  QCPColorMap* map_ = nullptr;
+  QCPColorScale* scale_ = nullptr;
+  int current_ = 0;
+};
+
+}  // namespace xcorr::ui
