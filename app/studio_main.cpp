@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   if (args.isSet("run") || !shot.isEmpty()) {
     QObject::connect(&w, &xcorr::ui::MainWindow::dic_finished, &app, [&](bool ok) {
       if (shot.isEmpty()) return;
+      w.show_frame(w.frame_count() - 1);  // the last frame: the largest displacements
       QTimer::singleShot(300, &app, [&, ok] {
         const bool saved = w.grab().save(shot);
         std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
