@@ -7,13 +7,17 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
 #include <QTimer>
@@ -23,9 +27,13 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
+#include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "ui/dic_panel.hpp"
 
@@ -111,8 +119,81 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(eta_label_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(engine_label_);
+  setAcceptDrops(true);
   build_docks();
   build_menus();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const auto urls = e->mimeData()->urls();
+  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+  const QString path = urls.first().toLocalFile();
+  const Status s =
+      path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
+  if (!s.is_ok()) QMessageBox::warning(this, tr("Open"), qs(s.message()));
+}
+
+void MainWindow::remember_recent(const QString& path) {
+  QSettings settings("XCorr", "xcorr-studio");
+  QStringList recent = settings.value("recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 8) recent.removeLast();
+  settings.setValue("recent", recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  if (recent_menu_ == nullptr) return;
+  recent_menu_->clear();
+  const QStringList recent = QSettings("XCorr", "xcorr-studio").value("recent").toStringList();
+  for (const QString& path : recent) {
+    recent_menu_->addAction(path, this, [this, path] {
+      const Status s =
+          path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
+      if (!s.is_ok()) QMessageBox::warning(this, tr("Open recent"), qs(s.message()));
+    });
+  }
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+Status MainWindow::save_project(const QString& path) const {
+  if (stack_path_.isEmpty()) return {ErrorCode::invalid_argument, "no stack open to save"};
+  dic::DicJob job;
+  job.reference = stack_path_.toStdString();
+  job.roi = roi_;
+  job.options = panel_->options();
+  const std::filesystem::path p = path.toStdString();
+  job.out = (p.parent_path() / (p.stem().string() + ".csv")).string();
+  XCORR_RETURN_IF_ERROR(job.check());
+  const std::string text = dic::to_json(job);
+  return io::write_atomically(p, [&](const std::filesystem::path& tmp) -> Status {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + p.string() + "'"};
+  });
+}
+
+Status MainWindow::open_project(const QString& path) {
+  auto job = dic::read_dic_job(path.toStdString());
+  if (!job.is_ok()) return job.status();
+  if (!job.value().frames.empty()) {
+    return {ErrorCode::unsupported,
+            path.toStdString() +
+                ": projects with separate frame files open with `xcorr dic --job` "
+                "(the app opens one stack: the reference and its later pages)"};
+  }
+  XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(job.value().reference)));
+  undo_->push(new RoiCommand(tr("Project ROI"), roi_, job.value().roi,
+                             [this](const dic::Roi& r) { set_roi_internal(r); }));
+  panel_->set_options(job.value().options);
+  remember_recent(path);
+  return Status::ok();
 }
 
 void MainWindow::build_menus() {
@@ -129,6 +210,26 @@ void MainWindow::build_menus() {
     if (dir.isEmpty()) return;
     const Status s = open_stack(dir);
     if (!s.is_ok()) QMessageBox::warning(this, tr("Open folder"), qs(s.message()));
+  });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  rebuild_recent_menu();
+  file->addSeparator();
+  file->addAction(tr("Open pro&ject..."), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Projects (*.json)"));
+    if (path.isEmpty()) return;
+    const Status s = open_project(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Open project"), qs(s.message()));
+  });
+  file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), "project.json",
+                                                      tr("Projects (*.json)"));
+    if (path.isEmpty()) return;
+    const Status s = save_project(path);
+    if (!s.is_ok())
+      QMessageBox::warning(this, tr("Save project"), qs(s.message()));
+    else
+      remember_recent(path);
   });
   file->addSeparator();
   file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
@@ -179,6 +280,22 @@ void MainWindow::build_menus() {
   tools->addSeparator();
   tools->addAction(undo);
   tools->addAction(redo);
+  tools->addSeparator();
+  tools->addWidget(new QLabel(tr(" Levels ")));
+  black_ = new QDoubleSpinBox;
+  white_ = new QDoubleSpinBox;
+  for (auto* b : {black_, white_}) {
+    b->setRange(-1, 1e9);
+    b->setValue(-1);  // the minimum reads "auto"
+    b->setSpecialValueText(tr("auto"));
+    b->setDecimals(1);
+    b->setToolTip(tr("Display black and white grey values; 'auto': 0.5 % / 99.5 % percentiles"));
+    tools->addWidget(b);
+    connect(b, &QDoubleSpinBox::valueChanged, this, [this] {
+      view_->set_levels(black_->value(), white_->value());  // black >= white: auto
+      show_frame(current_);
+    });
+  }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Open &sample"), this, [this] {
@@ -278,6 +395,7 @@ Status MainWindow::open_stack(const QString& path) {
   std::copy(s.frames[0].data, s.frames[0].data + rows * cols, reference_[0].data);
   std::copy(s.frames[1].data, s.frames[1].data + rows * cols * frames_.count(), frames_[0].data);
   reference_name_ = s.frame_sources[0];
+  stack_path_ = path;
   frame_names_.assign(s.frame_sources.begin() + 1, s.frame_sources.end());
   results_.reset();
   undo_->clear();
@@ -289,6 +407,7 @@ Status MainWindow::open_stack(const QString& path) {
   show_frame(0);
   view_->fit();
   setWindowTitle("XCorr Studio - " + path);
+  remember_recent(path);
   message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
               .arg(path)
               .arg(frame_count())

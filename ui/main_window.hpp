@@ -21,7 +21,10 @@ class QCPColorMap;
 class QCPColorScale;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QDragEnterEvent;
+class QDropEvent;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSlider;
@@ -39,7 +42,11 @@ class MainWindow : public QMainWindow {
 
   // A multi-page TIFF or a folder: the first image is the reference, the others the frames.
   Status open_stack(const QString& path);
-  Status open_sample();                        // the bundled DIC sample, with its elliptical ROI
+  Status open_sample();  // the bundled DIC sample, with its elliptical ROI
+  // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
+  // `xcorr dic --job` runs the same file headless.
+  Status save_project(const QString& path) const;
+  Status open_project(const QString& path);
   void add_roi_shape(const dic::RoiShape& s);  // undoable
   void clear_roi();                            // undoable
   const dic::Roi& roi() const { return roi_; }
@@ -61,7 +68,11 @@ class MainWindow : public QMainWindow {
   void dic_finished(bool ok);
 
  private:
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
   void build_menus();
+  void remember_recent(const QString& path);
+  void rebuild_recent_menu();
   void build_docks();
   void on_finished(const DicRunOutput& out);
   void refresh_results();
@@ -70,6 +81,7 @@ class MainWindow : public QMainWindow {
 
   // Data: the reference and the frames as loaded, with their names.
   Stack<float> reference_, frames_;
+  QString stack_path_;  // what was opened (file or folder)
   std::string reference_name_;
   std::vector<std::string> frame_names_;
   dic::Roi roi_;
@@ -92,6 +104,8 @@ class MainWindow : public QMainWindow {
   QCustomPlot* plot_;
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QDoubleSpinBox *black_, *white_;
   int current_ = 0;
 };
 

@@ -71,7 +71,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       "per_frame",      "subset",      "step",       "search_radius",
       "max_iterations", "convergence", "min_zncc",   "min_texture",
       "shape",          "propagation", "stack_mode", "reference_update",
-      "strain_window",  "strain",      "method"};
+      "strain_window",  "strain",      "method",     "device"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) return bad("the job file has an unknown key '" + key + "'");
   }

@@ -104,6 +104,36 @@ TEST_F(Studio, CancelLeavesTheWindowUsableAndWritesNothing) {
   EXPECT_TRUE(w.has_results());
 }
 
+// A saved project is the DIC job file: it reopens with the same stack, ROI and options, and
+// `xcorr dic --job` runs it headless to the CSV the window exports.
+TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_sample().is_ok());
+  w.add_roi_shape(dic::parse_roi_shape("-ellipse:127.5,127.5,30,20").value());
+  dic::DicOptions o = w.dic_panel()->options();
+  o.step = 12;
+  o.strain = dic::StrainKind::engineering;
+  w.dic_panel()->set_options(o);
+  const QString project = QString::fromStdString(path("project.json"));
+  ASSERT_TRUE(w.save_project(project).is_ok());
+
+  MainWindow again;
+  ASSERT_TRUE(again.open_project(project).is_ok());
+  EXPECT_EQ(again.frame_count(), 6);
+  ASSERT_EQ(again.roi().shapes.size(), 2u);
+  EXPECT_EQ(dic::to_string(again.roi().shapes[1]), "-ellipse:127.5,127.5,30,20");
+  EXPECT_EQ(again.dic_panel()->options().step, 12);
+  EXPECT_EQ(again.dic_panel()->options().strain, dic::StrainKind::engineering);
+
+  QSignalSpy finished(&again, &MainWindow::dic_finished);
+  ASSERT_TRUE(again.start_dic());
+  ASSERT_TRUE(wait_for_run(again, finished));
+  ASSERT_TRUE(again.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
+  const std::string cli = std::string(XCORR_EXE) + " dic --quiet --job " + path("project.json");
+  ASSERT_EQ(std::system(cli.c_str()), 0) << cli;
+  EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
+}
+
 TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   MainWindow w;
   EXPECT_FALSE(w.start_dic()) << "no stack yet";
