@@ -73,7 +73,8 @@ void ImageView::set_frame(MatrixView<const float> frame) {
   pixels_.resize(static_cast<std::size_t>(rows_) * cols_);
   for (int y = 0; y < rows_; ++y)
     std::copy(frame.row(y), frame.row(y) + cols_, pixels_.begin() + static_cast<long>(y) * cols_);
-  if (auto_levels_ && !pixels_.empty()) {
+  if (auto_levels_ && !levels_known_ && !pixels_.empty()) {
+    levels_known_ = true;
     std::vector<float> sorted = pixels_;
     const auto at = [&](double q) {
       const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
@@ -88,8 +89,13 @@ void ImageView::set_frame(MatrixView<const float> frame) {
   update();
 }
 
+void ImageView::reset_levels() {
+  levels_known_ = false;
+}
+
 void ImageView::set_levels(double black, double white) {
   auto_levels_ = !(black < white);
+  levels_known_ = false;
   if (!auto_levels_) {
     black_ = black;
     white_ = white;

@@ -30,8 +30,10 @@ class ImageView : public QWidget {
  public:
   explicit ImageView(QWidget* parent = nullptr);
 
-  // Shows `frame`; levels: auto (0.5 % / 99.5 % percentiles) unless set_levels was called.
+  // Shows `frame`; levels: auto (0.5 % / 99.5 % percentiles of the first frame shown after
+  // reset_levels(), kept while scrolling) unless set_levels was called.
   void set_frame(MatrixView<const float> frame);
+  void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
   void set_roi(const dic::Roi& roi);
   void set_tool(Tool t) { tool_ = t; }
@@ -65,6 +67,7 @@ class ImageView : public QWidget {
   int rows_ = 0, cols_ = 0;
   double black_ = 0, white_ = 0;
   bool auto_levels_ = true;
+  bool levels_known_ = false;
   QImage image_;
   double scale_ = 1;
   QPointF offset_;  // widget position of image pixel (-0.5, -0.5)

@@ -380,23 +380,25 @@ void MainWindow::message(const QString& text) {
   statusBar()->showMessage(text, 8000);
 }
 
+int MainWindow::frame_count() const {
+  return source_ ? static_cast<int>(source_->count()) : 0;
+}
+
 Status MainWindow::open_stack(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a DIC run is in progress"};
-  auto stack = io::read_image_stack(path.toStdString());
-  if (!stack.is_ok()) return stack.status();
-  const io::ImageStack& s = stack.value();
-  if (s.frames.count() < 2) {
+  auto opened = io::LazyStack::open(path.toStdString());
+  if (!opened.is_ok()) return opened.status();
+  if (opened.value()->count() < 2) {
     return {ErrorCode::invalid_argument,
             "'" + path.toStdString() + "' holds one image: DIC needs a reference and frames"};
   }
-  const Index rows = s.frames.rows(), cols = s.frames.cols();
-  reference_ = Stack<float>(rows, cols, 1);
-  frames_ = Stack<float>(rows, cols, s.frames.count() - 1);
-  std::copy(s.frames[0].data, s.frames[0].data + rows * cols, reference_[0].data);
-  std::copy(s.frames[1].data, s.frames[1].data + rows * cols * frames_.count(), frames_[0].data);
-  reference_name_ = s.frame_sources[0];
+  source_ = std::move(opened).value();
+  reference_ = Stack<float>();
+  frames_ = Stack<float>();
+  reference_name_ = source_->source(0);
+  frame_names_.clear();
+  for (Index k = 1; k < source_->count(); ++k) frame_names_.push_back(source_->source(k));
   stack_path_ = path;
-  frame_names_.assign(s.frame_sources.begin() + 1, s.frame_sources.end());
   results_.reset();
   undo_->clear();
   set_roi_internal({});
@@ -404,6 +406,7 @@ Status MainWindow::open_stack(const QString& path) {
   slider_->setRange(0, frame_count() - 1);
   slider_->setValue(0);
   slider_->blockSignals(false);
+  view_->reset_levels();
   show_frame(0);
   view_->fit();
   setWindowTitle("XCorr Studio - " + path);
@@ -411,9 +414,9 @@ Status MainWindow::open_stack(const QString& path) {
   message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
               .arg(path)
               .arg(frame_count())
-              .arg(cols)
-              .arg(rows)
-              .arg(io::to_string(s.pixel_type)));
+              .arg(source_->shape().cols)
+              .arg(source_->shape().rows)
+              .arg(io::to_string(source_->pixel_type())));
   return Status::ok();
 }
 
@@ -445,9 +448,19 @@ void MainWindow::clear_roi() {
 }
 
 bool MainWindow::start_dic() {
-  if (frames_.count() == 0) {
+  if (!source_) {
     message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
     return false;
+  }
+  if (frames_.count() == 0) {  // decode the whole stack once, for runs
+    auto ref = source_->frames(0, 1);
+    auto fr = source_->frames(1, source_->count() - 1);
+    if (!ref.is_ok() || !fr.is_ok()) {
+      message(qs((ref.is_ok() ? fr.status() : ref.status()).message()));
+      return false;
+    }
+    reference_ = std::move(ref).value();
+    frames_ = std::move(fr).value();
   }
   const dic::DicOptions o = panel_->options();
   if (const Status s = o.check(); !s.is_ok()) {
@@ -493,9 +506,14 @@ void MainWindow::on_finished(const DicRunOutput& out) {
 }
 
 void MainWindow::show_frame(int k) {
-  if (frame_count() <= 1 && reference_.count() == 0) return;
+  if (!source_) return;
   current_ = std::clamp(k, 0, frame_count() - 1);
-  view_->set_frame(current_ == 0 ? reference_[0] : frames_[current_ - 1]);
+  auto frame = source_->frame(current_);
+  if (!frame.is_ok()) {
+    message(qs(frame.status().message()));
+    return;
+  }
+  view_->set_frame((*frame.value())[0]);
   frame_label_->setText(current_ == 0 ? tr("reference (%1)").arg(qs(reference_name_))
                                       : tr("frame %1/%2 (%3)")
                                             .arg(current_)

@@ -7,11 +7,13 @@
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/dic/dic.hpp"
+#include "core/io/lazy_stack.hpp"
 #include "core/status.hpp"
 #include "ui/dic_runner.hpp"
 #include "ui/image_view.hpp"
@@ -61,7 +63,7 @@ class MainWindow : public QMainWindow {
   Status export_csv(const QString& path, bool per_frame = false) const;
   Status export_plot(const QString& path) const;  // .png or .pdf
   void show_frame(int k);                         // 0 = the reference
-  int frame_count() const { return static_cast<int>(frames_.count()) + 1; }
+  int frame_count() const;
   void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
 
  signals:
@@ -80,6 +82,9 @@ class MainWindow : public QMainWindow {
   void message(const QString& text);
 
   // Data: the reference and the frames as loaded, with their names.
+  // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
+  // frames decoded as stacks when a run needs them.
+  std::unique_ptr<io::LazyStack> source_;
   Stack<float> reference_, frames_;
   QString stack_path_;  // what was opened (file or folder)
   std::string reference_name_;

@@ -1,0 +1,192 @@
+#include "core/io/lazy_stack.hpp"
+
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/io/natural_sort.hpp"
+#include "core/io/tiff_integrity.hpp"
+
+namespace xcorr::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+TIFF* as_tiff(void* p) {
+  return static_cast<TIFF*>(p);
+}
+
+// Whether the current directory is a layout the lazy decoder reads, and its pixel type.
+bool lazy_layout(TIFF* tif, PixelType& type) {
+  uint16_t bits = 0, samples = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+  TIFFGetField(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+  if (TIFFIsTiled(tif) || samples != 1) return false;
+  if (format == SAMPLEFORMAT_UINT && bits == 8)
+    type = PixelType::u8;
+  else if (format == SAMPLEFORMAT_UINT && bits == 16)
+    type = PixelType::u16;
+  else if (format == SAMPLEFORMAT_IEEEFP && bits == 32)
+    type = PixelType::f32;
+  else
+    return false;
+  return true;
+}
+
+}  // namespace
+
+LazyStack::~LazyStack() {
+  if (tiff_ != nullptr) TIFFClose(as_tiff(tiff_));
+}
+
+Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes) {
+  std::unique_ptr<LazyStack> s(new LazyStack);
+  s->path_ = path;
+  s->cache_bytes_ = cache_bytes;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      if (e.is_regular_file() && has_image_extension(e.path()))
+        names.push_back(e.path().filename().string());
+    }
+    if (names.empty()) {
+      return Status{ErrorCode::invalid_argument,
+                    "folder '" + path.string() +
+                        "' contains no images (.tif .tiff .png .bmp .jpg .jpeg): empty stack"};
+    }
+    natural_sort(names);
+    s->folder_ = true;
+    for (const auto& n : names) {
+      s->files_.push_back(path / n);
+      s->sources_.push_back(n);
+    }
+    auto first = read_image_stack(s->files_[0]);  // size and type from the first image
+    if (!first.is_ok()) return first.status();
+    s->shape_ = first.value().frames.shape();
+    s->type_ = first.value().pixel_type;
+    return s;
+  }
+  if (!fs::exists(path, ec))
+    return Status{ErrorCode::not_found, "'" + path.string() + "' does not exist"};
+  bool lazy = is_tiff_file(path);
+  if (lazy) {
+    auto pages = check_tiff_integrity(path);
+    if (!pages.is_ok()) return pages.status();
+    TIFF* tif = TIFFOpen(path.c_str(), "r");
+    if (tif == nullptr) return Status{ErrorCode::io_error, "cannot open '" + path.string() + "'"};
+    s->tiff_ = tif;
+    uint32_t w = 0, h = 0;
+    do {
+      PixelType t;
+      uint32_t pw = 0, ph = 0;
+      TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw);
+      TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph);
+      if (!lazy_layout(tif, t) || (!s->offsets_.empty() && (t != s->type_ || pw != w || ph != h))) {
+        lazy = false;
+        break;
+      }
+      s->type_ = t;
+      w = pw;
+      h = ph;
+      s->offsets_.push_back(TIFFCurrentDirOffset(tif));
+      s->sources_.push_back(path.filename().string() + "[page " +
+                            std::to_string(s->offsets_.size() - 1) + "]");
+    } while (TIFFReadDirectory(tif));
+    s->shape_ = {static_cast<Index>(h), static_cast<Index>(w)};
+    if (lazy && s->offsets_.size() == 1) s->sources_[0] = path.filename().string();
+  }
+  if (!lazy) {  // any other file: decoded once, kept whole (every frame in the cache)
+    if (s->tiff_ != nullptr) TIFFClose(as_tiff(s->tiff_));
+    s->tiff_ = nullptr;
+    s->offsets_.clear();
+    auto all = read_image_stack(path);
+    if (!all.is_ok()) return all.status();
+    ImageStack& st = all.value();
+    s->sources_ = st.frame_sources;
+    s->shape_ = st.frames.shape();
+    s->type_ = st.pixel_type;
+    s->cache_bytes_ = std::numeric_limits<std::size_t>::max();
+    for (Index k = st.frames.count() - 1; k >= 0; --k) {
+      auto f = std::make_shared<Stack<float>>(s->shape_.rows, s->shape_.cols, 1);
+      std::copy(st.frames[k].data, st.frames[k].data + s->shape_.area(), f->data());
+      s->cache_.emplace_back(k, std::move(f));
+    }
+  }
+  return s;
+}
+
+Result<Stack<float>> LazyStack::decode(Index k) {
+  if (folder_) {
+    auto one = read_image_stack(files_[static_cast<std::size_t>(k)]);
+    if (!one.is_ok()) return one.status();
+    if (one.value().frames.shape() != shape_) {
+      return Status{ErrorCode::size_mismatch,
+                    "frame '" + sources_[static_cast<std::size_t>(k)] + "' is " +
+                        to_string(one.value().frames.shape()) + " but '" + sources_[0] + "' is " +
+                        to_string(shape_) + ": all frames of a stack must have one size"};
+    }
+    Stack<float> f(shape_.rows, shape_.cols, 1);
+    std::copy(one.value().frames[0].data, one.value().frames[0].data + shape_.area(), f.data());
+    return f;
+  }
+  TIFF* tif = as_tiff(tiff_);
+  if (!TIFFSetSubDirectory(tif, offsets_[static_cast<std::size_t>(k)]))
+    return Status{ErrorCode::io_error, "cannot read " + sources_[static_cast<std::size_t>(k)]};
+  Stack<float> f(shape_.rows, shape_.cols, 1);
+  std::vector<unsigned char> line(static_cast<std::size_t>(TIFFScanlineSize(tif)));
+  for (Index r = 0; r < shape_.rows; ++r) {
+    if (TIFFReadScanline(tif, line.data(), static_cast<uint32_t>(r)) < 0) {
+      return Status{ErrorCode::io_error, "cannot decode " + sources_[static_cast<std::size_t>(k)] +
+                                             " row " + std::to_string(r) +
+                                             ": corrupt or truncated"};
+    }
+    float* out = f[0].row(r);
+    for (Index c = 0; c < shape_.cols; ++c) {
+      if (type_ == PixelType::u8) {
+        out[c] = line[static_cast<std::size_t>(c)];
+      } else if (type_ == PixelType::u16) {
+        uint16_t v;
+        std::memcpy(&v, line.data() + 2 * c, 2);
+        out[c] = v;
+      } else {
+        std::memcpy(&out[c], line.data() + 4 * c, 4);
+      }
+    }
+  }
+  return f;
+}
+
+Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
+  if (k < 0 || k >= count())
+    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
+  std::lock_guard lock(mutex_);
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->first == k) {
+      cache_.splice(cache_.begin(), cache_, it);
+      return cache_.front().second;
+    }
+  }
+  auto decoded = decode(k);
+  if (!decoded.is_ok()) return decoded.status();
+  auto f = std::make_shared<const Stack<float>>(std::move(decoded).value());
+  cache_.emplace_front(k, f);
+  const std::size_t frame_bytes = static_cast<std::size_t>(shape_.area()) * sizeof(float);
+  while (cache_.size() > 1 && cache_.size() * frame_bytes > cache_bytes_) cache_.pop_back();
+  return f;
+}
+
+Result<Stack<float>> LazyStack::frames(Index first, Index n) {
+  Stack<float> out(shape_.rows, shape_.cols, n);
+  for (Index k = 0; k < n; ++k) {
+    auto f = frame(first + k);
+    if (!f.is_ok()) return f.status();
+    std::copy(f.value()->data(), f.value()->data() + shape_.area(), out[k].data);
+  }
+  return out;
+}
+
+}  // namespace xcorr::io

@@ -1,0 +1,84 @@
+// LazyStack: frames decoded on demand (libtiff pages, folder files) equal what read_image_stack
+// decodes, for 8/16-bit and float TIFFs and folders; the cache stays bounded and correct; damaged
+// files are refused at open with the reason.
+#include "core/io/lazy_stack.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/support/matrix_testing.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace xcorr::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Lazy : public testing::TempDirTest {};
+
+void expect_same_as_eager(const fs::path& p, std::size_t cache_bytes) {
+  auto eager = read_image_stack(p);
+  ASSERT_TRUE(eager.is_ok()) << eager.status().message();
+  auto lazy = LazyStack::open(p, cache_bytes);
+  ASSERT_TRUE(lazy.is_ok()) << lazy.status().message();
+  LazyStack& s = *lazy.value();
+  ASSERT_EQ(s.count(), eager.value().frames.count());
+  EXPECT_EQ(s.shape(), eager.value().frames.shape());
+  EXPECT_EQ(s.pixel_type(), eager.value().pixel_type);
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass hits and misses the small cache
+    for (Index k = s.count() - 1; k >= 0; --k) {
+      EXPECT_EQ(s.source(k), eager.value().frame_sources[static_cast<std::size_t>(k)]);
+      auto f = s.frame(k);
+      ASSERT_TRUE(f.is_ok()) << f.status().message();
+      const MatrixView<const float> a = (*f.value())[0];
+      const MatrixView<const float> b = eager.value().frames[k];
+      for (Index r = 0; r < a.rows; ++r)
+        for (Index c = 0; c < a.cols; ++c) ASSERT_EQ(a(r, c), b(r, c)) << k << " " << r << " " << c;
+    }
+  }
+  auto all = s.frames(0, s.count());
+  ASSERT_TRUE(all.is_ok());
+  EXPECT_EQ(all.value().values(), eager.value().frames.values());
+}
+
+TEST_F(Lazy, MultiPageTiffsDecodeOnDemandLikeTheEagerReader) {
+  const Stack<float> s = testing::random_stack(37, 53, 5, 1, 0, 60000);
+  ASSERT_TRUE(write_image_stack(dir_ / "u16.tif", s.view(), PixelType::u16).is_ok());
+  ASSERT_TRUE(write_image_stack(dir_ / "u8.tif", s.view(), PixelType::u8).is_ok());
+  ASSERT_TRUE(write_image_stack(dir_ / "f32.tif", s.view(), PixelType::f32).is_ok());
+  const std::size_t two_frames = 2 * 37 * 53 * sizeof(float);
+  for (const char* name : {"u16.tif", "u8.tif", "f32.tif"})
+    expect_same_as_eager(dir_ / name, two_frames);
+}
+
+TEST_F(Lazy, FoldersDecodeOneFileAtATime) {
+  fs::create_directories(dir_ / "seq");
+  for (int k : {10, 2, 1}) {
+    const Stack<float> one =
+        testing::random_stack(20, 30, 1, static_cast<std::uint64_t>(k), 0, 255);
+    ASSERT_TRUE(write_image_stack(dir_ / "seq" / ("img" + std::to_string(k) + ".png"), one.view(),
+                                  PixelType::u8)
+                    .is_ok());
+  }
+  expect_same_as_eager(dir_ / "seq", 20 * 30 * 4);
+  auto lazy = LazyStack::open(dir_ / "seq");
+  ASSERT_TRUE(lazy.is_ok());
+  EXPECT_EQ(lazy.value()->source(2), "img10.png");  // natural order
+}
+
+TEST_F(Lazy, DamagedOrMissingFilesAreRefusedAtOpen) {
+  const Stack<float> s = testing::random_stack(64, 64, 4, 2, 0, 60000);
+  ASSERT_TRUE(write_image_stack(dir_ / "t.tif", s.view(), PixelType::u16).is_ok());
+  fs::resize_file(dir_ / "t.tif", fs::file_size(dir_ / "t.tif") / 2);
+  auto damaged = LazyStack::open(dir_ / "t.tif");
+  ASSERT_FALSE(damaged.is_ok());
+  EXPECT_NE(damaged.status().message().find("corrupt or truncated"), std::string::npos)
+      << damaged.status().message();
+  auto missing = LazyStack::open(dir_ / "nope.tif");
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.status().message().find("does not exist"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xcorr::io
