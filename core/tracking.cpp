@@ -1,0 +1,89 @@
+#include "core/tracking.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/io/atomic_write.hpp"
+#include "core/version.hpp"
+
+namespace xcorr {
+
+Result<std::vector<Track>> track_templates(const Registry& engine,
+                                           MatrixView<const float> reference,
+                                           StackView<const float> frames,
+                                           const std::vector<TemplateRect>& templates,
+                                           const TrackingOptions& o,
+                                           const TrackingProgress& progress) {
+  if (templates.empty()) return Status{ErrorCode::invalid_argument, "no templates to track"};
+  if (frames.count > 0 && frames.shape() != reference.shape()) {
+    return Status{ErrorCode::size_mismatch, "the frames are " + to_string(frames.shape()) +
+                                                " px but the reference is " +
+                                                to_string(reference.shape()) + " px"};
+  }
+  std::vector<Track> tracks;
+  for (std::size_t t = 0; t < templates.size(); ++t) {
+    const TemplateRect& r = templates[t];
+    if (r.width < 2 || r.height < 2 || r.x < 0 || r.y < 0 || r.x + r.width > reference.cols ||
+        r.y + r.height > reference.rows) {
+      return Status{ErrorCode::invalid_argument,
+                    "template " + std::to_string(t + 1) + " (" + std::to_string(r.x) + "," +
+                        std::to_string(r.y) + " " + std::to_string(r.width) + "x" +
+                        std::to_string(r.height) + ") must lie inside the " +
+                        to_string(reference.shape()) + " px image and be at least 2x2 px"};
+    }
+    const StackView<const float> tmpl{reference.data + r.y * reference.row_stride + r.x,
+                                      r.height,
+                                      r.width,
+                                      1,
+                                      reference.row_stride,
+                                      0};
+    Track track;
+    track.rect = r;
+    track.x.push_back(static_cast<double>(r.x));
+    track.y.push_back(static_cast<double>(r.y));
+    track.zncc.push_back(1.0);
+    if (frames.count > 0) {
+      const CorrelationProblem p{
+          {Form::one_to_many, Mode::valid, Normalization::zncc}, tmpl, frames};
+      auto out = correlate(engine, p, o.method);
+      if (!out.is_ok()) return out.status();
+      for (Index k = 0; k < frames.count; ++k) {
+        auto peak = find_peak(StackView<const float>(out.value().result.view())[k], o.subpixel);
+        if (!peak.is_ok()) return peak.status();
+        track.x.push_back(peak.value().sub_col());
+        track.y.push_back(peak.value().sub_row());
+        track.zncc.push_back(peak.value().value);
+      }
+    }
+    tracks.push_back(std::move(track));
+    if (progress && !progress(static_cast<Index>(t + 1), static_cast<Index>(templates.size())))
+      return Status{ErrorCode::cancelled, "tracking cancelled"};
+  }
+  return tracks;
+}
+
+Status write_tracks_csv(const std::string& path, const std::vector<Track>& tracks,
+                        const std::string& reference_name) {
+  std::string text = std::string("# xcorr template tracks\n# software: xcorr ") + kVersion +
+                     "\n# reference: " + reference_name +
+                     "\n# units: x, y = template top-left corner (px, origin at the top-left "
+                     "pixel centre); dx, dy from the reference position (px); zncc peak value\n"
+                     "frame,template,x,y,dx,dy,zncc\n";
+  char buf[160];
+  for (std::size_t t = 0; t < tracks.size(); ++t) {
+    const Track& tr = tracks[t];
+    for (std::size_t k = 0; k < tr.x.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.6f\n", k, t + 1, tr.x[k],
+                    tr.y[k], tr.x[k] - tr.x[0], tr.y[k] - tr.y[0], tr.zncc[k]);
+      text += buf;
+    }
+  }
+  return io::write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + path + "'"};
+  });
+}
+
+}  // namespace xcorr
