@@ -131,6 +131,14 @@ void ImageView::set_results(const dic::FrameResult* frame, ResultField field, do
   update();
 }
 
+void ImageView::set_templates(const std::vector<TemplateRect>& templates,
+                              const std::vector<Track>* tracks, int frame) {
+  templates_ = templates;
+  tracks_ = tracks;
+  track_frame_ = frame;
+  update();
+}
+
 void ImageView::fit() {
   if (rows_ == 0 || cols_ == 0) return;
   scale_ = std::min(width() / static_cast<double>(cols_), height() / static_cast<double>(rows_));
@@ -232,14 +240,38 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.setBrush(Qt::NoBrush);
     p.drawPath(shape_path(s));
   }
+  // Templates: cyan at the reference position, or yellow where the track puts them in this
+  // frame, with the trajectory of the top-left corner so far.
+  for (std::size_t t = 0; t < templates_.size(); ++t) {
+    const TemplateRect& r = templates_[t];
+    double x = static_cast<double>(r.x), y = static_cast<double>(r.y);
+    const bool tracked = tracks_ != nullptr && t < tracks_->size() &&
+                         track_frame_ < static_cast<int>((*tracks_)[t].x.size());
+    if (tracked) {
+      const Track& tr = (*tracks_)[t];
+      QPolygonF path;
+      for (int k = 0; k <= track_frame_; ++k)
+        path << QPointF(tr.x[static_cast<std::size_t>(k)], tr.y[static_cast<std::size_t>(k)]);
+      p.setPen(QPen(QColor(255, 200, 0), 1.5 / scale_));
+      p.drawPolyline(path);
+      x = tr.x[static_cast<std::size_t>(track_frame_)];
+      y = tr.y[static_cast<std::size_t>(track_frame_)];
+    }
+    p.setPen(QPen(tracked ? QColor(255, 200, 0) : QColor(0, 220, 255), 2.0 / scale_));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(
+        QRectF(x - 0.5, y - 0.5, static_cast<double>(r.width), static_cast<double>(r.height)));
+    p.drawText(QPointF(x, y - 3 / scale_), QString::number(t + 1));
+  }
   // The shape being drawn.
   p.setPen(QPen(QColor(255, 220, 0), 1.5 / scale_, Qt::DashLine));
-  if (dragging_ && (tool_ == Tool::rectangle || tool_ == Tool::ellipse)) {
+  if (dragging_ &&
+      (tool_ == Tool::rectangle || tool_ == Tool::ellipse || tool_ == Tool::template_rect)) {
     const QRectF r = QRectF(press_image_, current_image_).normalized();
-    if (tool_ == Tool::rectangle)
-      p.drawRect(r);
-    else
+    if (tool_ == Tool::ellipse)
       p.drawEllipse(r);
+    else
+      p.drawRect(r);
   }
   if (tool_ == Tool::polygon && !polygon_.empty()) {
     QPolygonF poly;
@@ -293,7 +325,10 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e) {
   if (r.width() < 1 || r.height() < 1) return update();
   dic::RoiShape s;
   s.subtract = subtract_;
-  if (tool_ == Tool::rectangle) {
+  if (tool_ == Tool::template_rect) {
+    emit template_drawn(TemplateRect{std::lround(r.left() + 0.5), std::lround(r.top() + 0.5),
+                                     std::lround(r.width()), std::lround(r.height())});
+  } else if (tool_ == Tool::rectangle) {
     s.kind = dic::RoiShapeKind::rectangle;
     s.x = std::round(r.left() + 0.5), s.y = std::round(r.top() + 0.5);
     s.width = std::round(r.width()), s.height = std::round(r.height());

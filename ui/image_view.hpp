@@ -12,10 +12,11 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/roi.hpp"
 #include "core/matrix.hpp"
+#include "core/tracking.hpp"
 
 namespace xcorr::ui {
 
-enum class Tool { pan, rectangle, ellipse, polygon };
+enum class Tool { pan, rectangle, ellipse, polygon, template_rect };
 
 // What the result overlay shows.
 enum class ResultField { u, v, magnitude, exx, eyy, exy };
@@ -41,12 +42,17 @@ class ImageView : public QWidget {
   // Result overlay: points of one frame, the field, its colour range (min >= max: auto).
   void set_results(const dic::FrameResult* frame, ResultField field, double lo, double hi,
                    int step);
+  // Templates (reference rectangles) and their tracks: drawn at their position in `frame`, with
+  // the trajectory so far.
+  void set_templates(const std::vector<TemplateRect>& templates, const std::vector<Track>* tracks,
+                     int frame);
   void fit();
   void one_to_one();
   double zoom() const { return scale_; }
 
  signals:
   void shape_drawn(const xcorr::dic::RoiShape& shape);
+  void template_drawn(const xcorr::TemplateRect& rect);
   void pixel_hovered(double x, double y, double value, bool inside);
 
  protected:
@@ -76,6 +82,9 @@ class ImageView : public QWidget {
   bool subtract_ = false;
   dic::Roi roi_;
   const dic::FrameResult* results_ = nullptr;
+  std::vector<TemplateRect> templates_;
+  const std::vector<Track>* tracks_ = nullptr;
+  int track_frame_ = 0;
   ResultField field_ = ResultField::u;
   double lo_ = 0, hi_ = 0;
   int step_ = 8;

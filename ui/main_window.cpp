@@ -20,6 +20,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoCommand>
@@ -35,6 +36,8 @@
 #include "core/dic/results_csv.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
+#include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
 #include "ui/dic_panel.hpp"
 
 namespace xcorr::ui {
@@ -55,6 +58,18 @@ class RoiCommand : public QUndoCommand {
  private:
   dic::Roi before_, after_;
   std::function<void(const dic::Roi&)> apply_;
+};
+
+// An undoable edit given as its two directions.
+class LambdaCommand : public QUndoCommand {
+ public:
+  LambdaCommand(const QString& text, std::function<void()> undo, std::function<void()> redo)
+      : QUndoCommand(text), undo_(std::move(undo)), redo_(std::move(redo)) {}
+  void undo() override { undo_(); }
+  void redo() override { redo_(); }
+
+ private:
+  std::function<void()> undo_, redo_;
 };
 
 QString qs(const std::string& s) {
@@ -83,7 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addLayout(bar);
   setCentralWidget(central);
 
-  runner_ = new DicRunner(this);
+  runner_ = new JobRunner(this);
   undo_ = new QUndoStack(this);
   play_timer_ = new QTimer(this);
   play_timer_->setInterval(200);
@@ -102,12 +117,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                                .arg(v, 0, 'g', 6)
                                          : QString());
           });
-  connect(runner_, &DicRunner::progress, this, [this](int done, int total, double eta) {
+  connect(runner_, &JobRunner::progress, this, [this](int done, int total, double eta) {
     progress_->setRange(0, total);
     progress_->setValue(done);
     eta_label_->setText(tr("ETA %1 s").arg(eta, 0, 'f', 1));
   });
-  connect(runner_, &DicRunner::finished, this, &MainWindow::on_finished);
+  connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
+  connect(view_, &ImageView::template_drawn, this,
+          [this](const TemplateRect& r) { add_template(r); });
 
   pixel_label_ = new QLabel;
   engine_label_ = new QLabel;
@@ -239,6 +256,13 @@ void MainWindow::build_menus() {
     const Status s = export_csv(path);
     if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
   });
+  file->addAction(tr("Export &tracks (CSV)..."), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export tracks"), "tracks.csv", tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const Status s = export_tracks_csv(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Export tracks"), qs(s.message()));
+  });
   file->addAction(tr("Export &plot (PNG, PDF)..."), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), "plot.png",
                                                       tr("PNG (*.png);;PDF (*.pdf)"));
@@ -267,7 +291,8 @@ void MainWindow::build_menus() {
   const std::pair<QString, Tool> kinds[] = {{tr("Pan"), Tool::pan},
                                             {tr("Rectangle"), Tool::rectangle},
                                             {tr("Ellipse"), Tool::ellipse},
-                                            {tr("Polygon"), Tool::polygon}};
+                                            {tr("Polygon"), Tool::polygon},
+                                            {tr("Template"), Tool::template_rect}};
   for (const auto& [name, tool] : kinds) {
     QAction* a = tools->addAction(name, this, [this, t = tool] { view_->set_tool(t); });
     a->setCheckable(true);
@@ -323,7 +348,35 @@ void MainWindow::build_docks() {
   buttons->addWidget(cancel_button_);
   dic_layout->addLayout(buttons);
   dic_layout->addStretch(1);
-  dic_dock->setWidget(dic_widget);
+  // Tracking: sub-pixel method and Run; templates come from the Template tool.
+  auto* track_widget = new QWidget;
+  auto* track_layout = new QVBoxLayout(track_widget);
+  auto* track_help =
+      new QLabel(tr("Draw templates with the Template tool on the reference "
+                    "frame; each is found in every frame by ZNCC (integer peak, "
+                    "then sub-pixel)."));
+  track_help->setWordWrap(true);
+  subpixel_ = new QComboBox;
+  subpixel_->addItems({"quadratic2d", "parabolic", "gaussian", "none"});
+  track_button_ = new QPushButton(tr("Run tracking"));
+  auto* track_cancel = new QPushButton(tr("Cancel"));
+  track_layout->addWidget(track_help);
+  auto* sub_row = new QHBoxLayout;
+  sub_row->addWidget(new QLabel(tr("Sub-pixel")));
+  sub_row->addWidget(subpixel_, 1);
+  track_layout->addLayout(sub_row);
+  auto* track_buttons = new QHBoxLayout;
+  track_buttons->addWidget(track_button_);
+  track_buttons->addWidget(track_cancel);
+  track_layout->addLayout(track_buttons);
+  track_layout->addStretch(1);
+  connect(track_button_, &QPushButton::clicked, this, [this] { start_tracking(); });
+  connect(track_cancel, &QPushButton::clicked, this, [this] { cancel_dic(); });
+  auto* modes = new QTabWidget;
+  modes->addTab(dic_widget, tr("DIC"));
+  modes->addTab(track_widget, tr("Tracking"));
+  dic_dock->setWidget(modes);
+  dic_dock->setWindowTitle(tr("Analysis"));
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
   connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
   connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_dic(); });
@@ -369,7 +422,13 @@ void MainWindow::build_docks() {
   map_->setGradient(gradient);
   map_->setInterpolate(false);
   res_layout->addWidget(plot_, 1);
-  res_dock->setWidget(res_widget);
+  tracks_plot_ = new QCustomPlot;
+  tracks_plot_->xAxis->setLabel(tr("frame"));
+  tracks_plot_->yAxis->setLabel(tr("displacement (px): dx solid, dy dashed"));
+  auto* res_tabs = new QTabWidget;
+  res_tabs->addTab(res_widget, tr("Map"));
+  res_tabs->addTab(tracks_plot_, tr("Trajectories"));
+  res_dock->setWidget(res_tabs);
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
   connect(field_, &QComboBox::currentIndexChanged, this, [this] { refresh_results(); });
   connect(range_lo_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
@@ -402,6 +461,8 @@ Status MainWindow::open_stack(const QString& path) {
   results_.reset();
   undo_->clear();
   set_roi_internal({});
+  templates_.clear();
+  tracks_.clear();
   slider_->blockSignals(true);
   slider_->setRange(0, frame_count() - 1);
   slider_->setValue(0);
@@ -447,7 +508,7 @@ void MainWindow::clear_roi() {
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
 }
 
-bool MainWindow::start_dic() {
+bool MainWindow::load_frames_for_run() {
   if (!source_) {
     message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
     return false;
@@ -462,6 +523,11 @@ bool MainWindow::start_dic() {
     reference_ = std::move(ref).value();
     frames_ = std::move(fr).value();
   }
+  return true;
+}
+
+bool MainWindow::start_dic() {
+  if (running() || !load_frames_for_run()) return false;
   const dic::DicOptions o = panel_->options();
   if (const Status s = o.check(); !s.is_ok()) {
     message(qs(s.message()));
@@ -469,8 +535,24 @@ bool MainWindow::start_dic() {
   }
   ran_options_ = o;
   ran_roi_ = roi_;
-  if (!runner_->start(reference_, frames_, roi_, o)) return false;
+  auto out = std::make_shared<dic::DicResult>();
+  dic_out_ = out;
+  auto ref = std::make_shared<Stack<float>>(reference_);
+  auto fr = std::make_shared<Stack<float>>(frames_);
+  const dic::Roi roi = roi_;
+  const bool started = runner_->start([out, ref, fr, roi, o](const JobProgress& progress) {
+    auto registrar = gpu::make_dic_registrar(o);
+    if (!registrar.is_ok()) return registrar.status();
+    auto r = dic::run_dic(*registrar.value(), (*ref)[0], fr->view(), roi, o,
+                          [&](Index done, Index total) { return progress(done, total); });
+    if (!r.is_ok()) return r.status();
+    *out = std::move(r).value();
+    return Status::ok();
+  });
+  if (!started) return false;
+  run_kind_ = RunKind::dic;
   run_button_->setEnabled(false);
+  track_button_->setEnabled(false);
   cancel_button_->setEnabled(true);
   progress_->setVisible(true);
   progress_->setRange(0, static_cast<int>(frames_.count()));
@@ -484,25 +566,114 @@ void MainWindow::cancel_dic() {
   runner_->cancel();
 }
 
-void MainWindow::on_finished(const DicRunOutput& out) {
+bool MainWindow::start_tracking() {
+  if (running() || !load_frames_for_run()) return false;
+  if (templates_.empty()) {
+    message(tr("Draw a template first (Template tool)"));
+    return false;
+  }
+  TrackingOptions o;
+  o.subpixel = *parse_subpixel_method(subpixel_->currentText().toStdString());
+  auto out = std::make_shared<std::vector<Track>>();
+  tracks_out_ = out;
+  auto ref = std::make_shared<Stack<float>>(reference_);
+  auto fr = std::make_shared<Stack<float>>(frames_);
+  const std::vector<TemplateRect> templates = templates_;
+  const bool started = runner_->start([out, ref, fr, templates, o](const JobProgress& progress) {
+    auto r = track_templates(gpu::engine_registry(), (*ref)[0], fr->view(), templates, o,
+                             [&](Index done, Index total) { return progress(done, total); });
+    if (!r.is_ok()) return r.status();
+    *out = std::move(r).value();
+    return Status::ok();
+  });
+  if (!started) return false;
+  run_kind_ = RunKind::tracking;
+  run_button_->setEnabled(false);
+  track_button_->setEnabled(false);
+  cancel_button_->setEnabled(true);
+  progress_->setVisible(true);
+  progress_->setRange(0, static_cast<int>(templates_.size()));
+  progress_->setValue(0);
+  message(tr("Tracking %1 template(s)...").arg(templates_.size()));
+  return true;
+}
+
+void MainWindow::on_finished(const Status& status) {
   run_button_->setEnabled(panel_->valid());
+  track_button_->setEnabled(true);
   cancel_button_->setEnabled(false);
   progress_->setVisible(false);
   eta_label_->clear();
-  if (!out.status.is_ok()) {
-    message(out.status.code() == ErrorCode::cancelled ? tr("DIC cancelled")
-                                                      : qs(out.status.message()));
-    if (out.status.code() != ErrorCode::cancelled)
-      QMessageBox::warning(this, tr("DIC"), qs(out.status.message()));
+  const QString what = run_kind_ == RunKind::dic ? tr("DIC") : tr("Tracking");
+  if (!status.is_ok()) {
+    message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(what)
+                                                  : qs(status.message()));
+    if (status.code() != ErrorCode::cancelled)
+      QMessageBox::warning(this, what, qs(status.message()));
     emit dic_finished(false);
     return;
   }
-  results_ = out.result;
+  if (run_kind_ == RunKind::tracking) {
+    tracks_ = *tracks_out_;
+    message(
+        tr("Tracking done: %1 template(s) in %2 frames").arg(tracks_.size()).arg(frame_count()));
+    refresh_tracks();
+    emit dic_finished(true);
+    return;
+  }
+  results_ = *dic_out_;
   engine_label_->setText(
       tr("ran on %1 (integer guess: %2)").arg(qs(results_->device), qs(results_->guess_variant)));
   message(tr("DIC done: %1 frames").arg(results_->frames.size()));
   show_frame(std::max(1, current_));
   emit dic_finished(true);
+}
+
+void MainWindow::add_template(const TemplateRect& r) {
+  std::vector<TemplateRect> after = templates_;
+  after.push_back(r);
+  const std::vector<TemplateRect> before = templates_;
+  undo_->push(new LambdaCommand(
+      tr("Add template"), [this, before] { set_templates_internal(before); },
+      [this, after] { set_templates_internal(after); }));
+}
+
+void MainWindow::set_templates_internal(const std::vector<TemplateRect>& t) {
+  templates_ = t;
+  tracks_.clear();
+  refresh_tracks();
+}
+
+void MainWindow::refresh_tracks() {
+  view_->set_templates(templates_, tracks_.empty() ? nullptr : &tracks_, current_);
+  tracks_plot_->clearGraphs();
+  for (std::size_t t = 0; t < tracks_.size(); ++t) {
+    const Track& track = tracks_[t];
+    QVector<double> frame, dx, dy;
+    for (std::size_t k = 0; k < track.x.size(); ++k) {
+      frame << static_cast<double>(k);
+      dx << track.x[k] - track.x[0];
+      dy << track.y[k] - track.y[0];
+    }
+    const QColor c = QColor::fromHsv(static_cast<int>((t * 67) % 360), 200, 220);
+    QCPGraph* gx = tracks_plot_->addGraph();
+    gx->setData(frame, dx);
+    gx->setPen(QPen(c, 2));
+    gx->setName(tr("%1: dx").arg(t + 1));
+    QCPGraph* gy = tracks_plot_->addGraph();
+    gy->setData(frame, dy);
+    gy->setPen(QPen(c, 2, Qt::DashLine));
+    gy->setName(tr("%1: dy").arg(t + 1));
+  }
+  tracks_plot_->legend->setVisible(!tracks_.empty());
+  tracks_plot_->rescaleAxes();
+  tracks_plot_->replot();
+}
+
+Status MainWindow::export_tracks_csv(const QString& path) const {
+  if (tracks_.empty())
+    return {ErrorCode::invalid_argument, "no tracks to export: run tracking first"};
+  return write_tracks_csv(path.toStdString(), tracks_, reference_name_);
 }
 
 void MainWindow::show_frame(int k) {
@@ -525,6 +696,7 @@ void MainWindow::show_frame(int k) {
     slider_->blockSignals(false);
   }
   refresh_results();
+  view_->set_templates(templates_, tracks_.empty() ? nullptr : &tracks_, current_);
 }
 
 void MainWindow::refresh_results() {

@@ -15,8 +15,9 @@
 #include "core/dic/dic.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/status.hpp"
-#include "ui/dic_runner.hpp"
+#include "core/tracking.hpp"
 #include "ui/image_view.hpp"
+#include "ui/job_runner.hpp"
 
 class QComboBox;
 class QCPColorMap;
@@ -55,9 +56,16 @@ class MainWindow : public QMainWindow {
   DicPanel* dic_panel() const { return panel_; }
   QUndoStack* undo_stack() const { return undo_; }
 
-  bool start_dic();  // false (and a message in the status bar) when it cannot start
-  void cancel_dic();
+  bool start_dic();   // false (and a message in the status bar) when it cannot start
+  void cancel_dic();  // cancels whatever runs (DIC or tracking)
   bool running() const { return runner_->busy(); }
+
+  // Template tracking: templates (reference-frame rectangles, undoable), run, results, CSV.
+  void add_template(const TemplateRect& r);
+  const std::vector<TemplateRect>& templates() const { return templates_; }
+  bool start_tracking();
+  const std::vector<Track>& tracks() const { return tracks_; }
+  Status export_tracks_csv(const QString& path) const;
   bool has_results() const { return results_.has_value(); }
   const std::optional<dic::DicResult>& results() const { return results_; }
   Status export_csv(const QString& path, bool per_frame = false) const;
@@ -76,12 +84,14 @@ class MainWindow : public QMainWindow {
   void remember_recent(const QString& path);
   void rebuild_recent_menu();
   void build_docks();
-  void on_finished(const DicRunOutput& out);
+  void on_finished(const Status& status);
+  bool load_frames_for_run();
+  void set_templates_internal(const std::vector<TemplateRect>& t);
+  void refresh_tracks();
   void refresh_results();
   void set_roi_internal(const dic::Roi& roi);
   void message(const QString& text);
 
-  // Data: the reference and the frames as loaded, with their names.
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
   // frames decoded as stacks when a run needs them.
   std::unique_ptr<io::LazyStack> source_;
@@ -97,7 +107,15 @@ class MainWindow : public QMainWindow {
 
   ImageView* view_;
   DicPanel* panel_;
-  DicRunner* runner_;
+  JobRunner* runner_;
+  enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
+  std::shared_ptr<dic::DicResult> dic_out_;
+  std::shared_ptr<std::vector<Track>> tracks_out_;
+  std::vector<TemplateRect> templates_;
+  std::vector<Track> tracks_;
+  QComboBox* subpixel_ = nullptr;
+  QCustomPlot* tracks_plot_ = nullptr;
+  QPushButton* track_button_ = nullptr;
   QUndoStack* undo_;
   QSlider* slider_;
   QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_;

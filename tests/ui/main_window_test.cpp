@@ -134,6 +134,31 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
 }
 
+// Template tracking on the bundled tracking sample (resources/sample/README.md: the template at
+// (96, 96) moves by (0.6, -0.35) px (dy, dx) per frame).
+TEST_F(Studio, TracksTemplatesThroughTheStack) {
+  MainWindow w;
+  ASSERT_TRUE(
+      w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
+  w.add_template({96, 96, 64, 64});
+  w.add_template({20, 150, 40, 40});
+  w.undo_stack()->undo();
+  ASSERT_EQ(w.templates().size(), 1u);
+  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  ASSERT_TRUE(w.start_tracking());
+  ASSERT_TRUE(wait_for_run(w, finished));
+  ASSERT_TRUE(finished.first().first().toBool());
+  ASSERT_EQ(w.tracks().size(), 1u);
+  const Track& t = w.tracks()[0];
+  ASSERT_EQ(t.x.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) {
+    EXPECT_NEAR(t.x[k], 96 - 0.35 * static_cast<double>(k), 0.05) << "frame " << k;
+    EXPECT_NEAR(t.y[k], 96 + 0.6 * static_cast<double>(k), 0.05) << "frame " << k;
+  }
+  ASSERT_TRUE(w.export_tracks_csv(QString::fromStdString(path("tracks.csv"))).is_ok());
+  EXPECT_NE(read(path("tracks.csv")).find("frame,template,x,y,dx,dy,zncc"), std::string::npos);
+}
+
 TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   MainWindow w;
   EXPECT_FALSE(w.start_dic()) << "no stack yet";

@@ -1,0 +1,42 @@
+// Runs one long job off the GUI thread (QtConcurrent) with progress, ETA and cancellation; the
+// outcome comes back as a queued signal, so the window stays responsive and never blocks. Jobs
+// write their results into state they capture (e.g. a shared_ptr the window reads on finished).
+#pragma once
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QObject>
+#include <atomic>
+#include <functional>
+
+#include "core/status.hpp"
+
+namespace xcorr::ui {
+
+// A job's progress hook: call after each unit of work; false means "stop now".
+using JobProgress = std::function<bool(long long done, long long total)>;
+using Job = std::function<Status(const JobProgress& progress)>;
+
+class JobRunner : public QObject {
+  Q_OBJECT
+ public:
+  explicit JobRunner(QObject* parent = nullptr);
+  ~JobRunner() override;
+
+  bool busy() const { return watcher_.isRunning(); }
+  bool start(Job job);  // false when a job is already running
+  void cancel() { cancel_ = true; }
+
+ signals:
+  void progress(int done, int total, double eta_seconds);
+  void finished(const xcorr::Status& status);  // cancelled: ErrorCode::cancelled
+
+ private:
+  QFutureWatcher<Status> watcher_;
+  std::atomic<bool> cancel_{false};
+  QElapsedTimer clock_;
+};
+
+}  // namespace xcorr::ui
+
+Q_DECLARE_METATYPE(xcorr::Status)
