@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -184,6 +185,9 @@ Status MainWindow::save_project(const QString& path) const {
   job.reference = stack_path_.toStdString();
   job.roi = roi_;
   job.options = panel_->options();
+  for (const TemplateRect& r : templates_)
+    job.templates.push_back(std::to_string(r.x) + "," + std::to_string(r.y) + "," +
+                            std::to_string(r.width) + "," + std::to_string(r.height));
   const std::filesystem::path p = path.toStdString();
   job.out = (p.parent_path() / (p.stem().string() + ".csv")).string();
   XCORR_RETURN_IF_ERROR(job.check());
@@ -209,6 +213,16 @@ Status MainWindow::open_project(const QString& path) {
   undo_->push(new RoiCommand(tr("Project ROI"), roi_, job.value().roi,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
   panel_->set_options(job.value().options);
+  std::vector<TemplateRect> templates;
+  for (const std::string& t : job.value().templates) {
+    TemplateRect r;
+    if (std::sscanf(t.c_str(), "%td,%td,%td,%td", &r.x, &r.y, &r.width, &r.height) != 4) {
+      return {ErrorCode::invalid_argument,
+              path.toStdString() + ": template '" + t + "' is not x,y,w,h (px)"};
+    }
+    templates.push_back(r);
+  }
+  if (!templates.empty()) set_templates_internal(templates);
   remember_recent(path);
   return Status::ok();
 }
@@ -254,6 +268,13 @@ void MainWindow::build_menus() {
         QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_csv(path);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
+  });
+  file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const Status s = export_frame_csv(path, current_);
     if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
   });
   file->addAction(tr("Export &tracks (CSV)..."), this, [this] {
@@ -755,6 +776,20 @@ Status MainWindow::export_csv(const QString& path, bool per_frame) const {
     return files.is_ok() ? Status::ok() : files.status();
   }
   return dic::write_dic_csv(path.toStdString(), *results_, ctx);
+}
+
+Status MainWindow::export_frame_csv(const QString& path, int frame) const {
+  if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
+  if (frame < 1 || frame > static_cast<int>(results_->frames.size()))
+    return {ErrorCode::invalid_argument, "show a deformed frame (1 or later) to export it"};
+  dic::DicResult one;
+  one.grid = results_->grid;
+  one.guess_variant = results_->guess_variant;
+  one.device = results_->device;
+  one.frames.push_back(results_->frames[static_cast<std::size_t>(frame - 1)]);
+  const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
+                            results_->guess_variant, results_->device};
+  return dic::write_dic_csv(path.toStdString(), one, ctx);
 }
 
 Status MainWindow::export_plot(const QString& path) const {

@@ -69,8 +69,9 @@ class MainWindow : public QMainWindow {
   bool has_results() const { return results_.has_value(); }
   const std::optional<dic::DicResult>& results() const { return results_; }
   Status export_csv(const QString& path, bool per_frame = false) const;
-  Status export_plot(const QString& path) const;  // .png or .pdf
-  void show_frame(int k);                         // 0 = the reference
+  Status export_frame_csv(const QString& path, int frame) const;  // one deformed frame (>= 1)
+  Status export_plot(const QString& path) const;                  // .png or .pdf
+  void show_frame(int k);                                         // 0 = the reference
   int frame_count() const;
   void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
 

@@ -71,7 +71,8 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       "per_frame",      "subset",      "step",       "search_radius",
       "max_iterations", "convergence", "min_zncc",   "min_texture",
       "shape",          "propagation", "stack_mode", "reference_update",
-      "strain_window",  "strain",      "method",     "device"};
+      "strain_window",  "strain",      "method",     "device",
+      "templates"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) return bad("the job file has an unknown key '" + key + "'");
   }
@@ -85,6 +86,14 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
     for (const json& f : j["frames"]) {
       if (!f.is_string()) return bad("job key 'frames': expected a list of paths");
       job.frames.push_back(resolve(f.get<std::string>(), base));
+    }
+  }
+  if (j.contains("templates")) {
+    if (!j["templates"].is_array())
+      return bad("job key 'templates': expected a list of \"x,y,w,h\"");
+    for (const json& t : j["templates"]) {
+      if (!t.is_string()) return bad("job key 'templates': expected a list of \"x,y,w,h\"");
+      job.templates.push_back(t.get<std::string>());
     }
   }
   if (j.contains("roi")) {
@@ -155,6 +164,7 @@ std::string to_json(const DicJob& job) {
   j["strain_window"] = o.strain_window;
   j["strain"] = to_string(o.strain);
   j["method"] = o.method;
+  if (!job.templates.empty()) j["templates"] = job.templates;
   j["device"] = o.device;
   return j.dump(2) + "\n";
 }

@@ -19,6 +19,9 @@ struct DicJob {
   DicOptions options;
   std::string out;         // CSV path
   bool per_frame = false;  // one CSV per frame (<stem>_frame0001.csv, ...)
+  // Template rectangles "x,y,w,h" (px) of the desktop app's tracking mode, kept with the
+  // project; `xcorr dic` does not use them.
+  std::vector<std::string> templates;
 
   Status check() const;
 };

@@ -63,6 +63,10 @@ TEST_F(Studio, RunsDicOnTheSampleAndExportsTheSameCsvAsTheCli) {
   w.show_frame(5);
   ASSERT_TRUE(w.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
   ASSERT_TRUE(w.export_plot(QString::fromStdString(path("plot.png"))).is_ok());
+  ASSERT_TRUE(w.export_frame_csv(QString::fromStdString(path("frame3.csv")), 3).is_ok());
+  const std::string frame3 = read(path("frame3.csv"));
+  EXPECT_NE(frame3.find("\n3,"), std::string::npos);
+  EXPECT_EQ(frame3.find("\n2,"), std::string::npos) << "only frame 3";
   EXPECT_GT(fs::file_size(path("plot.png")), 1000u);
 
   const std::string cli = std::string(XCORR_EXE) + " dic --quiet --reference " + XCORR_SOURCE_DIR +
@@ -114,6 +118,7 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   o.step = 12;
   o.strain = dic::StrainKind::engineering;
   w.dic_panel()->set_options(o);
+  w.add_template({40, 50, 32, 24});
   const QString project = QString::fromStdString(path("project.json"));
   ASSERT_TRUE(w.save_project(project).is_ok());
 
@@ -124,6 +129,8 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   EXPECT_EQ(dic::to_string(again.roi().shapes[1]), "-ellipse:127.5,127.5,30,20");
   EXPECT_EQ(again.dic_panel()->options().step, 12);
   EXPECT_EQ(again.dic_panel()->options().strain, dic::StrainKind::engineering);
+  ASSERT_EQ(again.templates().size(), 1u);
+  EXPECT_EQ(again.templates()[0].width, 32);
 
   QSignalSpy finished(&again, &MainWindow::dic_finished);
   ASSERT_TRUE(again.start_dic());
