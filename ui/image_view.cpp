@@ -296,6 +296,10 @@ void ImageView::mousePressEvent(QMouseEvent* e) {
   press_widget_ = e->position();
   press_image_ = to_image(e->position());
   current_image_ = press_image_;
+  if (tool_ == Tool::probe && e->button() == Qt::LeftButton) {
+    emit probed(press_image_.x(), press_image_.y());
+    return;
+  }
   if (tool_ == Tool::polygon && e->button() == Qt::LeftButton) {
     polygon_.push_back({press_image_.x(), press_image_.y()});
     update();

@@ -16,7 +16,7 @@
 
 namespace xcorr::ui {
 
-enum class Tool { pan, rectangle, ellipse, polygon, template_rect };
+enum class Tool { pan, rectangle, ellipse, polygon, template_rect, probe };
 
 // What the result overlay shows.
 enum class ResultField { u, v, magnitude, exx, eyy, exy };
@@ -53,6 +53,7 @@ class ImageView : public QWidget {
  signals:
   void shape_drawn(const xcorr::dic::RoiShape& shape);
   void template_drawn(const xcorr::TemplateRect& rect);
+  void probed(double x, double y);  // Probe tool: a click at image position (x, y) px
   void pixel_hovered(double x, double y, double value, bool inside);
 
  protected:

@@ -313,7 +313,8 @@ void MainWindow::build_menus() {
                                             {tr("Rectangle"), Tool::rectangle},
                                             {tr("Ellipse"), Tool::ellipse},
                                             {tr("Polygon"), Tool::polygon},
-                                            {tr("Template"), Tool::template_rect}};
+                                            {tr("Template"), Tool::template_rect},
+                                            {tr("Probe"), Tool::probe}};
   for (const auto& [name, tool] : kinds) {
     QAction* a = tools->addAction(name, this, [this, t = tool] { view_->set_tool(t); });
     a->setCheckable(true);
@@ -449,6 +450,25 @@ void MainWindow::build_docks() {
   auto* res_tabs = new QTabWidget;
   res_tabs->addTab(res_widget, tr("Map"));
   res_tabs->addTab(tracks_plot_, tr("Trajectories"));
+  surface_plot_ = new QCustomPlot;
+  surface_plot_->xAxis->setLabel(tr("u (px)"));
+  surface_plot_->yAxis->setLabel(tr("v (px)"));
+  surface_plot_->yAxis->setRangeReversed(true);
+  surface_map_ = new QCPColorMap(surface_plot_->xAxis, surface_plot_->yAxis);
+  auto* surface_scale = new QCPColorScale(surface_plot_);
+  surface_plot_->plotLayout()->addElement(0, 1, surface_scale);
+  surface_map_->setColorScale(surface_scale);
+  surface_map_->setGradient(QCPColorGradient::gpJet);
+  surface_scale->axis()->setLabel("ZNCC");
+  res_tabs->addTab(surface_plot_, tr("Surface"));
+  connect(view_, &ImageView::probed, this, [this, res_tabs](double x, double y) {
+    auto s = probe_surface(x, y);
+    if (!s.is_ok()) {
+      message(qs(s.status().message()));
+      return;
+    }
+    res_tabs->setCurrentWidget(surface_plot_);
+  });
   res_dock->setWidget(res_tabs);
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
   connect(field_, &QComboBox::currentIndexChanged, this, [this] { refresh_results(); });
@@ -689,6 +709,47 @@ void MainWindow::refresh_tracks() {
   tracks_plot_->legend->setVisible(!tracks_.empty());
   tracks_plot_->rescaleAxes();
   tracks_plot_->replot();
+}
+
+Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
+  if (!source_) return Status{ErrorCode::invalid_argument, "open a stack first"};
+  const dic::DicOptions o = panel_->options();
+  const auto S = static_cast<Index>(o.subset), R = static_cast<Index>(o.search_radius);
+  const Index h = S / 2, cx = std::lround(x), cy = std::lround(y);
+  const Shape img = source_->shape();
+  if (cx - h - R < 0 || cy - h - R < 0 || cx + h + R >= img.cols || cy + h + R >= img.rows) {
+    return Status{ErrorCode::invalid_argument,
+                  "the subset and its search range (" + std::to_string(S + 2 * R) +
+                      " px) do not fit in the image around that point"};
+  }
+  auto ref = source_->frame(0);
+  auto cur = source_->frame(std::max(1, current_));
+  if (!ref.is_ok()) return ref.status();
+  if (!cur.is_ok()) return cur.status();
+  const MatrixView<const float> a = (*ref.value())[0], b = (*cur.value())[0];
+  const StackView<const float> tmpl{
+      a.data + (cy - h) * a.row_stride + (cx - h), S, S, 1, a.row_stride, 0};
+  const StackView<const float> win{b.data + (cy - h - R) * b.row_stride + (cx - h - R),
+                                   S + 2 * R,
+                                   S + 2 * R,
+                                   1,
+                                   b.row_stride,
+                                   0};
+  auto out = correlate(gpu::engine_registry(),
+                       {{Form::one_to_one, Mode::valid, Normalization::zncc}, tmpl, win});
+  if (!out.is_ok()) return out.status();
+  const Stack<float>& m = out.value().result;
+  const int side = static_cast<int>(2 * R + 1);
+  surface_map_->data()->setSize(side, side);
+  surface_map_->data()->setRange(QCPRange(-static_cast<double>(R), static_cast<double>(R)),
+                                 QCPRange(-static_cast<double>(R), static_cast<double>(R)));
+  for (int r = 0; r < side; ++r)
+    for (int c = 0; c < side; ++c) surface_map_->data()->setCell(c, r, m[0](r, c));
+  surface_map_->rescaleDataRange(true);
+  surface_plot_->rescaleAxes();
+  surface_plot_->replot();
+  message(tr("ZNCC surface at (%1, %2), frame %3").arg(cx).arg(cy).arg(std::max(1, current_)));
+  return m;
 }
 
 Status MainWindow::export_tracks_csv(const QString& path) const {

@@ -66,6 +66,11 @@ class MainWindow : public QMainWindow {
   bool start_tracking();
   const std::vector<Track>& tracks() const { return tracks_; }
   Status export_tracks_csv(const QString& path) const;
+
+  // The ZNCC surface of the reference subset (DIC subset size) centred at (x, y) px against the
+  // current frame, over +- the search radius; shown in the Results dock's "Surface" tab.
+  // Returns the surface (rows: v from -R to R, columns: u from -R to R).
+  Result<Stack<float>> probe_surface(double x, double y);
   bool has_results() const { return results_.has_value(); }
   const std::optional<dic::DicResult>& results() const { return results_; }
   Status export_csv(const QString& path, bool per_frame = false) const;
@@ -116,6 +121,8 @@ class MainWindow : public QMainWindow {
   std::vector<Track> tracks_;
   QComboBox* subpixel_ = nullptr;
   QCustomPlot* tracks_plot_ = nullptr;
+  QCustomPlot* surface_plot_ = nullptr;
+  QCPColorMap* surface_map_ = nullptr;
   QPushButton* track_button_ = nullptr;
   QUndoStack* undo_;
   QSlider* slider_;

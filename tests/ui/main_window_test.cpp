@@ -166,6 +166,24 @@ TEST_F(Studio, TracksTemplatesThroughTheStack) {
   EXPECT_NE(read(path("tracks.csv")).find("frame,template,x,y,dx,dy,zncc"), std::string::npos);
 }
 
+// The correlation surface around a probed point peaks at that point's displacement.
+TEST_F(Studio, ProbeShowsTheCorrelationSurface) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_sample().is_ok());
+  w.show_frame(5);  // u = 5 (0.4 + 0.004 (x - 127.5)), v = 5 (0.25 - 0.0012 (y - 127.5))
+  auto s = w.probe_surface(160, 100);
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const MatrixView<const float> m = StackView<const float>(s.value().view())[0];
+  ASSERT_EQ(m.rows, 21);
+  Index best = 0;
+  for (Index i = 1; i < 21 * 21; ++i)
+    if (m.data[i] > m.data[best]) best = i;
+  EXPECT_EQ(best % 21 - 10, std::lround(5 * (0.4 + 0.004 * (160 - 127.5))));    // u
+  EXPECT_EQ(best / 21 - 10, std::lround(5 * (0.25 - 0.0012 * (100 - 127.5))));  // v
+  EXPECT_GT(m.data[best], 0.9f);
+  EXPECT_FALSE(w.probe_surface(3, 3).is_ok()) << "too close to the border";
+}
+
 TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   MainWindow w;
   EXPECT_FALSE(w.start_dic()) << "no stack yet";
