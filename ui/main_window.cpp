@@ -180,7 +180,10 @@ void MainWindow::rebuild_recent_menu() {
 }
 
 Status MainWindow::save_project(const QString& path) const {
-  if (stack_path_.isEmpty()) return {ErrorCode::invalid_argument, "no stack open to save"};
+  if (stack_path_.isEmpty()) {
+    return {ErrorCode::invalid_argument,
+            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
+  }
   dic::DicJob job;
   job.reference = stack_path_.toStdString();
   job.roi = roi_;
@@ -235,6 +238,14 @@ void MainWindow::build_menus() {
     if (path.isEmpty()) return;
     const Status s = open_stack(path);
     if (!s.is_ok()) QMessageBox::warning(this, tr("Open stack"), qs(s.message()));
+  });
+  file->addAction(tr("Open &files..."), this, [this] {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open image files (one frame each, the first is the reference)"), {},
+        tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
+    if (files.isEmpty()) return;
+    const Status s = open_files(files);
+    if (!s.is_ok()) QMessageBox::warning(this, tr("Open files"), qs(s.message()));
   });
   file->addAction(tr("Open &folder..."), this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of images"));
@@ -485,20 +496,37 @@ int MainWindow::frame_count() const {
 }
 
 Status MainWindow::open_stack(const QString& path) {
-  if (running()) return {ErrorCode::invalid_argument, "a DIC run is in progress"};
+  if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   auto opened = io::LazyStack::open(path.toStdString());
   if (!opened.is_ok()) return opened.status();
-  if (opened.value()->count() < 2) {
+  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path));
+  stack_path_ = path;
+  remember_recent(path);
+  return Status::ok();
+}
+
+Status MainWindow::open_files(const QStringList& files) {
+  if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
+  std::vector<std::filesystem::path> paths;
+  for (const QString& f : files) paths.emplace_back(f.toStdString());
+  auto opened = io::LazyStack::open_files(paths);
+  if (!opened.is_ok()) return opened.status();
+  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), tr("%1 files").arg(files.size())));
+  stack_path_.clear();  // a list of files is not a project stack (projects name one path)
+  return Status::ok();
+}
+
+Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label) {
+  if (source->count() < 2) {
     return {ErrorCode::invalid_argument,
-            "'" + path.toStdString() + "' holds one image: DIC needs a reference and frames"};
+            label.toStdString() + " holds one image: analysis needs a reference and frames"};
   }
-  source_ = std::move(opened).value();
+  source_ = std::move(source);
   reference_ = Stack<float>();
   frames_ = Stack<float>();
   reference_name_ = source_->source(0);
   frame_names_.clear();
   for (Index k = 1; k < source_->count(); ++k) frame_names_.push_back(source_->source(k));
-  stack_path_ = path;
   results_.reset();
   undo_->clear();
   set_roi_internal({});
@@ -511,10 +539,9 @@ Status MainWindow::open_stack(const QString& path) {
   view_->reset_levels();
   show_frame(0);
   view_->fit();
-  setWindowTitle("XCorr Studio - " + path);
-  remember_recent(path);
+  setWindowTitle("XCorr Studio - " + label);
   message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
-              .arg(path)
+              .arg(label)
               .arg(frame_count())
               .arg(source_->shape().cols)
               .arg(source_->shape().rows)

@@ -45,7 +45,8 @@ class MainWindow : public QMainWindow {
 
   // A multi-page TIFF or a folder: the first image is the reference, the others the frames.
   Status open_stack(const QString& path);
-  Status open_sample();  // the bundled DIC sample, with its elliptical ROI
+  Status open_files(const QStringList& files);  // one frame per file, in this order
+  Status open_sample();                         // the bundled DIC sample, with its elliptical ROI
   // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
   // `xcorr dic --job` runs the same file headless.
   Status save_project(const QString& path) const;
@@ -88,6 +89,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* e) override;
   void build_menus();
   void remember_recent(const QString& path);
+  Status adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label);
   void rebuild_recent_menu();
   void build_docks();
   void on_finished(const Status& status);

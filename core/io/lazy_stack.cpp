@@ -119,6 +119,26 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
   return s;
 }
 
+Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::path>& files,
+                                                         std::size_t cache_bytes) {
+  if (files.empty()) return Status{ErrorCode::invalid_argument, "no files given: empty stack"};
+  std::unique_ptr<LazyStack> s(new LazyStack);
+  s->cache_bytes_ = cache_bytes;
+  s->folder_ = true;
+  for (const auto& f : files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(f, ec))
+      return Status{ErrorCode::not_found, "'" + f.string() + "' does not exist or is not a file"};
+    s->files_.push_back(f);
+    s->sources_.push_back(f.filename().string());
+  }
+  auto first = read_image_stack(files[0]);
+  if (!first.is_ok()) return first.status();
+  s->shape_ = first.value().frames.shape();
+  s->type_ = first.value().pixel_type;
+  return s;
+}
+
 Result<Stack<float>> LazyStack::decode(Index k) {
   if (folder_) {
     auto one = read_image_stack(files_[static_cast<std::size_t>(k)]);

@@ -1,9 +1,9 @@
 // A stack opened without decoding its frames, for the viewer: a multi-page TIFF (its directory
-// offsets are read at open; a page is decoded on demand with libtiff) or a folder of images (one
-// file decoded on demand), behind a bounded LRU frame cache. Opening costs one pass over the
-// TIFF directories (the integrity check) regardless of the pixel data.
-// Lazy TIFF decoding covers grey 8/16-bit unsigned and 32-bit float pages in strips (what
-// microscopes and our writer produce); other layouts decode through read_image_stack.
+// offsets are read at open; a page is decoded on demand with libtiff), a folder of images or a
+// list of image files (one file decoded on demand), behind a bounded LRU frame cache. Opening costs
+// one pass over the TIFF directories (the integrity check) regardless of the pixel data. Lazy TIFF
+// decoding covers grey 8/16-bit unsigned and 32-bit float pages in strips (what microscopes and our
+// writer produce); other layouts decode through read_image_stack.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,10 @@ class LazyStack {
   // cache_bytes: decoded frames kept (float32), least recently used dropped first.
   static Result<std::unique_ptr<LazyStack>> open(const std::filesystem::path& path,
                                                  std::size_t cache_bytes = std::size_t{512} << 20);
+  // A list of image files, in the given order (each file's first page is one frame).
+  static Result<std::unique_ptr<LazyStack>> open_files(
+      const std::vector<std::filesystem::path>& files,
+      std::size_t cache_bytes = std::size_t{512} << 20);
   ~LazyStack();
   LazyStack(const LazyStack&) = delete;
   LazyStack& operator=(const LazyStack&) = delete;

@@ -184,6 +184,19 @@ TEST_F(Studio, ProbeShowsTheCorrelationSurface) {
   EXPECT_FALSE(w.probe_surface(3, 3).is_ok()) << "too close to the border";
 }
 
+TEST_F(Studio, OpensAListOfFilesInTheGivenOrder) {
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
+  MainWindow w;
+  ASSERT_TRUE(w.open_files({QString::fromStdString(s + "template.tif"),
+                            QString::fromStdString(s + "template.tif")})
+                  .is_ok());
+  EXPECT_EQ(w.frame_count(), 2);
+  const Status bad = w.open_files(
+      {QString::fromStdString(s + "template.tif"), QString::fromStdString(path("nope.tif"))});
+  EXPECT_NE(bad.message().find("nope.tif"), std::string::npos) << bad.message();
+  EXPECT_EQ(w.frame_count(), 2) << "a failed open keeps the stack that was open";
+}
+
 TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   MainWindow w;
   EXPECT_FALSE(w.start_dic()) << "no stack yet";
