@@ -1,5 +1,7 @@
 #include "ui/image_view.hpp"
 
+#include <QKeyEvent>
+#include <QLineF>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -118,6 +120,8 @@ void ImageView::rebuild_image() {
 
 void ImageView::set_roi(const dic::Roi& roi) {
   roi_ = roi;
+  if (selected_ >= static_cast<int>(roi_.shapes.size())) selected_ = -1;
+  if (selected_ >= 0) edited_ = roi_.shapes[static_cast<std::size_t>(selected_)];
   update();
 }
 
@@ -166,6 +170,49 @@ void ImageView::resizeEvent(QResizeEvent*) {
 }
 
 namespace {
+
+// Bounding box of a shape (image px) and the shape scaled/moved to a new bounding box.
+QRectF bounds(const dic::RoiShape& s) {
+  switch (s.kind) {
+    case dic::RoiShapeKind::rectangle:
+      return {s.x - 0.5, s.y - 0.5, s.width, s.height};
+    case dic::RoiShapeKind::ellipse:
+      return {s.x - s.rx, s.y - s.ry, 2 * s.rx, 2 * s.ry};
+    case dic::RoiShapeKind::polygon: {
+      QPolygonF poly;
+      for (const auto& v : s.vertices) poly << QPointF(v.x, v.y);
+      return poly.boundingRect();
+    }
+  }
+  return {};
+}
+
+dic::RoiShape fitted(dic::RoiShape s, const QRectF& from, const QRectF& to) {
+  switch (s.kind) {
+    case dic::RoiShapeKind::rectangle:
+      s.x = std::round(to.left() + 0.5), s.y = std::round(to.top() + 0.5);
+      s.width = std::max(1.0, std::round(to.width())),
+      s.height = std::max(1.0, std::round(to.height()));
+      break;
+    case dic::RoiShapeKind::ellipse:
+      s.x = to.center().x(), s.y = to.center().y();
+      s.rx = std::max(0.5, to.width() / 2), s.ry = std::max(0.5, to.height() / 2);
+      break;
+    case dic::RoiShapeKind::polygon:
+      for (auto& v : s.vertices) {
+        const double fx = from.width() > 0 ? (v.x - from.left()) / from.width() : 0;
+        const double fy = from.height() > 0 ? (v.y - from.top()) / from.height() : 0;
+        v.x = to.left() + fx * to.width();
+        v.y = to.top() + fy * to.height();
+      }
+      break;
+  }
+  return s;
+}
+
+QPointF corner(const QRectF& r, int k) {
+  return k == 0 ? r.topLeft() : k == 1 ? r.topRight() : k == 2 ? r.bottomRight() : r.bottomLeft();
+}
 
 QPainterPath shape_path(const dic::RoiShape& s) {
   QPainterPath path;
@@ -235,10 +282,20 @@ void ImageView::paintEvent(QPaintEvent*) {
       p.drawLine(QPointF(pt.x, pt.y), QPointF(pt.x + k * pt.u, pt.y + k * pt.v));
     }
   }
-  for (const auto& s : roi_.shapes) {
-    p.setPen(QPen(s.subtract ? QColor(255, 80, 80) : QColor(80, 255, 120), 2.0 / scale_));
+  for (std::size_t k = 0; k < roi_.shapes.size(); ++k) {
+    const bool sel = static_cast<int>(k) == selected_ && tool_ == Tool::edit;
+    const dic::RoiShape& s = sel ? edited_ : roi_.shapes[k];
+    p.setPen(
+        QPen(s.subtract ? QColor(255, 80, 80) : QColor(80, 255, 120), (sel ? 3.0 : 2.0) / scale_));
     p.setBrush(Qt::NoBrush);
     p.drawPath(shape_path(s));
+    if (sel) {
+      const QRectF b = bounds(s);
+      const double hs = 6 / scale_;
+      p.setBrush(Qt::white);
+      for (int c = 0; c < 4; ++c)
+        p.drawRect(QRectF(corner(b, c) - QPointF(hs / 2, hs / 2), QSizeF(hs, hs)));
+    }
   }
   // Templates: cyan at the reference position, or yellow where the track puts them in this
   // frame, with the trajectory of the top-left corner so far.
@@ -296,6 +353,29 @@ void ImageView::mousePressEvent(QMouseEvent* e) {
   press_widget_ = e->position();
   press_image_ = to_image(e->position());
   current_image_ = press_image_;
+  if (tool_ == Tool::edit && e->button() == Qt::LeftButton) {
+    handle_ = -1;
+    if (selected_ >= 0 && selected_ < static_cast<int>(roi_.shapes.size())) {
+      const QRectF b = bounds(roi_.shapes[static_cast<std::size_t>(selected_)]);
+      for (int c = 0; c < 4; ++c) {
+        if (QLineF(to_widget(corner(b, c)), e->position()).length() < 8) handle_ = c;
+      }
+    }
+    if (handle_ < 0) {  // select the topmost shape under the cursor
+      selected_ = -1;
+      for (int k = static_cast<int>(roi_.shapes.size()) - 1; k >= 0; --k) {
+        if (shape_path(roi_.shapes[static_cast<std::size_t>(k)]).contains(press_image_)) {
+          selected_ = k;
+          break;
+        }
+      }
+    }
+    if (selected_ >= 0) edited_ = roi_.shapes[static_cast<std::size_t>(selected_)];
+    dragging_ = selected_ >= 0;
+    setFocus();
+    update();
+    return;
+  }
   if (tool_ == Tool::probe && e->button() == Qt::LeftButton) {
     emit probed(press_image_.x(), press_image_.y());
     return;
@@ -314,7 +394,18 @@ void ImageView::mouseMoveEvent(QMouseEvent* e) {
   const bool inside = x >= 0 && y >= 0 && x < cols_ && y < rows_;
   emit pixel_hovered(current_image_.x(), current_image_.y(),
                      inside ? pixels_[static_cast<std::size_t>(y) * cols_ + x] : 0.0, inside);
-  if (dragging_ && (tool_ == Tool::pan || e->buttons() & Qt::MiddleButton)) {
+  if (dragging_ && tool_ == Tool::edit && selected_ >= 0) {
+    const dic::RoiShape& orig = roi_.shapes[static_cast<std::size_t>(selected_)];
+    const QRectF b = bounds(orig);
+    QRectF to = b;
+    if (handle_ < 0) {
+      to.translate(current_image_ - press_image_);
+    } else {  // the dragged corner follows the cursor, the opposite one stays
+      const QPointF fixed = corner(b, (handle_ + 2) % 4);
+      to = QRectF(fixed, current_image_).normalized();
+    }
+    edited_ = fitted(orig, b, to);
+  } else if (dragging_ && (tool_ == Tool::pan || e->buttons() & Qt::MiddleButton)) {
     offset_ += e->position() - press_widget_;
     press_widget_ = e->position();
     fitted_ = false;
@@ -325,6 +416,10 @@ void ImageView::mouseMoveEvent(QMouseEvent* e) {
 void ImageView::mouseReleaseEvent(QMouseEvent* e) {
   if (!dragging_) return;
   dragging_ = false;
+  if (tool_ == Tool::edit) {
+    if (selected_ >= 0 && current_image_ != press_image_) emit shape_edited(selected_, edited_);
+    return update();
+  }
   const QRectF r = QRectF(press_image_, to_image(e->position())).normalized();
   if (r.width() < 1 || r.height() < 1) return update();
   dic::RoiShape s;
@@ -343,6 +438,17 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e) {
     emit shape_drawn(s);
   }
   update();
+}
+
+void ImageView::keyPressEvent(QKeyEvent* e) {
+  if (tool_ == Tool::edit && selected_ >= 0 &&
+      (e->key() == Qt::Key_Delete || e->key() == Qt::Key_Backspace)) {
+    const int k = selected_;
+    selected_ = -1;
+    emit shape_deleted(k);
+    return;
+  }
+  QWidget::keyPressEvent(e);
 }
 
 void ImageView::mouseDoubleClickEvent(QMouseEvent*) {

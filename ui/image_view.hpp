@@ -16,7 +16,9 @@
 
 namespace xcorr::ui {
 
-enum class Tool { pan, rectangle, ellipse, polygon, template_rect, probe };
+// edit: click a ROI shape to select it, drag it to move, drag a corner handle to resize,
+// Delete removes it.
+enum class Tool { pan, rectangle, ellipse, polygon, template_rect, probe, edit };
 
 // What the result overlay shows.
 enum class ResultField { u, v, magnitude, exx, eyy, exy };
@@ -49,11 +51,14 @@ class ImageView : public QWidget {
   void fit();
   void one_to_one();
   double zoom() const { return scale_; }
+  QPointF widget_position(QPointF image) const { return to_widget(image); }
 
  signals:
   void shape_drawn(const xcorr::dic::RoiShape& shape);
   void template_drawn(const xcorr::TemplateRect& rect);
   void probed(double x, double y);  // Probe tool: a click at image position (x, y) px
+  void shape_edited(int index, const xcorr::dic::RoiShape& shape);  // Edit tool: moved/resized
+  void shape_deleted(int index);                                    // Edit tool: Delete key
   void pixel_hovered(double x, double y, double value, bool inside);
 
  protected:
@@ -63,6 +68,7 @@ class ImageView : public QWidget {
   void mouseMoveEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
   void resizeEvent(QResizeEvent*) override;
 
  private:
@@ -93,6 +99,9 @@ class ImageView : public QWidget {
   bool dragging_ = false;
   QPointF press_widget_, press_image_, current_image_;
   std::vector<dic::Point2> polygon_;
+  int selected_ = -1;     // Edit tool: the selected ROI shape
+  int handle_ = -1;       // -1: moving; 0..3: the corner being dragged
+  dic::RoiShape edited_;  // the selected shape as being edited
 };
 
 }  // namespace xcorr::ui

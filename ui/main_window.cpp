@@ -124,6 +124,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     eta_label_->setText(tr("ETA %1 s").arg(eta, 0, 'f', 1));
   });
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
+  connect(view_, &ImageView::shape_edited, this, [this](int k, const dic::RoiShape& s) {
+    dic::Roi after = roi_;
+    after.shapes[static_cast<std::size_t>(k)] = s;
+    undo_->push(new RoiCommand(tr("Edit %1").arg(qs(dic::to_string(s))), roi_, after,
+                               [this](const dic::Roi& r) { set_roi_internal(r); }));
+  });
+  connect(view_, &ImageView::shape_deleted, this, [this](int k) {
+    dic::Roi after = roi_;
+    after.shapes.erase(after.shapes.begin() + k);
+    undo_->push(new RoiCommand(tr("Delete shape"), roi_, after,
+                               [this](const dic::Roi& r) { set_roi_internal(r); }));
+  });
   connect(view_, &ImageView::template_drawn, this,
           [this](const TemplateRect& r) { add_template(r); });
 
@@ -325,7 +337,8 @@ void MainWindow::build_menus() {
                                             {tr("Ellipse"), Tool::ellipse},
                                             {tr("Polygon"), Tool::polygon},
                                             {tr("Template"), Tool::template_rect},
-                                            {tr("Probe"), Tool::probe}};
+                                            {tr("Probe"), Tool::probe},
+                                            {tr("Edit"), Tool::edit}};
   for (const auto& [name, tool] : kinds) {
     QAction* a = tools->addAction(name, this, [this, t = tool] { view_->set_tool(t); });
     a->setCheckable(true);

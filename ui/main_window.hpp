@@ -55,6 +55,7 @@ class MainWindow : public QMainWindow {
   void clear_roi();                            // undoable
   const dic::Roi& roi() const { return roi_; }
   DicPanel* dic_panel() const { return panel_; }
+  ImageView* view() const { return view_; }
   QUndoStack* undo_stack() const { return undo_; }
 
   bool start_dic();   // false (and a message in the status bar) when it cannot start

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QMouseEvent>
 #include <QSignalSpy>
+#include <QTest>
 #include <QUndoStack>
 #include <cstdlib>
 #include <filesystem>
@@ -195,6 +197,46 @@ TEST_F(Studio, OpensAListOfFilesInTheGivenOrder) {
       {QString::fromStdString(s + "template.tif"), QString::fromStdString(path("nope.tif"))});
   EXPECT_NE(bad.message().find("nope.tif"), std::string::npos) << bad.message();
   EXPECT_EQ(w.frame_count(), 2) << "a failed open keeps the stack that was open";
+}
+
+// The Edit tool with real mouse and key events: drag the sample's ellipse, then delete it;
+// both undoable.
+TEST_F(Studio, EditToolMovesAndDeletesShapes) {
+  MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(w.open_sample().is_ok());
+  ImageView* v = w.view();
+  v->set_tool(Tool::edit);
+  const QPoint centre = v->widget_position({127.5, 127.5}).toPoint();
+  const QPoint moved = centre + QPoint(40, 20);
+  QTest::mousePress(v, Qt::LeftButton, {}, centre);
+  QMouseEvent move(QEvent::MouseMove, QPointF(moved), v->mapToGlobal(QPointF(moved)), Qt::NoButton,
+                   Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(v, &move);
+  QTest::mouseRelease(v, Qt::LeftButton, {}, moved);
+  ASSERT_EQ(w.roi().shapes.size(), 1u);
+  const dic::RoiShape& e = w.roi().shapes[0];
+  EXPECT_NEAR(e.x, 127.5 + 40 / v->zoom(), 1.0);
+  EXPECT_NEAR(e.y, 127.5 + 20 / v->zoom(), 1.0);
+  EXPECT_NEAR(e.rx, 110, 1e-9) << "moved, not resized";
+  QTest::keyClick(v, Qt::Key_Delete);
+  EXPECT_TRUE(w.roi().shapes.empty());
+  w.undo_stack()->undo();
+  ASSERT_EQ(w.roi().shapes.size(), 1u);
+  w.undo_stack()->undo();
+  EXPECT_NEAR(w.roi().shapes[0].x, 127.5, 1e-9);
+  // Resize: select it, then drag its bottom-right handle outwards.
+  QTest::mouseClick(v, Qt::LeftButton, {}, centre);
+  const QPoint handle = v->widget_position({127.5 + 110, 127.5 + 100}).toPoint();
+  const QPoint out = handle + QPoint(30, 30);
+  QTest::mousePress(v, Qt::LeftButton, {}, handle);
+  QMouseEvent drag(QEvent::MouseMove, QPointF(out), v->mapToGlobal(QPointF(out)), Qt::NoButton,
+                   Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(v, &drag);
+  QTest::mouseRelease(v, Qt::LeftButton, {}, out);
+  EXPECT_NEAR(w.roi().shapes[0].rx, 110 + 15 / v->zoom(), 1.0);
+  EXPECT_NEAR(w.roi().shapes[0].ry, 100 + 15 / v->zoom(), 1.0);
 }
 
 TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
