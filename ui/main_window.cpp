@@ -472,6 +472,7 @@ void MainWindow::build_docks() {
   tracks_plot_->xAxis->setLabel(tr("frame"));
   tracks_plot_->yAxis->setLabel(tr("displacement (px): dx solid, dy dashed"));
   auto* res_tabs = new QTabWidget;
+  results_tabs_ = res_tabs;
   res_tabs->addTab(res_widget, tr("Map"));
   res_tabs->addTab(tracks_plot_, tr("Trajectories"));
   surface_plot_ = new QCustomPlot;
@@ -894,8 +895,10 @@ Status MainWindow::export_frame_csv(const QString& path, int frame) const {
 }
 
 Status MainWindow::export_plot(const QString& path) const {
+  auto* shown = qobject_cast<QCustomPlot*>(results_tabs_->currentWidget());
+  QCustomPlot* plot = shown != nullptr ? shown : plot_;  // the Map tab holds plot_ in a widget
   const bool ok =
-      path.endsWith(".pdf", Qt::CaseInsensitive) ? plot_->savePdf(path) : plot_->savePng(path);
+      path.endsWith(".pdf", Qt::CaseInsensitive) ? plot->savePdf(path) : plot->savePng(path);
   return ok ? Status::ok()
             : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
 }

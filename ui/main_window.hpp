@@ -125,6 +125,7 @@ class MainWindow : public QMainWindow {
   QComboBox* subpixel_ = nullptr;
   QCustomPlot* tracks_plot_ = nullptr;
   QCustomPlot* surface_plot_ = nullptr;
+  class QTabWidget* results_tabs_ = nullptr;
   QCPColorMap* surface_map_ = nullptr;
   QPushButton* track_button_ = nullptr;
   QUndoStack* undo_;
