@@ -75,6 +75,15 @@ class BasicCorrelator final : public GpuCorrelator {
     return 15e-6 + zncc * p.direct_multiply_adds() / 1.6e12 + transfer_seconds(p);
   }
 
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    const void* k = p.request.mode == Mode::full
+                        ? reinterpret_cast<const void*>(&basic_kernel<Mode::full, false>)
+                    : p.request.norm == Normalization::none
+                        ? reinterpret_cast<const void*>(&basic_kernel<Mode::valid, false>)
+                        : reinterpret_cast<const void*>(&basic_kernel<Mode::valid, true>);
+    return {{"basic_kernel", k, kThreads, 0}};
+  }
+
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const long long total = p.out_elements();
     const int blocks =

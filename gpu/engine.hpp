@@ -40,6 +40,19 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
 
 bool is_gpu_variant(const Correlator& c);
 
+// A kernel a GPU variant launches for a problem, with its resources (cudaFuncGetAttributes) and
+// the blocks per SM CUDA's occupancy API reports (the profiler's check of our own calculator,
+// core/profiling/occupancy.hpp).
+struct KernelProfile {
+  std::string kernel;
+  int threads_per_block = 0, registers = 0;
+  int static_shared_bytes = 0, dynamic_shared_bytes = 0, local_bytes = 0;
+  int cuda_blocks_per_sm = 0;
+};
+// Empty for variants whose kernels are not ours (gpu_fft's transforms are cuFFT's). Run the
+// variant once first: kernels that opt into more shared memory do it on their first run.
+Result<std::vector<KernelProfile>> kernel_profiles(const Correlator& c, const CorrelationProblem& p);
+
 }  // namespace xcorr::gpu
 
 namespace xcorr::gpu {

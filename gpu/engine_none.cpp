@@ -12,6 +12,9 @@ bool is_gpu_variant(const Correlator&) {
 Result<const Correlator*> tuned_gpu_variant(const Registry&, const CorrelationProblem&) {
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
+Result<std::vector<KernelProfile>> kernel_profiles(const Correlator&, const CorrelationProblem&) {
+  return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
+}
 std::string tuning_key(const CorrelationProblem&) {
   return "none";
 }

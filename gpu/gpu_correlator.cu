@@ -161,6 +161,30 @@ Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) con
   return Status::ok();
 }
 
+Result<std::vector<KernelProfile>> kernel_profiles(const Correlator& c,
+                                                   const CorrelationProblem& p) {
+  const auto* g = dynamic_cast<const GpuCorrelator*>(&c);
+  if (g == nullptr)
+    return Status{ErrorCode::invalid_argument, c.info().name + " is not a GPU variant"};
+  std::vector<KernelProfile> out;
+  for (const GpuCorrelator::Launch& l : g->launches(make_device_problem(p, nullptr, nullptr))) {
+    cudaFuncAttributes a{};
+    XCORR_CUDA_TRY(cudaFuncGetAttributes(&a, l.kernel));
+    KernelProfile k;
+    k.kernel = l.name;
+    k.threads_per_block = l.threads_per_block;
+    k.registers = a.numRegs;
+    k.static_shared_bytes = static_cast<int>(a.sharedSizeBytes);
+    k.dynamic_shared_bytes = l.dynamic_shared_bytes;
+    k.local_bytes = static_cast<int>(a.localSizeBytes);
+    XCORR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &k.cuda_blocks_per_sm, l.kernel, l.threads_per_block,
+        static_cast<std::size_t>(l.dynamic_shared_bytes)));
+    out.push_back(k);
+  }
+  return out;
+}
+
 bool is_gpu_variant(const Correlator& c) {
   return dynamic_cast<const GpuCorrelator*>(&c) != nullptr;
 }

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "core/correlator.hpp"
 #include "gpu/device_problem.cuh"
 
@@ -17,6 +19,16 @@ class GpuCorrelator : public Correlator {
   // Inputs and `out` (out_count x out_rows x out_cols, contiguous) in device memory.
   // Writes every output element. Asynchronous on `stream`.
   virtual Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const = 0;
+
+  // The kernels run_device launches for `p` (the profiler reads their resources and occupancy);
+  // empty when they are not our own (e.g. cuFFT's).
+  struct Launch {
+    const char* name;
+    const void* kernel;  // the __global__ function
+    int threads_per_block;
+    int dynamic_shared_bytes;
+  };
+  virtual std::vector<Launch> launches(const DeviceProblem&) const { return {}; }
 };
 
 // Whether GPU runs fill their device output with NaN first (tests: proves every element written).

@@ -73,6 +73,14 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
     const double outputs = static_cast<double>(p.output_shape().area() * p.output_count());
     return 8e-6 + p.direct_multiply_adds() / 1e12 + outputs * 1e-7 + transfer_seconds(p);
   }
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    return {{"block_per_shift_kernel",
+             p.request.mode == Mode::full
+                 ? reinterpret_cast<const void*>(&block_per_shift_kernel<Mode::full>)
+                 : reinterpret_cast<const void*>(&block_per_shift_kernel<Mode::valid>),
+             kBlockThreads, 0}};
+  }
+
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int blocks = blocks_for(p.out_elements(), 1);
     if (p.request.mode == Mode::full) {

@@ -196,6 +196,11 @@ class TiledCorrelator final : public GpuCorrelator {
     return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
 
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    return {{"tiled_kernel", reinterpret_cast<const void*>(&tiled_kernel<RY, RX>), kThreads,
+             static_cast<int>(smem_floats<RY, RX>(tile_geometry(p)) * 4)}};
+  }
+
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const TileGeometry g = tile_geometry(p);

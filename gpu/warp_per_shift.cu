@@ -156,6 +156,14 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
     return 6e-6 + p.direct_multiply_adds() / 2e12 + outputs * 32 * 5 / 4e12 + transfer_seconds(p);
   }
 
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    return {{"warp_per_shift_kernel",
+             p.request.mode == Mode::full
+                 ? reinterpret_cast<const void*>(&warp_per_shift_kernel<Mode::full>)
+                 : reinterpret_cast<const void*>(&warp_per_shift_kernel<Mode::valid>),
+             32 * kWarpsPerBlock, 0}};
+  }
+
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
     const long long warps = p.out_elements();
@@ -213,6 +221,14 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     // Prior: like gpu_warp_per_shift with shared-memory latency (~1.5x its rate), plus staging.
     const double outputs = static_cast<double>(p.output_shape().area() * p.output_count());
     return 5e-6 + p.direct_multiply_adds() / 3e12 + outputs * 32 * 5 / 6e12 + transfer_seconds(p);
+  }
+
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    return {{"warp_per_shift_shared_kernel",
+             p.request.mode == Mode::full
+                 ? reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::full>)
+                 : reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::valid>),
+             32 * kWarpsPerBlock, static_cast<int>(shared_bytes(p, layout(p.request, p)))}};
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {

@@ -122,6 +122,14 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     return 8e-6 + warp_steps * shuffles / 1.1e11 + transfer_seconds(p);
   }
 
+  std::vector<Launch> launches(const DeviceProblem& p) const override {
+    const ShuffleInstance* inst = find_multimat_instance(shape_);
+    if (inst == nullptr) inst = find_multirow_instance(shape_);
+    if (inst == nullptr) return {};
+    return {{"warp_shuffle_kernel",
+             p.request.mode == Mode::full ? inst->full_kernel : inst->valid_kernel, 128, 0}};
+  }
+
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const ShuffleInstance* inst = find_multimat_instance(shape_);
     if (inst == nullptr) inst = find_multirow_instance(shape_);

@@ -253,13 +253,16 @@ void launch_warp_shuffle(const DeviceProblem& p, const ShuffleGrid& g, float* ou
 struct ShuffleInstance {
   ShuffleShape shape;
   ShuffleLaunch full, valid;
+  const void *full_kernel, *valid_kernel;  // for the profiler
 };
 
 template <int S, int LR, int NL, int NR>
-constexpr ShuffleInstance shuffle_instance() {
+inline ShuffleInstance shuffle_instance() {
   return {{S, LR, NL, NR},
           &launch_warp_shuffle<Mode::full, S, LR, NL, NR>,
-          &launch_warp_shuffle<Mode::valid, S, LR, NL, NR>};
+          &launch_warp_shuffle<Mode::valid, S, LR, NL, NR>,
+          reinterpret_cast<const void*>(&warp_shuffle_kernel<Mode::full, S, LR, NL, NR>),
+          reinterpret_cast<const void*>(&warp_shuffle_kernel<Mode::valid, S, LR, NL, NR>)};
 }
 
 // The instantiated shapes: gpu/warp_shuffle_multimat.cu and gpu/warp_shuffle_multirow.cu.

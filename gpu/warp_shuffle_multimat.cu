@@ -8,7 +8,7 @@
 namespace xcorr::gpu {
 
 const ShuffleInstance* find_multimat_instance(const ShuffleShape& s) {
-  static constexpr std::array kTable = {
+  static const std::array kTable = {
       shuffle_instance<1, 1, 1, 1>(),                                  // simple
       shuffle_instance<1, 1, 1, 2>(), shuffle_instance<1, 1, 1, 4>(),  // multimat_right
       shuffle_instance<1, 1, 1, 8>(), shuffle_instance<1, 1, 2, 2>(),

@@ -8,7 +8,7 @@
 namespace xcorr::gpu {
 
 const ShuffleInstance* find_multirow_instance(const ShuffleShape& s) {
-  static constexpr std::array kTable = {
+  static const std::array kTable = {
       // multirow_right: S rows, one template row per step
       shuffle_instance<2, 1, 1, 1>(),
       shuffle_instance<4, 1, 1, 1>(),

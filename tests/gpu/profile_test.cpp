@@ -1,0 +1,64 @@
+// Our occupancy calculator (core/profiling/occupancy.hpp) against CUDA's
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor for every kernel of every registered GPU variant
+// and parameter combination, on problems of each form; CTest label gpu.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "core/profiling/occupancy.hpp"
+#include "gpu/device.hpp"
+#include "gpu/engine.hpp"
+#include "tests/support/correlation_cases.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr {
+namespace {
+
+TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
+  const auto devices = gpu::list_devices();
+  if (!devices.is_ok()) GTEST_SKIP() << devices.status().message();
+  Registry reg;
+  gpu::register_gpu_variants(reg);
+  const std::vector<testing::Case> cases = {
+      {Form::n_to_m, Mode::full, Normalization::none, {37, 29}, {37, 29}, 3, 5},
+      {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 8},
+      {Form::one_to_one, Mode::full, Normalization::none, {64, 64}, {64, 64}, 1, 1},
+  };
+  int checked = 0;
+  for (const auto& c : cases) {
+    const testing::CaseData data = testing::make_case_data(c);
+    const CorrelationProblem p = data.problem(c);
+    Stack<float> out(p.output_shape().rows, p.output_shape().cols, p.output_count());
+    for (const auto& v : reg.all()) {
+      for (const ParamValues& values : all_param_combinations(v->info().params)) {
+        std::unique_ptr<Correlator> configured;
+        const Correlator* run = v.get();
+        if (!values.empty()) {
+          auto made = v->with_params(values);
+          ASSERT_TRUE(made.is_ok());
+          configured = std::move(made).value();
+          run = configured.get();
+        }
+        if (!run->can_implement(p).is_ok()) continue;
+        ASSERT_TRUE(run->run(p, out.view()).is_ok()) << v->info().name;
+        auto profiles = gpu::kernel_profiles(*run, p);
+        ASSERT_TRUE(profiles.is_ok()) << profiles.status().message();
+        for (const gpu::KernelProfile& k : profiles.value()) {
+          const profiling::Occupancy o = profiling::theoretical_occupancy(
+              {k.threads_per_block, k.registers, k.static_shared_bytes, k.dynamic_shared_bytes});
+          EXPECT_EQ(o.blocks_per_sm, k.cuda_blocks_per_sm)
+              << v->info().name << "[" << format_params(v->info().params, values) << "] "
+              << k.kernel << ": " << k.registers << " regs, " << k.static_shared_bytes << "+"
+              << k.dynamic_shared_bytes << " B smem, " << k.threads_per_block << " threads";
+          ++checked;
+        }
+      }
+    }
+  }
+  std::printf("[ occupancy] %d kernel launches: our calculator vs CUDA's\n", checked);
+  EXPECT_GT(checked, 100);
+}
+
+}  // namespace
+}  // namespace xcorr
