@@ -111,7 +111,7 @@ TEST_F(Studio, CancelLeavesTheWindowUsableAndWritesNothing) {
 }
 
 // A saved project is the DIC job file: it reopens with the same stack, ROI and options, and
-// `xcorr dic --job` runs it headless to the CSV the window exports.
+// `xcorr run` executes it headless to the CSV the window exports.
 TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   MainWindow w;
   ASSERT_TRUE(w.open_sample().is_ok());
@@ -138,7 +138,7 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   ASSERT_TRUE(again.start_dic());
   ASSERT_TRUE(wait_for_run(again, finished));
   ASSERT_TRUE(again.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
-  const std::string cli = std::string(XCORR_EXE) + " dic --quiet --job " + path("project.json");
+  const std::string cli = std::string(XCORR_EXE) + " run --quiet " + path("project.json");
   ASSERT_EQ(std::system(cli.c_str()), 0) << cli;
   EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
 }
