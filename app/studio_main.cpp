@@ -8,6 +8,7 @@
 
 #include "core/version.hpp"
 #include "ui/main_window.hpp"
+#include "ui/profile_panel.hpp"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -21,6 +22,10 @@ int main(int argc, char** argv) {
   args.addOption({"sample", "Open the bundled DIC sample"});
   args.addOption({"run", "Run DIC after opening"});
   args.addOption({"screenshot", "Save the window to FILE after the run, then quit", "FILE"});
+  args.addOption({"profile",
+                  "Load a profile JSON (xcorr profile --out) into the Profiling panel "
+                  "(repeatable); with --screenshot, saves the window showing it",
+                  "JSON"});
   args.process(app);
 
   xcorr::ui::MainWindow w;
@@ -35,6 +40,21 @@ int main(int argc, char** argv) {
     if (args.isSet("screenshot")) return 2;
   }
   const QString shot = args.value("screenshot");
+  if (args.isSet("profile")) {
+    for (const QString& p : args.values("profile")) {
+      const xcorr::Status s = w.profile_panel()->load(p);
+      if (!s.is_ok()) std::fprintf(stderr, "xcorr-studio: %s\n", s.message().c_str());
+    }
+    w.show_profile_panel();
+    if (!shot.isEmpty()) {
+      QTimer::singleShot(500, &app, [&] {
+        const bool saved = w.grab().save(shot);
+        std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
+        QApplication::exit(saved ? 0 : 1);
+      });
+    }
+    return QApplication::exec();
+  }
   if (args.isSet("run") || !shot.isEmpty()) {
     QObject::connect(&w, &xcorr::ui::MainWindow::dic_finished, &app, [&](bool ok) {
       if (shot.isEmpty()) return;

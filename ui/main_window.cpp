@@ -40,6 +40,7 @@
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/profile_panel.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -327,6 +328,7 @@ void MainWindow::build_menus() {
   edit->addAction(tr("&Clear ROI"), this, [this] { clear_roi(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });
   view->addAction(tr("&Fit"), this, [this] { view_->fit(); });
   view->addAction(tr("&1:1"), this, [this] { view_->one_to_one(); });
 
@@ -495,10 +497,20 @@ void MainWindow::build_docks() {
     res_tabs->setCurrentWidget(surface_plot_);
   });
   res_dock->setWidget(res_tabs);
+  profile_ = new ProfilePanel;
+  profile_dock_ = new QDockWidget(tr("Profiling"), this);
+  profile_dock_->setWidget(profile_);
+  addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
+  profile_dock_->hide();  // View > Profiling panel
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
   connect(field_, &QComboBox::currentIndexChanged, this, [this] { refresh_results(); });
   connect(range_lo_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
   connect(range_hi_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
+}
+
+void MainWindow::show_profile_panel() {
+  profile_dock_->show();
+  profile_dock_->raise();
 }
 
 void MainWindow::message(const QString& text) {

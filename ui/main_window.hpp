@@ -37,6 +37,7 @@ class QUndoStack;
 namespace xcorr::ui {
 
 class DicPanel;
+class ProfilePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -56,6 +57,8 @@ class MainWindow : public QMainWindow {
   const dic::Roi& roi() const { return roi_; }
   DicPanel* dic_panel() const { return panel_; }
   ImageView* view() const { return view_; }
+  ProfilePanel* profile_panel() const { return profile_; }
+  void show_profile_panel();  // raises the Profiling dock
   QUndoStack* undo_stack() const { return undo_; }
 
   bool start_dic();   // false (and a message in the status bar) when it cannot start
@@ -140,6 +143,8 @@ class MainWindow : public QMainWindow {
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  ProfilePanel* profile_ = nullptr;
+  class QDockWidget* profile_dock_ = nullptr;
   QDoubleSpinBox *black_, *white_;
   int current_ = 0;
 };

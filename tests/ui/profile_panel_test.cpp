@@ -1,0 +1,67 @@
+// The profiling panel under the offscreen platform: it loads a profile measured on the H200
+// (docs/perf/runs), shows one table row per variant kernel, exports CSV; and Run profiles the
+// variants this machine has (off the GUI thread) and adds their rows.
+#include "ui/profile_panel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace xcorr::ui {
+namespace {
+
+class Profiling : public testing::TempDirTest {};
+
+TEST_F(Profiling, LoadsTheH200ProfileAndExportsCsv) {
+  ProfilePanel panel;
+  const QString json =
+      QString(XCORR_SOURCE_DIR) + "/docs/perf/runs/h200-profile-one_to_many-64-x16.json";
+  ASSERT_TRUE(panel.load(json).is_ok());
+  ASSERT_GE(panel.rows().size(), 10u);
+  bool tiled = false;
+  for (const auto& r : panel.rows()) {
+    if (r.variant == "gpu_tiled_4x1") {
+      tiled = true;
+      ASSERT_EQ(r.kernels.size(), 1u);
+      EXPECT_GT(r.kernels[0].registers, 0);
+      EXPECT_DOUBLE_EQ(r.kernels[0].occupancy, r.kernels[0].cuda_occupancy);
+    }
+  }
+  EXPECT_TRUE(tiled);
+  ASSERT_TRUE(panel.export_csv(QString::fromStdString(path("p.csv"))).is_ok());
+  std::ifstream f(path("p.csv"));
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("gpu_tiled_4x1,gpu,"), std::string::npos);
+  EXPECT_FALSE(panel.load(QString::fromStdString(path("missing.json"))).is_ok());
+}
+
+TEST_F(Profiling, RunProfilesTheVariantsThisMachineHas) {
+  ProfilePanel panel;
+  QSignalSpy finished(&panel, &ProfilePanel::finished);
+  ASSERT_TRUE(panel.run());  // the default problem: one_to_many 64x64 x16
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(finished.count(), 1);
+  EXPECT_TRUE(finished.first().first().toBool());
+  ASSERT_FALSE(panel.rows().empty());
+  for (const auto& r : panel.rows()) {
+    EXPECT_GT(r.median_ms, 0.0) << r.variant;
+    EXPECT_EQ(r.rows, 64);
+  }
+}
+
+}  // namespace
+}  // namespace xcorr::ui
+
+int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,322 @@
+#include "ui/profile_panel.hpp"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "core/io/atomic_write.hpp"
+#include "gpu/device.hpp"
+
+namespace xcorr::ui {
+namespace {
+
+QSpinBox* spin(int lo, int hi, int value) {
+  auto* s = new QSpinBox;
+  s->setRange(lo, hi);
+  s->setValue(value);
+  return s;
+}
+
+// Numbers sort as numbers in the table.
+QTableWidgetItem* number(double v, int digits) {
+  auto* item = new QTableWidgetItem;
+  item->setData(Qt::DisplayRole, std::round(v * std::pow(10, digits)) / std::pow(10, digits));
+  return item;
+}
+
+bool is_fft(const std::string& variant) {
+  return variant.find("fft") != std::string::npos;
+}
+
+}  // namespace
+
+ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* form = new QFormLayout;
+  form_ = new QComboBox;
+  form_->addItems({"one_to_many", "n_to_mn", "n_to_m", "one_to_one"});
+  mode_ = new QComboBox;
+  mode_->addItems({"full", "valid"});
+  norm_ = new QComboBox;
+  norm_->addItems({"none", "zncc"});
+  size_ = spin(2, 4096, 64);
+  n_ = spin(1, 100000, 1);
+  m_ = spin(1, 100000, 16);
+  repeats_ = spin(1, 1000, 10);
+  sweep_ = new QCheckBox(tr("sweep sizes 8 ... 128"));
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(form_);
+  row1->addWidget(mode_);
+  row1->addWidget(norm_);
+  form->addRow(tr("Problem"), row1);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(new QLabel(tr("size")));
+  row2->addWidget(size_);
+  row2->addWidget(new QLabel(tr("n")));
+  row2->addWidget(n_);
+  row2->addWidget(new QLabel(tr("m")));
+  row2->addWidget(m_);
+  form->addRow(row2);
+  auto* row3 = new QHBoxLayout;
+  row3->addWidget(new QLabel(tr("repeats")));
+  row3->addWidget(repeats_);
+  row3->addWidget(sweep_);
+  form->addRow(row3);
+  layout->addLayout(form);
+  auto* buttons = new QHBoxLayout;
+  run_ = new QPushButton(tr("Run"));
+  auto* load = new QPushButton(tr("Load..."));
+  auto* csv = new QPushButton(tr("Export CSV..."));
+  auto* png = new QPushButton(tr("Export plot..."));
+  for (auto* b : {run_, load, csv, png}) buttons->addWidget(b);
+  layout->addLayout(buttons);
+  note_ = new QLabel;
+  note_->setWordWrap(true);
+  layout->addWidget(note_);
+  table_ = new QTableWidget(0, 15);
+  table_->setHorizontalHeaderLabels({"variant", "device", "size", "median ms", "p90 ms", "e2e ms",
+                                     "GFLOP/s", "GB/s", "kernel", "regs", "smem B", "threads",
+                                     "occupancy %", "CUDA %", "limiter"});
+  table_->setSortingEnabled(true);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setMinimumHeight(180);
+  layout->addWidget(table_, 2);
+  plots_ = new QTabWidget;
+  time_plot_ = new QCustomPlot;
+  time_plot_->xAxis->setLabel(tr("size (px)"));
+  time_plot_->yAxis->setLabel(tr("median time (ms)"));
+  for (QCPAxis* a : {time_plot_->xAxis, time_plot_->yAxis}) {
+    a->setScaleType(QCPAxis::stLogarithmic);
+    a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  }
+  time_plot_->legend->setVisible(true);
+  time_plot_->legend->setFont(QFont(font().family(), 7));
+  occupancy_plot_ = new QCustomPlot;
+  occupancy_plot_->yAxis->setLabel(tr("theoretical occupancy (%)"));
+  occupancy_plot_->yAxis->setRange(0, 100);
+  plots_->addTab(time_plot_, tr("Time vs size"));
+  plots_->addTab(occupancy_plot_, tr("Occupancy"));
+  plots_->setMinimumHeight(260);
+  layout->addWidget(plots_, 2);
+
+  runner_ = new JobRunner(this);
+  connect(run_, &QPushButton::clicked, this, [this] { run(); });
+  connect(load, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Load profile"), {}, tr("Profiles (*.json)"));
+    if (path.isEmpty()) return;
+    const Status s = this->load(path);
+    if (!s.is_ok())
+      QMessageBox::warning(this, tr("Load profile"), QString::fromStdString(s.message()));
+  });
+  connect(csv, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export profile"), "profile.csv", tr("CSV (*.csv)"));
+    if (!path.isEmpty()) (void)export_csv(path);
+  });
+  connect(png, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export plot"), "profile.png", tr("PNG (*.png)"));
+    if (!path.isEmpty()) (void)export_plot(path);
+  });
+  connect(runner_, &JobRunner::finished, this, [this](const Status& s) {
+    run_->setEnabled(true);
+    if (s.is_ok()) {
+      std::vector<gpu::VariantProfile> all = rows_;
+      all.insert(all.end(), pending_->begin(), pending_->end());
+      set_rows(std::move(all));
+    } else {
+      note_->setText(QString::fromStdString(s.message()));
+    }
+    emit finished(s.is_ok());
+  });
+  const auto devices = gpu::list_devices();
+  if (!devices.is_ok()) {
+    note_->setText(tr("No GPU here (%1): Run profiles the CPU variants; the GPU columns stay "
+                      "empty. Load a profile measured on a GPU to see them.")
+                       .arg(QString::fromStdString(devices.status().message())));
+  } else {
+    note_->setText(
+        tr("Shared-memory conflicts per kernel and hardware counters (CUPTI) are not "
+           "measured yet; occupancy is our calculator's, checked against CUDA's."));
+  }
+}
+
+bool ProfilePanel::run() {
+  if (runner_->busy()) return false;
+  gpu::ProfileRequest base;
+  base.form = *parse_form(form_->currentText().toStdString());
+  base.mode = *parse_mode(mode_->currentText().toStdString());
+  base.norm = *parse_normalization(norm_->currentText().toStdString());
+  base.n = n_->value();
+  base.m = m_->value();
+  base.repeats = repeats_->value();
+  std::vector<Index> sizes = {size_->value()};
+  if (sweep_->isChecked()) sizes = {8, 16, 32, 64, 128};
+  auto out = std::make_shared<std::vector<gpu::VariantProfile>>();
+  pending_ = out;
+  run_->setEnabled(false);
+  return runner_->start([out, base, sizes](const JobProgress& progress) -> Status {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      gpu::ProfileRequest r = base;
+      r.rows = r.cols = sizes[k];
+      auto rows = gpu::profile_problem(r);
+      if (!rows.is_ok()) return rows.status();
+      out->insert(out->end(), rows.value().begin(), rows.value().end());
+      if (!progress(static_cast<long long>(k + 1), static_cast<long long>(sizes.size())))
+        return Status{ErrorCode::cancelled, "profile cancelled"};
+    }
+    return Status::ok();
+  });
+}
+
+Status ProfilePanel::load(const QString& json_path) {
+  std::ifstream f(json_path.toStdString());
+  if (!f) return {ErrorCode::not_found, "cannot open '" + json_path.toStdString() + "'"};
+  std::stringstream text;
+  text << f.rdbuf();
+  auto rows = gpu::profile_from_json(text.str());
+  if (!rows.is_ok()) return rows.status();
+  std::vector<gpu::VariantProfile> all = rows_;
+  all.insert(all.end(), rows.value().begin(), rows.value().end());
+  set_rows(std::move(all));
+  return Status::ok();
+}
+
+void ProfilePanel::set_rows(std::vector<gpu::VariantProfile> rows) {
+  rows_ = std::move(rows);
+  refresh();
+}
+
+void ProfilePanel::refresh() {
+  table_->setSortingEnabled(false);
+  table_->setRowCount(0);
+  for (const gpu::VariantProfile& v : rows_) {
+    const std::size_t lines = std::max<std::size_t>(1, v.kernels.size());
+    for (std::size_t k = 0; k < lines; ++k) {
+      const int r = table_->rowCount();
+      table_->insertRow(r);
+      table_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(v.variant)));
+      table_->setItem(r, 1, new QTableWidgetItem(QString::fromStdString(v.device)));
+      table_->setItem(r, 2, number(static_cast<double>(v.rows), 0));
+      table_->setItem(r, 3, number(v.median_ms, 4));
+      table_->setItem(r, 4, number(v.p90_ms, 4));
+      table_->setItem(r, 5, number(v.e2e_ms, 4));
+      table_->setItem(r, 6, number(v.gflops, 1));
+      table_->setItem(r, 7, number(v.bandwidth_gb_s, 1));
+      if (k < v.kernels.size()) {
+        const gpu::KernelRow& kr = v.kernels[k];
+        table_->setItem(r, 8, new QTableWidgetItem(QString::fromStdString(kr.kernel)));
+        table_->setItem(r, 9, number(kr.registers, 0));
+        table_->setItem(r, 10, number(kr.static_shared_bytes + kr.dynamic_shared_bytes, 0));
+        table_->setItem(r, 11, number(kr.threads_per_block, 0));
+        table_->setItem(r, 12, number(100 * kr.occupancy, 1));
+        table_->setItem(r, 13, number(100 * kr.cuda_occupancy, 1));
+        table_->setItem(r, 14, new QTableWidgetItem(QString::fromStdString(kr.limiter)));
+      } else {
+        table_->setItem(r, 8,
+                        new QTableWidgetItem(v.device == "gpu" ? tr("(cuFFT)") : tr("(CPU)")));
+      }
+    }
+  }
+  table_->setSortingEnabled(true);
+
+  // Time vs size: one graph per variant (rows of one problem kind), log-log.
+  time_plot_->clearGraphs();
+  time_plot_->clearItems();
+  std::map<std::string, std::map<Index, double>> series;
+  for (const auto& v : rows_) series[v.variant][v.rows] = v.median_ms;
+  int colour = 0;
+  for (const auto& [name, points] : series) {
+    QCPGraph* g = time_plot_->addGraph();
+    g->setName(QString::fromStdString(name));
+    const QColor c = QColor::fromHsv((colour++ * 47) % 360, 200, 200);
+    g->setPen(QPen(c, is_fft(name) ? 2.5 : 1.2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    for (const auto& [size, ms] : points) g->addData(static_cast<double>(size), ms);
+  }
+  // Crossover: the smallest size from which the best FFT variant beats every direct one.
+  std::map<Index, std::pair<double, double>> best;  // size -> (direct, fft)
+  for (const auto& v : rows_) {
+    auto& b = best.try_emplace(v.rows, std::numeric_limits<double>::infinity(),
+                               std::numeric_limits<double>::infinity())
+                  .first->second;
+    double& slot = is_fft(v.variant) ? b.second : b.first;
+    slot = std::min(slot, v.median_ms);
+  }
+  for (const auto& [size, b] : best) {
+    if (best.size() > 1 && b.second < b.first) {
+      auto* line = new QCPItemStraightLine(time_plot_);
+      line->point1->setCoords(static_cast<double>(size), 1e-6);
+      line->point2->setCoords(static_cast<double>(size), 1e6);
+      line->setPen(QPen(Qt::darkGray, 1.5, Qt::DashLine));
+      auto* label = new QCPItemText(time_plot_);
+      label->position->setCoords(static_cast<double>(size), 1.0);
+      label->setText(tr(" FFT wins from %1 px").arg(size));
+      label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+      label->position->setType(QCPItemPosition::ptPlotCoords);
+      label->position->setAxes(time_plot_->xAxis, time_plot_->yAxis);
+      break;
+    }
+  }
+  time_plot_->rescaleAxes();
+  time_plot_->replot();
+
+  // Occupancy bars: the first kernel of each GPU variant (last size profiled).
+  occupancy_plot_->clearPlottables();
+  QVector<double> ticks, values;
+  QVector<QString> labels;
+  std::map<std::string, double> occ;
+  for (const auto& v : rows_)
+    if (!v.kernels.empty()) occ[v.variant] = 100 * v.kernels.front().occupancy;
+  for (const auto& [name, o] : occ) {
+    ticks << static_cast<double>(ticks.size() + 1);
+    values << o;
+    labels << QString::fromStdString(name).remove("gpu_");
+  }
+  auto* bars = new QCPBars(occupancy_plot_->xAxis, occupancy_plot_->yAxis);
+  bars->setData(ticks, values);
+  QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
+  text->addTicks(ticks, labels);
+  occupancy_plot_->xAxis->setTicker(text);
+  occupancy_plot_->xAxis->setTickLabelRotation(60);
+  occupancy_plot_->xAxis->setRange(0, ticks.size() + 1);
+  occupancy_plot_->replot();
+}
+
+Status ProfilePanel::export_csv(const QString& path) const {
+  const std::string text = gpu::profile_to_csv(rows_);
+  return io::write_atomically(path.toStdString(), [&](const std::filesystem::path& tmp) -> Status {
+    std::ofstream f(tmp);
+    f << text;
+    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write the CSV"};
+  });
+}
+
+Status ProfilePanel::export_plot(const QString& path) const {
+  auto* plot = qobject_cast<QCustomPlot*>(plots_->currentWidget());
+  return plot != nullptr && plot->savePng(path)
+             ? Status::ok()
+             : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
+}
+
+}  // namespace xcorr::ui

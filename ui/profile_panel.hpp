@@ -1,0 +1,58 @@
+// The profiling panel of xcorr-studio: a problem picker, Run (off the GUI thread; optionally a
+// sweep of sizes), a sortable table with one row per variant kernel (timings, GFLOP/s,
+// bandwidth, resources, occupancy ours/CUDA and its limiter), and plots: time vs size per variant
+// on log-log axes with the direct-vs-FFT crossover marked, and occupancy bars. Load a profile
+// JSON (`xcorr profile --out`), export the table as CSV and the plot as PNG. Without a GPU it
+// profiles the CPU variants and says why the GPU columns are empty.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "gpu/profile.hpp"
+#include "ui/job_runner.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+
+namespace xcorr::ui {
+
+class ProfilePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ProfilePanel(QWidget* parent = nullptr);
+
+  bool run();                             // the picked problem (or the sweep); false when busy
+  Status load(const QString& json_path);  // appends the rows of a profile JSON
+  void set_rows(std::vector<gpu::VariantProfile> rows);
+  const std::vector<gpu::VariantProfile>& rows() const { return rows_; }
+  Status export_csv(const QString& path) const;
+  Status export_plot(const QString& path) const;
+  bool busy() const { return runner_->busy(); }
+
+ signals:
+  void finished(bool ok);
+
+ private:
+  void refresh();
+  std::vector<gpu::VariantProfile> rows_;
+  JobRunner* runner_;
+  std::shared_ptr<std::vector<gpu::VariantProfile>> pending_;
+  QComboBox *form_, *mode_, *norm_;
+  QSpinBox *size_, *n_, *m_, *repeats_;
+  QCheckBox* sweep_;
+  QPushButton* run_;
+  QLabel* note_;
+  QTableWidget* table_;
+  QTabWidget* plots_;
+  QCustomPlot *time_plot_, *occupancy_plot_;
+};
+
+}  // namespace xcorr::ui
