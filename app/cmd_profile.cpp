@@ -17,6 +17,7 @@ namespace {
 struct ProfileOptions {
   std::string form = "one_to_many", mode = "full", norm = "none", out;
   std::vector<Index> size{64, 64};
+  std::vector<Index> sizes;  // a sweep of square sizes instead of --size
   gpu::ProfileRequest request;
 };
 
@@ -25,10 +26,17 @@ Status run_profile(ProfileOptions o) {
   r.form = *parse_form(o.form);
   r.mode = *parse_mode(o.mode);
   r.norm = *parse_normalization(o.norm);
-  r.rows = o.size[0];
-  r.cols = o.size.size() > 1 ? o.size[1] : o.size[0];
-  auto rows = gpu::profile_problem(r);
-  if (!rows.is_ok()) return rows.status();
+  std::vector<std::pair<Index, Index>> shapes;
+  if (o.sizes.empty()) shapes.push_back({o.size[0], o.size.size() > 1 ? o.size[1] : o.size[0]});
+  for (const Index s : o.sizes) shapes.push_back({s, s});
+  Result<std::vector<gpu::VariantProfile>> rows = std::vector<gpu::VariantProfile>{};
+  for (const auto& [h, w] : shapes) {
+    r.rows = h;
+    r.cols = w;
+    auto part = gpu::profile_problem(r);
+    if (!part.is_ok()) return part.status();
+    rows.value().insert(rows.value().end(), part.value().begin(), part.value().end());
+  }
   std::printf("%-46s %10s %10s %10s %9s %9s  %s\n", "variant", "median_ms", "p90_ms", "e2e_ms",
               "GFLOP/s", "GB/s", "kernels: regs smem(B) block occupancy ours/CUDA limiter");
   for (const gpu::VariantProfile& v : rows.value()) {
@@ -67,6 +75,8 @@ Command add_profile_command(CLI::App& app) {
   c->add_option("--size", o->size, "rows[,cols] of the right matrices (px)")
       ->delimiter(',')
       ->capture_default_str();
+  c->add_option("--sizes", o->sizes, "A sweep of square sizes, e.g. 8,16,32,64,128")
+      ->delimiter(',');
   c->add_option("--n", o->request.n, "Left matrices (n_to_m, n_to_mn)")->capture_default_str();
   c->add_option("--m", o->request.m, "Right matrices (one_to_many, n_to_m) or per left (n_to_mn)")
       ->capture_default_str();

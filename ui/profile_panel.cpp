@@ -106,9 +106,12 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   time_plot_->yAxis->setLabel(tr("median time (ms)"));
   for (QCPAxis* a : {time_plot_->xAxis, time_plot_->yAxis}) {
     a->setScaleType(QCPAxis::stLogarithmic);
-    a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    if (a == time_plot_->xAxis) ticker->setLogBase(2);  // sizes are powers of two
+    a->setTicker(ticker);
   }
   time_plot_->legend->setVisible(true);
+  time_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   time_plot_->legend->setFont(QFont(font().family(), 7));
   occupancy_plot_ = new QCustomPlot;
   occupancy_plot_->yAxis->setLabel(tr("theoretical occupancy (%)"));
