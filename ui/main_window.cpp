@@ -102,6 +102,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   runner_ = new JobRunner(this);
   undo_ = new QUndoStack(this);
+  // While a large TIFF is indexed in the background, the slider and frame names grow.
+  index_timer_ = new QTimer(this);
+  index_timer_->setInterval(200);
+  connect(index_timer_, &QTimer::timeout, this, [this] {
+    if (!source_) return index_timer_->stop();
+    const bool done = !source_->indexing();
+    frame_names_.clear();
+    for (Index k = 1; k < source_->count(); ++k) frame_names_.push_back(source_->source(k));
+    slider_->setRange(0, frame_count() - 1);
+    if (done) {
+      index_timer_->stop();
+      const Status s = source_->wait_indexed(0);
+      message(s.is_ok() ? tr("%1 frames indexed").arg(frame_count()) : qs(s.message()));
+    }
+  });
   play_timer_ = new QTimer(this);
   play_timer_->setInterval(200);
   connect(play, &QPushButton::toggled, this,
@@ -543,7 +558,8 @@ Status MainWindow::open_files(const QStringList& files) {
 }
 
 Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label) {
-  if (source->count() < 2) {
+  (void)source->wait_indexed(300);  // small stacks are indexed by then; large ones keep going
+  if (source->count() < 2 && !source->indexing()) {
     return {ErrorCode::invalid_argument,
             label.toStdString() + " holds one image: analysis needs a reference and frames"};
   }
@@ -566,6 +582,7 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   show_frame(0);
   view_->fit();
   setWindowTitle("XCorr Studio - " + label);
+  if (source_->indexing()) index_timer_->start();
   message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
               .arg(label)
               .arg(frame_count())
@@ -606,6 +623,10 @@ bool MainWindow::load_frames_for_run() {
   if (!source_) {
     message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
     return false;
+  }
+  if (source_->indexing()) {
+    message(tr("Indexing the stack..."));
+    (void)source_->wait_indexed();
   }
   if (frames_.count() == 0) {  // decode the whole stack once, for runs
     auto ref = source_->frames(0, 1);

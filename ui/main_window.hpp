@@ -137,6 +137,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_;
   QPushButton *run_button_, *cancel_button_;
   QTimer* play_timer_;
+  QTimer* index_timer_;
   QComboBox* field_;
   QDoubleSpinBox *range_lo_, *range_hi_;
   QCustomPlot* plot_;

@@ -3,6 +3,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "core/io/natural_sort.hpp"
@@ -36,10 +37,97 @@ bool lazy_layout(TIFF* tif, PixelType& type) {
   return true;
 }
 
+// Whether every strip of the current directory lies inside a file of `size` bytes.
+bool strips_inside(TIFF* tif, std::uint64_t size) {
+  uint64_t* offsets = nullptr;
+  uint64_t* counts = nullptr;
+  if (!TIFFGetField(tif, TIFFTAG_STRIPOFFSETS, &offsets) ||
+      !TIFFGetField(tif, TIFFTAG_STRIPBYTECOUNTS, &counts))
+    return false;
+  const uint32_t n = TIFFNumberOfStrips(tif);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (offsets[i] + counts[i] > size) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 LazyStack::~LazyStack() {
+  stop_ = true;
+  if (indexer_.joinable()) indexer_.join();
   if (tiff_ != nullptr) TIFFClose(as_tiff(tiff_));
+}
+
+Index LazyStack::count() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<Index>(sources_.size());
+}
+
+std::string LazyStack::source(Index k) const {
+  std::lock_guard lock(mutex_);
+  return sources_.at(static_cast<std::size_t>(k));
+}
+
+Status LazyStack::wait_indexed(int ms) {
+  std::unique_lock lock(mutex_);
+  const auto done = [this] { return !indexing_.load(); };
+  if (ms < 0)
+    indexed_.wait(lock, done);
+  else
+    indexed_.wait_for(lock, std::chrono::milliseconds(ms), done);
+  if (indexing_.load())
+    return Status{ErrorCode::invalid_argument, "the stack is still being indexed"};
+  return index_status_;
+}
+
+void LazyStack::index_rest(void* handle) {
+  TIFF* tif = as_tiff(handle);
+  std::error_code ec;
+  const auto size = static_cast<std::uint64_t>(fs::file_size(path_, ec));
+  const std::string name = path_.filename().string();
+  Status status;
+  while (!stop_.load() && !TIFFLastDirectory(tif)) {
+    if (!TIFFReadDirectory(tif)) {  // a next directory is announced but cannot be read
+      std::lock_guard lock(mutex_);
+      status = {ErrorCode::io_error, "cannot decode '" + name +
+                                         "': the file is corrupt or truncated (the directory of "
+                                         "page " +
+                                         std::to_string(offsets_.size()) +
+                                         " is unreadable); pages 0-" +
+                                         std::to_string(offsets_.size() - 1) + " are used"};
+      break;
+    }
+    PixelType t;
+    uint32_t w = 0, h = 0;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    std::lock_guard lock(mutex_);
+    const auto page = offsets_.size();
+    if (!lazy_layout(tif, t) || t != type_ || static_cast<Index>(w) != shape_.cols ||
+        static_cast<Index>(h) != shape_.rows) {
+      status = {ErrorCode::unsupported, "'" + name + "' page " + std::to_string(page) +
+                                            " differs from page 0 in size or pixel type; only "
+                                            "pages 0-" +
+                                            std::to_string(page - 1) + " are used"};
+      break;
+    }
+    if (!strips_inside(tif, size)) {
+      status = {ErrorCode::io_error, "cannot decode '" + name +
+                                         "': the file is corrupt or "
+                                         "truncated (page " +
+                                         std::to_string(page) + " lies past its end); pages 0-" +
+                                         std::to_string(page - 1) + " are used"};
+      break;
+    }
+    offsets_.push_back(TIFFCurrentDirOffset(tif));
+    sources_.push_back(name + "[page " + std::to_string(page) + "]");
+  }
+  TIFFClose(tif);
+  std::lock_guard lock(mutex_);
+  index_status_ = status;
+  indexing_ = false;
+  indexed_.notify_all();
 }
 
 Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes) {
@@ -74,30 +162,39 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     return Status{ErrorCode::not_found, "'" + path.string() + "' does not exist"};
   bool lazy = is_tiff_file(path);
   if (lazy) {
-    auto pages = check_tiff_integrity(path);
-    if (!pages.is_ok()) return pages.status();
     TIFF* tif = TIFFOpen(path.c_str(), "r");
-    if (tif == nullptr) return Status{ErrorCode::io_error, "cannot open '" + path.string() + "'"};
+    if (tif == nullptr) {
+      return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
+                                             "': the file is corrupt or truncated (no readable "
+                                             "header)"};
+    }
     s->tiff_ = tif;
     uint32_t w = 0, h = 0;
-    do {
-      PixelType t;
-      uint32_t pw = 0, ph = 0;
-      TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw);
-      TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph);
-      if (!lazy_layout(tif, t) || (!s->offsets_.empty() && (t != s->type_ || pw != w || ph != h))) {
-        lazy = false;
-        break;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    lazy = lazy_layout(tif, s->type_);
+    if (lazy) {
+      const auto size = static_cast<std::uint64_t>(fs::file_size(path, ec));
+      if (!strips_inside(tif, size)) {
+        return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
+                                               "': the file is corrupt or truncated (page 0 "
+                                               "lies past its end)"};
       }
-      s->type_ = t;
-      w = pw;
-      h = ph;
+      s->shape_ = {static_cast<Index>(h), static_cast<Index>(w)};
       s->offsets_.push_back(TIFFCurrentDirOffset(tif));
-      s->sources_.push_back(path.filename().string() + "[page " +
-                            std::to_string(s->offsets_.size() - 1) + "]");
-    } while (TIFFReadDirectory(tif));
-    s->shape_ = {static_cast<Index>(h), static_cast<Index>(w)};
-    if (lazy && s->offsets_.size() == 1) s->sources_[0] = path.filename().string();
+      // The other pages are indexed in the background with a handle of their own.
+      TIFF* indexer = TIFFOpen(path.c_str(), "r");
+      const bool more = indexer != nullptr && !TIFFLastDirectory(indexer);
+      s->sources_.push_back(more ? path.filename().string() + "[page 0]"
+                                 : path.filename().string());
+      if (more) {
+        s->indexing_ = true;
+        LazyStack* self = s.get();
+        s->indexer_ = std::thread([self, indexer] { self->index_rest(indexer); });
+      } else if (indexer != nullptr) {
+        TIFFClose(indexer);
+      }
+    }
   }
   if (!lazy) {  // any other file: decoded once, kept whole (every frame in the cache)
     if (s->tiff_ != nullptr) TIFFClose(as_tiff(s->tiff_));
@@ -181,9 +278,9 @@ Result<Stack<float>> LazyStack::decode(Index k) {
 }
 
 Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
-  if (k < 0 || k >= count())
-    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
   std::lock_guard lock(mutex_);
+  if (k < 0 || k >= static_cast<Index>(sources_.size()))
+    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {
     if (it->first == k) {
       cache_.splice(cache_.begin(), cache_, it);
@@ -200,6 +297,7 @@ Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
 }
 
 Result<Stack<float>> LazyStack::frames(Index first, Index n) {
+  if (indexing_.load()) (void)wait_indexed();
   Stack<float> out(shape_.rows, shape_.cols, n);
   for (Index k = 0; k < n; ++k) {
     auto f = frame(first + k);

@@ -6,12 +6,15 @@
 // writer produce); other layouts decode through read_image_stack.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <filesystem>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,10 +35,14 @@ class LazyStack {
   LazyStack(const LazyStack&) = delete;
   LazyStack& operator=(const LazyStack&) = delete;
 
-  Index count() const { return static_cast<Index>(sources_.size()); }
+  Index count() const;  // frames indexed so far
+  bool indexing() const { return indexing_.load(); }
+  // Waits until every TIFF page is indexed (at most `ms` milliseconds when ms >= 0); the status
+  // names a damaged or inconsistent page. ok immediately for folders and file lists.
+  Status wait_indexed(int ms = -1);
   Shape shape() const { return shape_; }
   PixelType pixel_type() const { return type_; }
-  const std::string& source(Index k) const { return sources_.at(static_cast<std::size_t>(k)); }
+  std::string source(Index k) const;
 
   // Frame k (1 x rows x cols), decoded or from the cache. Thread-safe.
   Result<std::shared_ptr<const Stack<float>>> frame(Index k);
@@ -45,6 +52,7 @@ class LazyStack {
  private:
   LazyStack() = default;
   Result<Stack<float>> decode(Index k);
+  void index_rest(void* tiff);  // the indexer thread's body
 
   std::filesystem::path path_;
   bool folder_ = false;
@@ -55,7 +63,11 @@ class LazyStack {
   Shape shape_;
   PixelType type_ = PixelType::u8;
   std::size_t cache_bytes_ = 0;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  std::condition_variable indexed_;
+  std::atomic<bool> indexing_{false}, stop_{false};
+  Status index_status_;
+  std::thread indexer_;
   std::list<std::pair<Index, std::shared_ptr<const Stack<float>>>> cache_;  // most recent first
 };
 
