@@ -87,6 +87,7 @@ void LazyStack::index_rest(void* handle) {
   const auto size = static_cast<std::uint64_t>(fs::file_size(path_, ec));
   const std::string name = path_.filename().string();
   Status status;
+  (void)take_tiff_error();
   while (!stop_.load() && !TIFFLastDirectory(tif)) {
     if (!TIFFReadDirectory(tif)) {  // a next directory is announced but cannot be read
       std::lock_guard lock(mutex_);
@@ -120,8 +121,25 @@ void LazyStack::index_rest(void* handle) {
                                          std::to_string(page - 1) + " are used"};
       break;
     }
+    if (const std::string e = take_tiff_error(); !e.empty()) {
+      status = {ErrorCode::io_error, "cannot decode '" + name +
+                                         "': the file is corrupt or "
+                                         "truncated (page " +
+                                         std::to_string(page) + ": " + e + "); pages 0-" +
+                                         std::to_string(page - 1) + " are used"};
+      break;
+    }
     offsets_.push_back(TIFFCurrentDirOffset(tif));
     sources_.push_back(name + "[page " + std::to_string(page) + "]");
+  }
+  if (status.is_ok()) {  // a chain cut short (the next-directory field itself lost) shows here
+    if (const std::string e = take_tiff_error(); !e.empty()) {
+      std::lock_guard lock(mutex_);
+      status = {ErrorCode::io_error, "cannot decode '" + name +
+                                         "': the file is corrupt or "
+                                         "truncated (after page " +
+                                         std::to_string(offsets_.size() - 1) + ": " + e + ")"};
+    }
   }
   TIFFClose(tif);
   std::lock_guard lock(mutex_);
@@ -162,6 +180,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     return Status{ErrorCode::not_found, "'" + path.string() + "' does not exist"};
   bool lazy = is_tiff_file(path);
   if (lazy) {
+    capture_tiff_errors();
     TIFF* tif = TIFFOpen(path.c_str(), "r");
     if (tif == nullptr) {
       return Status{ErrorCode::io_error, "cannot decode '" + path.string() +

@@ -35,6 +35,17 @@ class TiffHandle {
 
 }  // namespace
 
+void capture_tiff_errors() {
+  TIFFSetErrorHandler(capture_error);
+  TIFFSetWarningHandler(ignore_warning);
+}
+
+std::string take_tiff_error() {
+  std::string e;
+  e.swap(tiff_error);
+  return e;
+}
+
 bool is_tiff_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
@@ -46,8 +57,7 @@ bool is_tiff_file(const std::filesystem::path& path) {
 
 Result<int> check_tiff_integrity(const std::filesystem::path& path) {
   const std::string name = path.string();
-  TIFFSetErrorHandler(capture_error);
-  TIFFSetWarningHandler(ignore_warning);
+  capture_tiff_errors();
   tiff_error.clear();
   auto damaged = [&](const std::string& what) {
     return Status{ErrorCode::io_error,

@@ -4,12 +4,18 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "core/status.hpp"
 
 namespace xcorr::io {
 
 bool is_tiff_file(const std::filesystem::path& path);  // by its magic bytes
+
+// libtiff reports errors through a global handler; this one keeps the last error of each thread
+// (and silences warnings). take_tiff_error() returns it and clears it ("" when none).
+void capture_tiff_errors();
+std::string take_tiff_error();
 
 // The number of pages (directories), or io_error naming what is damaged.
 Result<int> check_tiff_integrity(const std::filesystem::path& path);

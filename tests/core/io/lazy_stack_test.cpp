@@ -68,20 +68,30 @@ TEST_F(Lazy, FoldersDecodeOneFileAtATime) {
   EXPECT_EQ(lazy.value()->source(2), "img10.png");  // natural order
 }
 
-// Damage shows at open (page 0) or when the background indexing reaches it, by name; the pages
-// before it stay usable.
+// Damage in page 0 is refused at open; later damage is reported when the background indexing
+// reaches it, by page, and the pages before it stay usable. (A file cut exactly inside a
+// next-directory field reads as a shorter, valid file: libtiff cannot tell, so the check there
+// is only that the lost pages are not offered.)
 TEST_F(Lazy, DamagedOrMissingFilesAreReported) {
   const Stack<float> s = testing::random_stack(64, 64, 4, 2, 0, 60000);
   ASSERT_TRUE(write_image_stack(dir_ / "t.tif", s.view(), PixelType::u16).is_ok());
-  fs::resize_file(dir_ / "t.tif", fs::file_size(dir_ / "t.tif") / 2);
+  const auto full = fs::file_size(dir_ / "t.tif");
+  fs::copy_file(dir_ / "t.tif", dir_ / "head.tif");
+  fs::resize_file(dir_ / "head.tif", full / 8);  // inside page 0's data
+  auto head = LazyStack::open(dir_ / "head.tif");
+  ASSERT_FALSE(head.is_ok());
+  EXPECT_NE(head.status().message().find("corrupt or truncated"), std::string::npos)
+      << head.status().message();
+  fs::resize_file(dir_ / "t.tif", full / 2);
   auto damaged = LazyStack::open(dir_ / "t.tif");
-  const Status st = damaged.is_ok() ? damaged.value()->wait_indexed() : damaged.status();
-  ASSERT_FALSE(st.is_ok());
-  EXPECT_NE(st.message().find("corrupt or truncated"), std::string::npos) << st.message();
-  if (damaged.is_ok()) {
-    EXPECT_LT(damaged.value()->count(), 4);
-    EXPECT_TRUE(damaged.value()->frame(0).is_ok());
+  ASSERT_TRUE(damaged.is_ok()) << damaged.status().message();
+  const Status st = damaged.value()->wait_indexed();
+  EXPECT_LT(damaged.value()->count(), 4);
+  if (!st.is_ok()) {
+    EXPECT_NE(st.message().find("corrupt or truncated"), std::string::npos) << st.message();
   }
+  for (Index k = 0; k < damaged.value()->count(); ++k)
+    EXPECT_TRUE(damaged.value()->frame(k).is_ok());
   auto missing = LazyStack::open(dir_ / "nope.tif");
   ASSERT_FALSE(missing.is_ok());
   EXPECT_NE(missing.status().message().find("does not exist"), std::string::npos);
