@@ -14,6 +14,7 @@
 
 #include "app/commands.hpp"
 #include "core/io/atomic_write.hpp"
+#include "core/synth/speckle.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
 
@@ -47,18 +48,6 @@ struct BenchOptions {
   int warmup = 5, repeats = 30;
 };
 
-Stack<float> uniform(int size, int count, unsigned seed) {
-  Stack<float> s(size, size, count);
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (float& v : s.values()) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    v = static_cast<float>(x >> 8) / 16777216.0f;
-  }
-  return s;
-}
-
 Status run_bench(const BenchOptions& o) {
   const Registry& reg = gpu::engine_registry();
   if (std::none_of(reg.all().begin(), reg.all().end(),
@@ -74,7 +63,8 @@ Status run_bench(const BenchOptions& o) {
   for (const BenchCase& c : kCases) {
     if (o.cases != "all" && o.cases != c.group) continue;
     const int n_right = c.form == Form::n_to_mn ? c.n * c.m : c.m;
-    const Stack<float> left = uniform(c.size, c.n, 1), right = uniform(c.size, n_right, 2);
+    const Stack<float> left = synth::uniform_noise(c.size, c.size, c.n, 1),
+                       right = synth::uniform_noise(c.size, c.size, n_right, 2);
     const CorrelationProblem p{{c.form, Mode::full}, left.view(), right.view()};
     const double flops = 2 * p.direct_multiply_adds();
     auto emit = [&](const std::string& name, const std::string& params, const gpu::GpuTiming& t) {
@@ -135,11 +125,7 @@ Status run_bench(const BenchOptions& o) {
   if (rows.empty())
     return {ErrorCode::unsupported,
             "no GPU variant ran: is a CUDA device present? (see `xcorr list`)"};
-  return io::write_atomically(o.out, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp);
-    f << rows.dump(1) << "\n";
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + o.out + "'"};
-  });
+  return io::write_text_atomically(o.out, rows.dump(1) + "\n");
 }
 
 }  // namespace

@@ -88,11 +88,7 @@ Status run_bench_dic(BenchDicOptions o) {
                     {"points_per_second", static_cast<double>(points) / timed}});
   }
   if (o.out.empty()) return Status::ok();
-  return io::write_atomically(o.out, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp);
-    f << rows.dump(1) << "\n";
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + o.out + "'"};
-  });
+  return io::write_text_atomically(o.out, rows.dump(1) + "\n");
 }
 
 }  // namespace

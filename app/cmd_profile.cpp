@@ -56,11 +56,7 @@ Status run_profile(ProfileOptions o) {
   const std::string text = io::lowercase_extension(o.out) == ".csv"
                                ? gpu::profile_to_csv(rows.value())
                                : gpu::profile_to_json(rows.value());
-  return io::write_atomically(o.out, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp);
-    f << text;
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + o.out + "'"};
-  });
+  return io::write_text_atomically(o.out, text);
 }
 
 }  // namespace

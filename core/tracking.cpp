@@ -78,12 +78,7 @@ Status write_tracks_csv(const std::string& path, const std::vector<Track>& track
       text += buf;
     }
   }
-  return io::write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + path + "'"};
-  });
+  return io::write_text_atomically(path, text);
 }
 
 }  // namespace xcorr

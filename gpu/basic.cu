@@ -23,13 +23,10 @@ __global__ void __launch_bounds__(kThreads)
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(idx % p.out_cols);
-    const int r = static_cast<int>((idx / p.out_cols) % p.out_rows);
-    const int t = static_cast<int>(idx / (static_cast<long long>(p.out_cols) * p.out_rows));
-    const int2 lr = p.pair(t);
+    const auto [r, c, lr, left, right] = p.site(idx);
     const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
-    const float* __restrict__ L = p.left + static_cast<long long>(lr.x) * h * w;
-    const float* __restrict__ R = p.right + static_cast<long long>(lr.y) * p.right_rows * W;
+    const float* __restrict__ L = left;
+    const float* __restrict__ R = right;
     if constexpr (M == Mode::full) {
       const int dy = r - (h - 1), dx = c - (w - 1);
       float sum = 0;

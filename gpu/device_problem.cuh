@@ -28,6 +28,22 @@ struct DeviceProblem {
     }
     return make_int2(0, 0);
   }
+  // Output element idx (flat over out_count x out_rows x out_cols): its row r, column c, its
+  // (left, right) matrix indices lr and the first elements of those two matrices.
+  struct Site {
+    int r, c;
+    int2 lr;
+    const float* left;
+    const float* right;
+  };
+  __device__ Site site(long long idx) const {
+    const long long plane = static_cast<long long>(out_rows) * out_cols;
+    const int t = static_cast<int>(idx / plane);
+    const int2 lr = pair(t);
+    return {static_cast<int>(idx % plane / out_cols), static_cast<int>(idx % out_cols), lr,
+            left + static_cast<long long>(lr.x) * left_rows * left_cols,
+            right + static_cast<long long>(lr.y) * right_rows * right_cols};
+  }
   long long out_elements() const { return static_cast<long long>(out_rows) * out_cols * out_count; }
 };
 

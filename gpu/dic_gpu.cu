@@ -18,6 +18,7 @@
 
 #include "core/dic/icgn_math.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
@@ -285,23 +286,6 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
 constexpr int kMaxIcgnSmem = 200 * 1024;
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
-// A CUDA event owned by value.
-class Event {
- public:
-  Event() { cudaEventCreate(&e_); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-  double seconds_since(const Event& start) const {
-    float ms = 0;
-    return cudaEventElapsedTime(&ms, start.e_, e_) == cudaSuccess ? ms * 1e-3 : 0.0;
-  }
-
- private:
-  cudaEvent_t e_{};
-};
-
 class GpuRegistrar final : public dic::FrameRegistrar {
  public:
   explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
@@ -515,7 +499,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   std::string configured_text_;
   double last_seconds_ = -1;
   GpuDicStages stages_;
-  Event ev_[5];
+  CudaEvent ev_[5];
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, scores_;
   DeviceBuffer<float> ref_c_, def_c_;
   DeviceBuffer<double> work_, cx_, cy_;

@@ -23,14 +23,4 @@ Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int,
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
 
-const Registry& engine_registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_cpu_variants(reg);
-    register_gpu_variants(reg);
-    return reg;
-  }();
-  return r;
-}
-
 }  // namespace xcorr::gpu

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
@@ -61,18 +62,6 @@ double percentile(std::vector<float> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
-
-class Event {
- public:
-  Event() { cudaEventCreate(&e_); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_{};
-};
 
 }  // namespace
 
@@ -225,7 +214,7 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
     XCORR_CUDA_TRY(cudaMemset(dout.get(), 0xFF, n_out * sizeof(float)));  // NaN
   const DeviceProblem dp = make_device_problem(p, dl.get(), dr.get());
 
-  Event a, b;
+  CudaEvent a, b;
   std::vector<float> kernel, e2e;
   for (int i = 0; i < warmup + repeats; ++i) {
     XCORR_CUDA_TRY(cudaEventRecord(a.get(), stream));

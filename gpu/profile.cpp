@@ -5,22 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/profiling/occupancy.hpp"
+#include "core/synth/speckle.hpp"
 #include "gpu/engine.hpp"
 
 namespace xcorr::gpu {
 namespace {
-
-Stack<float> pattern(Index rows, Index cols, Index count, unsigned seed) {
-  Stack<float> s(rows, cols, count);
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (float& v : s.values()) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    v = static_cast<float>(x >> 8) / 16777216.0f;
-  }
-  return s;
-}
 
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -35,7 +24,8 @@ Result<std::vector<VariantProfile>> profile_problem(
   const Index lc = r.mode == Mode::valid ? std::max<Index>(1, r.cols / 2) : r.cols;
   const Index n_right = r.form == Form::n_to_mn ? r.n * r.m : r.form == Form::one_to_one ? 1 : r.m;
   const Index n_left = r.form == Form::one_to_one || r.form == Form::one_to_many ? 1 : r.n;
-  const Stack<float> left = pattern(lr, lc, n_left, 1), right = pattern(r.rows, r.cols, n_right, 2);
+  const Stack<float> left = synth::uniform_noise(lr, lc, n_left, 1),
+                     right = synth::uniform_noise(r.rows, r.cols, n_right, 2);
   const CorrelationProblem p{{r.form, r.mode, r.norm}, left.view(), right.view()};
   XCORR_RETURN_IF_ERROR(p.validate());
   const double flops = 2 * p.direct_multiply_adds();

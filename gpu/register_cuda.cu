@@ -23,14 +23,4 @@ void register_gpu_variants(Registry& r) {
   for (auto& c : make_warp_shuffle_correlators()) r.add(std::move(c));
 }
 
-const Registry& engine_registry() {
-  static const Registry r = [] {
-    Registry reg;
-    register_cpu_variants(reg);
-    register_gpu_variants(reg);
-    return reg;
-  }();
-  return r;
-}
-
 }  // namespace xcorr::gpu

@@ -26,12 +26,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
   for (long long idx = blockIdx.x; idx < total; idx += gridDim.x) {
-    const int c = static_cast<int>(idx % p.out_cols);
-    const int r = static_cast<int>((idx / p.out_cols) % p.out_rows);
-    const int t = static_cast<int>(idx / (static_cast<long long>(p.out_cols) * p.out_rows));
-    const int2 pr = p.pair(t);
-    const float* L = p.left + static_cast<long long>(pr.x) * h * w;
-    const float* R = p.right + static_cast<long long>(pr.y) * p.right_rows * W;
+    const auto [r, c, lr, L, R] = p.site(idx);
     int i0 = 0, i1 = h, j0 = 0, j1 = w, dy = -r,
         dx = -c;  // valid: R[i - dy][j - dx] = S[r + i][c + j]
     if constexpr (M == Mode::full) {

@@ -47,11 +47,7 @@ class TuningCache {
     const fs::path path = cache_path();
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    (void)io::write_atomically(path, [&](const fs::path& tmp) -> Status {
-      std::ofstream f(tmp);
-      f << nlohmann::json(winners_).dump(1) << "\n";
-      return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write the tuning cache"};
-    });
+    (void)io::write_text_atomically(path, nlohmann::json(winners_).dump(1) + "\n");
   }
 
  private:

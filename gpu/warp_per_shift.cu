@@ -63,12 +63,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
   const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
   for (long long idx = warp0; idx < total; idx += warps) {
-    const int c = static_cast<int>(idx % p.out_cols);
-    const int r = static_cast<int>((idx / p.out_cols) % p.out_rows);
-    const int t = static_cast<int>(idx / (static_cast<long long>(p.out_cols) * p.out_rows));
-    const int2 pr = p.pair(t);
-    const float* L = p.left + static_cast<long long>(pr.x) * h * w;
-    const float* R = p.right + static_cast<long long>(pr.y) * p.right_rows * W;
+    const auto [r, c, lr, L, R] = p.site(idx);
     const float sum = warp_dot(L, w, R, W, 0, overlap_at<M>(r, c, h, w), lane, lw_log2);
     if (lane == 0) out[idx] = sum;
   }

@@ -223,12 +223,7 @@ Status MainWindow::save_project(const QString& path) const {
   job.out = (p.parent_path() / (p.stem().string() + ".csv")).string();
   XCORR_RETURN_IF_ERROR(job.check());
   const std::string text = dic::to_json(job);
-  return io::write_atomically(p, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + p.string() + "'"};
-  });
+  return io::write_text_atomically(p, text);
 }
 
 Status MainWindow::open_project(const QString& path) {
@@ -665,16 +660,20 @@ bool MainWindow::start_dic() {
     return Status::ok();
   });
   if (!started) return false;
-  run_kind_ = RunKind::dic;
+  run_started(RunKind::dic, static_cast<int>(frames_.count()), tr("DIC running..."));
+  return true;
+}
+
+void MainWindow::run_started(RunKind kind, int steps, const QString& text) {
+  run_kind_ = kind;
   run_button_->setEnabled(false);
   track_button_->setEnabled(false);
   cancel_button_->setEnabled(true);
   progress_->setVisible(true);
-  progress_->setRange(0, static_cast<int>(frames_.count()));
+  progress_->setRange(0, steps);
   progress_->setValue(0);
   eta_label_->clear();
-  message(tr("DIC running..."));
-  return true;
+  message(text);
 }
 
 void MainWindow::cancel_dic() {
@@ -702,14 +701,8 @@ bool MainWindow::start_tracking() {
     return Status::ok();
   });
   if (!started) return false;
-  run_kind_ = RunKind::tracking;
-  run_button_->setEnabled(false);
-  track_button_->setEnabled(false);
-  cancel_button_->setEnabled(true);
-  progress_->setVisible(true);
-  progress_->setRange(0, static_cast<int>(templates_.size()));
-  progress_->setValue(0);
-  message(tr("Tracking %1 template(s)...").arg(templates_.size()));
+  run_started(RunKind::tracking, static_cast<int>(templates_.size()),
+              tr("Tracking %1 template(s)...").arg(templates_.size()));
   return true;
 }
 

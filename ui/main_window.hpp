@@ -121,6 +121,7 @@ class MainWindow : public QMainWindow {
   DicPanel* panel_;
   JobRunner* runner_;
   enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
+  void run_started(RunKind kind, int steps, const QString& text);  // buttons, progress, message
   std::shared_ptr<dic::DicResult> dic_out_;
   std::shared_ptr<std::vector<Track>> tracks_out_;
   std::vector<TemplateRect> templates_;

@@ -308,11 +308,7 @@ void ProfilePanel::refresh() {
 
 Status ProfilePanel::export_csv(const QString& path) const {
   const std::string text = gpu::profile_to_csv(rows_);
-  return io::write_atomically(path.toStdString(), [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp);
-    f << text;
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write the CSV"};
-  });
+  return io::write_text_atomically(path.toStdString(), text);
 }
 
 Status ProfilePanel::export_plot(const QString& path) const {

@@ -26,15 +26,6 @@ void append_rows(std::string& out, const FrameResult& f) {
   }
 }
 
-Status write_text(const std::filesystem::path& path, const std::string& text) {
-  return io::write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + path.string() + "'"};
-  });
-}
-
 const char* kColumns = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n";
 
 }  // namespace
@@ -71,7 +62,7 @@ std::string csv_header(const CsvContext& c) {
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
   std::string text = csv_header(c) + kColumns;
   for (const FrameResult& f : r.frames) append_rows(text, f);
-  return write_text(path, text);
+  return io::write_text_atomically(path, text);
 }
 
 Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
@@ -84,7 +75,7 @@ Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
         path.parent_path() / (path.stem().string() + suffix + path.extension().string());
     std::string text = csv_header(c) + kColumns;
     append_rows(text, f);
-    XCORR_RETURN_IF_ERROR(write_text(p, text));
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(p, text));
     written.push_back(p);
   }
   return written;

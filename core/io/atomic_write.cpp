@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <system_error>
 
 namespace xcorr::io {
@@ -37,6 +38,15 @@ Status write_atomically(const std::filesystem::path& target,
     return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + ec.message()};
   }
   return Status::ok();
+}
+
+Status write_text_atomically(const std::filesystem::path& target, const std::string& text) {
+  return write_atomically(target, [&](const std::filesystem::path& tmp) -> Status {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    return f ? Status::ok() : Status{ErrorCode::io_error, "cannot write '" + target.string() + "'"};
+  });
 }
 
 }  // namespace xcorr::io

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
 
 #include "core/status.hpp"
 
@@ -14,5 +15,8 @@ namespace xcorr::io {
 Status write_atomically(
     const std::filesystem::path& target,
     const std::function<Status(const std::filesystem::path& temporary)>& writer);
+
+// The common case: `text` written as the whole file (binary, so bytes are as given).
+Status write_text_atomically(const std::filesystem::path& target, const std::string& text);
 
 }  // namespace xcorr::io

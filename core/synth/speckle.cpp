@@ -122,6 +122,18 @@ Stack<float> render_speckle(const SpeckleOptions& o, double dy, double dx) {
   return s;
 }
 
+Stack<float> uniform_noise(Index rows, Index cols, Index count, std::uint32_t seed) {
+  Stack<float> s(rows, cols, count);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (float& v : s.values()) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    v = static_cast<float>(x >> 8) / 16777216.0f;
+  }
+  return s;
+}
+
 Stack<float> render_translation_stack(const SpeckleOptions& o, Index frames, double dy, double dx) {
   Stack<float> s(o.rows, o.cols, frames);
   const std::vector<Speckle> speckles = make_speckles(o);

@@ -46,6 +46,10 @@ DisplacementField affine_field(double u, double v, double ux, double uy, double 
                                double x0, double y0);
 DisplacementField sinusoid_field(double amplitude, double period);
 
+// `count` rows x cols matrices of uniform values in [0, 1) from a xorshift32 stream seeded by
+// `seed`: cheap, deterministic inputs for benchmarks and profiles (not a speckle pattern).
+Stack<float> uniform_noise(Index rows, Index cols, Index count, std::uint32_t seed);
+
 // `frames` frames; frame k is moved by (k * dy, k * dx) px.
 Stack<float> render_translation_stack(const SpeckleOptions& o, Index frames, double dy, double dx);
 

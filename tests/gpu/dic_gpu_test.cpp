@@ -13,6 +13,7 @@
 #include "core/synth/speckle.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
+#include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr::dic {
@@ -27,12 +28,6 @@ const Registry& engine() {
   }();
   return r;
 }
-
-#define XCORR_SKIP_WITHOUT_GPU()                                      \
-  do {                                                                \
-    const auto devices = gpu::list_devices();                         \
-    if (!devices.is_ok()) GTEST_SKIP() << devices.status().message(); \
-  } while (false)
 
 struct Pair {
   Stack<float> reference, frames;

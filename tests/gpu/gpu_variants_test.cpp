@@ -13,6 +13,7 @@
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
 #include "tests/support/correlation_cases.hpp"
+#include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr {
@@ -27,13 +28,6 @@ const Registry& gpu_registry() {
   }();
   return r;
 }
-
-// A macro: GTEST_SKIP only leaves the function it is written in.
-#define XCORR_SKIP_WITHOUT_GPU()                                      \
-  do {                                                                \
-    const auto devices = gpu::list_devices();                         \
-    if (!devices.is_ok()) GTEST_SKIP() << devices.status().message(); \
-  } while (false)
 
 class GpuVariants : public ::testing::TestWithParam<testing::Case> {};
 

@@ -9,14 +9,14 @@
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
 #include "tests/support/correlation_cases.hpp"
+#include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr {
 namespace {
 
 TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
-  const auto devices = gpu::list_devices();
-  if (!devices.is_ok()) GTEST_SKIP() << devices.status().message();
+  XCORR_SKIP_WITHOUT_GPU();
   Registry reg;
   gpu::register_gpu_variants(reg);
   const std::vector<testing::Case> cases = {

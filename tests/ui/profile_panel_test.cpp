@@ -58,10 +58,3 @@ TEST_F(Profiling, RunProfilesTheVariantsThisMachineHas) {
 
 }  // namespace
 }  // namespace xcorr::ui
-
-int main(int argc, char** argv) {
-  qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
