@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include "core/profiling/kernel_smem.hpp"
 
 #include "core/registry.hpp"
 
@@ -48,6 +51,7 @@ struct KernelProfile {
   int threads_per_block = 0, registers = 0;
   int static_shared_bytes = 0, dynamic_shared_bytes = 0, local_bytes = 0;
   int cuda_blocks_per_sm = 0;
+  std::optional<profiling::KernelSmemModel> smem;  // modelled traffic; none without shared arrays
 };
 // Empty for variants whose kernels are not ours (gpu_fft's transforms are cuFFT's). Run the
 // variant once first: kernels that opt into more shared memory do it on their first run.

@@ -169,6 +169,7 @@ Result<std::vector<KernelProfile>> kernel_profiles(const Correlator& c,
     XCORR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &k.cuda_blocks_per_sm, l.kernel, l.threads_per_block,
         static_cast<std::size_t>(l.dynamic_shared_bytes)));
+    if (l.smem_model) k.smem = l.smem_model();
     out.push_back(k);
   }
   return out;

@@ -4,7 +4,10 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <vector>
+
+#include "core/profiling/kernel_smem.hpp"
 
 #include "core/correlator.hpp"
 #include "gpu/device_problem.cuh"
@@ -20,13 +23,16 @@ class GpuCorrelator : public Correlator {
   // Writes every output element. Asynchronous on `stream`.
   virtual Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const = 0;
 
-  // The kernels run_device launches for `p` (the profiler reads their resources and occupancy);
-  // empty when they are not our own (e.g. cuFFT's).
+  // The kernels run_device launches for `p`, in launch order (the profiler reads their resources
+  // and occupancy, and matches them to hardware counters); empty when they are not our own (e.g.
+  // cuFFT's). smem_model: the launch's shared-memory traffic from the kernel's own index
+  // functions (core/profiling/kernel_smem.hpp); empty for kernels without shared arrays.
   struct Launch {
     const char* name;
     const void* kernel;  // the __global__ function
     int threads_per_block;
     int dynamic_shared_bytes;
+    std::function<profiling::KernelSmemModel()> smem_model = {};
   };
   virtual std::vector<Launch> launches(const DeviceProblem&) const { return {}; }
 };

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/smem/block_per_shift_layout.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
@@ -16,13 +17,14 @@
 namespace xcorr::gpu {
 namespace {
 
-constexpr int kBlockThreads = 128;
+constexpr int kBlockThreads = smem::kBpsThreads;
 constexpr unsigned kFull = 0xffffffffu;
 
 template <Mode M>
 __global__ void __launch_bounds__(kBlockThreads)
     block_per_shift_kernel(DeviceProblem p, float* __restrict__ out) {
-  __shared__ float partial[kBlockThreads / 32];
+  static_assert(kBlockThreads == 128, "the partials are read as one float4");
+  __shared__ __align__(16) float partial[kBlockThreads / 32];
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
   for (long long idx = blockIdx.x; idx < total; idx += gridDim.x) {
@@ -45,12 +47,11 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
     for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(kFull, sum, o);
     __syncthreads();  // `partial` of the previous output is consumed
-    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = sum;
+    if (threadIdx.x % 32 == 0) partial[smem::bps_partial_slot(threadIdx.x / 32)] = sum;
     __syncthreads();
     if (threadIdx.x == 0) {
-      float s = 0;
-      for (int wi = 0; wi < kBlockThreads / 32; ++wi) s += partial[wi];
-      out[idx] = s;
+      const float4 q = *reinterpret_cast<const float4*>(partial + smem::bps_partial_slot(0));
+      out[idx] = ((q.x + q.y) + q.z) + q.w;
     }
   }
 }
@@ -73,7 +74,8 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&block_per_shift_kernel<Mode::full>)
                  : reinterpret_cast<const void*>(&block_per_shift_kernel<Mode::valid>),
-             kBlockThreads, 0}};
+             kBlockThreads, 0,
+             [outputs = p.out_elements()] { return profiling::model_block_per_shift(outputs); }}};
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "core/smem/tiled_layout.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
@@ -23,57 +24,24 @@
 namespace xcorr::gpu {
 namespace {
 
-constexpr int kWarps = 4;
+constexpr int kWarps = smem::kTiledWarps;
 constexpr int kThreads = 32 * kWarps;
 
-struct TileGeometry {
-  bool full;
-  int h, w, H, W;  // template and source (right) sizes
-  int out_rows, out_cols;
-};
-
-__host__ __device__ inline TileGeometry tile_geometry(const DeviceProblem& p) {
-  const bool full = p.request.mode == Mode::full;
-  return {full, p.left_rows, p.left_cols, p.right_rows, p.right_cols, p.out_rows, p.out_cols};
+__host__ __device__ inline smem::TiledGeometry tile_geometry(const DeviceProblem& p) {
+  return {p.request.mode == Mode::full, p.left_rows, p.left_cols, p.right_rows,
+          p.right_cols,                 p.out_rows,  p.out_cols};
 }
 
-// Largest dynamic shared memory any block of this problem needs (floats).
-// The staged template is column-major with a column pitch of nI rounded up to 4 floats, so four
-// consecutive template rows come in one 16-byte broadcast load.
-__host__ __device__ inline int template_pitch(int nI) {
-  return (nI + 3) / 4 * 4;
-}
-
-template <int RY, int RX>
-__host__ __device__ inline long long smem_floats(const TileGeometry& g) {
-  constexpr int BY = kWarps * RY, BX = 32 * RX;
-  const long long nI = g.h + RY, nJ = g.w;
-  return template_pitch(static_cast<int>(nI)) * nJ + (nI + BY - 1) * (nJ + BX - 1);
-}
-
+// Shared-memory index math: core/smem/tiled_layout.hpp (shared with the bank-conflict model).
 template <int RY, int RX>
 __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float* __restrict__ out) {
   extern __shared__ float smem[];
-  constexpr int BY = kWarps * RY, BX = 32 * RX;
-  const TileGeometry g = tile_geometry(p);
-  const int U0 = blockIdx.y * BY, V0 = blockIdx.x * BX;
+  const smem::TiledGeometry g = tile_geometry(p);
+  const smem::TiledBlock blk = smem::tiled_block(g, RY, RX, blockIdx.x, blockIdx.y);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // S(y, x) = R[y - oy][x - ox], zero outside.
   const int oy = g.full ? g.h - 1 : 0, ox = g.full ? g.w - 1 : 0;
-  // Block ranges of template rows i and columns j that can meet non-zero S.
-  const int i_lo = g.full ? max(0, g.h - 1 - (U0 + BY - 1)) : 0;
-  const int j_lo = g.full ? max(0, g.w - 1 - (V0 + BX - 1)) : 0;
-  const int j_hi = g.full ? min(g.w, 2 * g.w - 1 - V0) : g.w;
-  const int nI = g.h + RY - i_lo, nJ = j_hi - j_lo, tp = template_pitch(nI);
-  const int s_rows = nI + BY - 1, s_cols = nJ + BX - 1;
-  float* sT = smem;            // column-major, pitch tp: T[i_lo + ii][j_lo + jj], 0 for i >= h
-  float* sS = smem + tp * nJ;  // s_rows x s_cols: S[i_lo + U0 + yy][j_lo + V0 + xx]
-  const int u0w = U0 + warp * RY;
-  // The warp's template rows, from a multiple of 4 above i_lo (for the 16-byte loads; the rows
-  // added meet only zero padding of S or real overlap, never a wrong term).
-  const int wi_lo = i_lo + (g.full ? max(0, g.h - 1 - (u0w + RY - 1)) - i_lo : 0) / 4 * 4;
-  const int wi_hi = g.full ? min(g.h, 2 * g.h - 1 - u0w) : g.h;
-  const int n_iter = wi_hi > wi_lo ? (wi_hi - wi_lo + RY - 1) / RY * RY : 0;
+  const smem::TiledWarp tw = smem::tiled_warp(g, blk, RY, warp);
   const long long out_size = static_cast<long long>(g.out_rows) * g.out_cols;
 
   for (int t = blockIdx.z; t < p.out_count; t += gridDim.z) {
@@ -81,22 +49,24 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
     const float* __restrict__ L = p.left + static_cast<long long>(lr.x) * g.h * g.w;
     const float* __restrict__ R = p.right + static_cast<long long>(lr.y) * g.H * g.W;
     __syncthreads();  // the previous pair's reads are done
-    // Staging: warps take rows, lanes take columns (no per-element division).
-    for (int ii = warp; ii < nI; ii += kWarps) {
-      const int i = i_lo + ii;
-      for (int jj = lane; jj < nJ; jj += 32)
-        sT[jj * tp + ii] = i < g.h ? L[i * g.w + j_lo + jj] : 0.0f;
+    // Staging: warps take rows, lanes take columns (no per-element division); zeros for template
+    // rows >= h and outside the source.
+    for (int ii = warp; ii < blk.nI; ii += kWarps) {
+      const int i = blk.i_lo + ii;
+      for (int jj = lane; jj < blk.nJ; jj += 32)
+        smem[smem::tiled_template_slot(blk, ii, jj)] = i < g.h ? L[i * g.w + blk.j_lo + jj] : 0.0f;
     }
-    for (int yy = warp; yy < s_rows; yy += kWarps) {
-      const int y = i_lo + U0 + yy - oy;
+    for (int yy = warp; yy < blk.s_rows; yy += kWarps) {
+      const int y = blk.i_lo + blk.U0 + yy - oy;
       const bool row_in = y >= 0 && y < g.H;
-      for (int xx = lane; xx < s_cols; xx += 32) {
-        const int x = j_lo + V0 + xx - ox;
-        sS[yy * s_cols + xx] = (row_in && x >= 0 && x < g.W) ? R[y * g.W + x] : 0.0f;
+      for (int xx = lane; xx < blk.s_cols; xx += 32) {
+        const int x = blk.j_lo + blk.V0 + xx - ox;
+        smem[smem::tiled_window_slot(blk, yy, xx)] =
+            (row_in && x >= 0 && x < g.W) ? R[y * g.W + x] : 0.0f;
       }
     }
     __syncthreads();
-    if (u0w >= g.out_rows) continue;
+    if (tw.u0w >= g.out_rows) continue;
 
     float acc[RY][RX];
 #pragma unroll
@@ -104,16 +74,17 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
 #pragma unroll
       for (int b = 0; b < RX; ++b) acc[a][b] = 0.0f;
     }
-    for (int j = j_lo; j < j_hi; ++j) {
-      const float* tcol = sT + (j - j_lo) * tp + (wi_lo - i_lo);
-      const float* scol = sS + (wi_lo - i_lo + u0w - U0) * s_cols + (j - j_lo) + lane;
+    for (int j = blk.j_lo; j < blk.j_hi; ++j) {
+      const float* tcol = smem + smem::tiled_template_read(blk, tw, j, 0);
+      const float* scol = smem + smem::tiled_window_read(blk, tw, j, 0, 0, lane);
+      const int s_cols = blk.s_cols;
       float win[RY][RX];
 #pragma unroll
       for (int a = 0; a < RY - 1; ++a) {
 #pragma unroll
         for (int b = 0; b < RX; ++b) win[a][b] = scol[a * s_cols + 32 * b];
       }
-      for (int ii = 0; ii < n_iter; ii += RY) {
+      for (int ii = 0; ii < tw.n_iter; ii += RY) {
         float tq[RY];  // T[row][j] for the RY rows of this step, 4 per 16-byte load
 #pragma unroll
         for (int q = 0; q < RY; q += 4) {
@@ -143,7 +114,7 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
     for (int a = 0; a < RY; ++a) {
 #pragma unroll
       for (int b = 0; b < RX; ++b) {
-        const int u = u0w + a, v = V0 + lane + 32 * b;
+        const int u = tw.u0w + a, v = blk.V0 + lane + 32 * b;
         if (u < g.out_rows && v < g.out_cols) {
           const long long idx =
               g.full ? static_cast<long long>(2 * g.h - 2 - u) * g.out_cols + (2 * g.w - 2 - v)
@@ -175,7 +146,7 @@ class TiledCorrelator final : public GpuCorrelator {
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
     const DeviceProblem d = make_device_problem(p, nullptr, nullptr);
-    const long long bytes = smem_floats<RY, RX>(tile_geometry(d)) * 4;
+    const long long bytes = smem::tiled_smem_floats(tile_geometry(d), RY, RX) * 4;
     if (bytes > kMaxSmemBytes) {
       return {ErrorCode::unsupported, info_.name + " needs " + std::to_string(bytes >> 10) +
                                           " KiB of shared memory for " + to_string(p.left.shape()) +
@@ -197,14 +168,17 @@ class TiledCorrelator final : public GpuCorrelator {
   }
 
   std::vector<Launch> launches(const DeviceProblem& p) const override {
+    const smem::TiledGeometry g = tile_geometry(p);
+    const long long pairs = p.out_count;
     return {{"tiled_kernel", reinterpret_cast<const void*>(&tiled_kernel<RY, RX>), kThreads,
-             static_cast<int>(smem_floats<RY, RX>(tile_geometry(p)) * 4)}};
+             static_cast<int>(smem::tiled_smem_floats(g, RY, RX) * 4),
+             [g, pairs] { return profiling::model_tiled(g, RY, RX, pairs); }}};
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
-    const TileGeometry g = tile_geometry(p);
-    const auto bytes = static_cast<int>(smem_floats<RY, RX>(g) * 4);
+    const smem::TiledGeometry g = tile_geometry(p);
+    const auto bytes = static_cast<int>(smem::tiled_smem_floats(g, RY, RX) * 4);
     // Once per kernel: allow up to kMaxSmemBytes (a host call here would sit inside every timed
     // run).
     static const cudaError_t opt_in =

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "core/smem/warp_per_shift_layout.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
@@ -21,34 +22,23 @@
 namespace xcorr::gpu {
 namespace {
 
-constexpr int kWarpsPerBlock = 8;
-
-// Overlap of output (r, c): template rows [i0, i1), columns [j0, j1); the right element of
-// template element (i, j) sits at (i - dy, j - dx).
-struct Overlap {
-  int i0, i1, j0, j1, dy, dx;
-};
+constexpr int kWarpsPerBlock = smem::kWpsWarpsPerBlock;
 
 template <Mode M>
-__device__ inline Overlap overlap_at(int r, int c, int h, int w) {
-  if constexpr (M == Mode::full) {
-    const int dy = r - (h - 1), dx = c - (w - 1);
-    return {max(0, dy), min(h, h + dy), max(0, dx), min(w, w + dx), dy, dx};
-  }
-  return {0, h, 0, w, -r, -c};  // valid: S[r + i][c + j] = R[i - dy][j - dx]
+__device__ inline smem::Overlap overlap_at(int r, int c, int h, int w) {
+  return smem::overlap_at(M == Mode::full, r, c, h, w);
 }
 
 // The warp's sum over the overlap; every lane returns it. L has row pitch w; R row pitch W and
 // holds right columns from col0 on (a staged column range).
 __device__ inline float warp_dot(const float* L, int w, const float* R, int W, int col0,
-                                 const Overlap& o, int lane, int lw_log2) {
-  const int lw = 1 << lw_log2, rows_per_step = 32 >> lw_log2;
-  const int lr_row = lane >> lw_log2, lr_col = lane & (lw - 1);
+                                 const smem::Overlap& o, int lane, int lw_log2) {
+  const smem::LaneSplit ls = smem::lane_split(lane, lw_log2);
   float sum = 0;
-  for (int i = o.i0 + lr_row; i < o.i1; i += rows_per_step) {
+  for (int i = o.i0 + ls.row; i < o.i1; i += ls.rows_per_step) {
     const float* lrow = L + i * w;
     const float* rrow = R + (i - o.dy) * W - o.dx - col0;
-    for (int j = o.j0 + lr_col; j < o.j1; j += lw) sum = fmaf(lrow[j], rrow[j], sum);
+    for (int j = o.j0 + ls.col; j < o.j1; j += ls.lw) sum = fmaf(lrow[j], rrow[j], sum);
   }
   for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
   return sum;
@@ -79,12 +69,6 @@ struct SharedLayout {
   int staged_cols = 1;  // the most right columns a column group needs (shared-memory pitch)
 };
 
-// Right columns [first, last) that output columns [c0, c1) read.
-__host__ __device__ inline int2 right_columns(Mode m, int c0, int c1, int w, int W) {
-  if (m == Mode::full) return make_int2(max(0, w - c1), min(W, 2 * w - 1 - c0));
-  return make_int2(c0, min(W, c1 - 1 + w));
-}
-
 // Blocks (x, (pair group, column group)): stage the left and the group's rights (only the right
 // columns the column group reads), then the warps take the group's outputs.
 template <Mode M>
@@ -93,14 +77,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
                                  float* __restrict__ out) {
   extern __shared__ float smem[];
   const int h = p.left_rows, w = p.left_cols, H = p.right_rows, W = p.right_cols;
-  float* sL = smem;
-  float* sR = smem + h * w;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int by = blockIdx.y; by < g.pair_groups * g.col_groups; by += gridDim.y) {
     const int pg = by / g.col_groups, cg = by % g.col_groups;
     const int c0 = cg * g.group_cols, c1 = min(p.out_cols, c0 + g.group_cols);
-    const int2 cols = right_columns(M, c0, c1, w, W);
-    const int xw = cols.y - cols.x;
+    const smem::ColumnRange cols = smem::right_columns(M == Mode::full, c0, c1, w, W);
+    const int xw = cols.last - cols.first;
     // Pair group -> left, first right, rights in the group, output index of its first pair.
     int left = 0, right0 = pg, count = 1;
     if (p.request.form == Form::one_to_many || p.request.form == Form::n_to_m) {
@@ -112,11 +94,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     }
     const float* L = p.left + static_cast<long long>(left) * h * w;
     __syncthreads();  // the previous group's staging is consumed
-    for (int k = threadIdx.x; k < h * w; k += blockDim.x) sL[k] = L[k];
+    for (int k = threadIdx.x; k < h * w; k += blockDim.x) smem[smem::wps_left_slot(k)] = L[k];
     for (int b = 0; b < count; ++b) {
       const float* R = p.right + static_cast<long long>(right0 + b) * H * W;
       for (int k = threadIdx.x; k < H * xw; k += blockDim.x)
-        sR[b * H * xw + k] = R[(k / xw) * W + cols.x + k % xw];
+        smem[smem::wps_right_slot(h, w, H, xw, b, k)] = R[(k / xw) * W + cols.first + k % xw];
     }
     __syncthreads();
     const int gc = c1 - c0, per_right = p.out_rows * gc;
@@ -124,7 +106,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
          o += gridDim.x * kWarpsPerBlock) {
       const int b = o / per_right, r = (o % per_right) / gc, c = c0 + o % gc;
       const float sum =
-          warp_dot(sL, w, sR + b * H * xw, xw, cols.x, overlap_at<M>(r, c, h, w), lane, lw_log2);
+          warp_dot(smem + smem::wps_left_slot(0), w, smem + smem::wps_right_slot(h, w, H, xw, b, 0),
+                   xw, cols.first, overlap_at<M>(r, c, h, w), lane, lw_log2);
       int t = pg;  // n_to_mn, one_to_one
       if (p.request.form == Form::one_to_many) t = right0 + b;
       if (p.request.form == Form::n_to_m) t = left * p.n_right + right0 + b;
@@ -223,7 +206,36 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::full>)
                  : reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::valid>),
-             32 * kWarpsPerBlock, static_cast<int>(shared_bytes(p, layout(p.request, p)))}};
+             32 * kWarpsPerBlock, static_cast<int>(shared_bytes(p, layout(p.request, p))),
+             [l = smem_launch(p)] { return profiling::model_warp_per_shift_shared(l); }}};
+  }
+
+  // The launch as the bank-conflict model sees it (the same layout and grid as run_device).
+  profiling::WarpPerShiftSharedLaunch smem_launch(const DeviceProblem& p) const {
+    const SharedLayout g = layout(p.request, p);
+    profiling::WarpPerShiftSharedLaunch l;
+    l.full = p.request.mode == Mode::full;
+    l.h = p.left_rows, l.w = p.left_cols, l.H = p.right_rows, l.W = p.right_cols;
+    l.out_rows = p.out_rows, l.out_cols = p.out_cols;
+    l.group_cols = g.group_cols, l.col_groups = g.col_groups, l.lw_log2 = lw_log2_for(p.left_cols);
+    l.blocks_per_group = grid_x(p, g);
+    const bool one_left = p.request.form == Form::one_to_many || p.request.form == Form::n_to_m;
+    const long long lefts = p.request.form == Form::n_to_m ? p.n_left : 1;
+    if (!one_left) {
+      l.rights_per_group = {{1, g.pair_groups}};
+    } else {
+      const int last = p.n_right - (g.right_groups - 1) * g.rights;  // rights of a left's last group
+      if (last == g.rights) {
+        l.rights_per_group = {{g.rights, g.right_groups * lefts}};
+      } else {
+        l.rights_per_group = {{g.rights, (g.right_groups - 1) * lefts}, {last, lefts}};
+      }
+    }
+    return l;
+  }
+  static int grid_x(const DeviceProblem& p, const SharedLayout& g) {
+    const int groups = std::min(g.pair_groups * g.col_groups, 65535);
+    return smem::wps_blocks_per_group(groups, g.rights * p.out_rows * g.group_cols, 132);
   }
 
   Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
@@ -239,11 +251,7 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     XCORR_CUDA_TRY(opt_full);
     XCORR_CUDA_TRY(opt_valid);
     // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 8 outputs.
-    const int groups = std::min(g.pair_groups * g.col_groups, 65535);
-    const int per_group = g.rights * p.out_rows * g.group_cols;
-    const int x = std::clamp((132 * 4 + groups - 1) / groups, 1,
-                             (per_group + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    const dim3 grid(x, groups);
+    const dim3 grid(grid_x(p, g), std::min(g.pair_groups * g.col_groups, 65535));
     if (p.request.mode == Mode::full) {
       warp_per_shift_shared_kernel<Mode::full>
           <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, g, lw_log2, out);
@@ -267,10 +275,10 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     g.group_cols = cols == 0 ? p.out_cols : std::min(cols, p.out_cols);
     g.col_groups = (p.out_cols + g.group_cols - 1) / g.group_cols;
     for (int k = 0; k < g.col_groups; ++k) {
-      const int2 c =
-          right_columns(r.mode, k * g.group_cols, std::min(p.out_cols, (k + 1) * g.group_cols),
-                        p.left_cols, p.right_cols);
-      g.staged_cols = std::max(g.staged_cols, c.y - c.x);
+      const smem::ColumnRange c = smem::right_columns(
+          r.mode == Mode::full, k * g.group_cols, std::min(p.out_cols, (k + 1) * g.group_cols),
+          p.left_cols, p.right_cols);
+      g.staged_cols = std::max(g.staged_cols, c.last - c.first);
     }
     return g;
   }

@@ -1,0 +1,210 @@
+#include "core/profiling/kernel_smem.hpp"
+
+#include <map>
+
+#include "core/smem/block_per_shift_layout.hpp"
+#include "core/smem/warp_per_shift_layout.hpp"
+
+namespace xcorr::profiling {
+namespace {
+
+using Addresses = std::array<std::uint32_t, kWarp>;
+
+// Lanes [first, first + 32) of a block-strided loop over `count` elements: active mask.
+std::uint32_t active_below(int first, int count) {
+  const int n = count - first;
+  if (n <= 0) return 0;
+  return n >= kWarp ? 0xffffffffu : (1u << n) - 1u;
+}
+
+void add(SmemTraffic& t, const SmemTraffic& part, double times) {
+  t.load_instructions += part.load_instructions * times;
+  t.load_wavefronts += part.load_wavefronts * times;
+  t.load_ideal += part.load_ideal * times;
+  t.store_instructions += part.store_instructions * times;
+  t.store_wavefronts += part.store_wavefronts * times;
+  t.store_ideal += part.store_ideal * times;
+}
+
+std::uint32_t bytes(int slot) { return static_cast<std::uint32_t>(slot) * 4u; }
+
+}  // namespace
+
+void SmemTally::load(int width_bytes, const Addresses& a, std::uint32_t active, double times) {
+  if (active == 0) return;
+  const SmemCost c = smem_cost(width_bytes, a, active);
+  t_.load_instructions += times;
+  t_.load_wavefronts += c.wavefronts * times;
+  t_.load_ideal += c.ideal * times;
+}
+
+void SmemTally::store(int width_bytes, const Addresses& a, std::uint32_t active, double times) {
+  if (active == 0) return;
+  const SmemCost c = smem_cost(width_bytes, a, active);
+  t_.store_instructions += times;
+  t_.store_wavefronts += c.wavefronts * times;
+  t_.store_ideal += c.ideal * times;
+}
+
+SmemArray describe_array(std::string name, std::string access, int pitch_elements,
+                         int width_bytes, int lanes_per_row) {
+  SmemArray s;
+  s.name = std::move(name);
+  s.access = std::move(access);
+  s.width_bytes = width_bytes;
+  s.pitch_elements = pitch_elements;
+  s.lanes_per_row = lanes_per_row;
+  const SmemCost now = row_walk_cost(pitch_elements, width_bytes, lanes_per_row);
+  s.wavefronts = now.wavefronts;
+  s.ideal = now.ideal;
+  s.gcd_degree = stride_conflict_degree(pitch_elements * width_bytes / 4);
+  const Padding p = conflict_free_padding(pitch_elements, width_bytes, lanes_per_row);
+  s.pad_elements = p.pad_elements;
+  s.padded_wavefronts = p.cost.wavefronts;
+  return s;
+}
+
+KernelSmemModel model_tiled(const smem::TiledGeometry& g, int RY, int RX, long long out_count) {
+  const int BY = smem::kTiledWarps * RY, BX = 32 * RX;
+  const int grid_x = (g.out_cols + BX - 1) / BX, grid_y = (g.out_rows + BY - 1) / BY;
+  SmemTally per_pair;  // every pair costs the same in every block column/row
+  Addresses a{};
+  for (int by = 0; by < grid_y; ++by) {
+    for (int bx = 0; bx < grid_x; ++bx) {
+      const smem::TiledBlock b = smem::tiled_block(g, RY, RX, bx, by);
+      for (int warp = 0; warp < smem::kTiledWarps; ++warp) {
+        for (int ii = warp; ii < b.nI; ii += smem::kTiledWarps) {
+          for (int jj0 = 0; jj0 < b.nJ; jj0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(smem::tiled_template_slot(b, ii, jj0 + l));
+            per_pair.store(4, a, active_below(jj0, b.nJ));
+          }
+        }
+        for (int yy = warp; yy < b.s_rows; yy += smem::kTiledWarps) {
+          for (int xx0 = 0; xx0 < b.s_cols; xx0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(smem::tiled_window_slot(b, yy, xx0 + l));
+            per_pair.store(4, a, active_below(xx0, b.s_cols));
+          }
+        }
+        const smem::TiledWarp t = smem::tiled_warp(g, b, RY, warp);
+        if (t.u0w >= g.out_rows) continue;
+        for (int j = b.j_lo; j < b.j_hi; ++j) {
+          auto window = [&](int row) {
+            for (int rx = 0; rx < RX; ++rx) {
+              for (int l = 0; l < kWarp; ++l)
+                a[l] = bytes(smem::tiled_window_read(b, t, j, row, rx, l));
+              per_pair.load(4, a, 0xffffffffu);
+            }
+          };
+          for (int r = 0; r < RY - 1; ++r) window(r);
+          for (int ii = 0; ii < t.n_iter; ii += RY) {
+            for (int q = 0; q < RY; q += 4) {
+              a.fill(bytes(smem::tiled_template_read(b, t, j, ii + q)));
+              per_pair.load(16, a, 0xffffffffu);
+            }
+            for (int s = 0; s < RY; ++s) window(ii + s + RY - 1);
+          }
+        }
+      }
+    }
+  }
+  KernelSmemModel m;
+  add(m.traffic, per_pair.traffic(), static_cast<double>(out_count));
+  // The arrays as the last block stages them (full mode: the whole template, the largest pitch).
+  const smem::TiledBlock b0 = smem::tiled_block(g, RY, RX, grid_x - 1, grid_y - 1);
+  m.arrays.push_back(describe_array("template (column-major)", "staging store: lanes along a row",
+                                    b0.tp, 4, 1));
+  m.arrays.push_back(describe_array("source window (row-major)",
+                                    "compute load: lanes along a row", b0.s_cols, 4, kWarp));
+  return m;
+}
+
+KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
+  constexpr int kThreads = 32 * smem::kWpsWarpsPerBlock;
+  KernelSmemModel m;
+  Addresses a{};
+  int max_xw = 1;
+  for (int cg = 0; cg < l.col_groups; ++cg) {
+    const int c0 = cg * l.group_cols, c1 = smem::imin(l.out_cols, c0 + l.group_cols);
+    const smem::ColumnRange cols = smem::right_columns(l.full, c0, c1, l.w, l.W);
+    const int xw = cols.last - cols.first;
+    max_xw = smem::imax(max_xw, xw);
+    // One staged right's outputs (every right of the group costs the same: a uniform shift).
+    SmemTally per_right;
+    for (int r = 0; r < l.out_rows; ++r) {
+      for (int c = c0; c < c1; ++c) {
+        const smem::Overlap o = smem::overlap_at(l.full, r, c, l.h, l.w);
+        for (int si = 0;; ++si) {
+          std::uint32_t rows_on = 0;
+          std::array<int, kWarp> li{}, ri{};
+          for (int lane = 0; lane < kWarp; ++lane) {
+            const smem::LaneSplit ls = smem::lane_split(lane, l.lw_log2);
+            if (o.i0 + ls.row + si * ls.rows_per_step < o.i1) rows_on |= 1u << lane;
+          }
+          if (rows_on == 0) break;
+          for (int sj = 0;; ++sj) {
+            std::uint32_t on = 0;
+            for (int lane = 0; lane < kWarp; ++lane) {
+              const smem::LaneSplit ls = smem::lane_split(lane, l.lw_log2);
+              const int i = o.i0 + ls.row + si * ls.rows_per_step, j = o.j0 + ls.col + sj * ls.lw;
+              if (((rows_on >> lane) & 1u) != 0 && j < o.j1) on |= 1u << lane;
+              li[lane] = smem::wps_left_slot(i * l.w + j);
+              ri[lane] = smem::wps_right_slot(l.h, l.w, l.H, xw, 0,
+                                              (i - o.dy) * xw - o.dx - cols.first + j);
+            }
+            if (on == 0) break;
+            for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? li[lane] : 0);
+            per_right.load(4, a, on);
+            for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? ri[lane] : 0);
+            per_right.load(4, a, on);
+          }
+        }
+      }
+    }
+    for (const auto& [rights, groups] : l.rights_per_group) {
+      // Staging, by each of the group's blocks: the left, then each right's column range.
+      SmemTally staging;
+      for (int warp = 0; warp < smem::kWpsWarpsPerBlock; ++warp) {
+        for (int k0 = 32 * warp; k0 < l.h * l.w; k0 += kThreads) {
+          for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(smem::wps_left_slot(k0 + lane));
+          staging.store(4, a, active_below(k0, l.h * l.w));
+        }
+        for (int b = 0; b < rights; ++b) {
+          for (int k0 = 32 * warp; k0 < l.H * xw; k0 += kThreads) {
+            for (int lane = 0; lane < kWarp; ++lane)
+              a[lane] = bytes(smem::wps_right_slot(l.h, l.w, l.H, xw, b, k0 + lane));
+            staging.store(4, a, active_below(k0, l.H * xw));
+          }
+        }
+      }
+      add(m.traffic, staging.traffic(), static_cast<double>(groups) * l.blocks_per_group);
+      add(m.traffic, per_right.traffic(), static_cast<double>(groups) * rights);
+    }
+  }
+  const int lw = 1 << l.lw_log2;
+  m.arrays.push_back(describe_array("left (row-major)",
+                                    "compute load: " + std::to_string(kWarp / lw) + " rows x " +
+                                        std::to_string(lw) + " lanes",
+                                    l.w, 4, lw));
+  m.arrays.push_back(describe_array("staged rights (row-major)",
+                                    "compute load: " + std::to_string(kWarp / lw) + " rows x " +
+                                        std::to_string(lw) + " lanes",
+                                    max_xw, 4, lw));
+  return m;
+}
+
+KernelSmemModel model_block_per_shift(long long outputs) {
+  SmemTally per_output;
+  Addresses a{};
+  for (int warp = 0; warp < smem::kBpsThreads / kWarp; ++warp) {  // lane 0 of each warp stores
+    a[0] = bytes(smem::bps_partial_slot(warp));
+    per_output.store(4, a, 1u);
+  }
+  a[0] = bytes(smem::bps_partial_slot(0));  // thread 0 reads all four as one 16-byte load
+  per_output.load(16, a, 1u);
+  KernelSmemModel m;
+  add(m.traffic, per_output.traffic(), static_cast<double>(outputs));
+  m.arrays.push_back(describe_array("partial sums", "one lane per warp", 1, 4, kWarp));
+  return m;
+}
+
+}  // namespace xcorr::profiling
