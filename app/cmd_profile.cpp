@@ -1,7 +1,7 @@
 // xcorr profile: for every variant that can run one problem, what it costs and why
 // (gpu/profile.hpp): timings, GFLOP/s, bandwidth, and per GPU kernel its resources and occupancy
-// (ours beside CUDA's). Not yet: modelled bank conflicts per kernel and CUPTI counters; the output
-// says so.
+// (ours beside CUDA's), then per kernel its shared-memory traffic: modelled from the kernel's own
+// index functions beside CUPTI's counters (or why they could not be read).
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -20,6 +20,49 @@ struct ProfileOptions {
   std::vector<Index> sizes;  // a sweep of square sizes instead of --size
   gpu::ProfileRequest request;
 };
+
+std::string count(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f", v);
+  return b;
+}
+
+// Shared-memory wavefronts and bank conflicts per kernel, model beside measurement.
+void print_shared_memory(const std::vector<gpu::VariantProfile>& rows) {
+  std::printf("\nshared memory per launch (warp-level; model | measured by CUPTI)\n");
+  std::printf("%-46s %-22s %27s %27s %9s\n", "variant", "kernel", "loads instr/wavefr/confl",
+              "stores instr/wavefr/confl", "achieved");
+  std::string last_note;
+  for (const gpu::VariantProfile& v : rows) {
+    if (v.device != "gpu") continue;
+    for (const gpu::KernelRow& k : v.kernels) {
+      auto cell = [](const std::optional<profiling::SmemTraffic>& t, bool load) {
+        if (!t) return std::string("-");
+        return load ? count(t->load_instructions) + "/" + count(t->load_wavefronts) + "/" +
+                          count(t->load_conflicts())
+                    : count(t->store_instructions) + "/" + count(t->store_wavefronts) + "/" +
+                          count(t->store_conflicts());
+      };
+      const auto measured = k.counters ? std::optional(k.counters->smem) : std::nullopt;
+      const profiling::SmemTraffic none;
+      const auto model = k.smem_model ? k.smem_model : std::optional(none);
+      std::printf("%-46s %-22s %27s %27s %8s\n", v.variant.c_str(), k.kernel.c_str(),
+                  (cell(model, true) + " | " + cell(measured, true)).c_str(),
+                  (cell(model, false) + " | " + cell(measured, false)).c_str(),
+                  k.counters ? (count(100 * k.counters->achieved_occupancy) + "%").c_str() : "-");
+      for (const profiling::SmemArray& a : k.smem_arrays) {
+        std::printf("    %s, %s: pitch %d, gcd degree %d, %d wavefronts (ideal %d); "
+                    "pad %d -> %d\n",
+                    a.name.c_str(), a.access.c_str(), a.pitch_elements, a.gcd_degree,
+                    a.wavefronts, a.ideal, a.pad_elements, a.padded_wavefronts);
+      }
+    }
+    if (!v.counters_note.empty() && v.counters_note != last_note) {
+      std::printf("    %s: %s\n", v.variant.c_str(), v.counters_note.c_str());
+      last_note = v.counters_note;
+    }
+  }
+}
 
 Status run_profile(ProfileOptions o) {
   gpu::ProfileRequest& r = o.request;
@@ -52,6 +95,7 @@ Status run_profile(ProfileOptions o) {
     std::printf("%-46s %10.4f %10.4f %10.4f %9.1f %9.1f  %s\n", v.variant.c_str(), v.median_ms,
                 v.p90_ms, v.e2e_ms, v.gflops, v.bandwidth_gb_s, kernels.c_str());
   }
+  print_shared_memory(rows.value());
   if (o.out.empty()) return Status::ok();
   const std::string text = io::lowercase_extension(o.out) == ".csv"
                                ? gpu::profile_to_csv(rows.value())
@@ -86,6 +130,8 @@ Command add_profile_command(CLI::App& app) {
   c->add_option("--repeats", o->request.repeats, "Timed runs")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  c->add_flag("!--no-counters", o->request.counters,
+              "Do not read hardware counters (CUPTI kernel replay runs each kernel several times)");
   c->add_option("--out", o->out, "profile.json or profile.csv");
   return {c, [o] { return run_profile(*o); }};
 }

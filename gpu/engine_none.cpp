@@ -1,4 +1,5 @@
 // gpu/engine.hpp in a build without CUDA: no GPU variants; timing explains why.
+#include "gpu/counters.hpp"
 #include "gpu/engine.hpp"
 
 namespace xcorr::gpu {
@@ -23,4 +24,7 @@ Result<GpuTiming> time_on_gpu(const Correlator&, const CorrelationProblem&, int,
   return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
 }
 
+CounterReadout read_counters(const Correlator&, const CorrelationProblem&) {
+  return {"counters unavailable: this build has no GPU support (built without CUDA)", {}};
+}
 }  // namespace xcorr::gpu

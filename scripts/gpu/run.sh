@@ -36,6 +36,20 @@ if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
     --out "$out/dic-cpu.json" >> "$logs/bench-dic.txt" 2>&1; echo "bench-dic cpu: exit $?"
   grep -E "points/s" "$logs/bench-dic.txt"
 fi
+# Profiles of the two problems with hardware counters (CUPTI) beside the models, and
+# the shared-memory instructions in the SASS of the modelled kernels (to read the model against).
+if [ "${XCORR_PROFILE:-1}" = 1 ]; then
+  .gpu/bin/xcorr profile --form one_to_many --size 64 --m 16 --repeats 20 \
+    --out "$out/profile-one_to_many-64-x16.json" > "$out/profile-one_to_many-64-x16.txt" 2>&1
+  echo "profile one_to_many 64 x16: exit $?"
+  .gpu/bin/xcorr profile --form n_to_mn --size 32 --n 4096 --m 1 --repeats 10 \
+    --out "$out/profile-n_to_mn-32-x4096.json" > "$out/profile-n_to_mn-32-x4096.txt" 2>&1
+  echo "profile n_to_mn 32 x4096: exit $?"
+  if command -v cuobjdump > /dev/null; then
+    cuobjdump -sass .gpu/bin/xcorr | grep -E "Function : .*(tiled|warp_per_shift_shared|block_per_shift)|LDS|STS" \
+      > "$out/sass-smem.txt" 2>&1
+  fi
+fi
 tar -C "$logs" -czf "$out/logs.tar.gz" .
 cat "$logs/device.txt" "$logs/xcorr-list.txt"
 grep -v -E '^\[ +(RUN|OK) ' "$logs/test_gpu_device_test.log"

@@ -1,0 +1,45 @@
+// Hardware counters of one GPU variant's kernels, read through CUPTI's range profiler (auto
+// range, kernel replay: one range per kernel launch, in launch order). CUDA-free header.
+// When counters cannot be read (no GPU, no permission, a build without CUDA, kernels that run
+// inside a CUDA graph), `unavailable` says why and no numbers are given: never invented.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/correlator.hpp"
+#include "core/profiling/kernel_smem.hpp"
+
+namespace xcorr::gpu {
+
+struct KernelCounters {
+  std::string range;              // CUPTI's range name
+  double achieved_occupancy = 0;  // sm__warps_active.avg.pct_of_peak_sustained_active / 100
+  double duration_ms = 0;         // gpu__time_duration.sum (under the profiler)
+  // Warp-level shared instructions and wavefronts (smsp__sass_inst_executed_op_shared_*,
+  // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*); ideal = wavefronts - bank conflicts
+  // (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*).
+  profiling::SmemTraffic smem;
+};
+
+struct CounterReadout {
+  std::string unavailable;  // empty when `ranges` holds the measurement
+  std::vector<KernelCounters> ranges;
+};
+
+// The metrics read, in this order (names as Nsight Compute and CUPTI spell them).
+inline constexpr const char* kCounterMetrics[] = {
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "gpu__time_duration.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+};
+
+// Runs `c` once on `p` (device-resident, after one warm-up run) under the range profiler.
+CounterReadout read_counters(const Correlator& c, const CorrelationProblem& p);
+
+}  // namespace xcorr::gpu
