@@ -3,6 +3,7 @@
 // --run starts DIC once the stack is open; --screenshot saves the window after the run and quits.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 #include <cstdio>
 
@@ -26,6 +27,9 @@ int main(int argc, char** argv) {
                   "Load a profile JSON (xcorr profile --out) into the Profiling panel "
                   "(repeatable); with --screenshot, saves the window showing it",
                   "JSON"});
+  args.addOption({"profile-plot",
+                  "With --profile: the plot tab to show (Time, Occupancy or Bank conflicts)",
+                  "TAB"});
   args.process(app);
 
   xcorr::ui::MainWindow w;
@@ -46,9 +50,18 @@ int main(int argc, char** argv) {
       if (!s.is_ok()) std::fprintf(stderr, "xcorr-studio: %s\n", s.message().c_str());
     }
     w.show_profile_panel();
+    if (args.isSet("profile-plot") && !w.profile_panel()->show_plot(args.value("profile-plot")))
+      std::fprintf(stderr, "xcorr-studio: no plot tab '%s'\n",
+                   args.value("profile-plot").toLocal8Bit().constData());
     if (!shot.isEmpty()) {
-      QTimer::singleShot(500, &app, [&] {
-        const bool saved = w.grab().save(shot);
+      // The panel alone, floated at a readable size: its table and plots are the subject.
+      auto* dock = qobject_cast<QDockWidget*>(w.profile_panel()->parentWidget());
+      if (dock != nullptr) {
+        dock->setFloating(true);
+        dock->resize(1500, 1050);
+      }
+      QTimer::singleShot(500, &app, [&, dock] {
+        const bool saved = (dock != nullptr ? dock->grab() : w.grab()).save(shot);
         std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
         QApplication::exit(saved ? 0 : 1);
       });

@@ -46,6 +46,53 @@ bool is_fft(const std::string& variant) {
   return variant.find("fft") != std::string::npos;
 }
 
+double conflicts(const profiling::SmemTraffic& t) {
+  return t.load_conflicts() + t.store_conflicts();
+}
+double wavefronts(const profiling::SmemTraffic& t) {
+  return t.load_wavefronts + t.store_wavefronts;
+}
+
+// "name: pitch P, gcd G, W wavefronts; pad K -> W'" for each shared array of a kernel.
+QString describe_arrays(const std::vector<profiling::SmemArray>& arrays) {
+  QStringList parts;
+  for (const profiling::SmemArray& a : arrays) {
+    parts << QString("%1 (%2): pitch %3, gcd %4, %5 wavefronts; pad %6 -> %7")
+                 .arg(QString::fromStdString(a.name), QString::fromStdString(a.access))
+                 .arg(a.pitch_elements)
+                 .arg(a.gcd_degree)
+                 .arg(a.wavefronts)
+                 .arg(a.pad_elements)
+                 .arg(a.padded_wavefronts);
+  }
+  return parts.join("; ");
+}
+
+// Grouped bars (one group per label, one set per series) on `plot`.
+void grouped_bars(QCustomPlot* plot, const QVector<QString>& labels,
+                  const std::vector<std::pair<QString, QVector<double>>>& series) {
+  plot->clearPlottables();
+  QVector<double> ticks;
+  for (int k = 0; k < labels.size(); ++k) ticks << k + 1.0;
+  auto* group = new QCPBarsGroup(plot);
+  int colour = 0;
+  for (const auto& [name, values] : series) {
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(name);
+    bars->setWidth(0.8 / static_cast<double>(series.size()));
+    bars->setBrush(colour++ == 0 ? QColor(70, 120, 200) : QColor(230, 140, 40));
+    bars->setBarsGroup(group);
+    bars->setData(ticks, values);
+  }
+  QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
+  text->addTicks(ticks, labels);
+  plot->xAxis->setTicker(text);
+  plot->xAxis->setTickLabelRotation(60);
+  plot->xAxis->setRange(0, labels.size() + 1);
+  plot->legend->setVisible(series.size() > 1);
+  plot->replot();
+}
+
 }  // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
@@ -62,6 +109,10 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   m_ = spin(1, 100000, 16);
   repeats_ = spin(1, 1000, 10);
   sweep_ = new QCheckBox(tr("sweep sizes 8 ... 128"));
+  counters_ = new QCheckBox(tr("hardware counters"));
+  counters_->setChecked(true);
+  counters_->setToolTip(tr("Read achieved occupancy and shared-memory wavefronts and bank "
+                           "conflicts through CUPTI (kernel replay: slower)"));
   auto* row1 = new QHBoxLayout;
   row1->addWidget(form_);
   row1->addWidget(mode_);
@@ -79,6 +130,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   row3->addWidget(new QLabel(tr("repeats")));
   row3->addWidget(repeats_);
   row3->addWidget(sweep_);
+  row3->addWidget(counters_);
   form->addRow(row3);
   layout->addLayout(form);
   auto* buttons = new QHBoxLayout;
@@ -91,10 +143,12 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   note_ = new QLabel;
   note_->setWordWrap(true);
   layout->addWidget(note_);
-  table_ = new QTableWidget(0, 15);
-  table_->setHorizontalHeaderLabels({"variant", "device", "size", "median ms", "p90 ms", "e2e ms",
-                                     "GFLOP/s", "GB/s", "kernel", "regs", "smem B", "threads",
-                                     "occupancy %", "CUDA %", "limiter"});
+  table_ = new QTableWidget(0, 21);
+  table_->setHorizontalHeaderLabels(
+      {"variant", "device", "size", "median ms", "p90 ms", "e2e ms", "GFLOP/s", "GB/s", "kernel",
+       "regs", "smem B", "threads", "occupancy %", "CUDA %", "limiter", "achieved %",
+       "wavefronts model", "wavefronts measured", "conflicts model", "conflicts measured",
+       "shared arrays: pitch, gcd degree, padding"});
   table_->setSortingEnabled(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -114,10 +168,13 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   time_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   time_plot_->legend->setFont(QFont(font().family(), 7));
   occupancy_plot_ = new QCustomPlot;
-  occupancy_plot_->yAxis->setLabel(tr("theoretical occupancy (%)"));
+  occupancy_plot_->yAxis->setLabel(tr("occupancy (%)"));
   occupancy_plot_->yAxis->setRange(0, 100);
+  conflict_plot_ = new QCustomPlot;
+  conflict_plot_->yAxis->setLabel(tr("conflicts (% of wavefronts)"));
   plots_->addTab(time_plot_, tr("Time vs size"));
   plots_->addTab(occupancy_plot_, tr("Occupancy"));
+  plots_->addTab(conflict_plot_, tr("Bank conflicts"));
   plots_->setMinimumHeight(260);
   layout->addWidget(plots_, 2);
 
@@ -159,8 +216,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
                        .arg(QString::fromStdString(devices.status().message())));
   } else {
     note_->setText(
-        tr("Shared-memory conflicts per kernel and hardware counters (CUPTI) are not "
-           "measured yet; occupancy is our calculator's, checked against CUDA's."));
+        tr("Occupancy: our calculator (checked against CUDA's) and, with hardware counters, the "
+           "achieved value. Shared-memory wavefronts and bank conflicts: modelled from each "
+           "kernel's own index functions beside CUPTI's counters."));
   }
 }
 
@@ -173,6 +231,7 @@ bool ProfilePanel::run() {
   base.n = n_->value();
   base.m = m_->value();
   base.repeats = repeats_->value();
+  base.counters = counters_->isChecked();
   std::vector<Index> sizes = {size_->value()};
   if (sweep_->isChecked()) sizes = {8, 16, 32, 64, 128};
   auto out = std::make_shared<std::vector<gpu::VariantProfile>>();
@@ -210,7 +269,7 @@ void ProfilePanel::set_rows(std::vector<gpu::VariantProfile> rows) {
   refresh();
 }
 
-void ProfilePanel::refresh() {
+void ProfilePanel::fill_table() {
   table_->setSortingEnabled(false);
   table_->setRowCount(0);
   for (const gpu::VariantProfile& v : rows_) {
@@ -235,14 +294,28 @@ void ProfilePanel::refresh() {
         table_->setItem(r, 12, number(100 * kr.occupancy, 1));
         table_->setItem(r, 13, number(100 * kr.cuda_occupancy, 1));
         table_->setItem(r, 14, new QTableWidgetItem(QString::fromStdString(kr.limiter)));
+        if (kr.counters) table_->setItem(r, 15, number(100 * kr.counters->achieved_occupancy, 1));
+        const profiling::SmemTraffic none;
+        const profiling::SmemTraffic& model = kr.smem_model ? *kr.smem_model : none;
+        table_->setItem(r, 16, number(wavefronts(model), 0));
+        table_->setItem(r, 18, number(conflicts(model), 0));
+        if (kr.counters) {
+          table_->setItem(r, 17, number(wavefronts(kr.counters->smem), 0));
+          table_->setItem(r, 19, number(conflicts(kr.counters->smem), 0));
+        }
+        table_->setItem(r, 20, new QTableWidgetItem(describe_arrays(kr.smem_arrays)));
       } else {
         table_->setItem(r, 8,
                         new QTableWidgetItem(v.device == "gpu" ? tr("(cuFFT)") : tr("(CPU)")));
       }
+      if (!v.counters_note.empty())
+        table_->item(r, 0)->setToolTip(QString::fromStdString(v.counters_note));
     }
   }
   table_->setSortingEnabled(true);
+}
 
+void ProfilePanel::plot_time() {
   // Time vs size: one graph per variant (rows of one problem kind), log-log.
   time_plot_->clearGraphs();
   time_plot_->clearItems();
@@ -283,27 +356,78 @@ void ProfilePanel::refresh() {
   }
   time_plot_->rescaleAxes();
   time_plot_->replot();
+}
 
-  // Occupancy bars: the first kernel of each GPU variant (last size profiled).
-  occupancy_plot_->clearPlottables();
-  QVector<double> ticks, values;
-  QVector<QString> labels;
-  std::map<std::string, double> occ;
-  for (const auto& v : rows_)
-    if (!v.kernels.empty()) occ[v.variant] = 100 * v.kernels.front().occupancy;
-  for (const auto& [name, o] : occ) {
-    ticks << static_cast<double>(ticks.size() + 1);
-    values << o;
-    labels << QString::fromStdString(name).remove("gpu_");
+void ProfilePanel::plot_occupancy() {
+  // The first kernel of each GPU variant (last size profiled): theoretical, and achieved when
+  // counters were read.
+  std::map<std::string, std::pair<double, double>> occ;
+  bool measured = false;
+  for (const auto& v : rows_) {
+    if (v.kernels.empty()) continue;
+    const gpu::KernelRow& k = v.kernels.front();
+    occ[v.variant] = {100 * k.occupancy, k.counters ? 100 * k.counters->achieved_occupancy : 0};
+    measured = measured || k.counters.has_value();
   }
-  auto* bars = new QCPBars(occupancy_plot_->xAxis, occupancy_plot_->yAxis);
-  bars->setData(ticks, values);
-  QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
-  text->addTicks(ticks, labels);
-  occupancy_plot_->xAxis->setTicker(text);
-  occupancy_plot_->xAxis->setTickLabelRotation(60);
-  occupancy_plot_->xAxis->setRange(0, ticks.size() + 1);
-  occupancy_plot_->replot();
+  QVector<QString> labels;
+  QVector<double> theoretical, achieved;
+  for (const auto& [name, o] : occ) {
+    labels << QString::fromStdString(name).remove("gpu_");
+    theoretical << o.first;
+    achieved << o.second;
+  }
+  std::vector<std::pair<QString, QVector<double>>> series = {{tr("theoretical"), theoretical}};
+  if (measured) series.push_back({tr("achieved (CUPTI)"), achieved});
+  grouped_bars(occupancy_plot_, labels, series);
+}
+
+// Bank conflicts as a share of each variant's shared-memory wavefronts (loads and stores, first
+// kernel, last size profiled): the model beside CUPTI's counters.
+void ProfilePanel::plot_conflicts() {
+  std::map<std::string, std::pair<double, double>> share;
+  bool measured = false;
+  for (const auto& v : rows_) {
+    if (v.kernels.empty() || !v.kernels.front().smem_model) continue;
+    const gpu::KernelRow& k = v.kernels.front();
+    const double model = wavefronts(*k.smem_model) > 0
+                             ? 100 * conflicts(*k.smem_model) / wavefronts(*k.smem_model)
+                             : 0;
+    double got = 0;
+    if (k.counters && wavefronts(k.counters->smem) > 0)
+      got = 100 * conflicts(k.counters->smem) / wavefronts(k.counters->smem);
+    measured = measured || k.counters.has_value();
+    share[v.variant] = {model, got};
+  }
+  QVector<QString> labels;
+  QVector<double> model, got;
+  for (const auto& [name, s] : share) {
+    labels << QString::fromStdString(name).remove("gpu_");
+    model << s.first;
+    got << s.second;
+  }
+  std::vector<std::pair<QString, QVector<double>>> series = {{tr("modelled"), model}};
+  if (measured) series.push_back({tr("measured (CUPTI)"), got});
+  grouped_bars(conflict_plot_, labels, series);
+  conflict_plot_->yAxis->rescale();
+  conflict_plot_->yAxis->setRangeLower(0);
+  conflict_plot_->replot();
+}
+
+void ProfilePanel::refresh() {
+  fill_table();
+  plot_time();
+  plot_occupancy();
+  plot_conflicts();
+}
+
+bool ProfilePanel::show_plot(const QString& title) {
+  for (int k = 0; k < plots_->count(); ++k) {
+    if (plots_->tabText(k).startsWith(title, Qt::CaseInsensitive)) {
+      plots_->setCurrentIndex(k);
+      return true;
+    }
+  }
+  return false;
 }
 
 Status ProfilePanel::export_csv(const QString& path) const {

@@ -1,9 +1,11 @@
 // The profiling panel of xcorr-studio: a problem picker, Run (off the GUI thread; optionally a
 // sweep of sizes), a sortable table with one row per variant kernel (timings, GFLOP/s,
-// bandwidth, resources, occupancy ours/CUDA and its limiter), and plots: time vs size per variant
-// on log-log axes with the direct-vs-FFT crossover marked, and occupancy bars. Load a profile
-// JSON (`xcorr profile --out`), export the table as CSV and the plot as PNG. Without a GPU it
-// profiles the CPU variants and says why the GPU columns are empty.
+// bandwidth, resources, occupancy ours/CUDA/achieved and its limiter, shared-memory wavefronts and
+// bank conflicts modelled and measured, each shared array's pitch, gcd degree and padding), and
+// plots: time vs size per variant on log-log axes with the direct-vs-FFT crossover marked,
+// occupancy bars (theoretical beside achieved), and modelled vs measured bank conflicts. Load a
+// profile JSON (`xcorr profile --out`), export the table as CSV and the plot as PNG. Without a
+// GPU it profiles the CPU variants and says why the GPU columns are empty.
 #pragma once
 
 #include <QWidget>
@@ -36,23 +38,29 @@ class ProfilePanel : public QWidget {
   Status export_csv(const QString& path) const;
   Status export_plot(const QString& path) const;
   bool busy() const { return runner_->busy(); }
+  // Shows the plot tab whose title starts with `title` ("Time", "Occupancy", "Bank"); false if none.
+  bool show_plot(const QString& title);
 
  signals:
   void finished(bool ok);
 
  private:
   void refresh();
+  void fill_table();
+  void plot_time();
+  void plot_occupancy();
+  void plot_conflicts();
   std::vector<gpu::VariantProfile> rows_;
   JobRunner* runner_;
   std::shared_ptr<std::vector<gpu::VariantProfile>> pending_;
   QComboBox *form_, *mode_, *norm_;
   QSpinBox *size_, *n_, *m_, *repeats_;
-  QCheckBox* sweep_;
+  QCheckBox *sweep_, *counters_;
   QPushButton* run_;
   QLabel* note_;
   QTableWidget* table_;
   QTabWidget* plots_;
-  QCustomPlot *time_plot_, *occupancy_plot_;
+  QCustomPlot *time_plot_, *occupancy_plot_, *conflict_plot_;
 };
 
 }  // namespace xcorr::ui

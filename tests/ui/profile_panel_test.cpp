@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,6 +32,13 @@ TEST_F(Profiling, LoadsTheH200ProfileAndExportsCsv) {
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_GT(r.kernels[0].registers, 0);
       EXPECT_DOUBLE_EQ(r.kernels[0].occupancy, r.kernels[0].cuda_occupancy);
+      // The model and the H200's counters, as recorded: equal shared instructions, two arrays.
+      ASSERT_TRUE(r.kernels[0].smem_model.has_value());
+      ASSERT_TRUE(r.kernels[0].counters.has_value());
+      EXPECT_EQ(r.kernels[0].smem_model->load_instructions,
+                r.kernels[0].counters->smem.load_instructions);
+      EXPECT_GT(r.kernels[0].counters->achieved_occupancy, 0.0);
+      EXPECT_EQ(r.kernels[0].smem_arrays.size(), 2u);
     }
   }
   EXPECT_TRUE(tiled);
@@ -39,6 +47,19 @@ TEST_F(Profiling, LoadsTheH200ProfileAndExportsCsv) {
   std::stringstream text;
   text << f.rdbuf();
   EXPECT_NE(text.str().find("gpu_tiled_4x1,gpu,"), std::string::npos);
+  EXPECT_NE(text.str().find("measured_ld_wavefronts"), std::string::npos);
+  // The table shows the achieved occupancy and both conflict counts of the tiled kernel.
+  const auto* table = panel.findChild<QTableWidget*>();
+  ASSERT_NE(table, nullptr);
+  bool shown = false;
+  for (int row = 0; row < table->rowCount(); ++row) {
+    if (table->item(row, 0)->text() != "gpu_tiled_8x1") continue;
+    shown = table->item(row, 15) != nullptr && table->item(row, 18) != nullptr &&
+            table->item(row, 19) != nullptr &&
+            table->item(row, 18)->data(Qt::DisplayRole).toDouble() > 0 &&
+            table->item(row, 20)->text().contains("gcd 8");
+  }
+  EXPECT_TRUE(shown);
   EXPECT_FALSE(panel.load(QString::fromStdString(path("missing.json"))).is_ok());
 }
 
