@@ -234,20 +234,4 @@ Command add_dic_command(CLI::App& app) {
   return {c, [o] { return run_dic_command(*o); }};
 }
 
-// xcorr run JOB.json: the headless runner of project / job files (the desktop app's File > Save
-// project writes them). Today a job file holds one DIC job (docs/dic.md); queues of jobs,
-// resumption and a terminal progress bar come with the batch issue.
-Command add_run_command(CLI::App& app) {
-  auto file = std::make_shared<std::string>();
-  auto quiet = std::make_shared<bool>(false);
-  CLI::App* c = app.add_subcommand("run", "Run a job (project) file headless: xcorr run job.json");
-  c->add_option("job", *file, "Job file (JSON, docs/dic.md)")->required();
-  c->add_flag("--quiet", *quiet, "Print nothing on success");
-  return {c, [file, quiet] {
-            auto job = dic::read_dic_job(*file);
-            if (!job.is_ok()) return job.status();
-            return run_job(job.value(), *quiet);
-          }};
-}
-
 }  // namespace xcorr::app

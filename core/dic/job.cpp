@@ -67,7 +67,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   }
   if (!j.is_object()) return bad("the job file must hold one JSON object");
   static const std::set<std::string> known = {
-      "reference",      "frames",      "roi",        "out",
+      "name",           "reference",   "frames",     "roi",        "out",
       "per_frame",      "subset",      "step",       "search_radius",
       "max_iterations", "convergence", "min_zncc",   "min_texture",
       "shape",          "propagation", "stack_mode", "reference_update",
@@ -78,6 +78,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   }
   DicJob job;
   DicOptions& o = job.options;
+  XCORR_RETURN_IF_ERROR(read(j, "name", job.name));
   XCORR_RETURN_IF_ERROR(read(j, "reference", job.reference));
   XCORR_RETURN_IF_ERROR(read(j, "out", job.out));
   XCORR_RETURN_IF_ERROR(read(j, "per_frame", job.per_frame));
@@ -143,6 +144,7 @@ Result<DicJob> read_dic_job(const std::filesystem::path& path) {
 std::string to_json(const DicJob& job) {
   const DicOptions& o = job.options;
   json j;
+  if (!job.name.empty()) j["name"] = job.name;
   j["reference"] = job.reference;
   j["frames"] = job.frames;
   json roi = json::array();

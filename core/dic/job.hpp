@@ -13,6 +13,7 @@
 namespace xcorr::dic {
 
 struct DicJob {
+  std::string name;                 // shown in batch progress and summaries (optional)
   std::string reference;            // image file; its first page is the reference
   std::vector<std::string> frames;  // files or folders; empty: the reference file's later pages
   Roi roi;

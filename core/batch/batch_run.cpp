@@ -1,0 +1,367 @@
+#include "core/batch/batch_run.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "core/dic/results_csv.hpp"
+#include "core/dic/session.hpp"
+#include "core/io/atomic_write.hpp"
+#include "core/io/image_io.hpp"
+#include "core/io/lazy_stack.hpp"
+
+namespace xcorr::batch {
+namespace fs = std::filesystem;
+namespace {
+
+// The job's images: the reference (first page of `reference`) and the deformed frames, each a
+// (stack, index) so that one frame is read at a time and a bad one fails alone.
+struct Sources {
+  std::vector<std::unique_ptr<io::LazyStack>> stacks;
+  io::LazyStack* reference = nullptr;
+  std::vector<std::pair<io::LazyStack*, Index>> frames;
+  std::vector<std::string> names;  // of the frames
+  std::vector<FrameFailure> unreadable;  // damaged pages found while indexing
+};
+
+Result<Sources> open_sources(const dic::DicJob& job) {
+  Sources s;
+  auto ref = io::LazyStack::open(job.reference);
+  if (!ref.is_ok()) return ref.status();
+  s.stacks.push_back(std::move(ref).value());
+  s.reference = s.stacks.back().get();
+  auto add_all = [&s](io::LazyStack* st, Index first) {
+    const Status indexed = st->wait_indexed();
+    for (Index k = first; k < st->count(); ++k) {
+      s.frames.push_back({st, k});
+      s.names.push_back(st->source(k));
+    }
+    if (!indexed.is_ok())  // pages after the damage cannot be reached: one failure names them
+      s.unreadable.push_back({static_cast<Index>(s.frames.size()) + 1, "", indexed.message()});
+  };
+  if (job.frames.empty()) {
+    add_all(s.reference, 1);
+  } else {
+    for (const std::string& f : job.frames) {
+      auto st = io::LazyStack::open(f);
+      if (!st.is_ok()) return st.status();
+      s.stacks.push_back(std::move(st).value());
+      add_all(s.stacks.back().get(), 0);
+    }
+  }
+  if (s.frames.empty())
+    return Status{ErrorCode::invalid_argument,
+                  "no frames: '" + job.reference + "' has one page and the job lists no frames"};
+  return s;
+}
+
+// Whether `shape` (px) holds every ROI shape; else the shape that reaches outside.
+Status roi_inside(const dic::Roi& roi, Shape image) {
+  const double w = static_cast<double>(image.cols), h = static_cast<double>(image.rows);
+  for (const dic::RoiShape& r : roi.shapes) {
+    double x0 = r.x, y0 = r.y, x1 = r.x + r.width, y1 = r.y + r.height;
+    if (r.kind == dic::RoiShapeKind::ellipse) {
+      x0 = r.x - r.rx, x1 = r.x + r.rx, y0 = r.y - r.ry, y1 = r.y + r.ry;
+    } else if (r.kind == dic::RoiShapeKind::polygon) {
+      x0 = y0 = 1e300, x1 = y1 = -1e300;
+      for (const dic::Point2& p : r.vertices) {
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+      }
+    }
+    if (x0 < -0.5 || y0 < -0.5 || x1 > w + 0.5 || y1 > h + 0.5) {
+      return {ErrorCode::invalid_argument, "ROI shape '" + dic::to_string(r) +
+                                               "' reaches outside the " + to_string(image) +
+                                               " px image"};
+    }
+  }
+  return Status::ok();
+}
+
+// --- commits: one binary file per frame (result + state after it), exact doubles -------------
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& v) {
+    const auto* p = reinterpret_cast<const char*>(&v);
+    bytes_.append(p, sizeof(T));
+  }
+  template <class T>
+  void put_all(const std::vector<T>& v) {
+    put<std::uint64_t>(v.size());
+    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  void put_text(const std::string& s) {
+    put<std::uint64_t>(s.size());
+    bytes_ += s;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  template <class T>
+  bool get(T& v) {
+    if (at_ + sizeof(T) > b_.size()) return false;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  template <class T>
+  bool get_all(std::vector<T>& v) {
+    std::uint64_t n = 0;
+    if (!get(n) || at_ + n * sizeof(T) > b_.size()) return false;
+    v.resize(n);
+    std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    return true;
+  }
+  bool get_text(std::string& s) {
+    std::uint64_t n = 0;
+    if (!get(n) || at_ + n > b_.size()) return false;
+    s.assign(b_.data() + at_, n);
+    at_ += n;
+    return true;
+  }
+  bool done() const { return at_ == b_.size(); }
+
+ private:
+  std::string_view b_;  // not owned
+  std::size_t at_ = 0;
+};
+
+constexpr std::uint32_t kMagic = 0x31464358;  // "XCF1"
+
+std::string encode(const dic::FrameResult& fr, const dic::DicState& st) {
+  Writer w;
+  w.put(kMagic);
+  w.put<std::int64_t>(fr.frame);
+  w.put_all(fr.points);  // PointResult: plain doubles and ints
+  w.put<std::int64_t>(st.ref_frame);
+  w.put_text(st.guess_variant);
+  w.put_all(st.cx);
+  w.put_all(st.cy);
+  w.put_all(st.ref_u);
+  w.put_all(st.ref_v);
+  w.put_all(st.active);
+  w.put_all(st.predicted);
+  return w.bytes();
+}
+
+bool decode(std::string_view bytes, dic::FrameResult& fr, dic::DicState& st) {
+  Reader r(bytes);
+  std::uint32_t magic = 0;
+  std::int64_t frame = 0, ref = 0;
+  const bool ok = r.get(magic) && magic == kMagic && r.get(frame) && r.get_all(fr.points) &&
+                  r.get(ref) && r.get_text(st.guess_variant) && r.get_all(st.cx) &&
+                  r.get_all(st.cy) && r.get_all(st.ref_u) && r.get_all(st.ref_v) &&
+                  r.get_all(st.active) && r.get_all(st.predicted) && r.done();
+  fr.frame = frame;
+  st.ref_frame = ref;
+  return ok;
+}
+
+std::string numbered(const char* prefix, Index frame, const char* ext) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%s_%06ld%s", prefix, static_cast<long>(frame), ext);
+  return b;
+}
+
+Result<std::string> slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return Status{ErrorCode::io_error, "cannot read '" + p.string() + "'"};
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string partial_folder(const dic::DicJob& job) {
+  return job.out + ".partial";
+}
+
+Status validate_batch(const dic::Batch& b) {
+  if (b.jobs.empty()) return {ErrorCode::invalid_argument, "the batch holds no job"};
+  std::map<std::string, std::size_t> outputs;
+  for (std::size_t k = 0; k < b.jobs.size(); ++k) {
+    const dic::DicJob& job = b.jobs[k];
+    const std::string label = dic::job_label(b, k);
+    auto fail = [&label](const Status& s) { return Status{s.code(), label + ": " + s.message()}; };
+    if (Status s = job.check(); !s.is_ok()) return fail(s);
+    if (io::lowercase_extension(job.out) != ".csv")
+      return fail({ErrorCode::invalid_argument, "output '" + job.out + "' must end in .csv"});
+    if (auto [it, fresh] = outputs.emplace(job.out, k); !fresh)
+      return fail({ErrorCode::invalid_argument, "writes '" + job.out + "' like " +
+                                                    dic::job_label(b, it->second)});
+    const fs::path folder = fs::path(job.out).parent_path();
+    if (!folder.empty() && !fs::is_directory(folder))
+      return fail({ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"});
+    if (!fs::exists(job.reference))
+      return fail({ErrorCode::not_found, "reference image '" + job.reference + "' not found"});
+    for (const std::string& f : job.frames) {
+      if (!fs::exists(f)) return fail({ErrorCode::not_found, "frames '" + f + "' not found"});
+    }
+    auto ref = io::LazyStack::open(job.reference);
+    if (!ref.is_ok()) return fail(ref.status());
+    const Shape shape = ref.value()->shape();
+    for (const std::string& f : job.frames) {
+      auto st = io::LazyStack::open(f);
+      if (!st.is_ok()) return fail(st.status());
+      if (st.value()->shape() != shape) {
+        return fail({ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +
+                                                   " px but the reference is " +
+                                                   to_string(shape) + " px"});
+      }
+    }
+    if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
+      return fail({ErrorCode::invalid_argument,
+                   "no frames: '" + job.reference + "' has one page and the job lists no frames"});
+    }
+    if (Status s = roi_inside(job.roi, shape); !s.is_ok()) return fail(s);
+    const fs::path partial = partial_folder(job);
+    if (fs::exists(partial / "job.json")) {
+      auto saved = slurp(partial / "job.json");
+      if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
+        return fail({ErrorCode::invalid_argument,
+                     "'" + partial.string() + "' holds frames of a different job; delete it to "
+                     "start over, or write elsewhere"});
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
+                          const FrameProgress& progress) {
+  auto sources = open_sources(job);
+  if (!sources.is_ok()) return sources.status();
+  Sources& src = sources.value();
+  auto ref = src.reference->frame(0);
+  if (!ref.is_ok()) return ref.status();
+  auto registrar = make_registrar(job.options);
+  if (!registrar.is_ok()) return registrar.status();
+  auto session = dic::DicSession::create(*registrar.value(), (*ref.value())[0], job.roi,
+                                         job.options);
+  if (!session.is_ok()) return session.status();
+  dic::DicSession& s = session.value();
+
+  JobReport report;
+  report.name = job.name;
+  report.out = job.out;
+  report.frames = static_cast<Index>(src.frames.size());
+  const fs::path partial = partial_folder(job);
+  std::error_code ec;
+  fs::create_directories(partial, ec);
+  if (ec) return Status{ErrorCode::io_error, "cannot create '" + partial.string() + "'"};
+  const std::string fingerprint = dic::to_json(job);
+  if (!fs::exists(partial / "job.json"))
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
+
+  // Earlier commits: results, failures, and the state after the last committed frame.
+  std::map<Index, dic::FrameResult> done;
+  std::map<Index, FrameFailure> failed;
+  dic::DicState last;
+  Index last_frame = 0;
+  for (Index f = 1; f <= report.frames; ++f) {
+    const fs::path bin = partial / numbered("frame", f, ".bin");
+    const fs::path bad = partial / numbered("failed", f, ".txt");
+    if (fs::exists(bin)) {
+      auto bytes = slurp(bin);
+      dic::FrameResult fr;
+      dic::DicState st;
+      if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
+        return Status{ErrorCode::parse_error, "'" + bin.string() +
+                                                  "' is damaged; delete it (that frame is "
+                                                  "computed again only if no later frame is done)"};
+      }
+      done[f] = std::move(fr);
+      last = std::move(st);
+      last_frame = f;
+    } else if (fs::exists(bad)) {
+      auto reason = slurp(bad);
+      failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
+                   reason.is_ok() ? reason.value() : "unknown"};
+    }
+  }
+  report.resumed = static_cast<Index>(done.size());
+  if (last_frame > 0) {
+    std::shared_ptr<const Stack<float>> ref_frame;
+    if (job.options.stack_mode == dic::StackMode::incremental && last.ref_frame > 0) {
+      const auto& [stack, index] = src.frames[static_cast<std::size_t>(last.ref_frame - 1)];
+      auto img = stack->frame(index);
+      if (!img.is_ok()) return img.status();
+      ref_frame = img.value();
+    }
+    XCORR_RETURN_IF_ERROR(
+        s.restore(last, ref_frame ? (*ref_frame)[0] : MatrixView<const float>{}));
+  }
+
+  auto fail_frame = [&](Index f, const std::string& reason) -> Status {
+    failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)], reason};
+    return io::write_text_atomically(partial / numbered("failed", f, ".txt"), reason);
+  };
+  for (const FrameFailure& u : src.unreadable) {
+    if (u.frame <= report.frames && !done.count(u.frame) && !failed.count(u.frame))
+      XCORR_RETURN_IF_ERROR(fail_frame(u.frame, u.reason));
+  }
+  if (last_frame > 0 && progress && !progress(last_frame, report.frames))
+    return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
+  for (Index f = 1; f <= report.frames; ++f) {
+    if (f <= last_frame || done.count(f) || failed.count(f)) continue;
+    const auto& [stack, index] = src.frames[static_cast<std::size_t>(f - 1)];
+    auto img = stack->frame(index);
+    if (!img.is_ok()) {
+      XCORR_RETURN_IF_ERROR(fail_frame(f, img.status().message()));
+    } else {
+      auto fr = s.next((*img.value())[0], f);
+      if (!fr.is_ok()) {
+        if (fr.status().code() == ErrorCode::cancelled) return fr.status();
+        XCORR_RETURN_IF_ERROR(fail_frame(f, fr.status().message()));
+      } else {
+        XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / numbered("frame", f, ".bin"),
+                                                        encode(fr.value(), s.state())));
+        done[f] = std::move(fr).value();
+        ++report.computed;
+      }
+    }
+    if (progress && !progress(f, report.frames))
+      return Status{ErrorCode::cancelled, "cancelled after frame " + std::to_string(f) +
+                                              "; run again to resume"};
+  }
+
+  dic::DicResult result;
+  result.grid = s.grid();
+  result.device = s.device();
+  result.guess_variant = last.guess_variant.empty() ? s.state().guess_variant : last.guess_variant;
+  if (!s.state().guess_variant.empty()) result.guess_variant = s.state().guess_variant;
+  for (auto& [f, fr] : done) result.frames.push_back(fr);
+  for (const auto& [f, x] : failed) report.failed.push_back(x);
+  report.device = result.device;
+  report.guess_variant = result.guess_variant;
+  if (result.frames.empty())
+    return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
+  const dic::CsvContext ctx{src.reference->source(0), src.names,        job.options,
+                            job.roi,                  result.guess_variant, result.device};
+  if (job.per_frame) {
+    auto files = dic::write_dic_csv_per_frame(job.out, result, ctx);
+    if (!files.is_ok()) return files.status();
+    for (const auto& f : files.value()) report.written.push_back(f.string());
+  } else {
+    XCORR_RETURN_IF_ERROR(dic::write_dic_csv(job.out, result, ctx));
+    report.written.push_back(job.out);
+  }
+  fs::remove_all(partial, ec);  // everything is in the CSV now
+  return report;
+}
+
+}  // namespace xcorr::batch

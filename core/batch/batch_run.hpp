@@ -1,0 +1,53 @@
+// Resumable batch runs of DIC jobs (the desktop app's batch dialog and `xcorr run` share it, so
+// their CSV files are byte-identical).
+// Before any work, validate_batch checks every job: settings, output name, that every image opens
+// and has the reference's size, and that the ROI lies inside the image.
+// A job runs frame by frame; after each frame its result and the run's state are committed
+// atomically to <out>.partial/frame_NNNNNN.bin. Running the job again (after a crash or Cancel)
+// restores the last committed state and skips the committed frames: the final CSV equals an
+// uninterrupted run's. A frame that cannot be read or registered (missing, truncated, NaN
+// pixels) is recorded in <out>.partial/failed_NNNNNN.txt with the reason and skipped; the others
+// are kept. When every frame is done the CSV is written (atomically) and the folder removed.
+// Delete <out>.partial to start a job over.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dic/batch_file.hpp"
+#include "core/dic/frame_registrar.hpp"
+
+namespace xcorr::batch {
+
+struct FrameFailure {
+  Index frame = 0;  // 1-based
+  std::string source, reason;
+};
+
+struct JobReport {
+  std::string name, out;
+  Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
+  std::vector<FrameFailure> failed;
+  std::vector<std::string> written;  // CSV files
+  std::string device, guess_variant;
+};
+
+using RegistrarFactory =
+    std::function<Result<std::unique_ptr<dic::FrameRegistrar>>(const dic::DicOptions&)>;
+
+// Everything checked before any work; the message names the job and the problem.
+Status validate_batch(const dic::Batch& b);
+
+// Called once with the frames an earlier run committed (when there are any), then after each
+// frame; false cancels (ErrorCode::cancelled; committed frames stay for the next run).
+using FrameProgress = std::function<bool(Index done, Index total)>;
+
+Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
+                          const FrameProgress& progress = {});
+
+// The folder of committed frames of a job's output.
+std::string partial_folder(const dic::DicJob& job);
+
+}  // namespace xcorr::batch

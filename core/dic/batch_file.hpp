@@ -1,0 +1,27 @@
+// A batch (job queue) file: {"jobs": [job, job, ...]}, each job a DIC job object as in a job file
+// (docs/batch.md has the schema). A single job object is a batch of one, so every project and
+// job file the desktop app writes runs as a batch too. Parsing is strict, per job: unknown keys,
+// wrong types and bad values are refused with the job's number and name.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/dic/job.hpp"
+
+namespace xcorr::dic {
+
+struct Batch {
+  std::vector<DicJob> jobs;
+};
+
+// Relative paths are resolved against `base` (the file's folder).
+Result<Batch> parse_batch(const std::string& json_text, const std::filesystem::path& base);
+Result<Batch> read_batch(const std::filesystem::path& path);
+std::string to_json(const Batch& batch);  // what parse_batch reads back
+
+// "job 2 ('name')" for messages; 1-based.
+std::string job_label(const Batch& b, std::size_t index);
+
+}  // namespace xcorr::dic
