@@ -7,3 +7,4 @@ scripts/install-deps.sh
 cmake --preset ci
 cmake --build --preset ci
 ctest --preset ci
+scripts/package.sh build/ci

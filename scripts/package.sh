@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the .deb and .tar.gz (CPack, installer/) from a configured build folder, unpacks the .deb
+# into a scratch root and runs the installed programs from there: `xcorr --version` and
+# `xcorr run` on the installed sample batch. Usage: scripts/package.sh [build folder]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/ci}
+(cd "$build" && cpack --config CPackConfig.cmake > cpack.log) || { cat "$build/cpack.log"; exit 1; }
+deb=$(ls "$build"/xcorr-studio_*.deb | head -n 1)
+ls -l "$deb" "$build"/xcorr-studio-*.tar.gz
+dpkg-deb -f "$deb" Package Version Depends
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+dpkg-deb -x "$deb" "$root"
+for f in usr/bin/xcorr usr/bin/xcorr-studio usr/share/applications/xcorr-studio.desktop \
+         usr/share/icons/hicolor/scalable/apps/xcorr-studio.svg \
+         usr/share/metainfo/io.github.xcorr_studio.metainfo.xml \
+         usr/share/xcorr-studio/sample/sample-batch.json; do
+  [ -e "$root/$f" ] || { echo "package lacks $f"; exit 1; }
+done
+"$root/usr/bin/xcorr" --version
+"$root/usr/bin/xcorr" run "$root/usr/share/xcorr-studio/sample/sample-batch.json"
+head -n 3 "$root/usr/share/xcorr-studio/sample/sample_dic.csv"
+echo "package ok: $deb"
