@@ -280,9 +280,9 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       dic::FrameResult fr;
       dic::DicState st;
       if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
-        return Status{ErrorCode::parse_error, "'" + bin.string() +
-                                                  "' is damaged; delete it (that frame is "
-                                                  "computed again only if no later frame is done)"};
+        return Status{ErrorCode::parse_error,
+                      "'" + bin.string() + "' is damaged; delete '" + partial.string() +
+                          "' to compute the job again"};
       }
       done[f] = std::move(fr);
       last = std::move(st);
@@ -291,6 +291,15 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       auto reason = slurp(bad);
       failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
                    reason.is_ok() ? reason.value() : "unknown"};
+    }
+  }
+  // A frame before the last commit without a commit of its own (its file was removed) cannot be
+  // computed again from the state it needs: it is listed as failed, never silently left out.
+  for (Index f = 1; f < last_frame; ++f) {
+    if (!done.count(f) && !failed.count(f)) {
+      failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
+                   "its commit in '" + partial.string() +
+                       "' is missing; delete that folder to compute the job again"};
     }
   }
   report.resumed = static_cast<Index>(done.size());
@@ -317,7 +326,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   if (last_frame > 0 && progress && !progress(last_frame, report.frames))
     return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
   for (Index f = 1; f <= report.frames; ++f) {
-    if (f <= last_frame || done.count(f) || failed.count(f)) continue;
+    if (f <= last_frame || failed.count(f)) continue;
     const auto& [stack, index] = src.frames[static_cast<std::size_t>(f - 1)];
     auto img = stack->frame(index);
     if (!img.is_ok()) {
@@ -342,8 +351,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   dic::DicResult result;
   result.grid = s.grid();
   result.device = s.device();
-  result.guess_variant = last.guess_variant.empty() ? s.state().guess_variant : last.guess_variant;
-  if (!s.state().guess_variant.empty()) result.guess_variant = s.state().guess_variant;
+  result.guess_variant = s.state().guess_variant;  // restored with the state when resumed
   for (auto& [f, fr] : done) result.frames.push_back(fr);
   for (const auto& [f, x] : failed) report.failed.push_back(x);
   report.device = result.device;

@@ -89,6 +89,25 @@ TEST_F(BatchRun, IncrementalModeResumesFromTheMovedReference) {
   resume_equals_uninterrupted(*this, a, b);
 }
 
+// A commit removed from the middle: that frame cannot be redone from its state, so it is listed
+// as failed (not silently missing from the CSV); the later frames are kept.
+TEST_F(BatchRun, AMissingCommitBeforeTheLastIsListedAsFailed) {
+  const dic::DicJob j = job("gap.csv");
+  ASSERT_EQ(run_job(j, cpu_factory(), [](Index done, Index) { return done < 3; }).status().code(),
+            ErrorCode::cancelled);
+  fs::remove(fs::path(partial_folder(j)) / "frame_000002.bin");
+  auto r = run_job(j, cpu_factory());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r.value().failed.size(), 1u);
+  EXPECT_EQ(r.value().failed[0].frame, 2);
+  EXPECT_NE(r.value().failed[0].reason.find("missing"), std::string::npos);
+  EXPECT_EQ(r.value().resumed, 2);
+  EXPECT_EQ(r.value().computed, 2);
+  const std::string csv = slurp(j.out);
+  EXPECT_EQ(csv.find("\n2,"), std::string::npos);
+  EXPECT_NE(csv.find("\n3,"), std::string::npos);
+}
+
 TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   auto stack = io::read_image_stack(kSample);
   ASSERT_TRUE(stack.is_ok());
