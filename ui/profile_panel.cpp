@@ -17,12 +17,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "core/io/atomic_write.hpp"
+#include "core/io/read_file.hpp"
 #include "gpu/device.hpp"
 
 namespace xcorr::ui {
@@ -252,11 +251,9 @@ bool ProfilePanel::run() {
 }
 
 Status ProfilePanel::load(const QString& json_path) {
-  std::ifstream f(json_path.toStdString());
-  if (!f) return {ErrorCode::not_found, "cannot open '" + json_path.toStdString() + "'"};
-  std::stringstream text;
-  text << f.rdbuf();
-  auto rows = gpu::profile_from_json(text.str());
+  auto text = io::read_file(json_path.toStdString());
+  if (!text.is_ok()) return text.status();
+  auto rows = gpu::profile_from_json(text.value());
   if (!rows.is_ok()) return rows.status();
   std::vector<gpu::VariantProfile> all = rows_;
   all.insert(all.end(), rows.value().begin(), rows.value().end());

@@ -3,9 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string_view>
 
 #include "core/dic/results_csv.hpp"
@@ -13,6 +11,7 @@
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/lazy_stack.hpp"
+#include "core/io/read_file.hpp"
 
 namespace xcorr::batch {
 namespace fs = std::filesystem;
@@ -176,14 +175,6 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
   return b;
 }
 
-Result<std::string> slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return Status{ErrorCode::io_error, "cannot read '" + p.string() + "'"};
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 std::string partial_folder(const dic::DicJob& job) {
@@ -230,7 +221,7 @@ Status validate_batch(const dic::Batch& b) {
     if (Status s = roi_inside(job.roi, shape); !s.is_ok()) return fail(s);
     const fs::path partial = partial_folder(job);
     if (fs::exists(partial / "job.json")) {
-      auto saved = slurp(partial / "job.json");
+      auto saved = io::read_file(partial / "job.json");
       if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
         return fail({ErrorCode::invalid_argument,
                      "'" + partial.string() + "' holds frames of a different job; delete it to "
@@ -276,7 +267,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     const fs::path bin = partial / numbered("frame", f, ".bin");
     const fs::path bad = partial / numbered("failed", f, ".txt");
     if (fs::exists(bin)) {
-      auto bytes = slurp(bin);
+      auto bytes = io::read_file(bin);
       dic::FrameResult fr;
       dic::DicState st;
       if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
@@ -288,7 +279,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       last = std::move(st);
       last_frame = f;
     } else if (fs::exists(bad)) {
-      auto reason = slurp(bad);
+      auto reason = io::read_file(bad);
       failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
                    reason.is_ok() ? reason.value() : "unknown"};
     }

@@ -1,8 +1,8 @@
 #include "core/dic/batch_file.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "core/io/read_file.hpp"
 
 namespace xcorr::dic {
 
@@ -49,11 +49,10 @@ Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& 
 }
 
 Result<Batch> read_batch(const std::filesystem::path& path) {
-  std::ifstream f(path);
-  if (!f) return Status{ErrorCode::not_found, "cannot open job file '" + path.string() + "'"};
-  std::stringstream text;
-  text << f.rdbuf();
-  auto b = parse_batch(text.str(), path.parent_path());
+  auto text = io::read_file(path);
+  if (!text.is_ok())
+    return Status{ErrorCode::not_found, "cannot open job file '" + path.string() + "'"};
+  auto b = parse_batch(text.value(), path.parent_path());
   if (!b.is_ok()) return Status{b.status().code(), path.string() + ": " + b.status().message()};
   return b;
 }

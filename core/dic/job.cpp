@@ -1,10 +1,10 @@
 #include "core/dic/job.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <type_traits>
+
+#include "core/io/read_file.hpp"
 
 namespace xcorr::dic {
 namespace {
@@ -131,11 +131,10 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
 }
 
 Result<DicJob> read_dic_job(const std::filesystem::path& path) {
-  std::ifstream f(path);
-  if (!f) return Status{ErrorCode::not_found, "cannot open job file '" + path.string() + "'"};
-  std::stringstream text;
-  text << f.rdbuf();
-  auto job = parse_dic_job(text.str(), path.parent_path());
+  auto text = io::read_file(path);
+  if (!text.is_ok())
+    return Status{ErrorCode::not_found, "cannot open job file '" + path.string() + "'"};
+  auto job = parse_dic_job(text.value(), path.parent_path());
   if (!job.is_ok())
     return Status{job.status().code(), path.string() + ": " + job.status().message()};
   return job;
