@@ -28,22 +28,26 @@ void add(SmemTraffic& t, const SmemTraffic& part, double times) {
 
 std::uint32_t bytes(int slot) { return static_cast<std::uint32_t>(slot) * 4u; }
 
+// One warp instruction (none when no lane is active), priced by smem_cost, `times` over.
+void add_access(int width_bytes, const Addresses& a, std::uint32_t active, double times,
+                double& instructions, double& wavefronts, double& ideal) {
+  if (active == 0) return;
+  const SmemCost c = smem_cost(width_bytes, a, active);
+  instructions += times;
+  wavefronts += c.wavefronts * times;
+  ideal += c.ideal * times;
+}
+
 }  // namespace
 
 void SmemTally::load(int width_bytes, const Addresses& a, std::uint32_t active, double times) {
-  if (active == 0) return;
-  const SmemCost c = smem_cost(width_bytes, a, active);
-  t_.load_instructions += times;
-  t_.load_wavefronts += c.wavefronts * times;
-  t_.load_ideal += c.ideal * times;
+  add_access(width_bytes, a, active, times, t_.load_instructions, t_.load_wavefronts,
+             t_.load_ideal);
 }
 
 void SmemTally::store(int width_bytes, const Addresses& a, std::uint32_t active, double times) {
-  if (active == 0) return;
-  const SmemCost c = smem_cost(width_bytes, a, active);
-  t_.store_instructions += times;
-  t_.store_wavefronts += c.wavefronts * times;
-  t_.store_ideal += c.ideal * times;
+  add_access(width_bytes, a, active, times, t_.store_instructions, t_.store_wavefronts,
+             t_.store_ideal);
 }
 
 SmemArray describe_array(std::string name, std::string access, int pitch_elements,
