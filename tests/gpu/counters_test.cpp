@@ -7,14 +7,16 @@
 // addresses cost; the counters also count wavefronts lost to other traffic on the SM's shared/L1
 // data array while many warps run (H200, run 17: up to +7.5 % on stores, +4.6 % on
 // loads; exact on small launches), so measured must lie in [model, model x 1.10 + 64].
+#include "gpu/counters.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "core/profiling/occupancy.hpp"
-#include "gpu/counters.hpp"
 #include "gpu/engine.hpp"
+#include "tests/support/configurations.hpp"
 #include "tests/support/correlation_cases.hpp"
 #include "tests/support/gpu_testing.hpp"
 
@@ -35,73 +37,66 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
   int compared = 0, unread = 0, modelled = 0, exact_loads = 0;
   double worst_load = 0, worst_store = 0;  // measured / model - 1
   std::printf("%-34s %-44s %-28s %23s %23s %23s %23s %6s %6s\n", "case", "variant", "kernel",
-              "model ld instr/wavefr", "measured ld", "model st instr/wavefr", "measured st",
-              "occ", "achvd");
+              "model ld instr/wavefr", "measured ld", "model st instr/wavefr", "measured st", "occ",
+              "achvd");
   for (const auto& c : cases) {
     const testing::CaseData data = testing::make_case_data(c);
     const CorrelationProblem p = data.problem(c);
-    for (const auto& v : reg.all()) {
-      for (const ParamValues& values : all_param_combinations(v->info().params)) {
-        std::unique_ptr<Correlator> configured;
-        const Correlator* run = v.get();
-        if (!values.empty()) {
-          auto made = v->with_params(values);
-          ASSERT_TRUE(made.is_ok());
-          configured = std::move(made).value();
-          run = configured.get();
+    for (const testing::Configuration& conf : testing::every_configuration(reg)) {
+      const Correlator* run = conf.variant;
+      if (!run->can_implement(p).is_ok()) continue;
+      const gpu::CounterReadout counters = gpu::read_counters(*run, p);
+      auto kernels = gpu::kernel_profiles(*run, p);
+      ASSERT_TRUE(kernels.is_ok()) << kernels.status().message();
+      if (!counters.unavailable.empty()) {
+        if (!kernels.value().empty()) {
+          ++unread;
+          std::printf("%s: %s\n", run->info().name.c_str(), counters.unavailable.c_str());
         }
-        if (!run->can_implement(p).is_ok()) continue;
-        const gpu::CounterReadout counters = gpu::read_counters(*run, p);
-        auto kernels = gpu::kernel_profiles(*run, p);
-        ASSERT_TRUE(kernels.is_ok()) << kernels.status().message();
-        if (!counters.unavailable.empty()) {
-          if (!kernels.value().empty()) {
-            ++unread;
-            std::printf("%s: %s\n", run->info().name.c_str(), counters.unavailable.c_str());
-          }
-          continue;
+        continue;
+      }
+      const std::string& name = conf.label;
+      ASSERT_EQ(counters.ranges.size(), kernels.value().size()) << name;
+      for (std::size_t k = 0; k < kernels.value().size(); ++k) {
+        const gpu::KernelProfile& kp = kernels.value()[k];
+        const profiling::SmemTraffic model = kp.smem ? kp.smem->traffic : profiling::SmemTraffic{};
+        const profiling::SmemTraffic& got = counters.ranges[k].smem;
+        const double occ =
+            profiling::theoretical_occupancy({kp.threads_per_block, kp.registers,
+                                              kp.static_shared_bytes, kp.dynamic_shared_bytes})
+                .fraction;
+        std::printf(
+            "%-34s %-44s %-28s %11.0f/%11.0f %11.0f/%11.0f %11.0f/%11.0f %11.0f/%11.0f "
+            "%5.0f%% %5.0f%%\n",
+            testing::case_name(c).c_str(), name.c_str(), kp.kernel.c_str(), model.load_instructions,
+            model.load_wavefronts, got.load_instructions, got.load_wavefronts,
+            model.store_instructions, model.store_wavefronts, got.store_instructions,
+            got.store_wavefronts, 100 * occ, 100 * counters.ranges[k].achieved_occupancy);
+        EXPECT_EQ(got.load_instructions, model.load_instructions) << name << " " << kp.kernel;
+        EXPECT_EQ(got.store_instructions, model.store_instructions) << name << " " << kp.kernel;
+        EXPECT_GE(got.load_wavefronts, model.load_wavefronts) << name << " " << kp.kernel;
+        EXPECT_LE(got.load_wavefronts, model.load_wavefronts * 1.10 + 64)
+            << name << " " << kp.kernel;
+        EXPECT_GE(got.store_wavefronts, model.store_wavefronts) << name << " " << kp.kernel;
+        EXPECT_LE(got.store_wavefronts, model.store_wavefronts * 1.10 + 64)
+            << name << " " << kp.kernel;
+        if (model.load_wavefronts > 0) {
+          worst_load = std::max(worst_load, got.load_wavefronts / model.load_wavefronts - 1);
+          exact_loads += got.load_wavefronts == model.load_wavefronts;
+          ++modelled;
         }
-        const std::string name =
-            run->info().name + (values.empty() ? "" : "[" + format_params(run->info().params, values) + "]");
-        ASSERT_EQ(counters.ranges.size(), kernels.value().size()) << name;
-        for (std::size_t k = 0; k < kernels.value().size(); ++k) {
-          const gpu::KernelProfile& kp = kernels.value()[k];
-          const profiling::SmemTraffic model = kp.smem ? kp.smem->traffic : profiling::SmemTraffic{};
-          const profiling::SmemTraffic& got = counters.ranges[k].smem;
-          const double occ = profiling::theoretical_occupancy({kp.threads_per_block, kp.registers,
-                                                               kp.static_shared_bytes,
-                                                               kp.dynamic_shared_bytes})
-                                 .fraction;
-          std::printf("%-34s %-44s %-28s %11.0f/%11.0f %11.0f/%11.0f %11.0f/%11.0f %11.0f/%11.0f "
-                      "%5.0f%% %5.0f%%\n",
-                      testing::case_name(c).c_str(), name.c_str(), kp.kernel.c_str(),
-                      model.load_instructions, model.load_wavefronts, got.load_instructions,
-                      got.load_wavefronts, model.store_instructions, model.store_wavefronts,
-                      got.store_instructions, got.store_wavefronts, 100 * occ,
-                      100 * counters.ranges[k].achieved_occupancy);
-          EXPECT_EQ(got.load_instructions, model.load_instructions) << name << " " << kp.kernel;
-          EXPECT_EQ(got.store_instructions, model.store_instructions) << name << " " << kp.kernel;
-          EXPECT_GE(got.load_wavefronts, model.load_wavefronts) << name << " " << kp.kernel;
-          EXPECT_LE(got.load_wavefronts, model.load_wavefronts * 1.10 + 64) << name << " " << kp.kernel;
-          EXPECT_GE(got.store_wavefronts, model.store_wavefronts) << name << " " << kp.kernel;
-          EXPECT_LE(got.store_wavefronts, model.store_wavefronts * 1.10 + 64) << name << " " << kp.kernel;
-          if (model.load_wavefronts > 0) {
-            worst_load = std::max(worst_load, got.load_wavefronts / model.load_wavefronts - 1);
-            exact_loads += got.load_wavefronts == model.load_wavefronts;
-            ++modelled;
-          }
-          if (model.store_wavefronts > 0)
-            worst_store = std::max(worst_store, got.store_wavefronts / model.store_wavefronts - 1);
-          EXPECT_GT(counters.ranges[k].achieved_occupancy, 0) << name;
-          EXPECT_LE(counters.ranges[k].achieved_occupancy, occ + 0.02) << name;
-          ++compared;
-        }
+        if (model.store_wavefronts > 0)
+          worst_store = std::max(worst_store, got.store_wavefronts / model.store_wavefronts - 1);
+        EXPECT_GT(counters.ranges[k].achieved_occupancy, 0) << name;
+        EXPECT_LE(counters.ranges[k].achieved_occupancy, occ + 0.02) << name;
+        ++compared;
       }
     }
   }
-  std::printf("[ counters ] %d kernel launches compared, %d variants without counters; %d with "
-              "shared loads: %d exact, largest excess %.3f %% (loads), %.3f %% (stores)\n",
-              compared, unread, modelled, exact_loads, 100 * worst_load, 100 * worst_store);
+  std::printf(
+      "[ counters ] %d kernel launches compared, %d variants without counters; %d with "
+      "shared loads: %d exact, largest excess %.3f %% (loads), %.3f %% (stores)\n",
+      compared, unread, modelled, exact_loads, 100 * worst_load, 100 * worst_store);
   if (compared == 0 && unread > 0) GTEST_SKIP() << "hardware counters unavailable (see above)";
   EXPECT_GT(compared, 40);
 }

@@ -8,6 +8,7 @@
 #include "core/profiling/occupancy.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
+#include "tests/support/configurations.hpp"
 #include "tests/support/correlation_cases.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
@@ -30,29 +31,20 @@ TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
     const testing::CaseData data = testing::make_case_data(c);
     const CorrelationProblem p = data.problem(c);
     Stack<float> out(p.output_shape().rows, p.output_shape().cols, p.output_count());
-    for (const auto& v : reg.all()) {
-      for (const ParamValues& values : all_param_combinations(v->info().params)) {
-        std::unique_ptr<Correlator> configured;
-        const Correlator* run = v.get();
-        if (!values.empty()) {
-          auto made = v->with_params(values);
-          ASSERT_TRUE(made.is_ok());
-          configured = std::move(made).value();
-          run = configured.get();
-        }
-        if (!run->can_implement(p).is_ok()) continue;
-        ASSERT_TRUE(run->run(p, out.view()).is_ok()) << v->info().name;
-        auto profiles = gpu::kernel_profiles(*run, p);
-        ASSERT_TRUE(profiles.is_ok()) << profiles.status().message();
-        for (const gpu::KernelProfile& k : profiles.value()) {
-          const profiling::Occupancy o = profiling::theoretical_occupancy(
-              {k.threads_per_block, k.registers, k.static_shared_bytes, k.dynamic_shared_bytes});
-          EXPECT_EQ(o.blocks_per_sm, k.cuda_blocks_per_sm)
-              << v->info().name << "[" << format_params(v->info().params, values) << "] "
-              << k.kernel << ": " << k.registers << " regs, " << k.static_shared_bytes << "+"
-              << k.dynamic_shared_bytes << " B smem, " << k.threads_per_block << " threads";
-          ++checked;
-        }
+    for (const testing::Configuration& conf : testing::every_configuration(reg)) {
+      const Correlator* run = conf.variant;
+      if (!run->can_implement(p).is_ok()) continue;
+      ASSERT_TRUE(run->run(p, out.view()).is_ok()) << conf.label;
+      auto profiles = gpu::kernel_profiles(*run, p);
+      ASSERT_TRUE(profiles.is_ok()) << profiles.status().message();
+      for (const gpu::KernelProfile& k : profiles.value()) {
+        const profiling::Occupancy o = profiling::theoretical_occupancy(
+            {k.threads_per_block, k.registers, k.static_shared_bytes, k.dynamic_shared_bytes});
+        EXPECT_EQ(o.blocks_per_sm, k.cuda_blocks_per_sm)
+            << conf.label << " " << k.kernel << ": " << k.registers << " regs, "
+            << k.static_shared_bytes << "+" << k.dynamic_shared_bytes << " B smem, "
+            << k.threads_per_block << " threads";
+        ++checked;
       }
     }
   }
