@@ -177,10 +177,6 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
 
 }  // namespace
 
-std::string partial_folder(const dic::DicJob& job) {
-  return job.out + ".partial";
-}
-
 Status validate_batch(const dic::Batch& b) {
   if (b.jobs.empty()) return {ErrorCode::invalid_argument, "the batch holds no job"};
   std::map<std::string, std::size_t> outputs;

@@ -48,6 +48,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
                           const FrameProgress& progress = {});
 
 // The folder of committed frames of a job's output.
-std::string partial_folder(const dic::DicJob& job);
+inline std::string partial_folder(const dic::DicJob& job) {
+  return job.out + ".partial";
+}
 
 }  // namespace xcorr::batch

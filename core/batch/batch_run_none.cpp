@@ -1,0 +1,22 @@
+// core/batch/batch_run.hpp in a build without image support (no OpenCV, no libtiff): batch runs
+// need images, so every call says why it cannot run.
+#include "core/batch/batch_run.hpp"
+
+namespace xcorr::batch {
+namespace {
+
+Status no_images() {
+  return {ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
+}
+
+}  // namespace
+
+Status validate_batch(const dic::Batch&) {
+  return no_images();
+}
+
+Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&) {
+  return no_images();
+}
+
+}  // namespace xcorr::batch
