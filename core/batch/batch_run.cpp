@@ -228,6 +228,12 @@ Status validate_batch(const dic::Batch& b) {
   return Status::ok();
 }
 
+Result<Index> count_frames(const dic::DicJob& job) {
+  auto sources = open_sources(job);
+  if (!sources.is_ok()) return sources.status();
+  return static_cast<Index>(sources.value().frames.size());
+}
+
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
                           const FrameProgress& progress) {
   auto sources = open_sources(job);

@@ -47,6 +47,10 @@ using FrameProgress = std::function<bool(Index done, Index total)>;
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
                           const FrameProgress& progress = {});
 
+// The number of deformed frames the job registers (waits until its stacks are indexed); for
+// progress over a whole batch.
+Result<Index> count_frames(const dic::DicJob& job);
+
 // The folder of committed frames of a job's output.
 inline std::string partial_folder(const dic::DicJob& job) {
   return job.out + ".partial";

@@ -15,6 +15,10 @@ Status validate_batch(const dic::Batch&) {
   return no_images();
 }
 
+Result<Index> count_frames(const dic::DicJob&) {
+  return no_images();
+}
+
 Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&) {
   return no_images();
 }

@@ -57,6 +57,9 @@ class BatchRun : public testing::TempDirTest {
 };
 
 void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob parts) {
+  auto frames = count_frames(full);
+  ASSERT_TRUE(frames.is_ok()) << frames.status().message();
+  EXPECT_EQ(frames.value(), 5);
   auto whole = run_job(full, cpu_factory());
   ASSERT_TRUE(whole.is_ok()) << whole.status().message();
   ASSERT_EQ(whole.value().frames, 5);
@@ -124,6 +127,8 @@ TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   fs::resize_file(frames / "f3.tif", fs::file_size(frames / "f3.tif") / 3);  // cut short
   dic::DicJob j = job("cut.csv");
   j.frames = {frames.string()};
+  ASSERT_TRUE(count_frames(j).is_ok());
+  EXPECT_EQ(count_frames(j).value(), 5) << "the damaged file is still a frame (it fails alone)";
   auto r = run_job(j, cpu_factory());
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r.value().failed.size(), 1u);
