@@ -77,19 +77,9 @@ Status run_batch_file(const std::string& file, bool quiet) {
   }
   std::size_t failed = 0;
   for (std::size_t k = 0; k < reports.size(); ++k) {
-    const batch::JobReport& r = reports[k];
-    failed += r.failed.size();
-    if (!quiet) {
-      std::printf("%s: %ld frames (%ld computed, %ld resumed, %zu failed) on %s, guess %s -> %s\n",
-                  dic::job_label(b, k).c_str(), static_cast<long>(r.frames),
-                  static_cast<long>(r.computed), static_cast<long>(r.resumed), r.failed.size(),
-                  r.device.c_str(), r.guess_variant.c_str(),
-                  r.written.size() == 1 ? r.written[0].c_str()
-                                        : (std::to_string(r.written.size()) + " files").c_str());
-    }
-    for (const batch::FrameFailure& f : r.failed)
-      std::printf("  FAILED frame %ld (%s): %s\n", static_cast<long>(f.frame), f.source.c_str(),
-                  f.reason.c_str());
+    failed += reports[k].failed.size();
+    const auto lines = batch::summary_lines(dic::job_label(b, k), reports[k]);
+    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i) std::printf("%s\n", lines[i].c_str());
   }
   if (failed > 0)
     return Status{ErrorCode::invalid_argument,

@@ -16,23 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "core/batch/report.hpp"
 #include "core/dic/batch_file.hpp"
 #include "core/dic/frame_registrar.hpp"
 
 namespace xcorr::batch {
-
-struct FrameFailure {
-  Index frame = 0;  // 1-based
-  std::string source, reason;
-};
-
-struct JobReport {
-  std::string name, out;
-  Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
-  std::vector<FrameFailure> failed;
-  std::vector<std::string> written;  // CSV files
-  std::string device, guess_variant;
-};
 
 using RegistrarFactory =
     std::function<Result<std::unique_ptr<dic::FrameRegistrar>>(const dic::DicOptions&)>;

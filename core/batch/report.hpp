@@ -1,0 +1,29 @@
+// What one batch job did: frames computed, resumed and failed, and the files written; and the
+// summary text `xcorr run` prints and the desktop app's batch dialog shows (one wording).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+
+namespace xcorr::batch {
+
+struct FrameFailure {
+  Index frame = 0;  // 1-based
+  std::string source, reason;
+};
+
+struct JobReport {
+  std::string name, out;
+  Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
+  std::vector<FrameFailure> failed;
+  std::vector<std::string> written;  // CSV files
+  std::string device, guess_variant;
+};
+
+// "<label>: 5 frames (3 computed, 2 resumed, 0 failed) on cpu, guess auto -> out.csv", then one
+// "  FAILED frame N (source): reason" line per failed frame.
+std::vector<std::string> summary_lines(const std::string& label, const JobReport& r);
+
+}  // namespace xcorr::batch
