@@ -177,53 +177,58 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
 
 }  // namespace
 
+Status validate_job(const dic::DicJob& job) {
+  if (Status s = job.check(); !s.is_ok()) return s;
+  if (io::lowercase_extension(job.out) != ".csv")
+    return {ErrorCode::invalid_argument, "output '" + job.out + "' must end in .csv"};
+  const fs::path folder = fs::path(job.out).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder))
+    return {ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"};
+  if (!fs::exists(job.reference))
+    return {ErrorCode::not_found, "reference image '" + job.reference + "' not found"};
+  for (const std::string& f : job.frames) {
+    if (!fs::exists(f)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
+  }
+  auto ref = io::LazyStack::open(job.reference);
+  if (!ref.is_ok()) return ref.status();
+  const Shape shape = ref.value()->shape();
+  for (const std::string& f : job.frames) {
+    auto st = io::LazyStack::open(f);
+    if (!st.is_ok()) return st.status();
+    if (st.value()->shape() != shape) {
+      return {ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +
+                                            " px but the reference is " + to_string(shape) +
+                                            " px"};
+    }
+  }
+  if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
+    return {ErrorCode::invalid_argument,
+            "no frames: '" + job.reference + "' has one page and the job lists no frames"};
+  }
+  XCORR_RETURN_IF_ERROR(roi_inside(job.roi, shape));
+  const fs::path partial = partial_folder(job);
+  if (fs::exists(partial / "job.json")) {
+    auto saved = io::read_file(partial / "job.json");
+    if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
+      return {ErrorCode::invalid_argument,
+              "'" + partial.string() + "' holds frames of a different job; delete it to start "
+              "over, or write elsewhere"};
+    }
+  }
+  return Status::ok();
+}
+
 Status validate_batch(const dic::Batch& b) {
   if (b.jobs.empty()) return {ErrorCode::invalid_argument, "the batch holds no job"};
   std::map<std::string, std::size_t> outputs;
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     const dic::DicJob& job = b.jobs[k];
     const std::string label = dic::job_label(b, k);
-    auto fail = [&label](const Status& s) { return Status{s.code(), label + ": " + s.message()}; };
-    if (Status s = job.check(); !s.is_ok()) return fail(s);
-    if (io::lowercase_extension(job.out) != ".csv")
-      return fail({ErrorCode::invalid_argument, "output '" + job.out + "' must end in .csv"});
-    if (auto [it, fresh] = outputs.emplace(job.out, k); !fresh)
-      return fail({ErrorCode::invalid_argument, "writes '" + job.out + "' like " +
-                                                    dic::job_label(b, it->second)});
-    const fs::path folder = fs::path(job.out).parent_path();
-    if (!folder.empty() && !fs::is_directory(folder))
-      return fail({ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"});
-    if (!fs::exists(job.reference))
-      return fail({ErrorCode::not_found, "reference image '" + job.reference + "' not found"});
-    for (const std::string& f : job.frames) {
-      if (!fs::exists(f)) return fail({ErrorCode::not_found, "frames '" + f + "' not found"});
+    if (auto [it, fresh] = outputs.emplace(job.out, k); !fresh) {
+      return {ErrorCode::invalid_argument,
+              label + ": writes '" + job.out + "' like " + dic::job_label(b, it->second)};
     }
-    auto ref = io::LazyStack::open(job.reference);
-    if (!ref.is_ok()) return fail(ref.status());
-    const Shape shape = ref.value()->shape();
-    for (const std::string& f : job.frames) {
-      auto st = io::LazyStack::open(f);
-      if (!st.is_ok()) return fail(st.status());
-      if (st.value()->shape() != shape) {
-        return fail({ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +
-                                                   " px but the reference is " +
-                                                   to_string(shape) + " px"});
-      }
-    }
-    if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
-      return fail({ErrorCode::invalid_argument,
-                   "no frames: '" + job.reference + "' has one page and the job lists no frames"});
-    }
-    if (Status s = roi_inside(job.roi, shape); !s.is_ok()) return fail(s);
-    const fs::path partial = partial_folder(job);
-    if (fs::exists(partial / "job.json")) {
-      auto saved = io::read_file(partial / "job.json");
-      if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
-        return fail({ErrorCode::invalid_argument,
-                     "'" + partial.string() + "' holds frames of a different job; delete it to "
-                     "start over, or write elsewhere"});
-      }
-    }
+    if (Status s = validate_job(job); !s.is_ok()) return {s.code(), label + ": " + s.message()};
   }
   return Status::ok();
 }

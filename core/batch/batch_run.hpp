@@ -25,7 +25,10 @@ namespace xcorr::batch {
 using RegistrarFactory =
     std::function<Result<std::unique_ptr<dic::FrameRegistrar>>(const dic::DicOptions&)>;
 
-// Everything checked before any work; the message names the job and the problem.
+// Everything checked before any work: one job (settings, output, images, ROI, a leftover
+// .partial folder), and a whole batch (every job, no two writing one file; the message names
+// the job and the problem).
+Status validate_job(const dic::DicJob& job);
 Status validate_batch(const dic::Batch& b);
 
 // Called once with the frames an earlier run committed (when there are any), then after each

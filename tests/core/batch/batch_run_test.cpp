@@ -154,6 +154,8 @@ TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   dic::Batch missing = b;
   missing.jobs[1].reference = path("nope.tif");
   expect_error(missing, "not found");
+  EXPECT_NE(validate_job(missing.jobs[1]).message().find("not found"), std::string::npos);
+  EXPECT_TRUE(validate_job(b.jobs[1]).is_ok());
   dic::Batch outside = b;
   outside.jobs[1].roi.shapes[0] = dic::parse_roi_shape("rect:200,200,400,100").value();
   expect_error(outside, "reaches outside");
