@@ -58,27 +58,27 @@ Status run_batch_file(const std::string& file, bool quiet) {
   auto batch = dic::read_batch(file);
   if (!batch.is_ok()) return batch.status();
   const dic::Batch& b = batch.value();
-  XCORR_RETURN_IF_ERROR(batch::validate_batch(b));
-  std::vector<batch::JobReport> reports;
-  for (std::size_t k = 0; k < b.jobs.size(); ++k) {
-    const std::string label =
-        "[" + dic::job_label(b, k) + " of " + std::to_string(b.jobs.size()) + "]";
-    ProgressBar bar(label, quiet);
-    auto report = batch::run_job(b.jobs[k], gpu::make_dic_registrar, [&](Index done, Index total) {
-      bar.update(done, total);
-      return true;
-    });
-    bar.finish();
-    if (!report.is_ok()) {
-      return Status{report.status().code(),
-                    dic::job_label(b, k) + ": " + report.status().message()};
-    }
-    reports.push_back(std::move(report).value());
+  std::unique_ptr<ProgressBar> bar;
+  batch::BatchHooks hooks;
+  hooks.job_started = [&](std::size_t k) {
+    bar = std::make_unique<ProgressBar>(
+        "[" + dic::job_label(b, k) + " of " + std::to_string(b.jobs.size()) + "]", quiet);
+  };
+  hooks.frame = [&](std::size_t, Index done, Index total) {
+    bar->update(done, total);
+    return true;
+  };
+  hooks.job_done = [&](std::size_t, const batch::JobReport&) { bar->finish(); };
+  auto reports = batch::run_batch(b, gpu::make_dic_registrar, hooks);
+  if (!reports.is_ok()) {
+    if (bar) bar->finish();
+    return reports.status();
   }
   std::size_t failed = 0;
-  for (std::size_t k = 0; k < reports.size(); ++k) {
-    failed += reports[k].failed.size();
-    const auto lines = batch::summary_lines(dic::job_label(b, k), reports[k]);
+  for (std::size_t k = 0; k < reports.value().size(); ++k) {
+    const batch::JobReport& r = reports.value()[k];
+    failed += r.failed.size();
+    const auto lines = batch::summary_lines(dic::job_label(b, k), r);
     for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i) std::printf("%s\n", lines[i].c_str());
   }
   if (failed > 0)

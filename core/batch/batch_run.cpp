@@ -366,8 +366,37 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     XCORR_RETURN_IF_ERROR(dic::write_dic_csv(job.out, result, ctx));
     report.written.push_back(job.out);
   }
-  fs::remove_all(partial, ec);  // everything is in the CSV now
   return report;
+}
+
+Result<std::vector<JobReport>> run_batch(const dic::Batch& b, const RegistrarFactory& make_registrar,
+                                         const BatchHooks& hooks) {
+  XCORR_RETURN_IF_ERROR(validate_batch(b));
+  auto labelled = [&b](std::size_t k, const Status& s) {
+    return Status{s.code(), dic::job_label(b, k) + ": " + s.message()};
+  };
+  std::vector<Index> frames;
+  for (std::size_t k = 0; k < b.jobs.size(); ++k) {
+    auto n = count_frames(b.jobs[k]);
+    if (!n.is_ok()) return labelled(k, n.status());
+    frames.push_back(n.value());
+  }
+  if (hooks.started) hooks.started(frames);
+  std::vector<JobReport> reports;
+  for (std::size_t k = 0; k < b.jobs.size(); ++k) {
+    if (hooks.job_started) hooks.job_started(k);
+    FrameProgress progress;
+    if (hooks.frame) progress = [&hooks, k](Index done, Index total) { return hooks.frame(k, done, total); };
+    auto report = run_job(b.jobs[k], make_registrar, progress);
+    if (!report.is_ok()) return labelled(k, report.status());
+    if (hooks.job_done) hooks.job_done(k, report.value());
+    reports.push_back(std::move(report).value());
+  }
+  for (const dic::DicJob& job : b.jobs) {  // everything is in the CSV files now
+    std::error_code ec;
+    fs::remove_all(partial_folder(job), ec);
+  }
+  return reports;
 }
 
 }  // namespace xcorr::batch

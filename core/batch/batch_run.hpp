@@ -7,7 +7,9 @@
 // restores the last committed state and skips the committed frames: the final CSV equals an
 // uninterrupted run's. A frame that cannot be read or registered (missing, truncated, NaN
 // pixels) is recorded in <out>.partial/failed_NNNNNN.txt with the reason and skipped; the others
-// are kept. When every frame is done the CSV is written (atomically) and the folder removed.
+// are kept. When every frame is done the CSV is written (atomically). run_batch keeps every
+// job's folder until the whole batch is done, so a batch stopped in its seventh job by a crash
+// or Cancel recomputes nothing of the first six when run again; then it removes them.
 // Delete <out>.partial to start a job over.
 #pragma once
 
@@ -35,8 +37,24 @@ Status validate_batch(const dic::Batch& b);
 // frame; false cancels (ErrorCode::cancelled; committed frames stay for the next run).
 using FrameProgress = std::function<bool(Index done, Index total)>;
 
+// One job, resumably; its <out>.partial folder is kept (run_batch removes it).
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
                           const FrameProgress& progress = {});
+
+// Hooks of a batch run (each optional), called on the running thread.
+struct BatchHooks {
+  std::function<void(const std::vector<Index>& frames)> started;  // frames of every job
+  std::function<void(std::size_t job)> job_started;
+  std::function<bool(std::size_t job, Index done, Index total)> frame;  // false cancels
+  std::function<void(std::size_t job, const JobReport& report)> job_done;
+};
+
+// Validates the batch, then runs its jobs in order (`xcorr run` and the desktop app's batch
+// dialog both run batches through this). Stops at the first job that cannot run (the message
+// names it) or on cancel, keeping every committed frame; when all jobs are done, their .partial
+// folders are removed.
+Result<std::vector<JobReport>> run_batch(const dic::Batch& b, const RegistrarFactory& make_registrar,
+                                         const BatchHooks& hooks = {});
 
 // The number of deformed frames the job registers (waits until its stacks are indexed); for
 // progress over a whole batch.

@@ -27,4 +27,9 @@ Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const Fra
   return no_images();
 }
 
+Result<std::vector<JobReport>> run_batch(const dic::Batch&, const RegistrarFactory&,
+                                         const BatchHooks&) {
+  return no_images();
+}
+
 }  // namespace xcorr::batch

@@ -69,11 +69,12 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
   EXPECT_FALSE(fs::exists(parts.out));
   EXPECT_TRUE(fs::exists(fs::path(partial_folder(parts)) / "frame_000002.bin"));
-  auto resumed = run_job(parts, cpu_factory());
-  ASSERT_TRUE(resumed.is_ok()) << resumed.status().message();
-  EXPECT_EQ(resumed.value().resumed, 2);
-  EXPECT_EQ(resumed.value().computed, 3);
-  EXPECT_FALSE(fs::exists(partial_folder(parts)));
+  auto again = run_batch(dic::Batch{{parts}}, cpu_factory());
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  const JobReport& resumed = again.value().at(0);
+  EXPECT_EQ(resumed.resumed, 2);
+  EXPECT_EQ(resumed.computed, 3);
+  EXPECT_FALSE(fs::exists(partial_folder(parts))) << "removed when the batch is done";
   // Same bytes apart from the output name, which the CSV header does not carry.
   EXPECT_EQ(slurp(full.out), slurp(parts.out));
   (void)t;
@@ -90,6 +91,43 @@ TEST_F(BatchRun, IncrementalModeResumesFromTheMovedReference) {
     j->options.reference_update = 2;  // the reference moves to frame 2 before the cancel
   }
   resume_equals_uninterrupted(*this, a, b);
+}
+
+// A batch stopped in its second job recomputes nothing of the first when run again: every job's
+// commits are kept until the whole batch is done.
+TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
+  const dic::Batch b{{job("first.csv"), job("second.csv")}};
+  std::vector<Index> totals;
+  std::vector<std::size_t> started, done;
+  BatchHooks stop;
+  stop.started = [&](const std::vector<Index>& frames) { totals = frames; };
+  stop.job_started = [&](std::size_t k) { started.push_back(k); };
+  stop.frame = [](std::size_t k, Index n, Index) { return k == 0 || n < 2; };
+  stop.job_done = [&](std::size_t k, const JobReport&) { done.push_back(k); };
+  auto stopped = run_batch(b, cpu_factory(), stop);
+  ASSERT_FALSE(stopped.is_ok());
+  EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
+  EXPECT_NE(stopped.status().message().find("job 2"), std::string::npos) << stopped.status().message();
+  EXPECT_EQ(totals, (std::vector<Index>{5, 5}));
+  EXPECT_EQ(started, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(done, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(fs::exists(b.jobs[0].out));
+  EXPECT_TRUE(fs::exists(partial_folder(b.jobs[0]))) << "kept until the batch is done";
+  const std::string first = slurp(b.jobs[0].out);
+
+  auto again = run_batch(b, cpu_factory());
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_EQ(again.value()[0].computed, 0);
+  EXPECT_EQ(again.value()[0].resumed, 5);
+  EXPECT_EQ(again.value()[1].computed, 3);
+  EXPECT_EQ(again.value()[1].resumed, 2);
+  EXPECT_EQ(slurp(b.jobs[0].out), first);
+  EXPECT_FALSE(fs::exists(partial_folder(b.jobs[0])));
+  EXPECT_FALSE(fs::exists(partial_folder(b.jobs[1])));
+  // The same bytes as a batch that ran through.
+  const dic::Batch through{{job("through.csv")}};
+  ASSERT_TRUE(run_batch(through, cpu_factory()).is_ok());
+  EXPECT_EQ(slurp(b.jobs[1].out), slurp(through.jobs[0].out));
 }
 
 // A commit removed from the middle: that frame cannot be redone from its state, so it is listed
