@@ -1,6 +1,8 @@
 // xcorr-studio: the desktop app. Options for scripted use (tests, screenshots):
 //   xcorr-studio [STACK] [--sample] [--run] [--screenshot FILE.png]
-// --run starts DIC once the stack is open; --screenshot saves the window after the run and quits.
+//   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
+// --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
+// window (the batch dialog) after the run and quits.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -8,6 +10,7 @@
 #include <cstdio>
 
 #include "core/version.hpp"
+#include "ui/batch_dialog.hpp"
 #include "ui/main_window.hpp"
 #include "ui/profile_panel.hpp"
 
@@ -30,6 +33,10 @@ int main(int argc, char** argv) {
   args.addOption({"profile-plot",
                   "With --profile: the plot tab to show (Time, Occupancy or Bank conflicts)",
                   "TAB"});
+  args.addOption({"batch",
+                  "Open the batch dialog with this queue (a batch file, docs/batch.md); with --run, "
+                  "run it",
+                  "JSON"});
   args.process(app);
 
   xcorr::ui::MainWindow w;
@@ -65,6 +72,33 @@ int main(int argc, char** argv) {
         std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
         QApplication::exit(saved ? 0 : 1);
       });
+    }
+    return QApplication::exec();
+  }
+  if (args.isSet("batch")) {
+    xcorr::ui::BatchDialog* d = w.batch_dialog();
+    const xcorr::Status loaded = d->load_queue(args.value("batch"));
+    if (!loaded.is_ok()) {
+      std::fprintf(stderr, "xcorr-studio: %s\n", loaded.message().c_str());
+      return 2;
+    }
+    d->show();
+    auto save_and_quit = [&, d](bool ok) {
+      if (shot.isEmpty()) return;
+      QTimer::singleShot(300, &app, [&, d, ok] {
+        const bool saved = d->grab().save(shot);
+        std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
+        QApplication::exit(ok && saved ? 0 : 1);
+      });
+    };
+    if (args.isSet("run")) {
+      QObject::connect(d, &xcorr::ui::BatchDialog::batch_finished, &app,
+                       [save_and_quit](const xcorr::Status& s) { save_and_quit(s.is_ok()); });
+      QTimer::singleShot(0, d, [d, save_and_quit] {
+        if (!d->start()) save_and_quit(false);
+      });
+    } else {
+      save_and_quit(true);
     }
     return QApplication::exec();
   }

@@ -39,6 +39,7 @@
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
+#include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/profile_panel.hpp"
 
@@ -207,11 +208,7 @@ void MainWindow::rebuild_recent_menu() {
   recent_menu_->setEnabled(!recent.isEmpty());
 }
 
-Status MainWindow::save_project(const QString& path) const {
-  if (stack_path_.isEmpty()) {
-    return {ErrorCode::invalid_argument,
-            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
-  }
+dic::DicJob MainWindow::project() const {
   dic::DicJob job;
   job.reference = stack_path_.toStdString();
   job.roi = roi_;
@@ -219,11 +216,25 @@ Status MainWindow::save_project(const QString& path) const {
   for (const TemplateRect& r : templates_)
     job.templates.push_back(std::to_string(r.x) + "," + std::to_string(r.y) + "," +
                             std::to_string(r.width) + "," + std::to_string(r.height));
+  return job;
+}
+
+Status MainWindow::save_project(const QString& path) const {
+  if (stack_path_.isEmpty()) {
+    return {ErrorCode::invalid_argument,
+            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
+  }
+  dic::DicJob job = project();
   const std::filesystem::path p = path.toStdString();
   job.out = (p.parent_path() / (p.stem().string() + ".csv")).string();
   XCORR_RETURN_IF_ERROR(job.check());
   const std::string text = dic::to_json(job);
   return io::write_text_atomically(p, text);
+}
+
+BatchDialog* MainWindow::batch_dialog() {
+  if (batch_ == nullptr) batch_ = new BatchDialog([this] { return project(); }, this);
+  return batch_;
 }
 
 Status MainWindow::open_project(const QString& path) {
@@ -295,6 +306,12 @@ void MainWindow::build_menus() {
       QMessageBox::warning(this, tr("Save project"), qs(s.message()));
     else
       remember_recent(path);
+  });
+  file->addAction(tr("&Batch runs..."), QKeySequence(tr("Ctrl+B")), this, [this] {
+    BatchDialog* d = batch_dialog();
+    if (!d->running()) d->use_current_project();
+    d->show();
+    d->raise();
   });
   file->addSeparator();
   file->addAction(tr("&Export displacements (CSV)..."), this, [this] {

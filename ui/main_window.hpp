@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dic/dic.hpp"
+#include "core/dic/job.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/status.hpp"
 #include "core/tracking.hpp"
@@ -36,6 +37,7 @@ class QUndoStack;
 
 namespace xcorr::ui {
 
+class BatchDialog;
 class DicPanel;
 class ProfilePanel;
 
@@ -51,6 +53,8 @@ class MainWindow : public QMainWindow {
   // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
   // `xcorr dic --job` runs the same file headless.
   Status save_project(const QString& path) const;
+  // The project as a DIC job: the open stack (empty when none), ROI, options and templates.
+  dic::DicJob project() const;
   Status open_project(const QString& path);
   void add_roi_shape(const dic::RoiShape& s);  // undoable
   void clear_roi();                            // undoable
@@ -59,6 +63,7 @@ class MainWindow : public QMainWindow {
   ImageView* view() const { return view_; }
   ProfilePanel* profile_panel() const { return profile_; }
   void show_profile_panel();  // raises the Profiling dock
+  BatchDialog* batch_dialog();  // File > Batch runs (made on first use; new jobs get the project)
   QUndoStack* undo_stack() const { return undo_; }
 
   bool start_dic();   // false (and a message in the status bar) when it cannot start
@@ -146,6 +151,7 @@ class MainWindow : public QMainWindow {
   QCPColorScale* scale_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   ProfilePanel* profile_ = nullptr;
+  BatchDialog* batch_ = nullptr;
   class QDockWidget* profile_dock_ = nullptr;
   QDoubleSpinBox *black_, *white_;
   int current_ = 0;
