@@ -38,8 +38,10 @@ class ProgressBar {
     bar.resize(width, '-');
     const std::string eta =
         rate > 0 ? clock_text(static_cast<double>(total - done) / rate) : std::string("?");
-    std::fprintf(stderr, "\r%s frame %ld/%ld [%s] %.2f frames/s ETA %s   ", label_.c_str(),
-                 static_cast<long>(done), static_cast<long>(total), bar.c_str(), rate,
+    char speed[32] = "? frames/s";  // no rate before the second frame of this run
+    if (rate > 0) std::snprintf(speed, sizeof speed, "%.2f frames/s", rate);
+    std::fprintf(stderr, "\r%s frame %ld/%ld [%s] %s ETA %s   ", label_.c_str(),
+                 static_cast<long>(done), static_cast<long>(total), bar.c_str(), speed,
                  eta.c_str());
   }
   void finish() {
