@@ -1,14 +1,10 @@
-#include "gpu/counters.hpp"
-
 #include <cuda.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_target.h>
 
 #include <mutex>
 
+#include "gpu/counters.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/cupti_api.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/gpu_correlator.cuh"
 
@@ -18,21 +14,27 @@ namespace {
 constexpr std::size_t kMetrics = std::size(kCounterMetrics);
 constexpr std::size_t kMaxRanges = 64;
 
+// CUPTI, once read_counters has loaded it.
+const CuptiApi& cupti() {
+  return *cupti_api().value();
+}
+
 // A CUPTI failure as text (the caller puts it in CounterReadout::unavailable).
 std::string cupti_text(CUptiResult r, const char* call) {
   const char* s = nullptr;
-  cuptiGetResultString(r, &s);
+  cupti().cuptiGetResultString(r, &s);
   std::string msg = std::string(call) + ": " + (s != nullptr ? s : "unknown CUPTI error");
   if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
-    msg += " (reading GPU counters needs permission: run as root or set the driver option "
-           "NVreg_RestrictProfilingToAdminUsers=0)";
+    msg +=
+        " (reading GPU counters needs permission: run as root or set the driver option "
+        "NVreg_RestrictProfilingToAdminUsers=0)";
   }
   return msg;
 }
 
-#define CUPTI_OR_SAY(call)                          \
-  do {                                              \
-    const CUptiResult r_ = (call);                  \
+#define CUPTI_OR_SAY(call)                                 \
+  do {                                                     \
+    const CUptiResult r_ = (call);                         \
     if (r_ != CUPTI_SUCCESS) return cupti_text(r_, #call); \
   } while (0)
 
@@ -55,48 +57,48 @@ CUcontext current_context() {
 template <class Work>
 std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  CUPTI_OR_SAY(cuptiProfilerInitialize(&init));
+  CUPTI_OR_SAY(cupti().cuptiProfilerInitialize(&init));
   CUcontext ctx = current_context();
   if (ctx == nullptr) return "no current CUDA context";
   int device = 0;
   cudaGetDevice(&device);
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   chip.deviceIndex = static_cast<std::size_t>(device);
-  CUPTI_OR_SAY(cuptiDeviceGetChipName(&chip));
+  CUPTI_OR_SAY(cupti().cuptiDeviceGetChipName(&chip));
 
   CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = ctx;
-  CUPTI_OR_SAY(cuptiRangeProfilerEnable(&enable));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerEnable(&enable));
   CUpti_RangeProfiler_Object* object = enable.pRangeProfilerObject;
   struct Disable {
     CUpti_RangeProfiler_Object* o;
     ~Disable() {
       CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
       d.pRangeProfilerObject = o;
-      cuptiRangeProfilerDisable(&d);
+      cupti().cuptiRangeProfilerDisable(&d);
     }
   } disable{object};
 
   CUpti_Profiler_GetCounterAvailability_Params avail{
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.ctx = ctx;
-  CUPTI_OR_SAY(cuptiProfilerGetCounterAvailability(&avail));
+  CUPTI_OR_SAY(cupti().cuptiProfilerGetCounterAvailability(&avail));
   std::vector<std::uint8_t> availability(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability.data();
-  CUPTI_OR_SAY(cuptiProfilerGetCounterAvailability(&avail));
+  CUPTI_OR_SAY(cupti().cuptiProfilerGetCounterAvailability(&avail));
 
   CUpti_Profiler_Host_Initialize_Params host{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
   host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   host.pChipName = chip.pChipName;
   host.pCounterAvailabilityImage = availability.data();
-  CUPTI_OR_SAY(cuptiProfilerHostInitialize(&host));
+  CUPTI_OR_SAY(cupti().cuptiProfilerHostInitialize(&host));
   struct HostDeinit {
     CUpti_Profiler_Host_Object* o;
     ~HostDeinit() {
       CUpti_Profiler_Host_Deinitialize_Params d{
           CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
       d.pHostObject = o;
-      cuptiProfilerHostDeinitialize(&d);
+      cupti().cuptiProfilerHostDeinitialize(&d);
     }
   } host_deinit{host.pHostObject};
 
@@ -106,18 +108,18 @@ std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
   add.pHostObject = host.pHostObject;
   add.ppMetricNames = names.data();
   add.numMetrics = names.size();
-  CUPTI_OR_SAY(cuptiProfilerHostConfigAddMetrics(&add));
+  CUPTI_OR_SAY(cupti().cuptiProfilerHostConfigAddMetrics(&add));
   CUpti_Profiler_Host_GetConfigImageSize_Params config_size{
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   config_size.pHostObject = host.pHostObject;
-  CUPTI_OR_SAY(cuptiProfilerHostGetConfigImageSize(&config_size));
+  CUPTI_OR_SAY(cupti().cuptiProfilerHostGetConfigImageSize(&config_size));
   std::vector<std::uint8_t> config(config_size.configImageSize);
   CUpti_Profiler_Host_GetConfigImage_Params get_config{
       CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
   get_config.pHostObject = host.pHostObject;
   get_config.configImageSize = config.size();
   get_config.pConfigImage = config.data();
-  CUPTI_OR_SAY(cuptiProfilerHostGetConfigImage(&get_config));
+  CUPTI_OR_SAY(cupti().cuptiProfilerHostGetConfigImage(&get_config));
 
   CUpti_RangeProfiler_GetCounterDataSize_Params data_size{
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -126,14 +128,14 @@ std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
   data_size.numMetrics = names.size();
   data_size.maxNumOfRanges = kMaxRanges;
   data_size.maxNumRangeTreeNodes = kMaxRanges;
-  CUPTI_OR_SAY(cuptiRangeProfilerGetCounterDataSize(&data_size));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerGetCounterDataSize(&data_size));
   std::vector<std::uint8_t> data(data_size.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params data_init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   data_init.pRangeProfilerObject = object;
   data_init.counterDataSize = data.size();
   data_init.pCounterData = data.data();
-  CUPTI_OR_SAY(cuptiRangeProfilerCounterDataImageInitialize(&data_init));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerCounterDataImageInitialize(&data_init));
 
   CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   set.pRangeProfilerObject = object;
@@ -148,25 +150,25 @@ std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
   set.minNestingLevel = 1;
   set.passIndex = 0;
   set.targetNestingLevel = 1;
-  CUPTI_OR_SAY(cuptiRangeProfilerSetConfig(&set));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerSetConfig(&set));
 
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = object;
-  CUPTI_OR_SAY(cuptiRangeProfilerStart(&start));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerStart(&start));
   const std::string work_error = work();
   CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = object;
-  CUPTI_OR_SAY(cuptiRangeProfilerStop(&stop));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerStop(&stop));
   if (!work_error.empty()) return work_error;
   CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode.pRangeProfilerObject = object;
-  CUPTI_OR_SAY(cuptiRangeProfilerDecodeData(&decode));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerDecodeData(&decode));
 
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
-  CUPTI_OR_SAY(cuptiRangeProfilerGetCounterDataInfo(&info));
+  CUPTI_OR_SAY(cupti().cuptiRangeProfilerGetCounterDataInfo(&info));
   for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
     CUpti_RangeProfiler_CounterData_GetRangeInfo_Params range{
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
@@ -174,7 +176,7 @@ std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
     range.counterDataImageSize = data.size();
     range.rangeIndex = r;
     range.rangeDelimiter = "/";
-    CUPTI_OR_SAY(cuptiRangeProfilerCounterDataGetRangeInfo(&range));
+    CUPTI_OR_SAY(cupti().cuptiRangeProfilerCounterDataGetRangeInfo(&range));
     double v[kMetrics] = {};
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{
         CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
@@ -185,7 +187,7 @@ std::string profile_ranges(const Work& work, std::vector<KernelCounters>& out) {
     eval.ppMetricNames = names.data();
     eval.numMetrics = names.size();
     eval.pMetricValues = v;
-    CUPTI_OR_SAY(cuptiProfilerHostEvaluateToGpuValues(&eval));
+    CUPTI_OR_SAY(cupti().cuptiProfilerHostEvaluateToGpuValues(&eval));
     KernelCounters k;
     k.range = range.rangeName != nullptr ? range.rangeName : std::to_string(r);
     k.achieved_occupancy = v[0] / 100.0;
@@ -236,6 +238,10 @@ CounterReadout read_counters(const Correlator& c, const CorrelationProblem& p) {
   const Status s = stage();
   if (!s.is_ok()) {
     out.unavailable = "counters not read: " + s.message();
+    return out;
+  }
+  if (auto api = cupti_api(); !api.is_ok()) {
+    out.unavailable = "counters unavailable: " + api.status().message();
     return out;
   }
   static std::mutex one_session;  // CUPTI allows one range-profiler session per context

@@ -21,6 +21,7 @@
 
 #include "core/fft_size.hpp"
 #include "core/zncc_rule.hpp"
+#include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/matrix_stats.cuh"
@@ -178,25 +179,31 @@ dim3 grid_2d(int cols, int rows, long long count) {
               static_cast<unsigned>(std::min<long long>(count, kMaxGridZ)));
 }
 
+// cuFFT, once PlanCache::get has loaded it (every cuFFT call follows a plan).
+const CufftApi& cufft() {
+  return *cufft_api().value();
+}
+
 // Process-wide cache of cuFFT plans keyed by (P, Q, batch, type); used by one engine thread.
 class PlanCache {
  public:
   ~PlanCache() {
-    for (auto& [k, plan] : plans_) cufftDestroy(plan.handle);
+    for (auto& [k, plan] : plans_) cufft().cufftDestroy(plan.handle);
   }
   // The plan for (P, Q, batch, type), bound to `stream` (rebound only when the stream changes).
   Result<cufftHandle> get(Geometry g, int batch, cufftType type, cudaStream_t stream) {
+    if (auto api = cufft_api(); !api.is_ok()) return api.status();
     std::lock_guard lock(mutex_);
     const auto key = std::make_tuple(g.P, g.Q, batch, static_cast<int>(type));
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       cufftHandle h{};
       int n[2] = {g.P, g.Q};
-      XCORR_CUFFT_TRY(cufftPlanMany(&h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
-      XCORR_CUFFT_TRY(cufftSetStream(h, stream));
+      XCORR_CUFFT_TRY(cufft().cufftPlanMany(&h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
+      XCORR_CUFFT_TRY(cufft().cufftSetStream(h, stream));
       it = plans_.emplace(key, Plan{h, stream}).first;
     } else if (it->second.stream != stream) {
-      XCORR_CUFFT_TRY(cufftSetStream(it->second.handle, stream));
+      XCORR_CUFFT_TRY(cufft().cufftSetStream(it->second.handle, stream));
       it->second.stream = stream;
     }
     return it->second.handle;
@@ -344,8 +351,8 @@ class FftCorrelator final : public GpuCorrelator {
     XCORR_LAUNCH_TRY("pad_kernel");
     auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
-    XCORR_CUFFT_TRY(cufftExecR2C(forward.value(), padded_.get(),
-                                 reinterpret_cast<cufftComplex*>(spectra_.get())));
+    XCORR_CUFFT_TRY(cufft().cufftExecR2C(forward.value(), padded_.get(),
+                                         reinterpret_cast<cufftComplex*>(spectra_.get())));
     const int rs = p.request.mode == Mode::full ? p.left_rows - 1 : 0;
     const int cs = p.request.mode == Mode::full ? p.left_cols - 1 : 0;
     const float scale = 1.0f / static_cast<float>(g.real_size());
@@ -358,8 +365,8 @@ class FftCorrelator final : public GpuCorrelator {
       XCORR_LAUNCH_TRY("multiply_kernel");
       auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
-      XCORR_CUFFT_TRY(cufftExecC2R(inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()),
-                                   corr_.get()));
+      XCORR_CUFFT_TRY(cufft().cufftExecC2R(
+          inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()), corr_.get()));
       const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
       crop_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
           corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);

@@ -1,3 +1,4 @@
+#include "gpu/cufft_api.cuh"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/variants.cuh"
@@ -14,7 +15,7 @@ double transfer_seconds(const CorrelationProblem& p) {
 void register_gpu_variants(Registry& r) {
   if (!list_devices().is_ok()) return;
   r.add(make_basic_correlator());
-  r.add(make_fft_correlator());
+  if (cufft_api().is_ok()) r.add(make_fft_correlator());  // not where cuFFT is not installed
   r.add(make_tiled_correlator_4x1());
   r.add(make_tiled_correlator_8x1());
   r.add(make_warp_per_shift_correlator());

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the .deb and .tar.gz (CPack, installer/) from a configured build folder, unpacks the .deb
 # into a scratch root and runs the installed programs from there: `xcorr --version` and
-# `xcorr run` on the installed sample batch. Usage: scripts/package.sh [build folder]
+# `xcorr run` on the installed sample batch, and checks that they link no CUDA library (they
+# start without the CUDA toolkit). Usage: scripts/package.sh [build folder]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
@@ -17,6 +18,13 @@ for f in usr/bin/xcorr usr/bin/xcorr-studio usr/share/applications/xcorr-studio.
          usr/share/metainfo/io.github.xcorr_studio.metainfo.xml \
          usr/share/xcorr-studio/sample/sample-batch.json; do
   [ -e "$root/$f" ] || { echo "package lacks $f"; exit 1; }
+done
+# The programs must start where the CUDA toolkit is not installed: cuFFT and CUPTI are opened at
+# run time (gpu/nvidia_library.hpp), never linked.
+for exe in xcorr xcorr-studio; do
+  if readelf -d "$root/usr/bin/$exe" | grep -E 'NEEDED.*(libcufft|libcupti|libcudart|libcuda\.)'; then
+    echo "installed $exe links a CUDA library: it would not start without the CUDA toolkit"; exit 1
+  fi
 done
 "$root/usr/bin/xcorr" --version
 "$root/usr/bin/xcorr" run "$root/usr/share/xcorr-studio/sample/sample-batch.json"
