@@ -81,11 +81,13 @@ Status run_batch_file(const std::string& file, bool quiet) {
     const batch::JobReport& r = reports.value()[k];
     failed += r.failed.size();
     const auto lines = batch::summary_lines(dic::job_label(b, k), r);
-    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i) std::printf("%s\n", lines[i].c_str());
+    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i)
+      std::printf("%s\n", lines[i].c_str());
   }
   if (failed > 0)
-    return Status{ErrorCode::invalid_argument,
-                  std::to_string(failed) + " frame(s) failed (listed above); the others are written"};
+    return Status{
+        ErrorCode::invalid_argument,
+        std::to_string(failed) + " frame(s) failed (listed above); the others are written"};
   return Status::ok();
 }
 

@@ -33,10 +33,11 @@ int main(int argc, char** argv) {
   args.addOption({"profile-plot",
                   "With --profile: the plot tab to show (Time, Occupancy or Bank conflicts)",
                   "TAB"});
-  args.addOption({"batch",
-                  "Open the batch dialog with this queue (a batch file, docs/batch.md); with --run, "
-                  "run it",
-                  "JSON"});
+  args.addOption(
+      {"batch",
+       "Open the batch dialog with this queue (a batch file, docs/batch.md); with --run, "
+       "run it",
+       "JSON"});
   args.process(app);
 
   xcorr::ui::MainWindow w;

@@ -108,7 +108,8 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   output_form->addRow(QString(), per_frame_);
   layout->addWidget(output_box);
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Output folder"), folder_->text());
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Output folder"), folder_->text());
     if (!dir.isEmpty()) folder_->setText(dir);
   });
 
@@ -144,8 +145,8 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
     if (!s.is_ok()) QMessageBox::warning(this, title, qs(s.message()));
   };
   connect(add_stacks_button, &QPushButton::clicked, this, [this, warn_on_error] {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Stacks (multi-page TIFF)"), {}, tr("TIFF stacks (*.tif *.tiff)"));
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Stacks (multi-page TIFF)"),
+                                                            {}, tr("TIFF stacks (*.tif *.tiff)"));
     if (!files.isEmpty()) warn_on_error(tr("Add stacks"), add_stacks(files));
   });
   connect(add_folder, &QPushButton::clicked, this, [this, warn_on_error] {
@@ -193,8 +194,9 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   summary_->setReadOnly(true);
   summary_->setMaximumBlockCount(2000);
   summary_->setMinimumHeight(90);
-  summary_->setPlaceholderText(tr("The summary of each job appears here: frames computed, "
-                                  "resumed and failed, and the files written."));
+  summary_->setPlaceholderText(
+      tr("The summary of each job appears here: frames computed, "
+         "resumed and failed, and the files written."));
   run_form->addRow(tr("Summary"), summary_);
   layout->addWidget(run_box);
   layout->setStretchFactor(queue_box, 3);
@@ -222,9 +224,8 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   });
   connect(runner_, &JobRunner::finished, this, [this](const Status& s) { on_finished(s); });
 
-  edit_widgets_ = {settings_box, output_box,        add_stacks_button, add_folder,
-                   add_files,    add_current,       remove,            load_queue_button,
-                   run_};
+  edit_widgets_ = {settings_box, output_box, add_stacks_button, add_folder, add_files,
+                   add_current,  remove,     load_queue_button, run_};
   if (current_project_) use_current_project();
   refresh_settings();
   say(tr("Queue stacks, then Run. A cancelled run continues where it stopped when run again."));
@@ -365,7 +366,8 @@ void BatchDialog::refresh_queue() {
     if (!j.frames.empty()) stack += " + " + std::to_string(j.frames.size()) + " frame file(s)";
     std::string stack_tip = j.reference;
     for (const std::string& f : j.frames) stack_tip += "\n" + f;
-    const std::string out = fs::path(j.out).filename().string() + (j.per_frame ? " (per frame)" : "");
+    const std::string out =
+        fs::path(j.out).filename().string() + (j.per_frame ? " (per frame)" : "");
     QString cells[kColumns], tips[kColumns];
     cells[kName] = tips[kName] = qs(dic::job_label(queue_, k));
     cells[kStatus] = tips[kStatus] = job_status_[k];
@@ -465,11 +467,10 @@ bool BatchDialog::start() {
     hooks.job_done = [&](std::size_t k, const batch::JobReport& report) {
       reports->push_back(report);
       post([this, row = static_cast<int>(k), report, label = dic::job_label(*queue, k)] {
-        set_job_status(row, report.failed.empty()
-                                ? tr("done: %1 computed, %2 resumed")
-                                      .arg(report.computed)
-                                      .arg(report.resumed)
-                                : tr("done with %1 failed frame(s)").arg(report.failed.size()));
+        set_job_status(
+            row, report.failed.empty()
+                     ? tr("done: %1 computed, %2 resumed").arg(report.computed).arg(report.resumed)
+                     : tr("done with %1 failed frame(s)").arg(report.failed.size()));
         for (const std::string& line : batch::summary_lines(label, report))
           summary_->appendPlainText(qs(line));
       });

@@ -53,7 +53,7 @@ class BatchDialog : public QDialog {
   // Each path (a multi-page TIFF or a folder of images) is one job: its first image is the
   // reference, the others the frames.
   Status add_stacks(const QStringList& paths);
-  Status add_current_stack();                          // the stack open in the main window
+  Status add_current_stack();                           // the stack open in the main window
   Status add_files_as_stack(const QStringList& files);  // one job: the first file is the reference
   void remove_job(int index);
   const dic::Batch& queue() const { return queue_; }

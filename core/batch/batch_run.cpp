@@ -23,7 +23,7 @@ struct Sources {
   std::vector<std::unique_ptr<io::LazyStack>> stacks;
   io::LazyStack* reference = nullptr;
   std::vector<std::pair<io::LazyStack*, Index>> frames;
-  std::vector<std::string> names;  // of the frames
+  std::vector<std::string> names;        // of the frames
   std::vector<FrameFailure> unreadable;  // damaged pages found while indexing
 };
 
@@ -197,8 +197,7 @@ Status validate_job(const dic::DicJob& job) {
     if (!st.is_ok()) return st.status();
     if (st.value()->shape() != shape) {
       return {ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +
-                                            " px but the reference is " + to_string(shape) +
-                                            " px"};
+                                            " px but the reference is " + to_string(shape) + " px"};
     }
   }
   if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
@@ -211,8 +210,9 @@ Status validate_job(const dic::DicJob& job) {
     auto saved = io::read_file(partial / "job.json");
     if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
       return {ErrorCode::invalid_argument,
-              "'" + partial.string() + "' holds frames of a different job; delete it to start "
-              "over, or write elsewhere"};
+              "'" + partial.string() +
+                  "' holds frames of a different job; delete it to start "
+                  "over, or write elsewhere"};
     }
   }
   return Status::ok();
@@ -248,8 +248,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   if (!ref.is_ok()) return ref.status();
   auto registrar = make_registrar(job.options);
   if (!registrar.is_ok()) return registrar.status();
-  auto session = dic::DicSession::create(*registrar.value(), (*ref.value())[0], job.roi,
-                                         job.options);
+  auto session =
+      dic::DicSession::create(*registrar.value(), (*ref.value())[0], job.roi, job.options);
   if (!session.is_ok()) return session.status();
   dic::DicSession& s = session.value();
 
@@ -278,9 +278,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       dic::FrameResult fr;
       dic::DicState st;
       if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
-        return Status{ErrorCode::parse_error,
-                      "'" + bin.string() + "' is damaged; delete '" + partial.string() +
-                          "' to compute the job again"};
+        return Status{ErrorCode::parse_error, "'" + bin.string() + "' is damaged; delete '" +
+                                                  partial.string() + "' to compute the job again"};
       }
       done[f] = std::move(fr);
       last = std::move(st);
@@ -309,8 +308,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       if (!img.is_ok()) return img.status();
       ref_frame = img.value();
     }
-    XCORR_RETURN_IF_ERROR(
-        s.restore(last, ref_frame ? (*ref_frame)[0] : MatrixView<const float>{}));
+    XCORR_RETURN_IF_ERROR(s.restore(last, ref_frame ? (*ref_frame)[0] : MatrixView<const float>{}));
   }
 
   auto fail_frame = [&](Index f, const std::string& reason) -> Status {
@@ -342,8 +340,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       }
     }
     if (progress && !progress(f, report.frames))
-      return Status{ErrorCode::cancelled, "cancelled after frame " + std::to_string(f) +
-                                              "; run again to resume"};
+      return Status{ErrorCode::cancelled,
+                    "cancelled after frame " + std::to_string(f) + "; run again to resume"};
   }
 
   dic::DicResult result;
@@ -356,8 +354,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   report.guess_variant = result.guess_variant;
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
-  const dic::CsvContext ctx{src.reference->source(0), src.names,        job.options,
-                            job.roi,                  result.guess_variant, result.device};
+  const dic::CsvContext ctx{src.reference->source(0), src.names,    job.options, job.roi,
+                            result.guess_variant,     result.device};
   if (job.per_frame) {
     auto files = dic::write_dic_csv_per_frame(job.out, result, ctx);
     if (!files.is_ok()) return files.status();
@@ -369,7 +367,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   return report;
 }
 
-Result<std::vector<JobReport>> run_batch(const dic::Batch& b, const RegistrarFactory& make_registrar,
+Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
+                                         const RegistrarFactory& make_registrar,
                                          const BatchHooks& hooks) {
   XCORR_RETURN_IF_ERROR(validate_batch(b));
   auto labelled = [&b](std::size_t k, const Status& s) {
@@ -386,7 +385,8 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b, const RegistrarFac
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     if (hooks.job_started) hooks.job_started(k);
     FrameProgress progress;
-    if (hooks.frame) progress = [&hooks, k](Index done, Index total) { return hooks.frame(k, done, total); };
+    if (hooks.frame)
+      progress = [&hooks, k](Index done, Index total) { return hooks.frame(k, done, total); };
     auto report = run_job(b.jobs[k], make_registrar, progress);
     if (!report.is_ok()) return labelled(k, report.status());
     if (hooks.job_done) hooks.job_done(k, report.value());

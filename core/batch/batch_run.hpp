@@ -53,7 +53,8 @@ struct BatchHooks {
 // dialog both run batches through this). Stops at the first job that cannot run (the message
 // names it) or on cancel, keeping every committed frame; when all jobs are done, their .partial
 // folders are removed.
-Result<std::vector<JobReport>> run_batch(const dic::Batch& b, const RegistrarFactory& make_registrar,
+Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
+                                         const RegistrarFactory& make_registrar,
                                          const BatchHooks& hooks = {});
 
 // The number of deformed frames the job registers (waits until its stacks are indexed); for

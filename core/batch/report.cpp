@@ -5,11 +5,10 @@ namespace xcorr::batch {
 std::vector<std::string> summary_lines(const std::string& label, const JobReport& r) {
   const std::string written =
       r.written.size() == 1 ? r.written[0] : std::to_string(r.written.size()) + " files";
-  std::vector<std::string> lines{label + ": " + std::to_string(r.frames) + " frames (" +
-                                 std::to_string(r.computed) + " computed, " +
-                                 std::to_string(r.resumed) + " resumed, " +
-                                 std::to_string(r.failed.size()) + " failed) on " + r.device +
-                                 ", guess " + r.guess_variant + " -> " + written};
+  std::vector<std::string> lines{
+      label + ": " + std::to_string(r.frames) + " frames (" + std::to_string(r.computed) +
+      " computed, " + std::to_string(r.resumed) + " resumed, " + std::to_string(r.failed.size()) +
+      " failed) on " + r.device + ", guess " + r.guess_variant + " -> " + written};
   for (const FrameFailure& f : r.failed) {
     lines.push_back("  FAILED frame " + std::to_string(f.frame) + " (" + f.source +
                     "): " + f.reason);

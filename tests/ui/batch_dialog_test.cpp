@@ -67,8 +67,8 @@ class Batch : public testing::TempDirTest {
     std::vector<fs::path> files;
     for (Index k = 0; k < stack.value().frames.count(); ++k) {
       const auto all = stack.value().frames.view();
-      const StackView<const float> one{all[k].data, all.rows, all.cols, 1, all.row_stride,
-                                       all.matrix_stride};
+      const StackView<const float> one{all[k].data, all.rows,       all.cols,
+                                       1,           all.row_stride, all.matrix_stride};
       files.push_back(dir / ("f" + std::to_string(k) + ".tif"));
       EXPECT_TRUE(io::write_image_stack(files.back(), one, io::PixelType::u16).is_ok());
     }
@@ -214,7 +214,8 @@ TEST_F(Batch, BadInputIsRefusedWithTheProblemNamed) {
   EXPECT_FALSE(fs::exists(path("empty.json")));
 
   // A queue file with an unknown key, and a queued image removed before Run.
-  std::ofstream(path("bad.json")) << R"({"jobs": [{"reference": "a.tif", "out": "a.csv", "sbuset": 3}]})";
+  std::ofstream(path("bad.json"))
+      << R"({"jobs": [{"reference": "a.tif", "out": "a.csv", "sbuset": 3}]})";
   expect_error(d.load_queue(q(path("bad.json"))), "sbuset");
   const fs::path copy = dir_ / "copy.tif";
   fs::copy_file(kSample, copy);

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/registry.hpp"
 #include "core/io/image_io.hpp"
+#include "core/registry.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace xcorr::batch {
@@ -107,7 +107,8 @@ TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
   auto stopped = run_batch(b, cpu_factory(), stop);
   ASSERT_FALSE(stopped.is_ok());
   EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
-  EXPECT_NE(stopped.status().message().find("job 2"), std::string::npos) << stopped.status().message();
+  EXPECT_NE(stopped.status().message().find("job 2"), std::string::npos)
+      << stopped.status().message();
   EXPECT_EQ(totals, (std::vector<Index>{5, 5}));
   EXPECT_EQ(started, (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(done, (std::vector<std::size_t>{0}));
@@ -156,11 +157,11 @@ TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   fs::create_directories(frames);
   for (Index k = 1; k < stack.value().frames.count(); ++k) {
     const auto all = stack.value().frames.view();
-    const StackView<const float> one{all[k].data, all.rows, all.cols, 1, all.row_stride,
-                                     all.matrix_stride};
-    ASSERT_TRUE(io::write_image_stack(frames / ("f" + std::to_string(k) + ".tif"), one,
-                                      io::PixelType::u16)
-                    .is_ok());
+    const StackView<const float> one{all[k].data, all.rows,       all.cols,
+                                     1,           all.row_stride, all.matrix_stride};
+    ASSERT_TRUE(
+        io::write_image_stack(frames / ("f" + std::to_string(k) + ".tif"), one, io::PixelType::u16)
+            .is_ok());
   }
   fs::resize_file(frames / "f3.tif", fs::file_size(frames / "f3.tif") / 3);  // cut short
   dic::DicJob j = job("cut.csv");
