@@ -1,6 +1,7 @@
 #include "ui/batch_dialog.hpp"
 
 #include <QCheckBox>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -217,10 +218,23 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   connect(run_, &QPushButton::clicked, this, [this] { start(); });
   connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
   connect(close, &QPushButton::clicked, this, &BatchDialog::reject);
-  connect(runner_, &JobRunner::progress, this, [this](int done, int total, double eta) {
+  // The ETA counts only frames computed in this run: the first report of a resumed batch says
+  // how many were committed before, and its rate would be meaningless.
+  connect(runner_, &JobRunner::progress, this, [this](int done, int total, double) {
     overall_progress_->setRange(0, total);
     overall_progress_->setValue(done);
-    eta_label_->setText(done < total ? tr("ETA %1 s").arg(eta, 0, 'f', 0) : QString());
+    if (first_done_ < 0) {
+      first_done_ = done;
+      since_first_.start();
+    }
+    const double rate = done > first_done_ ? (done - first_done_) /
+                                                 (static_cast<double>(since_first_.elapsed()) / 1e3)
+                                           : 0;
+    eta_label_->setText(
+        done >= total ? QString()
+        : rate > 0
+            ? tr("%1 frames/s, ETA %2 s").arg(rate, 0, 'f', 1).arg((total - done) / rate, 0, 'f', 0)
+            : tr("ETA after the next frame"));
   });
   connect(runner_, &JobRunner::finished, this, [this](const Status& s) { on_finished(s); });
 
@@ -429,6 +443,7 @@ bool BatchDialog::start() {
   auto reports = std::make_shared<std::vector<batch::JobReport>>();
   reports_out_ = reports;
   reports_.clear();
+  first_done_ = -1;
   summary_->clear();
   for (int k = 0; k < static_cast<int>(queue_.jobs.size()); ++k) set_job_status(k, tr("queued"));
   // The worker posts per-job progress to this dialog; JobRunner reports the overall frames.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -90,6 +91,8 @@ class BatchDialog : public QDialog {
   std::vector<batch::JobReport> reports_;
   std::shared_ptr<std::vector<batch::JobReport>> reports_out_;  // filled by the running job
   bool close_when_done_ = false;
+  int first_done_ = -1;        // overall frames at the run's first progress report
+  QElapsedTimer since_first_;  // since that report
 
   JobRunner* runner_;
   QLabel *settings_label_, *message_, *job_label_, *eta_label_;
