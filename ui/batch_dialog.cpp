@@ -25,20 +25,22 @@
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "ui/job_runner.hpp"
+#include "ui/qt_text.hpp"
 
 namespace xcorr::ui {
 namespace fs = std::filesystem;
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
+// A stack's path as jobs hold it: absolute, normalised, no trailing separator.
+std::string stack_path(const QString& path) {
+  fs::path p = fs::absolute(path.toStdString()).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.string();
 }
 
 // A stack's name: the file name without extension, or the folder's name.
-std::string stack_name(const std::string& path) {
-  fs::path p = fs::path(path).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return fs::is_directory(p) ? p.filename().string() : p.stem().string();
+std::string stack_name(const fs::path& stack) {
+  return fs::is_directory(stack) ? stack.filename().string() : stack.stem().string();
 }
 
 // "ROI 2 shapes; subset 31, step 8, first order, reference" (for the settings line and table).
@@ -277,7 +279,8 @@ void BatchDialog::set_output(const QString& folder, const QString& naming, bool 
   per_frame_->setChecked(per_frame);
 }
 
-Status BatchDialog::add_job(dic::DicJob job, const std::string& stack) {
+Status BatchDialog::add_job(dic::DicJob job) {
+  const fs::path stack = job.reference;
   job.roi = settings_.roi;
   job.options = settings_.options;
   job.templates = settings_.templates;
@@ -292,12 +295,8 @@ Status BatchDialog::add_job(dic::DicJob job, const std::string& stack) {
   std::snprintf(number, sizeof number, "%02zu", queue_.jobs.size() + 1);
   const std::string file = replace_all(replace_all(naming, "{stack}", job.name), "{n}", number);
   const std::string folder_text = folder_->text().trimmed().toStdString();
-  fs::path folder = folder_text;
-  if (folder_text.empty()) {  // beside the stack: a file's folder, or a folder's parent
-    fs::path p = fs::path(stack).lexically_normal();
-    if (p.filename().empty()) p = p.parent_path();
-    folder = p.parent_path();
-  }
+  // Empty: beside the stack (a file's folder, or a folder's parent).
+  const fs::path folder = folder_text.empty() ? stack.parent_path() : fs::path(folder_text);
   // A name already taken in the queue gets _2, _3, ...
   const fs::path base = folder / file;
   fs::path out = base;
@@ -310,7 +309,7 @@ Status BatchDialog::add_job(dic::DicJob job, const std::string& stack) {
     out = folder / (base.stem().string() + "_" + std::to_string(k) + base.extension().string());
   job.out = out.string();
   if (Status s = batch::validate_job(job); !s.is_ok())
-    return {s.code(), "cannot queue '" + stack + "': " + s.message()};
+    return {s.code(), "cannot queue '" + stack.string() + "': " + s.message()};
   queue_.jobs.push_back(std::move(job));
   job_status_.push_back(tr("queued"));
   refresh_queue();
@@ -320,8 +319,8 @@ Status BatchDialog::add_job(dic::DicJob job, const std::string& stack) {
 Status BatchDialog::add_stacks(const QStringList& paths) {
   for (const QString& p : paths) {
     dic::DicJob job;
-    job.reference = fs::absolute(p.toStdString()).lexically_normal().string();
-    XCORR_RETURN_IF_ERROR(add_job(std::move(job), p.toStdString()));
+    job.reference = stack_path(p);
+    XCORR_RETURN_IF_ERROR(add_job(std::move(job)));
   }
   return Status::ok();
 }
@@ -341,10 +340,9 @@ Status BatchDialog::add_files_as_stack(const QStringList& files) {
             "a stack of files needs at least two: the reference and a frame"};
   }
   dic::DicJob job;
-  job.reference = fs::absolute(files[0].toStdString()).lexically_normal().string();
-  for (qsizetype k = 1; k < files.size(); ++k)
-    job.frames.push_back(fs::absolute(files[k].toStdString()).lexically_normal().string());
-  return add_job(std::move(job), files[0].toStdString());
+  job.reference = stack_path(files[0]);
+  for (qsizetype k = 1; k < files.size(); ++k) job.frames.push_back(stack_path(files[k]));
+  return add_job(std::move(job));
 }
 
 void BatchDialog::remove_job(int index) {
@@ -451,17 +449,18 @@ bool BatchDialog::start() {
     QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection);
   };
   const bool started = runner_->start([this, queue, reports, post](const JobProgress& overall) {
-    std::vector<Index> before;  // frames of the jobs before each job
+    std::vector<Index> frames, before;  // of each job, and of the jobs before it
     Index total = 0;
     batch::BatchHooks hooks;
-    hooks.started = [&](const std::vector<Index>& frames) {
-      for (Index n : frames) {
+    hooks.started = [&](const std::vector<Index>& counts) {
+      frames = counts;
+      for (Index n : counts) {
         before.push_back(total);
         total += n;
       }
     };
     hooks.job_started = [&](std::size_t k) {
-      const Index n = (k + 1 < before.size() ? before[k + 1] : total) - before[k];
+      const Index n = frames[k];
       post([this, row = static_cast<int>(k), name = qs(queue->jobs[k].name), n,
             jobs = queue->jobs.size()] {
         job_label_->setText(tr("Job %1 of %2").arg(row + 1).arg(jobs));

@@ -75,7 +75,7 @@ class BatchDialog : public QDialog {
   void batch_finished(const xcorr::Status& status);
 
  private:
-  Status add_job(dic::DicJob job, const std::string& stack);  // settings and output applied
+  Status add_job(dic::DicJob job);  // job.reference is the stack; settings and output applied
   void refresh_queue();
   void refresh_settings();
   void set_job_status(int index, const QString& text);

@@ -42,6 +42,7 @@
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/profile_panel.hpp"
+#include "ui/qt_text.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -74,10 +75,6 @@ class LambdaCommand : public QUndoCommand {
  private:
   std::function<void()> undo_, redo_;
 };
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 }  // namespace
 
