@@ -11,6 +11,7 @@
 #include "app/commands.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
+#include "core/io/peaks_csv.hpp"
 #include "core/peak.hpp"
 #include "gpu/engine.hpp"
 
@@ -19,7 +20,8 @@ namespace {
 
 struct CorrelateOptions {
   std::string form, left, right, out;
-  std::string mode = "full", norm = "none", method = "auto", subpixel = "parabolic";
+  std::string mode = "full", norm = "none", output = "surface", method = "auto",
+              subpixel = "parabolic";
   int summary_rows = 10;
   std::vector<std::string> params;  // "name=value" for --method's variant
   bool quiet = false;
@@ -35,8 +37,8 @@ std::string fixed(double v, int digits) {
 void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
                    const CorrelationOutput& r, SubpixelMethod subpixel) {
   const bool full = p.request.mode == Mode::full;
-  std::printf("%s, %s mode, normalization %s\n", to_string(p.request.form),
-              to_string(p.request.mode), to_string(p.request.norm));
+  std::printf("%s, %s mode, normalization %s, %s output\n", to_string(p.request.form),
+              to_string(p.request.mode), to_string(p.request.norm), to_string(p.request.output));
   std::printf("left   %ld x %s  (%s)\n", static_cast<long>(p.left.count),
               to_string(p.left.shape()).c_str(), o.left.c_str());
   std::printf("right  %ld x %s  (%s)\n", static_cast<long>(p.right.count),
@@ -50,7 +52,9 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
   const Index shown = std::min<Index>(r.result.count(), o.summary_rows);
   for (Index t = 0; t < shown; ++t) {
     const auto [li, ri] = p.pair(t);
-    const auto peak = find_peak(r.result[t], subpixel);
+    const auto peak = p.request.output == Output::peak
+                          ? Result<Peak>(decode_peak(r.result[t].row(0)))
+                          : find_peak(r.result[t], subpixel);
     if (!peak.is_ok()) {
       std::printf("%6ld %5ld %5ld  no peak: %s\n", static_cast<long>(t), static_cast<long>(li),
                   static_cast<long>(ri), peak.status().message().c_str());
@@ -100,14 +104,21 @@ Status run_correlate(const CorrelateOptions& o) {
   const auto mode = parse_mode(o.mode);
   const auto norm = parse_normalization(o.norm);
   const auto subpixel = parse_subpixel_method(o.subpixel);
-  XCORR_CHECK(form && mode && norm && subpixel, "CLI11 validated the enum options");
-  p.request = {*form, *mode, *norm};
+  const auto output = parse_output(o.output);
+  XCORR_CHECK(form && mode && norm && subpixel && output, "CLI11 validated the enum options");
+  p.request = {*form, *mode, *norm, *output, *subpixel};
 
   // Check the output's format before any work, so a typo costs nothing and writes nothing.
   const std::string ext = io::lowercase_extension(o.out);
+  if (*output == Output::peak && ext != ".csv")
+    return {ErrorCode::invalid_argument, "output '" + o.out + "' must end in .csv (peak CSV)"};
   if (ext != ".csv" && ext != ".tif" && ext != ".tiff") {
     return {ErrorCode::invalid_argument,
             "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};
+  }
+  if (*output == Output::peak && *mode != Mode::valid) {
+    return {ErrorCode::invalid_argument,
+            "--output peak needs --mode valid (template inside a search window)"};
   }
   auto left = io::read_matrices(o.left);
   if (!left.is_ok()) return left.status();
@@ -122,8 +133,12 @@ Status run_correlate(const CorrelateOptions& o) {
   auto result = correlate_with(*chosen.value(), p);
   if (!result.is_ok()) return result.status();
   const StackView<const float> out = result.value().result.view();
-  XCORR_RETURN_IF_ERROR(ext == ".csv" ? io::write_matrix_csv(o.out, out)
-                                      : io::write_image_stack(o.out, out, io::PixelType::f32));
+  if (*output == Output::peak) {
+    XCORR_RETURN_IF_ERROR(io::write_peaks_csv(o.out, p, out, result.value().variant));
+  } else {
+    XCORR_RETURN_IF_ERROR(ext == ".csv" ? io::write_matrix_csv(o.out, out)
+                                        : io::write_image_stack(o.out, out, io::PixelType::f32));
+  }
   if (!o.quiet) print_summary(o, p, result.value(), *subpixel);
   return Status::ok();
 }
@@ -155,11 +170,17 @@ Command add_correlate_command(CLI::App& app) {
   c->add_option("--norm", o->norm, "none or zncc (zncc needs valid mode)")
       ->check(CLI::IsMember({"none", "zncc"}))
       ->capture_default_str();
+  c->add_option("--output", o->output,
+                "surface (every shift) or peak (per pair: the maximum and its refinement by "
+                "--subpixel; valid mode; written as peak CSV)")
+      ->check(CLI::IsMember({"surface", "peak"}))
+      ->capture_default_str();
   c->add_option("--method", o->method, "auto or a variant name from `xcorr list`")
       ->capture_default_str();
   c->add_option("--param", o->params,
                 "A parameter of --method's variant, name=value (repeatable; see `xcorr list`)");
-  c->add_option("--subpixel", o->subpixel, "Peak refinement in the summary")
+  c->add_option("--subpixel", o->subpixel,
+                "Peak refinement (the summary; with --output peak, the records)")
       ->check(CLI::IsMember({"none", "parabolic", "gaussian", "quadratic2d"}))
       ->capture_default_str();
   c->add_option("--summary-rows", o->summary_rows, "Results listed in the summary")

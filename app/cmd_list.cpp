@@ -17,13 +17,13 @@ std::string join(const std::vector<T>& v) {
 }
 
 Status run_list() {
-  std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %s\n", "variant", "device", "family", "forms",
-              "modes", "norms", "summary");
+  std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %-13s %s\n", "variant", "device", "family",
+              "forms", "modes", "norms", "outputs", "summary");
   for (const auto& v : gpu::engine_registry().all()) {
     const VariantInfo& i = v->info();
-    std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %s\n", i.name.c_str(), i.device.c_str(),
+    std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %-13s %s\n", i.name.c_str(), i.device.c_str(),
                 i.family.c_str(), join(i.forms).c_str(), join(i.modes).c_str(),
-                join(i.norms).c_str(), i.summary.c_str());
+                join(i.norms).c_str(), join(i.outputs).c_str(), i.summary.c_str());
     for (const Param& prm : i.params) {
       std::printf(
           "%14s --param %s=%s (default %s): %s\n", "", prm.name.c_str(),

@@ -41,6 +41,10 @@ const char* to_string(Normalization n) {
   return n == Normalization::none ? "none" : "zncc";
 }
 
+const char* to_string(Output o) {
+  return o == Output::surface ? "surface" : "peak";
+}
+
 std::optional<Form> parse_form(std::string_view s) {
   static const Form all[] = {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m};
   return parse_enum(s, all);
@@ -54,7 +58,17 @@ std::optional<Normalization> parse_normalization(std::string_view s) {
   return parse_enum(s, all);
 }
 
+std::optional<Output> parse_output(std::string_view s) {
+  static const Output all[] = {Output::surface, Output::peak};
+  return parse_enum(s, all);
+}
+
 Shape CorrelationProblem::output_shape() const {
+  if (request.output == Output::peak) return {1, kPeakFields};
+  return surface_shape();
+}
+
+Shape CorrelationProblem::surface_shape() const {
   if (request.mode == Mode::full) return {left.rows + right.rows - 1, left.cols + right.cols - 1};
   return {right.rows - left.rows + 1, right.cols - left.cols + 1};
 }
@@ -93,7 +107,7 @@ double CorrelationProblem::direct_multiply_adds() const {
     return n * static_cast<double>(left.rows * left.cols) *
            static_cast<double>(right.rows * right.cols);
   }
-  return n * static_cast<double>(output_shape().area()) *
+  return n * static_cast<double>(surface_shape().area()) *
          static_cast<double>(left.rows * left.cols);
 }
 
@@ -136,6 +150,10 @@ Status CorrelationProblem::validate() const {
     if (request.norm == Normalization::zncc) {
       return {ErrorCode::unsupported,
               "zncc normalization needs valid mode (template inside a search window)"};
+    }
+    if (request.output == Output::peak) {
+      return {ErrorCode::unsupported,
+              "peak output needs valid mode (template inside a search window)"};
     }
   } else if (left.rows > right.rows || left.cols > right.cols) {
     return {ErrorCode::size_mismatch, "the template (left, " + to_string(left.shape()) +

@@ -16,6 +16,11 @@
 //  - one_to_many: 1 left, m rights; result i = (left, right_i).
 //  - n_to_mn:     n lefts, n*m rights; result t = (left[t mod n], right[t]).
 //  - n_to_m:      n lefts, m rights; result r*m + t = (left_r, right_t).
+// Output (what each result is):
+//  - surface: the whole correlation matrix, as above.
+//  - peak (valid mode only): the surface's maximum and its sub-pixel refinement, one record of
+//    kPeakFields floats per result (core/peak_fit.hpp), so output_shape() is 1 x kPeakFields.
+//    Variants that fuse the search never write the surface to memory.
 #pragma once
 
 #include <optional>
@@ -24,6 +29,7 @@
 #include <utility>
 
 #include "core/matrix.hpp"
+#include "core/peak_fit.hpp"
 #include "core/status.hpp"
 
 namespace xcorr {
@@ -31,18 +37,23 @@ namespace xcorr {
 enum class Form { one_to_one, one_to_many, n_to_mn, n_to_m };
 enum class Mode { full, valid };
 enum class Normalization { none, zncc };
+enum class Output { surface, peak };
 
 const char* to_string(Form f);
 const char* to_string(Mode m);
 const char* to_string(Normalization n);
+const char* to_string(Output o);
 std::optional<Form> parse_form(std::string_view s);
 std::optional<Mode> parse_mode(std::string_view s);
 std::optional<Normalization> parse_normalization(std::string_view s);
+std::optional<Output> parse_output(std::string_view s);
 
 struct CorrelationRequest {
   Form form = Form::one_to_one;
   Mode mode = Mode::full;
   Normalization norm = Normalization::none;
+  Output output = Output::surface;
+  SubpixelMethod subpixel = SubpixelMethod::none;  // peak output: the refinement
 };
 
 struct CorrelationProblem {
@@ -50,11 +61,15 @@ struct CorrelationProblem {
   StackView<const float> left;
   StackView<const float> right;
 
+  // Each result's shape: the surface, or 1 x kPeakFields for peak output.
   Shape output_shape() const;
+  // The correlation surface's shape, whatever the output.
+  Shape surface_shape() const;
   Index output_count() const;
   // Which (left index, right index) output t correlates.
   std::pair<Index, Index> pair(Index t) const;
-  // Multiply-adds of the direct definition summed over all outputs (for GFLOP/s and models).
+  // Multiply-adds of the direct definition summed over all results' surfaces (for GFLOP/s and
+  // models).
   double direct_multiply_adds() const;
 
   // Shapes, counts and option combinations; names the problem. Does not read pixel values.

@@ -20,6 +20,10 @@ Status Correlator::can_implement(const CorrelationProblem& p) const {
     return {ErrorCode::unsupported,
             v.name + " does not support normalization " + to_string(p.request.norm)};
   }
+  if (!has(v.outputs, p.request.output)) {
+    return {ErrorCode::unsupported,
+            v.name + " does not support " + to_string(p.request.output) + " output"};
+  }
   return Status::ok();
 }
 

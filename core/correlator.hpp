@@ -24,8 +24,11 @@ struct VariantInfo {
   std::vector<Form> forms;
   std::vector<Mode> modes;
   std::vector<Normalization> norms;
-  bool auto_eligible = true;  // false for the float64 oracle
+  bool auto_eligible = true;       // false for the float64 oracle
   std::vector<Param> params = {};  // tunable parameters (core/params.hpp); empty for most
+  // Surface and/or peak output (core/correlation.hpp). Most variants answer peak requests from
+  // their surfaces (core/peak_search.hpp, gpu/peak_reduce.cu); fused ones never write them.
+  std::vector<Output> outputs = {Output::surface, Output::peak};
 };
 
 class Correlator {

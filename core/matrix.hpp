@@ -35,7 +35,7 @@ struct MatrixView {
   T& operator()(Index r, Index c) const { return data[r * row_stride + c]; }
   // View of mutable data as const (a template, so that MatrixView<const T> declares no
   // conversion to itself).
-  template <class U = T, class = std::enable_if_t<!std::is_const_v<U>>>
+  template <class U = T, class = std::enable_if_t<!std::is_const_v<U> && std::is_same_v<U, T>>>
   operator MatrixView<const U>() const {  // NOLINT
     return {data, rows, cols, row_stride};
   }
@@ -56,7 +56,7 @@ struct StackView {
     XCORR_CHECK(i >= 0 && i < count, "matrix index out of range");
     return {data + i * matrix_stride, rows, cols, row_stride};
   }
-  template <class U = T, class = std::enable_if_t<!std::is_const_v<U>>>
+  template <class U = T, class = std::enable_if_t<!std::is_const_v<U> && std::is_same_v<U, T>>>
   operator StackView<const U>() const {  // NOLINT
     return {data, rows, cols, count, row_stride, matrix_stride};
   }

@@ -1,9 +1,5 @@
-// Correlation peak: the integer maximum and its sub-pixel refinement.
-//  - parabolic:   3-point parabola per axis, offset = (f- - f+) / (2 (f- - 2 f0 + f+))
-//  - gaussian:    the same on ln f (needs f > 0 at the three points; otherwise parabolic is used
-//                 for that axis and `used` says so)
-//  - quadratic2d: least-squares fit of a + bx + cy + dx^2 + exy + fy^2 to the 3x3 neighbourhood,
-//                 peak where the gradient vanishes (needs a maximum: negative-definite Hessian)
+// Correlation peak: the integer maximum and its sub-pixel refinement (the fits and the packed
+// record of the engine's peak output are in core/peak_fit.hpp, shared with the CUDA kernels).
 // A peak on the border, or a fit whose offset leaves [-1, 1], is not refined (refined = false).
 #pragma once
 
@@ -11,11 +7,11 @@
 #include <string_view>
 
 #include "core/matrix.hpp"
+#include "core/peak_fit.hpp"
 #include "core/status.hpp"
 
 namespace xcorr {
 
-enum class SubpixelMethod { none, parabolic, gaussian, quadratic2d };
 const char* to_string(SubpixelMethod m);
 std::optional<SubpixelMethod> parse_subpixel_method(std::string_view s);
 
@@ -34,5 +30,11 @@ struct Peak {
 // The largest finite value (first in row-major order on ties), refined with `method`.
 // Fails on an empty matrix or one without a finite value.
 Result<Peak> find_peak(MatrixView<const float> m, SubpixelMethod method);
+Result<Peak> find_peak(MatrixView<const double> m, SubpixelMethod method);
+
+// A peak output record (kPeakFields floats, core/peak_fit.hpp) as a Peak.
+Peak decode_peak(const float* record);
+// The record of a Peak (value rounded to float).
+void encode_peak(float* record, const Peak& p);
 
 }  // namespace xcorr

@@ -44,15 +44,16 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
     track.zncc.push_back(1.0);
     if (frames.count > 0) {
       const CorrelationProblem p{
-          {Form::one_to_many, Mode::valid, Normalization::zncc}, tmpl, frames};
+          {Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak, o.subpixel},
+          tmpl,
+          frames};
       auto out = correlate(engine, p, o.method);
       if (!out.is_ok()) return out.status();
       for (Index k = 0; k < frames.count; ++k) {
-        auto peak = find_peak(StackView<const float>(out.value().result.view())[k], o.subpixel);
-        if (!peak.is_ok()) return peak.status();
-        track.x.push_back(peak.value().sub_col());
-        track.y.push_back(peak.value().sub_row());
-        track.zncc.push_back(peak.value().value);
+        const Peak peak = decode_peak(out.value().result[k].row(0));
+        track.x.push_back(peak.sub_col());
+        track.y.push_back(peak.sub_row());
+        track.zncc.push_back(peak.value);
       }
     }
     tracks.push_back(std::move(track));

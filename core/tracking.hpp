@@ -1,6 +1,7 @@
 // Template tracking: each template (a rectangle of the reference frame) is found in every frame
-// by ZNCC through the correlation engine (one one_to_many valid-mode request per template:
-// the template against the whole frames), integer peak plus sub-pixel refinement.
+// by ZNCC through the correlation engine (one one_to_many valid-mode peak request per template:
+// the template against the whole frames, the maximum and its sub-pixel refinement per frame,
+// without surfaces where the chosen variant fuses the search).
 // Positions are the template's top-left corner in px (pixel centres at integers).
 #pragma once
 

@@ -11,6 +11,7 @@
 #include "core/cpu/cpu_variants.hpp"
 #include "core/cpu/window_stats.hpp"
 #include "core/parallel.hpp"
+#include "core/peak_search.hpp"
 
 namespace xcorr::cpu {
 namespace {
@@ -92,6 +93,7 @@ class DirectCorrelator final : public Correlator {
   }
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
+    if (p.request.output == Output::peak) return run_peaks_via_surfaces(*this, p, out);
     const Index count = out.count, rows = out.rows;
     const bool serial = p.direct_multiply_adds() < kSerialMultiplyAdds;
     // Enough tasks for every thread even with one output; whole outputs when there are many.

@@ -24,6 +24,7 @@
 #include "core/cpu/window_stats.hpp"
 #include "core/fft_size.hpp"
 #include "core/parallel.hpp"
+#include "core/peak_search.hpp"
 
 namespace xcorr::cpu {
 namespace {
@@ -88,6 +89,7 @@ class FftCorrelator final : public Correlator {
   }
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
+    if (p.request.output == Output::peak) return run_peaks_via_surfaces(*this, p, out);
     const Geometry g = geometry(p);
     const Plans plans = plans_for(g.P, g.Q);
     const bool zncc = p.request.norm == Normalization::zncc;

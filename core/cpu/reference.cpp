@@ -5,6 +5,8 @@
 #include "core/cpu/cpu_variants.hpp"
 #include "core/cpu/zncc_math.hpp"
 #include "core/parallel.hpp"
+#include "core/peak.hpp"
+#include "core/peak_search.hpp"
 
 namespace xcorr::cpu {
 namespace {
@@ -69,6 +71,7 @@ class ReferenceCorrelator final : public Correlator {
     return p.direct_multiply_adds() / 0.3e9;
   }
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
+    if (p.request.output == Output::peak) return run_peaks_via_surfaces(*this, p, out);
     const Stack<double> ref = correlate_reference(p);
     for (Index t = 0; t < out.count; ++t) {
       for (Index r = 0; r < out.rows; ++r) {
@@ -92,18 +95,31 @@ class ReferenceCorrelator final : public Correlator {
 }  // namespace
 
 Stack<double> correlate_reference(const CorrelationProblem& p) {
-  const Shape s = p.output_shape();
+  const Shape s = p.output_shape(), surface = p.surface_shape();
+  const bool peak = p.request.output == Output::peak;
   Stack<double> out(s.rows, s.cols, p.output_count());
   parallel_for(p.output_count(), 1, [&](Index begin, Index end) {
+    Stack<double> own(peak ? surface.rows : 0, peak ? surface.cols : 0, peak ? 1 : 0);
     for (Index t = begin; t < end; ++t) {
       const auto [li, ri] = p.pair(t);
+      const MatrixView<double> m = peak ? own[0] : out[t];
       if (p.request.mode == Mode::full) {
-        full_reference(p.left[li], p.right[ri], out[t]);
+        full_reference(p.left[li], p.right[ri], m);
       } else if (p.request.norm == Normalization::none) {
-        valid_reference(p.left[li], p.right[ri], out[t]);
+        valid_reference(p.left[li], p.right[ri], m);
       } else {
-        zncc_reference(p.left[li], p.right[ri], out[t]);
+        zncc_reference(p.left[li], p.right[ri], m);
       }
+      if (!peak) continue;
+      const Peak k = find_peak(MatrixView<const double>(own[0]), p.request.subpixel).value();
+      const double record[kPeakFields] = {
+          static_cast<double>(k.row),
+          static_cast<double>(k.col),
+          k.value,
+          k.row_offset,
+          k.col_offset,
+          static_cast<double>(k.refined ? static_cast<int>(k.used) : 0)};
+      std::copy(record, record + kPeakFields, out[t].row(0));
     }
   });
   return out;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/peak.hpp"
+
 namespace xcorr::dic {
 
 Result<GuessOutput> integer_guess(const Registry& r, std::string_view method,
@@ -34,23 +36,19 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method,
         std::copy(def.row(wy[k] + i) + wx[k], def.row(wy[k] + i) + wx[k] + win, windows[t].row(i));
     }
     const CorrelationProblem p{
-        {Form::n_to_mn, Mode::valid, Normalization::zncc}, templates.view(), windows.view()};
+        {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak, SubpixelMethod::none},
+        templates.view(),
+        windows.view()};
     auto result = correlate(r, p, method);
     if (!result.is_ok()) return result.status();
     out.variant = result.value().variant;
-    const Index side = 2 * R + 1;
     for (std::size_t k = 0; k < n; ++k) {
-      const MatrixView<const float> m =
-          StackView<const float>(result.value().result.view())[static_cast<Index>(k)];
-      Index best = 0;
-      for (Index i = 1; i < side * side; ++i) {
-        if (m.data[i] > m.data[best]) best = i;
-      }
+      const Peak peak = decode_peak(result.value().result[static_cast<Index>(k)].row(0));
       const GuessRequest& q = requests[first + k];
       IntegerGuess& g = out.guesses[first + k];
-      g.u = wx[k] + best % side - (q.x - h);
-      g.v = wy[k] + best / side - (q.y - h);
-      g.zncc = m.data[best];
+      g.u = wx[k] + peak.col - (q.x - h);
+      g.v = wy[k] + peak.row - (q.y - h);
+      g.zncc = peak.value;
     }
   }
   return out;

@@ -1,7 +1,9 @@
-// Integer-pixel initial guess through the correlation engine: one n_to_mn request, valid mode,
-// ZNCC, whose templates are the reference subsets and whose windows are (subset + 2 R)^2 regions
-// of the deformed image around each predicted position (clamped into the image). The engine's
-// dispatcher picks the variant (the GPU when present); batches of at most 8192 points.
+// Integer-pixel initial guess through the correlation engine: one n_to_mn peak request (valid
+// mode, ZNCC, the maximum per pair without refinement; core/correlation.hpp), whose templates are
+// the reference subsets and whose windows are (subset + 2 R)^2 regions of the deformed image
+// around each predicted position (clamped into the image). The engine's dispatcher picks the
+// variant (the GPU when present; fused peak search where a variant has one); batches of at most
+// 8192 points.
 #pragma once
 
 #include <string>

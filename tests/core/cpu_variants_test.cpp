@@ -8,6 +8,7 @@
 #include "tests/support/correlation_cases.hpp"
 #include "tests/support/cpu_registry.hpp"
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/peak_testing.hpp"
 
 namespace xcorr {
 namespace {
@@ -30,6 +31,30 @@ TEST_P(CpuVariant, MatchesFloat64Reference) {
   ASSERT_TRUE(v->run(p, out.view()).is_ok());
   EXPECT_MATRIX_NEAR(out.view(), cpu::correlate_reference(p).view(), 1e-5);
 }
+
+class CpuVariantPeak : public CpuVariant {};
+
+// Peak output: the surfaces' maxima and refinements (core/peak_search.hpp) against the records
+// the float64 reference finds on float64 surfaces.
+TEST_P(CpuVariantPeak, MatchesFloat64Reference) {
+  const auto& [name, c] = GetParam();
+  const Correlator* v = testing::cpu_registry().find(name);
+  ASSERT_NE(v, nullptr);
+  const testing::CaseData data = testing::make_case_data(c);
+  const CorrelationProblem p = data.problem(c);
+  ASSERT_TRUE(v->can_implement(p).is_ok());
+  Stack<float> out = testing::poisoned_stack(1, kPeakFields, p.output_count());
+  ASSERT_TRUE(v->run(p, out.view()).is_ok());
+  EXPECT_PEAKS_NEAR(out.view(), p);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ValidCases, CpuVariantPeak,
+    ::testing::Combine(::testing::Values("cpu_reference", "cpu_direct", "cpu_fft"),
+                       ::testing::ValuesIn(testing::as_peak_cases(testing::all_cases()))),
+    [](const auto& param_info) {
+      return std::get<0>(param_info.param) + "_" + case_name(std::get<1>(param_info.param));
+    });
 
 class CpuVariantZncc : public CpuVariant {};
 

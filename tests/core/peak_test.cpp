@@ -83,3 +83,49 @@ TEST(Peak, EmptyOrAllNanIsAnError) {
 
 }  // namespace
 }  // namespace xcorr
+
+namespace xcorr {
+namespace {
+
+TEST(Peak, FindPeakOnFloat64MatchesFloat32) {
+  const Stack<float> s = sample(9, 11, [](double y, double x) {
+    return 10 - (y - 4.3) * (y - 4.3) - 0.5 * (x - 6.6) * (x - 6.6);
+  });
+  Stack<double> d(9, 11, 1);
+  for (Index y = 0; y < 9; ++y) {
+    for (Index x = 0; x < 11; ++x) d[0](y, x) = s[0](y, x);
+  }
+  const Peak a = find_peak(s[0], SubpixelMethod::quadratic2d).value();
+  const Peak b = find_peak(MatrixView<const double>(d[0]), SubpixelMethod::quadratic2d).value();
+  EXPECT_EQ(a.row, b.row);
+  EXPECT_EQ(a.col, b.col);
+  EXPECT_NEAR(a.sub_row(), b.sub_row(), 1e-9);
+  EXPECT_NEAR(a.sub_col(), b.sub_col(), 1e-9);
+}
+
+TEST(Peak, RecordRoundTrips) {
+  Peak p;
+  p.row = 17;
+  p.col = 1234;
+  p.value = 0.875;
+  p.row_offset = -0.25;
+  p.col_offset = 0.5;
+  p.refined = true;
+  p.used = SubpixelMethod::gaussian;
+  float record[kPeakFields];
+  encode_peak(record, p);
+  const Peak q = decode_peak(record);
+  EXPECT_EQ(q.row, 17);
+  EXPECT_EQ(q.col, 1234);
+  EXPECT_EQ(q.value, 0.875);
+  EXPECT_EQ(q.row_offset, -0.25);
+  EXPECT_EQ(q.col_offset, 0.5);
+  EXPECT_TRUE(q.refined);
+  EXPECT_EQ(q.used, SubpixelMethod::gaussian);
+  p.refined = false;
+  encode_peak(record, p);
+  EXPECT_EQ(record[5], 0.0f) << "an unrefined peak records fit 0";
+}
+
+}  // namespace
+}  // namespace xcorr

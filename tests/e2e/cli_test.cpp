@@ -118,6 +118,64 @@ TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
   EXPECT_NEAR(p2.sub_col(), 27.5, 0.05);
 }
 
+// --output peak: one CSV row per pair with the maximum and its refinement, the same as the
+// surface's own peak; refused for full mode and for a .tif output, before any work.
+TEST_F(Cli, PeakOutputWritesOneRowPerPairLikeTheSurfacesPeak) {
+  const std::string stack = path("stack.tif"), tmpl = path("tmpl.tif");
+  ASSERT_EQ(
+      xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code,
+      0);
+  ASSERT_EQ(
+      xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code,
+      0);
+  const std::string args =
+      "correlate --form one_to_many --mode valid --norm zncc --subpixel "
+      "quadratic2d --left " +
+      tmpl + " --right " + stack;
+  const CliRun r = xcorr(args + " --output peak --out " + path("peaks.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  ASSERT_EQ(xcorr(args + " --out " + path("surfaces.tif")).code, 0);
+  const auto surfaces = io::read_image_stack(path("surfaces.tif")).value();
+  std::ifstream in(path("peaks.csv"));
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  }
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], "result,left,right,row,col,value,sub_row,sub_col,fit");
+  for (Index k = 0; k < 3; ++k) {
+    long t = -1, li = -1, ri = -1, row = -1, col = -1;
+    double value = 0, sub_row = 0, sub_col = 0;
+    char fit[32] = {};
+    ASSERT_EQ(std::sscanf(rows[static_cast<std::size_t>(k) + 1].c_str(),
+                          "%ld,%ld,%ld,%ld,%ld,%lf,%lf,%lf,%31s", &t, &li, &ri, &row, &col, &value,
+                          &sub_row, &sub_col, fit),
+              9)
+        << rows[static_cast<std::size_t>(k) + 1];
+    const Peak p = find_peak(surfaces.frames[k], SubpixelMethod::quadratic2d).value();
+    EXPECT_EQ(t, k);
+    EXPECT_EQ(ri, k);
+    EXPECT_EQ(row, p.row);
+    EXPECT_EQ(col, p.col);
+    EXPECT_NEAR(value, p.value, 1e-6);
+    EXPECT_NEAR(sub_row, p.sub_row(), 1e-5);
+    EXPECT_NEAR(sub_col, p.sub_col(), 1e-5);
+    EXPECT_EQ(std::string(fit), p.refined ? to_string(p.used) : "none");
+    if (k == 2) {  // moved by (1.0, -2.5): the template sits at (31.0, 27.5)
+      EXPECT_NEAR(sub_row, 31.0, 0.05);
+      EXPECT_NEAR(sub_col, 27.5, 0.05);
+    }
+  }
+  const std::string good = csv("good.csv", testing::random_stack(8, 8, 1, 5));
+  expect_bad_input("correlate --form one_to_one --output peak --left " + good + " --right " + good,
+                   "--output peak needs --mode valid");
+  const CliRun tif = xcorr(args + " --output peak --out " + path("peaks.tif"));
+  EXPECT_EQ(tif.code, 2);
+  EXPECT_NE(tif.output.find("must end in .csv (peak CSV)"), std::string::npos) << tif.output;
+  EXPECT_FALSE(fs::exists(path("peaks.tif")));
+}
+
 TEST_F(Cli, ForcedMethodsAgree) {
   const Stack<float> l = testing::random_stack(16, 16, 1, 3, 0, 1),
                      r = testing::random_stack(16, 16, 2, 4, 0, 1);

@@ -2,14 +2,17 @@
 
 #include <functional>
 
+#include "core/peak.hpp"
 #include "tests/support/matrix_testing.hpp"
 
 namespace xcorr::testing {
 
 std::string case_name(const Case& c) {
-  return std::string(to_string(c.form)) + "_" + to_string(c.mode) + "_" + to_string(c.norm) + "_" +
-         std::to_string(c.n_left) + "x" + to_string(c.left) + "_" + std::to_string(c.n_right) +
-         "x" + to_string(c.right);
+  std::string name = std::string(to_string(c.form)) + "_" + to_string(c.mode) + "_" +
+                     to_string(c.norm) + "_" + std::to_string(c.n_left) + "x" + to_string(c.left) +
+                     "_" + std::to_string(c.n_right) + "x" + to_string(c.right);
+  if (c.output == Output::peak) name += std::string("_peak_") + to_string(c.subpixel);
+  return name;
 }
 
 std::vector<Case> all_cases() {
@@ -107,6 +110,19 @@ std::vector<Case> zncc_only(const std::vector<Case>& cases) {
     if (c.norm == Normalization::zncc) z.push_back(c);
   }
   return z;
+}
+
+std::vector<Case> as_peak_cases(const std::vector<Case>& cases) {
+  const SubpixelMethod methods[] = {SubpixelMethod::quadratic2d, SubpixelMethod::parabolic,
+                                    SubpixelMethod::gaussian, SubpixelMethod::none};
+  std::vector<Case> peaks;
+  for (Case c : cases) {
+    if (c.mode != Mode::valid) continue;
+    c.output = Output::peak;
+    c.subpixel = methods[peaks.size() % 4];
+    peaks.push_back(c);
+  }
+  return peaks;
 }
 
 CaseData make_case_data(const Case& c) {

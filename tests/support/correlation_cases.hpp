@@ -15,6 +15,8 @@ struct Case {
   Normalization norm;
   Shape left, right;
   Index n_left, n_right;
+  Output output = Output::surface;
+  SubpixelMethod subpixel = SubpixelMethod::quadratic2d;  // peak output
 };
 
 std::string case_name(const Case& c);
@@ -25,12 +27,14 @@ std::vector<Case> all_cases();
 // all_cases() plus sizes the GPU is for: up to 511x511, not multiples of 32.
 std::vector<Case> gpu_cases();
 std::vector<Case> zncc_only(const std::vector<Case>& cases);
+// The valid-mode cases of `cases` as peak requests, the refinement cycling through every method.
+std::vector<Case> as_peak_cases(const std::vector<Case>& cases);
 
 // Fresh seeded data for a case, and its problem.
 struct CaseData {
   Stack<float> left, right;
   CorrelationProblem problem(const Case& c) const {
-    return {{c.form, c.mode, c.norm}, left.view(), right.view()};
+    return {{c.form, c.mode, c.norm, c.output, c.subpixel}, left.view(), right.view()};
   }
 };
 CaseData make_case_data(const Case& c);
