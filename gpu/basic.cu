@@ -64,15 +64,16 @@ __global__ void __launch_bounds__(kThreads)
 class BasicCorrelator final : public GpuCorrelator {
  public:
   const VariantInfo& info() const override { return info_; }
+  bool normalizes_itself() const override { return true; }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Fitted to docs/perf/gpu-engine.md (H200): ~1.6 TMAC/s, ~15 us for the smallest problems;
     // zncc ~1.3 TMAC/s (the DIC guess: 1.08e11 multiply-adds in 84 ms; docs/perf/dic.md).
     const double zncc = p.request.norm == Normalization::zncc ? 1.25 : 1.0;
     return 15e-6 + zncc * p.direct_multiply_adds() / 1.6e12 + transfer_seconds(p);
   }
 
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     const void* k = p.request.mode == Mode::full
                         ? reinterpret_cast<const void*>(&basic_kernel<Mode::full, false>)
                     : p.request.norm == Normalization::none
@@ -81,7 +82,7 @@ class BasicCorrelator final : public GpuCorrelator {
     return {{"basic_kernel", k, kThreads, 0}};
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const long long total = p.out_elements();
     const int blocks =
         static_cast<int>(std::min<long long>((total + kThreads - 1) / kThreads, 132LL * 64));

@@ -2,8 +2,9 @@
 //   1. B-spline coefficients of the reference (when it changes) and of the frame: float64,
 //      one thread per row, then one per column (math::bspline_prefilter).
 //   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
-//      two stacks, the engine's GPU variant for n_to_mn valid zncc (its dispatcher's choice,
-//      or --method) correlates them, an argmax kernel turns each score map into (u, v).
+//      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
+//      dispatcher's choice, or --method; gpu_zncc_tiled fuses the search, no score maps in
+//      memory) finds each pair's maximum, a small kernel turns each record into (u, v).
 //   3. IC-GN: one warp per point; lanes split the subset's pixels; reference values and
 //      gradients (shared memory), the Hessian (float64 sums, warp reductions) once, then per
 //      iteration one pass over the deformed subset from the frame's spline accumulating the
@@ -70,33 +71,16 @@ __global__ void gather_kernel(const float* __restrict__ ref, const float* __rest
     w[i] = def[static_cast<long long>(p.wy + i / win) * cols + p.wx + i % win];
 }
 
-// One warp per point: the best score of its side x side map -> integer (u, v).
-__global__ void argmax_kernel(const float* __restrict__ scores, int count, int side,
-                              const GuessPoint* __restrict__ pts, int S, int2* __restrict__ uv) {
-  const int lane = threadIdx.x % 32;
-  const int k = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+// One thread per point: its peak record (the engine's peak output) -> integer (u, v).
+__global__ void guess_from_peaks_kernel(const float* __restrict__ records, int count,
+                                        const GuessPoint* __restrict__ pts, int S,
+                                        int2* __restrict__ uv) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
-  const float* s = scores + static_cast<long long>(k) * side * side;
-  float best = -2;
-  int at = 0;
-  for (int i = lane; i < side * side; i += 32) {
-    if (s[i] > best) {
-      best = s[i];
-      at = i;
-    }
-  }
-  for (int o = 16; o > 0; o /= 2) {
-    const float b = __shfl_xor_sync(kFull, best, o);
-    const int a = __shfl_xor_sync(kFull, at, o);
-    if (b > best || (b == best && a < at)) {
-      best = b;
-      at = a;
-    }
-  }
-  if (lane == 0) {
-    const GuessPoint p = pts[k];
-    uv[k] = make_int2(p.wx + at % side - (p.x - S / 2), p.wy + at / side - (p.y - S / 2));
-  }
+  const float* rec = records + static_cast<long long>(k) * kPeakFields;
+  const GuessPoint p = pts[k];
+  uv[k] = make_int2(p.wx + static_cast<int>(rec[1]) - (p.x - S / 2),
+                    p.wy + static_cast<int>(rec[0]) - (p.y - S / 2));
 }
 
 struct IcgnOut {
@@ -357,7 +341,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_RETURN_IF_ERROR(upload(cx, cx_, stream));
     XCORR_RETURN_IF_ERROR(upload(cy, cy_, stream));
     std::vector<int2> uv;
-    auto variant = integer_guess(guess, S, win, R, cols, o, uv, stream);
+    auto variant = integer_guess(guess, S, win, cols, o, uv, stream);
     if (!variant.is_ok()) return variant.status();
     reg.variant = variant.value();
     for (std::size_t i = 0; i < guess.size(); ++i)
@@ -432,15 +416,16 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   }
 
   // Batches of gather -> engine (device-resident) -> argmax; uv[i] = (u, v) of guess[i].
-  Result<std::string> integer_guess(const std::vector<GuessPoint>& guess, int S, int win, int R,
-                                    int cols, const dic::DicOptions& o, std::vector<int2>& uv,
+  Result<std::string> integer_guess(const std::vector<GuessPoint>& guess, int S, int win, int cols,
+                                    const dic::DicOptions& o, std::vector<int2>& uv,
                                     cudaStream_t stream) {
     std::string variant;
     uv.assign(guess.size(), make_int2(0, 0));
     for (std::size_t first = 0; first < guess.size(); first += kGuessBatch) {
       const int count = static_cast<int>(std::min<std::size_t>(kGuessBatch, guess.size() - first));
       CorrelationProblem shape;  // shapes and counts only: what the dispatcher looks at
-      shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc};
+      shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak,
+                       SubpixelMethod::none};
       shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
       shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
       auto chosen = guess_variant(shape, o.method);
@@ -457,17 +442,16 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       XCORR_RETURN_IF_ERROR(upload(batch, points_, stream));
       XCORR_RETURN_IF_ERROR(templates_.allocate(static_cast<std::size_t>(count) * S * S));
       XCORR_RETURN_IF_ERROR(windows_.allocate(static_cast<std::size_t>(count) * win * win));
-      const int side = 2 * R + 1;
-      XCORR_RETURN_IF_ERROR(scores_.allocate(static_cast<std::size_t>(count) * side * side));
+      XCORR_RETURN_IF_ERROR(peaks_.allocate(static_cast<std::size_t>(count) * kPeakFields));
       XCORR_RETURN_IF_ERROR(uv_.allocate(static_cast<std::size_t>(count)));
       gather_kernel<<<count, 128, 0, stream>>>(ref_img_.get(), def_img_.get(), cols, points_.get(),
                                                S, win, templates_.get(), windows_.get());
       XCORR_LAUNCH_TRY("gather_kernel");
       const DeviceProblem dp = make_device_problem(shape, templates_.get(), windows_.get());
-      XCORR_RETURN_IF_ERROR(g->run_device(dp, scores_.get(), stream));
-      argmax_kernel<<<(count * 32 + 127) / 128, 128, 0, stream>>>(scores_.get(), count, side,
-                                                                  points_.get(), S, uv_.get());
-      XCORR_LAUNCH_TRY("argmax_kernel");
+      XCORR_RETURN_IF_ERROR(g->run_device(dp, peaks_.get(), stream));
+      guess_from_peaks_kernel<<<(count + 127) / 128, 128, 0, stream>>>(peaks_.get(), count,
+                                                                       points_.get(), S, uv_.get());
+      XCORR_LAUNCH_TRY("guess_from_peaks_kernel");
       XCORR_CUDA_TRY(cudaMemcpyAsync(uv.data() + first, uv_.get(), count * sizeof(int2),
                                      cudaMemcpyDeviceToHost, stream));
     }
@@ -500,7 +484,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   double last_seconds_ = -1;
   GpuDicStages stages_;
   CudaEvent ev_[5];
-  DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, scores_;
+  DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
   DeviceBuffer<double> work_, cx_, cy_;
   DeviceBuffer<int2> start_, uv_;

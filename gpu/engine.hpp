@@ -7,7 +7,6 @@
 #include <string>
 
 #include "core/profiling/kernel_smem.hpp"
-
 #include "core/registry.hpp"
 
 namespace xcorr::gpu {
@@ -55,7 +54,8 @@ struct KernelProfile {
 };
 // Empty for variants whose kernels are not ours (gpu_fft's transforms are cuFFT's). Run the
 // variant once first: kernels that opt into more shared memory do it on their first run.
-Result<std::vector<KernelProfile>> kernel_profiles(const Correlator& c, const CorrelationProblem& p);
+Result<std::vector<KernelProfile>> kernel_profiles(const Correlator& c,
+                                                   const CorrelationProblem& p);
 
 }  // namespace xcorr::gpu
 
@@ -69,8 +69,8 @@ namespace xcorr::gpu {
 // tuned once per device. The returned variant lives as long as the process.
 Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p);
 
-// "<device>|form|mode|norm|left shape|right shape|left count bucket|right count bucket"; counts
-// are rounded up to powers of two.
+// "<device>|form|mode|norm|left shape|right shape|left count bucket|right count bucket", with
+// "|peak" after it for peak output; counts are rounded up to powers of two.
 std::string tuning_key(const CorrelationProblem& p);
 
 }  // namespace xcorr::gpu

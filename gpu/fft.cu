@@ -5,10 +5,9 @@
 // n_to_m); per chunk of outputs a fused kernel forms FL * conj(FR) (full) or FR * conj(FL) (valid),
 // a batched C2R transforms back and a crop kernel writes the (2h-1) x (2w-1) or (H-h+1) x (W-w+1)
 // layout, scaled by 1/(P Q). Plans are cached per (P, Q, batch). When it wins: from roughly 32x32
-// up, and for large batches. ZNCC (valid mode): zero-mean templates and mean-shifted windows go
-// through the same pipeline; float64 integral images of each shifted window give the local sums
-// that normalise it. Constraints: none. Output chunks are sized from free device memory, so results
-// larger than the GPU still run.
+// up, and for large batches. ZNCC: the shared epilogue (gpu/zncc_epilogue.cuh) around the
+// unnormalised pipeline. Constraints: none. Output chunks are sized from free device memory, so
+// results larger than the GPU still run.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,11 +19,9 @@
 #include <vector>
 
 #include "core/fft_size.hpp"
-#include "core/zncc_rule.hpp"
 #include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/gpu_correlator.cuh"
-#include "gpu/matrix_stats.cuh"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
@@ -58,90 +55,20 @@ Geometry geometry(Mode mode, int lh, int lw, int rh, int rw, int padding) {
 constexpr int kBlockX = 32, kBlockY = 8;
 constexpr int kMaxGridZ = 65535;
 
-// dst[m] = source m zero-padded to P x Q; m < n_a reads a[m], else b[m - n_a]. With stats
-// (zncc), each matrix is shifted by its own mean first (stats[3 m] as in matrix_stats.cuh).
+// dst[m] = source m zero-padded to P x Q; m < n_a reads a[m], else b[m - n_a].
 __global__ void pad_kernel(const float* __restrict__ a, int n_a, int ah, int aw,
                            const float* __restrict__ b, int bh, int bw, int count, Geometry g,
-                           const double* a_stats, const double* b_stats, float* __restrict__ dst) {
+                           float* __restrict__ dst) {
   const int c = blockIdx.x * kBlockX + threadIdx.x, r = blockIdx.y * kBlockY + threadIdx.y;
   if (c >= g.Q || r >= g.P) return;
   for (int m = blockIdx.z; m < count; m += gridDim.z) {
     float v = 0;
     if (m < n_a) {
-      if (r < ah && c < aw) {
-        const float x = a[(static_cast<long long>(m) * ah + r) * aw + c];
-        v = a_stats ? static_cast<float>(x - a_stats[3 * m]) : x;
-      }
+      if (r < ah && c < aw) v = a[(static_cast<long long>(m) * ah + r) * aw + c];
     } else if (r < bh && c < bw) {
-      const float x = b[(static_cast<long long>(m - n_a) * bh + r) * bw + c];
-      v = b_stats ? static_cast<float>(x - b_stats[3 * (m - n_a)]) : x;
+      v = b[(static_cast<long long>(m - n_a) * bh + r) * bw + c];
     }
     dst[m * g.real_size() + r * g.Q + c] = v;
-  }
-}
-
-// ZNCC local sums: for each right matrix m, float64 integral images of S' = S - mean(S) and of
-// S'^2, each (H+1) x (W+1), stored one after the other. Rows first (one thread per row), then
-// columns (one thread per column).
-__global__ void integral_rows_kernel(const float* __restrict__ s, int count, int H, int W,
-                                     const double* __restrict__ stats,
-                                     double* __restrict__ integral) {
-  const long long id = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (id >= static_cast<long long>(count) * (H + 1)) return;
-  const int m = static_cast<int>(id / (H + 1)), y = static_cast<int>(id % (H + 1));
-  const long long plane = static_cast<long long>(H + 1) * (W + 1);
-  double* i1 = integral + 2 * m * plane + static_cast<long long>(y) * (W + 1);
-  double* i2 = i1 + plane;
-  i1[0] = 0;
-  i2[0] = 0;
-  double s1 = 0, s2 = 0;
-  for (int x = 0; x < W; ++x) {
-    if (y > 0) {
-      const double v = s[(static_cast<long long>(m) * H + y - 1) * W + x] - stats[3 * m];
-      s1 += v;
-      s2 += v * v;
-    }
-    i1[x + 1] = s1;
-    i2[x + 1] = s2;
-  }
-}
-
-__global__ void integral_cols_kernel(int count, int H, int W, double* __restrict__ integral) {
-  const long long id = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (id >= 2LL * count * (W + 1)) return;
-  const long long plane_index = id / (W + 1);  // 2 planes per matrix
-  const int x = static_cast<int>(id % (W + 1));
-  double* col = integral + plane_index * (H + 1) * (W + 1) + x;
-  for (int y = 1; y <= H; ++y)
-    col[static_cast<long long>(y) * (W + 1)] += col[static_cast<long long>(y - 1) * (W + 1)];
-}
-
-// out[b][k][l]: numerator sum(T' S') -> zncc with the window's local sums (core/zncc_rule.hpp).
-__global__ void zncc_normalize_kernel(DeviceProblem p, int t0, int batch,
-                                      const double* __restrict__ left_stats,
-                                      const double* __restrict__ right_stats,
-                                      const double* __restrict__ integral,
-                                      float* __restrict__ out) {
-  const int l = blockIdx.x * kBlockX + threadIdx.x, k = blockIdx.y * kBlockY + threadIdx.y;
-  if (l >= p.out_cols || k >= p.out_rows) return;
-  const int h = p.left_rows, w = p.left_cols, H = p.right_rows, W = p.right_cols;
-  const long long plane = static_cast<long long>(H + 1) * (W + 1);
-  const double area = static_cast<double>(h) * w;
-  for (int b = blockIdx.z; b < batch; b += gridDim.z) {
-    const int2 lr = p.pair(t0 + b);
-    const double* i1 = integral + 2 * lr.y * plane;
-    const double* i2 = i1 + plane;
-    auto box = [&](const double* im) {
-      return im[(k + h) * (W + 1) + l + w] - im[k * (W + 1) + l + w] - im[(k + h) * (W + 1) + l] +
-             im[k * (W + 1) + l];
-    };
-    const double sum = box(i1);
-    const double window_ss = fmax(0.0, box(i2) - sum * sum / area);
-    const double t_ss = left_stats[3 * lr.x + 1];
-    const bool t_flat = t_ss <= kFlatRelative * left_stats[3 * lr.x + 2];
-    const double search_variance = right_stats[3 * lr.y + 1] / (static_cast<double>(H) * W);
-    float* o = out + (static_cast<long long>(b) * p.out_rows + k) * p.out_cols + l;
-    *o = zncc_from_sums(*o, t_ss, t_flat, window_ss, area, search_variance);
   }
 }
 
@@ -234,7 +161,7 @@ class FftCorrelator final : public GpuCorrelator {
     return std::unique_ptr<Correlator>(std::make_unique<FftCorrelator>(all.value().at("padding")));
   }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     const Geometry g =
         geometry(p.request.mode, static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
                  static_cast<int>(p.right.rows), static_cast<int>(p.right.cols), padding_);
@@ -243,11 +170,8 @@ class FftCorrelator final : public GpuCorrelator {
     const double n = static_cast<double>(g.real_size());
     // Fitted to docs/perf/gpu-engine.md (H200): ~15 us for a small problem replayed as a graph
     // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s.
-    // zncc (statistics, integral images, normalisation) measured ~4x that on the DIC guess
-    // (254k subsets of 31 px in 51 px windows: ~100 ms; docs/perf/dic.md).
-    const double zncc = p.request.norm == Normalization::zncc ? 4.0 : 1.0;
     const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
-    return 15e-6 + zncc * bytes / 3e12 + transfer_seconds(p);
+    return 15e-6 + bytes / 3e12 + transfer_seconds(p);
   }
 
   ~FftCorrelator() override {
@@ -258,7 +182,7 @@ class FftCorrelator final : public GpuCorrelator {
   // The pipeline is replayed as a CUDA graph when the same problem, inputs, output and work
   // buffers come again (benchmarks, frame loops): one launch instead of five stages and two
   // cuFFT executions. The first run of a key runs directly; the second captures and replays.
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     std::lock_guard lock(mutex_);  // work buffers, plans and graphs are shared state
     Prepared prep;
     XCORR_RETURN_IF_ERROR(prepare(p, prep, stream));
@@ -314,12 +238,6 @@ class FftCorrelator final : public GpuCorrelator {
       auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
     }
-    if (p.request.norm == Normalization::zncc) {
-      XCORR_RETURN_IF_ERROR(left_stats_.allocate(static_cast<std::size_t>(3 * p.n_left)));
-      XCORR_RETURN_IF_ERROR(right_stats_.allocate(static_cast<std::size_t>(3 * p.n_right)));
-      XCORR_RETURN_IF_ERROR(integral_.allocate(
-          static_cast<std::size_t>(2LL * p.n_right * (p.right_rows + 1) * (p.right_cols + 1))));
-    }
     prep = {g, inputs, chunk};
     return Status::ok();
   }
@@ -328,26 +246,9 @@ class FftCorrelator final : public GpuCorrelator {
   Status enqueue(const DeviceProblem& p, float* out, cudaStream_t stream,
                  const Prepared& prep) const {
     const Geometry g = prep.g;
-    const bool zncc = p.request.norm == Normalization::zncc;
-    if (zncc) {  // buffers were sized by prepare(): no allocation here (graph capture)
-      XCORR_RETURN_IF_ERROR(
-          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, left_stats_, stream));
-      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols,
-                                                 right_stats_, stream));
-      const long long rows = static_cast<long long>(p.n_right) * (p.right_rows + 1);
-      integral_rows_kernel<<<static_cast<unsigned>((rows + kThreads - 1) / kThreads), kThreads, 0,
-                             stream>>>(p.right, p.n_right, p.right_rows, p.right_cols,
-                                       right_stats_.get(), integral_.get());
-      XCORR_LAUNCH_TRY("integral_rows_kernel");
-      const long long cols = 2LL * p.n_right * (p.right_cols + 1);
-      integral_cols_kernel<<<static_cast<unsigned>((cols + kThreads - 1) / kThreads), kThreads, 0,
-                             stream>>>(p.n_right, p.right_rows, p.right_cols, integral_.get());
-      XCORR_LAUNCH_TRY("integral_cols_kernel");
-    }
     pad_kernel<<<grid_2d(g.Q, g.P, prep.inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
         p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols,
-        prep.inputs, g, zncc ? left_stats_.get() : nullptr, zncc ? right_stats_.get() : nullptr,
-        padded_.get());
+        prep.inputs, g, padded_.get());
     XCORR_LAUNCH_TRY("pad_kernel");
     auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
@@ -371,12 +272,6 @@ class FftCorrelator final : public GpuCorrelator {
       crop_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
           corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);
       XCORR_LAUNCH_TRY("crop_kernel");
-      if (zncc) {
-        zncc_normalize_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0,
-                                stream>>>(p, t0, batch, left_stats_.get(), right_stats_.get(),
-                                          integral_.get(), out + t0 * per);
-        XCORR_LAUNCH_TRY("zncc_normalize_kernel");
-      }
     }
     return Status::ok();
   }
@@ -412,9 +307,6 @@ class FftCorrelator final : public GpuCorrelator {
             a(spectra_.get()),
             a(product_.get()),
             a(corr_.get()),
-            a(left_stats_.get()),
-            a(right_stats_.get()),
-            a(integral_.get()),
             static_cast<std::uintptr_t>(p.request.norm),
             static_cast<std::uintptr_t>(p.request.form),
             static_cast<std::uintptr_t>(p.request.mode),
@@ -439,7 +331,6 @@ class FftCorrelator final : public GpuCorrelator {
   // Work buffers kept between runs (the engine thread owns the GPU); grown when needed.
   mutable DeviceBuffer<float> padded_, corr_;
   mutable DeviceBuffer<float2> spectra_, product_;
-  mutable DeviceBuffer<double> left_stats_, right_stats_, integral_;  // zncc only
   VariantInfo info_{"gpu_fft",
                     "fft",
                     "gpu",

@@ -8,6 +8,9 @@
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/host_staging.cuh"
+#include "gpu/peak_reduce.cuh"
+#include "gpu/variants.cuh"
+#include "gpu/zncc_epilogue.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -16,12 +19,16 @@ std::atomic<bool> g_poison{false};
 
 std::atomic<std::size_t> g_memory_limit{0};
 
-// Bytes a run of `p` keeps on the device: inputs and output (variants' workspace aside; gpu_fft
-// sizes its own chunks from free memory).
-double device_bytes(const CorrelationProblem& p) {
+// Peak output through surfaces: at most this many bytes of surfaces at a time.
+constexpr double kMaxSurfaceBytes = 512.0 * (1 << 20);
+
+// Bytes a run of `p` keeps on the device: inputs, output and the workspaces (gpu_fft sizes its
+// own chunks from free memory).
+double device_bytes(const GpuCorrelator& g, const CorrelationProblem& p) {
   return 4.0 * static_cast<double>(p.left.rows * p.left.cols * p.left.count +
                                    p.right.rows * p.right.cols * p.right.count +
-                                   p.output_shape().area() * p.output_count());
+                                   p.output_shape().area() * p.output_count()) +
+         g.workspace_bytes(make_device_problem(p, nullptr, nullptr));
 }
 
 std::string mib(double bytes) {
@@ -65,6 +72,143 @@ double percentile(std::vector<float> v, double q) {
 
 }  // namespace
 
+struct GpuCorrelator::Workspace {
+  ZnccEpilogue zncc;
+  DeviceBuffer<float> surfaces;
+  DeviceBuffer<unsigned long long> keys;
+};
+
+GpuCorrelator::GpuCorrelator() : ws_(std::make_unique<Workspace>()) {}
+GpuCorrelator::~GpuCorrelator() = default;
+
+int device_result_unit(const DeviceProblem& p) {
+  if (p.request.form == Form::n_to_mn) return p.n_left;
+  if (p.request.form == Form::n_to_m) return p.n_right;
+  return 1;
+}
+
+DeviceProblem surface_problem(const DeviceProblem& p) {
+  DeviceProblem s = p;
+  s.request.output = Output::surface;
+  if (p.request.mode == Mode::full) {
+    s.out_rows = p.left_rows + p.right_rows - 1;
+    s.out_cols = p.left_cols + p.right_cols - 1;
+  } else {
+    s.out_rows = p.right_rows - p.left_rows + 1;
+    s.out_cols = p.right_cols - p.left_cols + 1;
+  }
+  return s;
+}
+
+DeviceProblem device_results_slice(const DeviceProblem& p, int first, int count) {
+  DeviceProblem s = p;
+  s.out_count = count;
+  switch (p.request.form) {
+    case Form::one_to_one:
+      break;
+    case Form::one_to_many:
+    case Form::n_to_mn:
+      s.right = p.right + static_cast<long long>(first) * p.right_rows * p.right_cols;
+      s.n_right = count;
+      break;
+    case Form::n_to_m:
+      s.left = p.left + static_cast<long long>(first / p.n_right) * p.left_rows * p.left_cols;
+      s.n_left = count / p.n_right;
+      break;
+  }
+  return s;
+}
+
+namespace {
+
+// Results per slice of a peak request answered through surfaces.
+int surface_slice(const DeviceProblem& s) {
+  const double per_result = 4.0 * static_cast<double>(s.out_rows) * s.out_cols;
+  const int unit = device_result_unit(s);
+  const auto fit = static_cast<long long>(kMaxSurfaceBytes / (per_result * unit)) * unit;
+  return static_cast<int>(std::clamp<long long>(fit, unit, s.out_count));
+}
+
+}  // namespace
+
+double GpuCorrelator::estimate_seconds(const CorrelationProblem& p) const {
+  const bool peak = p.request.output == Output::peak && !finds_peaks_itself();
+  const bool zncc = p.request.norm == Normalization::zncc && !normalizes_itself();
+  CorrelationProblem k = p;
+  if (peak) k.request.output = Output::surface;
+  if (zncc) k.request.norm = Normalization::none;
+  return kernel_seconds(k) - transfer_seconds(k) + transfer_seconds(p) +
+         (zncc ? zncc_epilogue_seconds(p) : 0.0) + (peak ? peak_reduce_seconds(p) : 0.0);
+}
+
+Status GpuCorrelator::run_surfaces(const DeviceProblem& surface, float* out, Workspace& ws,
+                                   cudaStream_t stream) const {
+  if (surface.request.norm != Normalization::zncc || normalizes_itself())
+    return run_kernels(surface, out, stream);
+  auto numerators = ws.zncc.prepare(surface, stream);
+  if (!numerators.is_ok()) return numerators.status();
+  XCORR_RETURN_IF_ERROR(run_kernels(numerators.value(), out, stream));
+  return ws.zncc.normalize(surface, out, stream);
+}
+
+Status GpuCorrelator::run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const {
+  const bool peak = p.request.output == Output::peak && !finds_peaks_itself();
+  const bool zncc = p.request.norm == Normalization::zncc && !normalizes_itself();
+  if (!peak && !zncc) return run_kernels(p, out, stream);
+  const std::lock_guard lock(mutex_);
+  if (!peak) return run_surfaces(p, out, *ws_, stream);
+  const DeviceProblem s = surface_problem(p);
+  const int slice = surface_slice(s);
+  const long long area = static_cast<long long>(s.out_rows) * s.out_cols;
+  XCORR_RETURN_IF_ERROR(ws_->surfaces.allocate(static_cast<std::size_t>(slice * area)));
+  for (int first = 0; first < s.out_count; first += slice) {
+    const int count = std::min(slice, s.out_count - first);
+    if (poison_outputs())
+      XCORR_CUDA_TRY(cudaMemsetAsync(ws_->surfaces.get(), 0xFF, count * area * 4, stream));
+    XCORR_RETURN_IF_ERROR(
+        run_surfaces(device_results_slice(s, first, count), ws_->surfaces.get(), *ws_, stream));
+    XCORR_RETURN_IF_ERROR(
+        reduce_peaks(ws_->surfaces.get(), count, s.out_rows, s.out_cols, p.request.subpixel,
+                     out + static_cast<long long>(first) * kPeakFields, ws_->keys, stream));
+  }
+  return Status::ok();
+}
+
+std::vector<GpuCorrelator::Launch> GpuCorrelator::launches(const DeviceProblem& p) const {
+  const bool peak = p.request.output == Output::peak && !finds_peaks_itself();
+  const bool zncc = p.request.norm == Normalization::zncc && !normalizes_itself();
+  if (!peak && !zncc) return kernel_launches(p);
+  const DeviceProblem s = peak ? surface_problem(p) : p;
+  const int slice = peak ? surface_slice(s) : s.out_count;
+  std::vector<Launch> all;
+  for (int first = 0; first < s.out_count; first += slice) {
+    DeviceProblem part = device_results_slice(s, first, std::min(slice, s.out_count - first));
+    if (zncc) part.request.norm = Normalization::none;  // what the variant's kernels run
+    std::vector<Launch> own = kernel_launches(part);
+    if (own.empty()) return {};
+    if (zncc) own = ZnccEpilogue::launches(own);
+    all.insert(all.end(), own.begin(), own.end());
+    if (peak) {
+      const auto reduce = peak_reduce_launches();
+      all.insert(all.end(), reduce.begin(), reduce.end());
+    }
+  }
+  return all;
+}
+
+double GpuCorrelator::workspace_bytes(const DeviceProblem& p) const {
+  const bool peak = p.request.output == Output::peak && !finds_peaks_itself();
+  const bool zncc = p.request.norm == Normalization::zncc && !normalizes_itself();
+  DeviceProblem s = peak ? surface_problem(p) : p;
+  double bytes = 0;
+  if (peak) {
+    s.out_count = surface_slice(s);
+    bytes += 4.0 * static_cast<double>(s.out_rows) * s.out_cols * s.out_count + 8.0 * s.out_count;
+  }
+  if (zncc) bytes += ZnccEpilogue::workspace_bytes(s);
+  return bytes + kernel_workspace_bytes(s);
+}
+
 bool poison_outputs() {
   return g_poison.load();
 }
@@ -100,13 +244,16 @@ Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) con
   double budget = 0.9 * static_cast<double>(free_bytes);
   if (const std::size_t limit = g_memory_limit.load(); limit > 0)
     budget = std::min(budget, static_cast<double>(limit));
-  if (device_bytes(p) <= budget) return run_whole(*this, p, out);
+  if (device_bytes(*this, p) <= budget) return run_whole(*this, p, out);
 
   // Too large for the device at once: run slices of the outputs, each a problem of its own.
   // one_to_many: slices of rights; n_to_mn: slices of pairs (a multiple of the lefts, so pair k
   // of a slice keeps left k mod n); n_to_m: slices of lefts against all rights.
   const Form form = p.request.form;
-  const double matrix_out = 4.0 * static_cast<double>(p.output_shape().area());
+  // Workspaces grow with the outputs: counted per unit.
+  const double matrix_out = 4.0 * static_cast<double>(p.output_shape().area()) +
+                            workspace_bytes(make_device_problem(p, nullptr, nullptr)) /
+                                static_cast<double>(p.output_count());
   const double left_bytes = 4.0 * static_cast<double>(p.left.rows * p.left.cols);
   const double right_bytes = 4.0 * static_cast<double>(p.right.rows * p.right.cols);
   double fixed = 0, per_unit = 0;
@@ -129,7 +276,7 @@ Status GpuCorrelator::run(const CorrelationProblem& p, StackView<float> out) con
   const Index slice = fit / step * step;
   if (units == 0 || slice < 1) {
     return {ErrorCode::out_of_memory,
-            "too little GPU memory: " + info().name + " needs " + mib(device_bytes(p)) +
+            "too little GPU memory: " + info().name + " needs " + mib(device_bytes(*this, p)) +
                 " for inputs and result and cannot split " + to_string(form) + " below " +
                 mib(fixed + per_unit * static_cast<double>(step)) + "; " + mib(budget) +
                 " available"};

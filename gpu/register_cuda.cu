@@ -5,13 +5,6 @@
 
 namespace xcorr::gpu {
 
-double transfer_seconds(const CorrelationProblem& p) {
-  const double bytes = 4.0 * static_cast<double>(p.left.rows * p.left.cols * p.left.count +
-                                                 p.right.rows * p.right.cols * p.right.count +
-                                                 p.output_shape().area() * p.output_count());
-  return 10e-6 + bytes / 20e9;
-}
-
 void register_gpu_variants(Registry& r) {
   if (!list_devices().is_ok()) return;
   r.add(make_basic_correlator());
@@ -22,6 +15,7 @@ void register_gpu_variants(Registry& r) {
   r.add(make_warp_per_shift_shared_correlator());
   r.add(make_block_per_shift_correlator());
   for (auto& c : make_warp_shuffle_correlators()) r.add(std::move(c));
+  r.add(make_zncc_tiled_correlator());
 }
 
 }  // namespace xcorr::gpu

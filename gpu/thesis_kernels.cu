@@ -64,12 +64,12 @@ int blocks_for(long long work_items, int per_block) {
 class BlockPerShiftCorrelator final : public GpuCorrelator {
  public:
   const VariantInfo& info() const override { return info_; }
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Prior: a block per output: ~1 TMAC/s and ~0.1 us per output beyond the first wave.
-    const double outputs = static_cast<double>(p.output_shape().area() * p.output_count());
+    const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
     return 8e-6 + p.direct_multiply_adds() / 1e12 + outputs * 1e-7 + transfer_seconds(p);
   }
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     return {{"block_per_shift_kernel",
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&block_per_shift_kernel<Mode::full>)
@@ -78,7 +78,7 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
              [outputs = p.out_elements()] { return profiling::model_block_per_shift(outputs); }}};
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int blocks = blocks_for(p.out_elements(), 1);
     if (p.request.mode == Mode::full) {
       block_per_shift_kernel<Mode::full><<<blocks, kBlockThreads, 0, stream>>>(p, out);
@@ -96,7 +96,7 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
                     "one block per output element (thesis family); few outputs with large overlaps",
                     kAllForms,
                     kBothModes,
-                    {Normalization::none}};
+                    {Normalization::none, Normalization::zncc}};
 };
 
 }  // namespace

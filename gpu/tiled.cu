@@ -28,8 +28,13 @@ constexpr int kWarps = smem::kTiledWarps;
 constexpr int kThreads = 32 * kWarps;
 
 __host__ __device__ inline smem::TiledGeometry tile_geometry(const DeviceProblem& p) {
-  return {p.request.mode == Mode::full, p.left_rows, p.left_cols, p.right_rows,
-          p.right_cols,                 p.out_rows,  p.out_cols};
+  return {p.request.mode == Mode::full,
+          p.left_rows,
+          p.left_cols,
+          p.right_rows,
+          p.right_cols,
+          p.out_rows,
+          p.out_cols};
 }
 
 // Shared-memory index math: core/smem/tiled_layout.hpp (shared with the bank-conflict model).
@@ -139,7 +144,7 @@ class TiledCorrelator final : public GpuCorrelator {
                   " outputs per thread), shared-memory staging; small and medium sizes",
               kAllForms,
               kBothModes,
-              {Normalization::none}} {}
+              {Normalization::none, Normalization::zncc}} {}
 
   const VariantInfo& info() const override { return info_; }
 
@@ -156,18 +161,18 @@ class TiledCorrelator final : public GpuCorrelator {
     return Status::ok();
   }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Fitted to docs/perf/gpu-engine.md (H200): ~4.5 (4x1) TMAC/s of useful work (8x1: a guess, ~5)
     // once the GPU is full (2 blocks per SM); fewer blocks get that fraction of it.
     constexpr int BY = kWarps * RY, BX = 32 * RX;
-    const Shape o = p.output_shape();
+    const Shape o = p.surface_shape();
     const double blocks =
         static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
     const double rate = (RY >= 8 ? 5e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
     return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
 
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     const smem::TiledGeometry g = tile_geometry(p);
     const long long pairs = p.out_count;
     return {{"tiled_kernel", reinterpret_cast<const void*>(&tiled_kernel<RY, RX>), kThreads,
@@ -175,7 +180,7 @@ class TiledCorrelator final : public GpuCorrelator {
              [g, pairs] { return profiling::model_tiled(g, RY, RX, pairs); }}};
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const smem::TiledGeometry g = tile_geometry(p);
     const auto bytes = static_cast<int>(smem::tiled_smem_floats(g, RY, RX) * 4);

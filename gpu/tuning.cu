@@ -84,10 +84,13 @@ const std::string& device_name() {
 }  // namespace
 
 std::string tuning_key(const CorrelationProblem& p) {
-  return device_name() + "|" + to_string(p.request.form) + "|" + to_string(p.request.mode) + "|" +
-         to_string(p.request.norm) + "|" + to_string(p.left.shape()) + "|" +
-         to_string(p.right.shape()) + "|" + std::to_string(bucket(p.left.count)) + "|" +
-         std::to_string(bucket(p.right.count));
+  std::string key = device_name() + "|" + to_string(p.request.form) + "|" +
+                    to_string(p.request.mode) + "|" + to_string(p.request.norm) + "|" +
+                    to_string(p.left.shape()) + "|" + to_string(p.right.shape()) + "|" +
+                    std::to_string(bucket(p.left.count)) + "|" +
+                    std::to_string(bucket(p.right.count));
+  if (p.request.output == Output::peak) key += "|peak";  // surface keys keep their old form
+  return key;
 }
 
 namespace {

@@ -8,7 +8,8 @@
 // n_to_m) and `column_group` output columns, stages those (only the right columns the group
 // reads) in shared memory first, and so trades L2 latency for one staging pass.
 // When it wins: tiny problems (one_to_one up to ~32x32), where the other kernels leave most SMs
-// idle. Constraints: normalisation none; shared: a block's staging within 96 KiB.
+// idle. Constraints: shared: a block's staging within 200 KiB (column_group 0 falls back to 64,
+// 32, 16 or 8 columns when the whole width does not fit). ZNCC through the shared epilogue.
 // Instantiations: 4 (full, valid) x (plain, shared).
 #include <algorithm>
 #include <memory>
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   }
 }
 
-constexpr int kMaxSharedBytes = 96 * 1024;
+constexpr int kMaxSharedBytes = 200 * 1024;
 
 int lw_log2_for(int w) {
   int l = 0;
@@ -128,13 +129,13 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
  public:
   const VariantInfo& info() const override { return info_; }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Fitted to docs/perf/gpu-engine.md (H200): ~6 us, then ~2 TMAC/s (one warp per output).
-    const double outputs = static_cast<double>(p.output_shape().area() * p.output_count());
+    const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
     return 6e-6 + p.direct_multiply_adds() / 2e12 + outputs * 32 * 5 / 4e12 + transfer_seconds(p);
   }
 
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     return {{"warp_per_shift_kernel",
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&warp_per_shift_kernel<Mode::full>)
@@ -142,7 +143,7 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
              32 * kWarpsPerBlock, 0}};
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
     const long long warps = p.out_elements();
     const int blocks = static_cast<int>(
@@ -166,7 +167,7 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
       "one warp per output element, lanes split the overlap, shuffle reduction; tiny sizes",
       kAllForms,
       kBothModes,
-      {Normalization::none}};
+      {Normalization::none, Normalization::zncc}};
 };
 
 class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
@@ -195,13 +196,13 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     return Status::ok();
   }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Prior: like gpu_warp_per_shift with shared-memory latency (~1.5x its rate), plus staging.
-    const double outputs = static_cast<double>(p.output_shape().area() * p.output_count());
+    const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
     return 5e-6 + p.direct_multiply_adds() / 3e12 + outputs * 32 * 5 / 6e12 + transfer_seconds(p);
   }
 
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     return {{"warp_per_shift_shared_kernel",
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::full>)
@@ -224,7 +225,8 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     if (!one_left) {
       l.rights_per_group = {{1, g.pair_groups}};
     } else {
-      const int last = p.n_right - (g.right_groups - 1) * g.rights;  // rights of a left's last group
+      const int last =
+          p.n_right - (g.right_groups - 1) * g.rights;  // rights of a left's last group
       if (last == g.rights) {
         l.rights_per_group = {{g.rights, g.right_groups * lefts}};
       } else {
@@ -238,7 +240,7 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     return smem::wps_blocks_per_group(groups, g.rights * p.out_rows * g.group_cols, 132);
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const int lw_log2 = lw_log2_for(p.left_cols);
     const SharedLayout g = layout(p.request, p);
     const auto bytes = static_cast<int>(shared_bytes(p, g));
@@ -272,13 +274,18 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     g.pair_groups =
         one_left ? g.right_groups * (r.form == Form::n_to_m ? p.n_left : 1) : p.out_count;
     const int cols = values_.at("column_group");
-    g.group_cols = cols == 0 ? p.out_cols : std::min(cols, p.out_cols);
-    g.col_groups = (p.out_cols + g.group_cols - 1) / g.group_cols;
-    for (int k = 0; k < g.col_groups; ++k) {
-      const smem::ColumnRange c = smem::right_columns(
-          r.mode == Mode::full, k * g.group_cols, std::min(p.out_cols, (k + 1) * g.group_cols),
-          p.left_cols, p.right_cols);
-      g.staged_cols = std::max(g.staged_cols, c.last - c.first);
+    // 0: all columns, or the widest of 64, 32, 16, 8 whose staging fits.
+    for (int group : {cols == 0 ? p.out_cols : cols, 64, 32, 16, 8}) {
+      g.group_cols = std::min(group, p.out_cols);
+      g.col_groups = (p.out_cols + g.group_cols - 1) / g.group_cols;
+      g.staged_cols = 1;
+      for (int k = 0; k < g.col_groups; ++k) {
+        const smem::ColumnRange c = smem::right_columns(
+            r.mode == Mode::full, k * g.group_cols, std::min(p.out_cols, (k + 1) * g.group_cols),
+            p.left_cols, p.right_cols);
+        g.staged_cols = std::max(g.staged_cols, c.last - c.first);
+      }
+      if (cols != 0 || shared_bytes(p, g) <= kMaxSharedBytes) break;
     }
     return g;
   }
@@ -294,7 +301,7 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
       "one warp per output; a block stages one left, its rights and their column range; tiny sizes",
       kAllForms,
       kBothModes,
-      {Normalization::none},
+      {Normalization::none, Normalization::zncc},
       true,
       {{"right_matrices",
         {1, 2, 4},
@@ -305,7 +312,8 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
         {0, 32, 64},
         0,
         {},
-        "output columns per block, 0 = all; only the right columns they read are staged"}}};
+        "output columns per block, 0 = all (or the widest of 64..8 that fits); only the right "
+        "columns they read are staged"}}};
   ParamValues values_;
 };
 

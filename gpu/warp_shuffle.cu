@@ -55,9 +55,15 @@ const std::vector<Form> kOneLeftForms = {Form::one_to_many, Form::n_to_m};
 std::vector<VariantInfo> families() {
   auto info = [](std::string name, std::string summary, std::vector<Form> forms,
                  std::vector<Param> params) {
-    return VariantInfo{
-        std::move(name), "warp_shuffle",        "gpu", std::move(summary), std::move(forms),
-        kBothModes,      {Normalization::none}, true,  std::move(params)};
+    return VariantInfo{std::move(name),
+                       "warp_shuffle",
+                       "gpu",
+                       std::move(summary),
+                       std::move(forms),
+                       kBothModes,
+                       {Normalization::none, Normalization::zncc},
+                       true,
+                       std::move(params)};
   };
   return {
       info("gpu_warp_shuffle",
@@ -111,7 +117,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
         std::make_unique<WarpShuffleCorrelator>(info_, std::move(all).value()));
   }
 
-  double estimate_seconds(const CorrelationProblem& p) const override {
+  double kernel_seconds(const CorrelationProblem& p) const override {
     // Shuffle-bound prior: per warp step NL*LR + 2*NR*(S+LR-1) shuffles for NL*NR*S*LR FMAs per
     // lane; ~1.1e11 warp shuffles/s achieved (fitted: the simple form ran ~1.2 TMAC/s).
     const ShuffleShape& s = shape_;
@@ -122,7 +128,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     return 8e-6 + warp_steps * shuffles / 1.1e11 + transfer_seconds(p);
   }
 
-  std::vector<Launch> launches(const DeviceProblem& p) const override {
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     const ShuffleInstance* inst = find_multimat_instance(shape_);
     if (inst == nullptr) inst = find_multirow_instance(shape_);
     if (inst == nullptr) return {};
@@ -130,7 +136,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
              p.request.mode == Mode::full ? inst->full_kernel : inst->valid_kernel, 128, 0}};
   }
 
-  Status run_device(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const ShuffleInstance* inst = find_multimat_instance(shape_);
     if (inst == nullptr) inst = find_multirow_instance(shape_);
     if (inst == nullptr) {

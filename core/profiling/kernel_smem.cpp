@@ -26,7 +26,9 @@ void add(SmemTraffic& t, const SmemTraffic& part, double times) {
   t.store_ideal += part.store_ideal * times;
 }
 
-std::uint32_t bytes(int slot) { return static_cast<std::uint32_t>(slot) * 4u; }
+std::uint32_t bytes(int slot) {
+  return static_cast<std::uint32_t>(slot) * 4u;
+}
 
 // One warp instruction (none when no lane is active), priced by smem_cost, `times` over.
 void add_access(int width_bytes, const Addresses& a, std::uint32_t active, double times,
@@ -50,8 +52,8 @@ void SmemTally::store(int width_bytes, const Addresses& a, std::uint32_t active,
              t_.store_ideal);
 }
 
-SmemArray describe_array(std::string name, std::string access, int pitch_elements,
-                         int width_bytes, int lanes_per_row) {
+SmemArray describe_array(std::string name, std::string access, int pitch_elements, int width_bytes,
+                         int lanes_per_row) {
   SmemArray s;
   s.name = std::move(name);
   s.access = std::move(access);
@@ -115,10 +117,10 @@ KernelSmemModel model_tiled(const smem::TiledGeometry& g, int RY, int RX, long l
   add(m.traffic, per_pair.traffic(), static_cast<double>(out_count));
   // The arrays as the last block stages them (full mode: the whole template, the largest pitch).
   const smem::TiledBlock b0 = smem::tiled_block(g, RY, RX, grid_x - 1, grid_y - 1);
-  m.arrays.push_back(describe_array("template (column-major)", "staging store: lanes along a row",
-                                    b0.tp, 4, 1));
-  m.arrays.push_back(describe_array("source window (row-major)",
-                                    "compute load: lanes along a row", b0.s_cols, 4, kWarp));
+  m.arrays.push_back(
+      describe_array("template (column-major)", "staging store: lanes along a row", b0.tp, 4, 1));
+  m.arrays.push_back(describe_array("source window (row-major)", "compute load: lanes along a row",
+                                    b0.s_cols, 4, kWarp));
   return m;
 }
 
@@ -156,9 +158,11 @@ KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
                                               (i - o.dy) * xw - o.dx - cols.first + j);
             }
             if (on == 0) break;
-            for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? li[lane] : 0);
+            for (int lane = 0; lane < kWarp; ++lane)
+              a[lane] = bytes(on >> lane & 1u ? li[lane] : 0);
             per_right.load(4, a, on);
-            for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? ri[lane] : 0);
+            for (int lane = 0; lane < kWarp; ++lane)
+              a[lane] = bytes(on >> lane & 1u ? ri[lane] : 0);
             per_right.load(4, a, on);
           }
         }
@@ -185,14 +189,14 @@ KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
     }
   }
   const int lw = 1 << l.lw_log2;
-  m.arrays.push_back(describe_array("left (row-major)",
-                                    "compute load: " + std::to_string(kWarp / lw) + " rows x " +
-                                        std::to_string(lw) + " lanes",
-                                    l.w, 4, lw));
-  m.arrays.push_back(describe_array("staged rights (row-major)",
-                                    "compute load: " + std::to_string(kWarp / lw) + " rows x " +
-                                        std::to_string(lw) + " lanes",
-                                    max_xw, 4, lw));
+  m.arrays.push_back(describe_array(
+      "left (row-major)",
+      "compute load: " + std::to_string(kWarp / lw) + " rows x " + std::to_string(lw) + " lanes",
+      l.w, 4, lw));
+  m.arrays.push_back(describe_array(
+      "staged rights (row-major)",
+      "compute load: " + std::to_string(kWarp / lw) + " rows x " + std::to_string(lw) + " lanes",
+      max_xw, 4, lw));
   return m;
 }
 
@@ -208,6 +212,160 @@ KernelSmemModel model_block_per_shift(long long outputs) {
   KernelSmemModel m;
   add(m.traffic, per_output.traffic(), static_cast<double>(outputs));
   m.arrays.push_back(describe_array("partial sums", "one lane per warp", 1, 4, kWarp));
+  return m;
+}
+
+}  // namespace xcorr::profiling
+
+namespace xcorr::profiling {
+
+KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long long results) {
+  using namespace smem;  // NOLINT: the layout's index functions
+  const int warps = q.warps();
+  Addresses a{};
+  const std::uint32_t all = 0xffffffffu;
+  // Lanes of warp w that own tile outputs (tid < tile_threads).
+  auto active_of = [&](int w) { return active_below(32 * w, q.tile_threads()); };
+  // block_sum<N>: lane 0 stores N doubles, then every warp reads N doubles of every warp.
+  auto block_sum = [&](SmemTally& t, int n) {
+    for (int w = 0; w < warps; ++w) {
+      for (int k = 0; k < n; ++k) {
+        a.fill(0);
+        a[0] = bytes(zncc_r_slot(q, w, k));
+        t.store(8, a, 1u);
+      }
+      for (int k = 0; k < n; ++k) {
+        for (int v = 0; v < warps; ++v) {
+          a.fill(bytes(zncc_r_slot(q, v, k)));
+          t.load(8, a, all);
+        }
+      }
+    }
+  };
+  SmemTally per_result;
+  for (int ty = 0; ty < q.tiles_y; ++ty) {
+    for (int tx = 0; tx < q.tiles_x; ++tx) {
+      const int U0 = ty * q.TR, V0 = tx * q.TC;
+      const int rows_in = imin(q.s_rows, q.H - U0), cols_in = imin(q.s_cols, q.W - V0);
+      SmemTally& t = per_result;
+      for (int w = 0; w < warps; ++w) {
+        // 1. Staging stores (template: lanes down a column).
+        for (int j = w; j < q.w; j += warps) {
+          for (int i0 = 0; i0 < q.n_iter; i0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_t_slot(q, i0 + l, j));
+            t.store(4, a, active_below(i0, q.n_iter));
+          }
+        }
+        for (int y = w; y < q.s_rows; y += warps) {
+          for (int x0 = 0; x0 < q.s_cols; x0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y, x0 + l));
+            t.store(4, a, active_below(x0, q.s_cols));
+          }
+        }
+      }
+      block_sum(t, 4);
+      for (int w = 0; w < warps; ++w) {
+        // 2. Zero mean in place: a load and a store per element.
+        for (int j = w; j < q.w; j += warps) {
+          for (int i0 = 0; i0 < q.h; i0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_t_slot(q, i0 + l, j));
+            t.load(4, a, active_below(i0, q.h));
+            t.store(4, a, active_below(i0, q.h));
+          }
+        }
+        for (int y = w; y < rows_in; y += warps) {
+          for (int x0 = 0; x0 < cols_in; x0 += kWarp) {
+            for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y, x0 + l));
+            t.load(4, a, active_below(x0, cols_in));
+            t.store(4, a, active_below(x0, cols_in));
+          }
+        }
+      }
+      block_sum(t, 2);
+      // 3. Horizontal sums: thread y = tid + k * threads walks row y.
+      for (int y0 = 0; y0 < q.hs_rows(); y0 += kWarp) {
+        const std::uint32_t on = active_below(y0, q.hs_rows());
+        for (int j = 0; j < q.w; ++j) {
+          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, j));
+          t.load(4, a, on);
+        }
+        for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_h_slot(q, y0 + l, 0));
+        t.store(16, a, on);
+        for (int c = 1; c < q.TC; ++c) {
+          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, c + q.w - 1));
+          t.load(4, a, on);
+          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, c - 1));
+          t.load(4, a, on);
+          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_h_slot(q, y0 + l, c));
+          t.store(16, a, on);
+        }
+      }
+      for (int w = 0; w < warps; ++w) {
+        const std::uint32_t on = active_of(w);
+        if (on == 0) continue;
+        auto lane_g = [&](int l) { return zncc_group(q, imin(32 * w + l, q.tile_threads() - 1)); };
+        auto lane_c = [&](int l) { return zncc_col(q, imin(32 * w + l, q.tile_threads() - 1)); };
+        // 4. Main loop: (RY - 1) window loads, then per step group tg / 4 16-byte template
+        // loads (one address) and RY window loads.
+        for (int j = 0; j < q.w; ++j) {
+          auto window = [&](int row) {
+            for (int l = 0; l < kWarp; ++l)
+              a[l] = bytes(zncc_s_slot(q, lane_g(l) * q.RY + row, lane_c(l) + j));
+            t.load(4, a, on);
+          };
+          for (int k = 0; k < q.RY - 1; ++k) window(k);
+          for (int ii = 0; ii < q.n_iter; ii += q.RY) {
+            for (int k = 0; k < q.tg; k += 4) {
+              a.fill(bytes(zncc_t_slot(q, ii, j) + k));
+              t.load(16, a, on);
+            }
+            for (int s = 0; s < q.RY; ++s) window(ii + s + q.RY - 1);
+          }
+        }
+        // 5. Window sums: h loads, then two per further row; peak: the tile's ZNCC stores.
+        auto hs_load = [&](int row_offset) {
+          for (int l = 0; l < kWarp; ++l)
+            a[l] = bytes(zncc_h_slot(q, lane_g(l) * q.RY + row_offset, lane_c(l)));
+          t.load(16, a, on);
+        };
+        for (int i = 0; i < q.h; ++i) hs_load(i);
+        for (int k = 0; k < q.RY; ++k) {
+          if (k > 0) {
+            hs_load(k - 1 + q.h);
+            hs_load(k - 1);
+          }
+          if (peak) {
+            for (int l = 0; l < kWarp; ++l)
+              a[l] = bytes(zncc_z_slot(q, lane_g(l) * q.RY + k, lane_c(l)));
+            t.store(4, a, on);
+          }
+        }
+      }
+      if (peak) {
+        // 6. Lane 0 of each warp stores its key; every warp reads all keys.
+        for (int w = 0; w < warps; ++w) {
+          a.fill(0);
+          a[0] = bytes(zncc_r_slot(q, w, 0));
+          t.store(8, a, 1u);
+          for (int v = 0; v < warps; ++v) {
+            a.fill(bytes(zncc_r_slot(q, v, 0)));
+            t.load(8, a, all);
+          }
+        }
+        // 7. One tile: thread 0 reads the 3x3 neighbourhood (nine single-lane loads).
+        if (q.single_tile()) {
+          a.fill(0);
+          for (int k = 0; k < 9; ++k) t.load(4, a, 1u);
+        }
+      }
+    }
+  }
+  KernelSmemModel m;
+  add(m.traffic, per_result.traffic(), static_cast<double>(results));
+  m.arrays.push_back(describe_array("window (column-major, pitch chosen for the main loop)",
+                                    "staging store: lanes along a row", q.sp, 4, 1));
+  m.arrays.push_back(describe_array("window sums (double2, column-major)",
+                                    "epilogue load: lanes along a row", q.hp, 16, 1));
   return m;
 }
 

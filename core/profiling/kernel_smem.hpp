@@ -14,6 +14,7 @@
 
 #include "core/profiling/smem_model.hpp"
 #include "core/smem/tiled_layout.hpp"
+#include "core/smem/zncc_tile_layout.hpp"
 
 namespace xcorr::profiling {
 
@@ -40,8 +41,8 @@ struct KernelSmemModel {
   std::vector<SmemArray> arrays;
 };
 
-SmemArray describe_array(std::string name, std::string access, int pitch_elements,
-                         int width_bytes, int lanes_per_row);
+SmemArray describe_array(std::string name, std::string access, int pitch_elements, int width_bytes,
+                         int lanes_per_row);
 
 // Accumulates warp accesses: byte addresses of the 32 lanes, `active` lane mask, repeated `times`.
 class SmemTally {
@@ -69,6 +70,10 @@ struct WarpPerShiftSharedLaunch {
   std::vector<std::pair<int, long long>> rights_per_group;
 };
 KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l);
+
+// gpu_zncc_tiled: one launch over `results` results (every tile of every result), surface or
+// peak output.
+KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long long results);
 
 // gpu_block_per_shift: `outputs` outputs, each reduced through the partial-sum array.
 KernelSmemModel model_block_per_shift(long long outputs);

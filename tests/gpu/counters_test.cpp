@@ -33,6 +33,17 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
       {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},
       {Form::n_to_m, Mode::full, Normalization::none, {17, 23}, {17, 23}, 3, 5},
       {Form::one_to_one, Mode::full, Normalization::none, {16, 16}, {16, 16}, 1, 1},
+      // ZNCC and peak output: the epilogue's and the fused kernels (one tile; several tiles).
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 64},
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 64, Output::peak},
+      {Form::one_to_many,
+       Mode::valid,
+       Normalization::zncc,
+       {17, 15},
+       {120, 140},
+       1,
+       2,
+       Output::peak},
   };
   int compared = 0, unread = 0, modelled = 0, exact_loads = 0;
   double worst_load = 0, worst_store = 0;  // measured / model - 1

@@ -15,6 +15,7 @@
 #include "tests/support/correlation_cases.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/peak_testing.hpp"
 
 namespace xcorr {
 namespace {
@@ -55,6 +56,33 @@ INSTANTIATE_TEST_SUITE_P(AllCases, GpuVariants, ::testing::ValuesIn(testing::gpu
                            return testing::case_name(param_info.param);
                          });
 
+// Peak output (every valid-mode case, every refinement): every GPU variant, the fused search and
+// the surface-plus-reduction path alike, against the float64 reference's records.
+class GpuPeaks : public ::testing::TestWithParam<testing::Case> {};
+
+TEST_P(GpuPeaks, MatchFloat64Reference) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const testing::Case& c = GetParam();
+  const testing::CaseData data = testing::make_case_data(c);
+  const CorrelationProblem p = data.problem(c);
+  int ran = 0;
+  for (const auto& v : gpu_registry().all()) {
+    if (!v->can_implement(p).is_ok()) continue;
+    Stack<float> out = testing::poisoned_stack(1, kPeakFields, p.output_count());
+    const Status s = v->run(p, out.view());
+    ASSERT_TRUE(s.is_ok()) << v->info().name << ": " << s.message();
+    EXPECT_PEAKS_NEAR(out.view(), p) << v->info().name;
+    ++ran;
+  }
+  EXPECT_GE(ran, 1) << "no GPU variant can run " << testing::case_name(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllValidCases, GpuPeaks,
+                         ::testing::ValuesIn(testing::as_peak_cases(testing::gpu_cases())),
+                         [](const auto& param_info) {
+                           return testing::case_name(param_info.param);
+                         });
+
 // Every value combination of every parameterised GPU variant (for compile-time parameters: every
 // template instantiation) runs and matches the reference on odd, non-square problems of each form
 // it supports.
@@ -66,6 +94,9 @@ TEST(GpuParameters, EveryRegisteredCombinationIsInstantiatedAndCorrect) {
       {Form::n_to_m, Mode::full, Normalization::none, {19, 23}, {19, 23}, 3, 5},
       {Form::n_to_m, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 5, 3},
       {Form::n_to_mn, Mode::full, Normalization::none, {23, 31}, {23, 31}, 2, 6},
+      {Form::one_to_many, Mode::valid, Normalization::zncc, {7, 5}, {33, 30}, 1, 7},
+      {Form::n_to_m, Mode::valid, Normalization::zncc, {13, 11}, {40, 37}, 5, 3},
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {9, 9}, {21, 19}, 3, 6, Output::peak},
   };
   std::vector<testing::CaseData> data;
   std::vector<Stack<double>> refs;
@@ -95,15 +126,19 @@ TEST(GpuParameters, EveryRegisteredCombinationIsInstantiatedAndCorrect) {
             testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
         const Status s = configured.value()->run(p, out.view());
         ASSERT_TRUE(s.is_ok()) << label << ": " << s.message();
-        EXPECT_MATRIX_NEAR(out.view(), refs[k].view(), 1e-5)
-            << label << " on " << testing::case_name(cases[k]);
+        if (p.request.output == Output::peak) {
+          EXPECT_PEAKS_NEAR(out.view(), p) << label << " on " << testing::case_name(cases[k]);
+        } else {
+          EXPECT_MATRIX_NEAR(out.view(), refs[k].view(), 1e-5)
+              << label << " on " << testing::case_name(cases[k]);
+        }
         ++ran;
       }
       EXPECT_GE(ran, 2) << label;
       ++combinations;
     }
   }
-  EXPECT_GE(parameterised, 7) << "the warp-shuffle family registers its parameters";
+  EXPECT_GE(parameterised, 8) << "the warp-shuffle family and gpu_zncc_tiled have parameters";
   std::printf("[ params   ] %d combinations of %d parameterised variants ran\n", combinations,
               parameterised);
 }
@@ -136,19 +171,28 @@ TEST(GpuMemory, WorkLargerThanTheBudgetRunsInSlices) {
       {Form::one_to_many, Mode::full, Normalization::none, {21, 19}, {21, 19}, 1, 23},
       {Form::n_to_mn, Mode::full, Normalization::none, {17, 17}, {17, 17}, 3, 27},
       {Form::n_to_m, Mode::valid, Normalization::none, {9, 7}, {41, 44}, 11, 4},
+      {Form::n_to_m, Mode::valid, Normalization::zncc, {9, 7}, {41, 44}, 11, 4},
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {9, 9}, {40, 40}, 3, 60, Output::peak},
   };
   for (const auto& c : cases) {
     const testing::CaseData data = testing::make_case_data(c);
     const CorrelationProblem p = data.problem(c);
-    const double bytes = 4.0 * static_cast<double>(p.output_shape().area() * p.output_count());
+    const double bytes =
+        4.0 * static_cast<double>(p.surface_shape().area() * p.output_count());  // surfaces
     ASSERT_GT(bytes, 64 * 1024.0) << "the case must exceed the budget";
     const Stack<double> ref = cpu::correlate_reference(p);
-    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_tiled_4x1"}) {
+    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
+      const Correlator* v = gpu_registry().find(name);
+      if (!v->can_implement(p).is_ok()) continue;
       Stack<float> out =
           testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
-      const Status s = gpu_registry().find(name)->run(p, out.view());
+      const Status s = v->run(p, out.view());
       ASSERT_TRUE(s.is_ok()) << name << ": " << s.message();
-      EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << name << " " << testing::case_name(c);
+      if (p.request.output == Output::peak) {
+        EXPECT_PEAKS_NEAR(out.view(), p) << name << " " << testing::case_name(c);
+      } else {
+        EXPECT_MATRIX_NEAR(out.view(), ref.view(), 1e-5) << name << " " << testing::case_name(c);
+      }
     }
   }
   const Stack<float> big = testing::random_stack(128, 128, 1, 7, 0, 1);
@@ -184,12 +228,21 @@ TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   XCORR_SKIP_WITHOUT_GPU();
   for (const char* name : {"gpu_basic", "gpu_fft"})
     EXPECT_NE(gpu_registry().find(name), nullptr) << name;
+  const Correlator* fused = gpu_registry().find("gpu_zncc_tiled");
+  ASSERT_NE(fused, nullptr);
   const Stack<float> t(5, 5, 1, 1.0f), s(9, 9, 1, 1.0f);
-  const CorrelationProblem zncc{
-      {Form::one_to_one, Mode::valid, Normalization::zncc}, t.view(), s.view()};
-  const Status st = gpu_registry().find("gpu_tiled_4x1")->can_implement(zncc);
+  const CorrelationProblem plain{{Form::one_to_one, Mode::valid}, t.view(), s.view()};
+  const Status st = fused->can_implement(plain);
   EXPECT_EQ(st.code(), ErrorCode::unsupported);
-  EXPECT_NE(st.message().find("zncc"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("normalization none"), std::string::npos) << st.message();
+  // A template whose tile does not fit in shared memory is refused by name, and gpu_fft runs it.
+  const Stack<float> big_t(200, 200, 1, 1.0f), big_s(210, 210, 1, 1.0f);
+  const CorrelationProblem big{
+      {Form::one_to_one, Mode::valid, Normalization::zncc}, big_t.view(), big_s.view()};
+  const Status too_big = fused->can_implement(big);
+  EXPECT_EQ(too_big.code(), ErrorCode::unsupported);
+  EXPECT_NE(too_big.message().find("KiB of shared memory"), std::string::npos) << too_big.message();
+  EXPECT_TRUE(gpu_registry().find("gpu_fft")->can_implement(big).is_ok());
 }
 
 TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {

@@ -24,6 +24,15 @@ TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
       {Form::n_to_m, Mode::full, Normalization::none, {37, 29}, {37, 29}, 3, 5},
       {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},
       {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 8},
+      {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 8, Output::peak},
+      {Form::one_to_many,
+       Mode::valid,
+       Normalization::zncc,
+       {17, 15},
+       {120, 140},
+       1,
+       2,
+       Output::peak},
       {Form::one_to_one, Mode::full, Normalization::none, {64, 64}, {64, 64}, 1, 1},
   };
   int checked = 0;

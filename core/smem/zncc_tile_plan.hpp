@@ -1,0 +1,20 @@
+// The host's choice of tile, rows per thread and shared-memory pitches for gpu_zncc_tiled
+// (core/smem/zncc_tile_layout.hpp says what each field means). Plain C++ (no CUDA): the kernel,
+// its bank-conflict model and the tests use the same plan.
+#pragma once
+
+#include "core/smem/zncc_tile_layout.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::smem {
+
+// Rows per thread the kernel is instantiated for.
+inline constexpr int kZnccRowChoices[] = {4, 5, 6, 7, 8};
+
+// Template h x w in a window H x W. rows_per_thread: one of kZnccRowChoices, or 0 = the one
+// that pads the fewest output rows (ties: the larger). Fails (unsupported) when even the
+// smallest tile needs more than max_smem_bytes of shared memory.
+Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
+                                     long long max_smem_bytes);
+
+}  // namespace xcorr::smem

@@ -1,0 +1,487 @@
+// gpu_zncc_tiled: valid-mode ZNCC with everything in one block, surface or fused peak search.
+// Overview: a block takes one output tile of one (template, window) pair (for DIC-sized pairs the
+// tile is the whole surface). It stages the template and the window region in shared memory,
+// reduces their sums (float64), shifts both to zero mean in place (the numerator then needs no
+// large-offset cancellation), computes horizontal window sums (float64, sliding),
+// and each thread accumulates RY consecutive output rows of one column with a rotating register
+// window (per template element: one window load, one broadcast template load shared by RY
+// outputs, RY FMAs). The epilogue slides the window sums down the thread's rows and applies
+// core/zncc_rule.hpp. Surface output writes the tile; peak output reduces the block's maximum
+// (64-bit keys, gpu/peak_key.cuh) and, when the tile is the whole surface, refines it from the
+// 3x3 neighbourhood in shared memory and writes the record: the surface never reaches device
+// memory. Larger surfaces use several tiles: a statistics pre-pass gives the search-matrix
+// variance (flatness rule), tiles combine maxima with atomicMax, and zncc_peak_refine_kernel
+// recomputes the 3x3 neighbourhood in float64 from the inputs.
+// Layout, thread map and the host's plan: core/smem/zncc_tile_layout.hpp, zncc_tile_plan.hpp.
+// When it wins: DIC- and tracking-sized searches (templates up to ~64 px in windows of a few
+// hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
+// zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/smem/zncc_tile_plan.hpp"
+#include "core/zncc_rule.hpp"
+#include "gpu/cuda_check.cuh"
+#include "gpu/device_buffer.cuh"
+#include "gpu/gpu_correlator.cuh"
+#include "gpu/peak_key.cuh"
+#include "gpu/variants.cuh"
+#include "gpu/zncc_epilogue.cuh"
+
+namespace xcorr::gpu {
+namespace {
+
+using smem::ZnccTilePlan;
+constexpr long long kMaxSmemBytes = 200 * 1024;
+
+struct ZnccArgs {
+  DeviceProblem p;
+  ZnccTilePlan q;
+  const double* right_stats;  // several tiles: {sum, sum of squares} per right matrix
+  unsigned long long* keys;   // peak output, several tiles: the maximum per result
+  float* out;                 // the surfaces, or the peak records
+  SubpixelMethod subpixel;
+};
+
+__device__ inline double warp_sum(double v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sums v[0..N) over the block (every thread gets the totals) through the reduction slots.
+template <int N>
+__device__ inline void block_sum(double (&v)[N], float* sm, const ZnccTilePlan& q) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = warp_sum(v[k]);
+  __syncthreads();  // earlier readers of the slots are done
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      *reinterpret_cast<double*>(sm + smem::zncc_r_slot(q, warp, k)) = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    double t = 0;
+    for (int w = 0; w < q.warps(); ++w)
+      t += *reinterpret_cast<const double*>(sm + smem::zncc_r_slot(q, w, k));
+    v[k] = t;
+  }
+}
+
+template <int RY, bool kPeak>
+__global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccArgs a) {
+  extern __shared__ __align__(16) float sm[];
+  constexpr int TG = (RY + 3) / 4 * 4;  // template group pitch: 16-byte loads of RY rows
+  const ZnccTilePlan& q = a.q;
+  const int tiles = q.tiles_y * q.tiles_x;
+  const int t = blockIdx.x / tiles, tile = blockIdx.x % tiles;
+  const int U0 = tile / q.tiles_x * q.TR, V0 = tile % q.tiles_x * q.TC;
+  const int2 lr = a.p.pair(t);
+  const float* __restrict__ L = a.p.left + static_cast<long long>(lr.x) * q.h * q.w;
+  const float* __restrict__ R = a.p.right + static_cast<long long>(lr.y) * q.H * q.W;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, warps = blockDim.x / 32;
+
+  // 1. Staging: the template in column groups with zero rows up to n_iter (lanes down a column),
+  //    the window region with zeros outside the window (lanes along a row); their sums.
+  double st[4] = {0, 0, 0, 0};  // sum T, sum T^2, sum S, sum S^2
+  for (int j = warp; j < q.w; j += warps) {
+#pragma unroll 1
+    for (int i = lane; i < q.n_iter; i += 32) {
+      const float v = i < q.h ? L[i * q.w + j] : 0.0f;
+      sm[smem::zncc_t_slot(q, i, j)] = v;
+      st[0] += v;
+      st[1] += static_cast<double>(v) * v;
+    }
+  }
+  const int rows_in = min(q.s_rows, q.H - U0), cols_in = min(q.s_cols, q.W - V0);
+  for (int y = warp; y < q.s_rows; y += warps) {
+#pragma unroll 1
+    for (int x = lane; x < q.s_cols; x += 32) {
+      const bool in = y < rows_in && x < cols_in;
+      const float v = in ? R[static_cast<long long>(U0 + y) * q.W + V0 + x] : 0.0f;
+      sm[smem::zncc_s_slot(q, y, x)] = v;
+      st[2] += v;
+      st[3] += static_cast<double>(v) * v;
+    }
+  }
+  block_sum(st, sm, q);
+  const double n = static_cast<double>(q.h) * q.w, n_in = static_cast<double>(rows_in) * cols_in;
+  const double t_mean = st[0] / n, s_mean = st[2] / n_in;
+  double search_variance = fmax(0.0, st[3] - st[2] * st[2] / n_in) / n_in;
+  if (a.right_stats != nullptr) {  // several tiles: the whole search matrix's
+    const double area = static_cast<double>(q.H) * q.W;
+    const double sum = a.right_stats[2 * lr.y], sq = a.right_stats[2 * lr.y + 1];
+    search_variance = fmax(0.0, sq - sum * sum / area) / area;
+  }
+
+  // 2. Zero mean in place; delta = sum(T') and sum(T'^2) of the rounded template.
+  double mo[2] = {0, 0};
+  for (int j = warp; j < q.w; j += warps) {
+#pragma unroll 1
+    for (int i = lane; i < q.h; i += 32) {
+      const int slot = smem::zncc_t_slot(q, i, j);
+      const float v = static_cast<float>(sm[slot] - t_mean);
+      sm[slot] = v;
+      mo[0] += v;
+      mo[1] += static_cast<double>(v) * v;
+    }
+  }
+  for (int y = warp; y < rows_in; y += warps) {
+#pragma unroll 1
+    for (int x = lane; x < cols_in; x += 32) {
+      const int slot = smem::zncc_s_slot(q, y, x);
+      sm[slot] = static_cast<float>(sm[slot] - s_mean);
+    }
+  }
+  block_sum(mo, sm, q);  // its barriers also publish the shifted arrays
+  const double delta = mo[0], t_ss = fmax(0.0, mo[1] - delta * delta / n);
+  const bool t_flat = t_ss <= kFlatRelative * st[1];
+
+  // 3. Horizontal window sums: hs[y][c] over columns [c, c + w), one thread per row, sliding.
+  for (int y = tid; y < q.hs_rows(); y += blockDim.x) {
+    const float* row = sm + smem::zncc_s_slot(q, y, 0);  // column x at row[x * sp]
+    double2* hs = reinterpret_cast<double2*>(sm + smem::zncc_h_slot(q, y, 0));  // c: hs[c * hp]
+    double s = 0, s2 = 0;
+    for (int j = 0; j < q.w; ++j) {
+      const double v = row[j * q.sp];
+      s += v;
+      s2 += v * v;
+    }
+    hs[0] = make_double2(s, s2);
+    for (int c = 1; c < q.TC; ++c) {
+      const double add = row[(c + q.w - 1) * q.sp], sub = row[(c - 1) * q.sp];
+      s += add - sub;
+      s2 += add * add - sub * sub;
+      hs[c * q.hp] = make_double2(s, s2);
+    }
+  }
+  __syncthreads();
+
+  // 4. Numerators of the thread's RY rows (tile rows g RY + a) of column c.
+  const bool active = tid < q.tile_threads();
+  const int g = active ? smem::zncc_group(q, tid) : 0, c = active ? smem::zncc_col(q, tid) : 0;
+  float acc[RY];
+#pragma unroll
+  for (int k = 0; k < RY; ++k) acc[k] = 0.0f;
+  if (active) {
+    for (int j = 0; j < q.w; ++j) {
+      const float* tc = sm + smem::zncc_t_slot(q, 0, j);
+      const float* sc = sm + smem::zncc_s_slot(q, g * RY, c + j);  // consecutive rows
+      float win[RY];
+#pragma unroll
+      for (int k = 0; k < RY - 1; ++k) win[k] = sc[k];
+      for (int ii = 0, gi = 0; ii < q.n_iter; ii += RY, gi += TG) {
+        float tv[TG];
+#pragma unroll
+        for (int k = 0; k < TG; k += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(tc + gi + k);
+          tv[k] = v.x, tv[k + 1] = v.y, tv[k + 2] = v.z, tv[k + 3] = v.w;
+        }
+#pragma unroll
+        for (int s = 0; s < RY; ++s) {
+          win[(s + RY - 1) % RY] = sc[ii + s + RY - 1];
+#pragma unroll
+          for (int k = 0; k < RY; ++k) acc[k] = fmaf(tv[s], win[(s + k) % RY], acc[k]);
+        }
+      }
+    }
+  }
+
+  // 5. ZNCC of those outputs: window sums slide down the rows.
+  const double2* hs = reinterpret_cast<const double2*>(sm + smem::zncc_h_slot(q, g * RY, c));
+  double ws = 0, ws2 = 0;  // hs[i]: row g RY + i of column c
+  if (active) {
+    for (int i = 0; i < q.h; ++i) {
+      const double2 v = hs[i];
+      ws += v.x;
+      ws2 += v.y;
+    }
+  }
+  unsigned long long best = 0;
+#pragma unroll
+  for (int k = 0; k < RY; ++k) {
+    const int row = g * RY + k;  // in the tile
+    if (k > 0 && active) {
+      const double2 add = hs[k - 1 + q.h], sub = hs[k - 1];
+      ws += add.x - sub.x;
+      ws2 += add.y - sub.y;
+    }
+    const double window_ss = fmax(0.0, ws2 - ws * ws / n);
+    const float z =
+        zncc_from_sums(acc[k] - delta * (ws / n), t_ss, t_flat, window_ss, n, search_variance);
+    const int r = U0 + row, col = V0 + c;
+    const bool valid = active && r < q.out_rows && col < q.out_cols;
+    if constexpr (kPeak) {
+      if (active) sm[smem::zncc_z_slot(q, row, c)] = z;
+      if (valid) {
+        const unsigned long long key = peak_key(z, static_cast<unsigned>(r * q.out_cols + col));
+        best = key > best ? key : best;
+      }
+    } else if (valid) {
+      a.out[(static_cast<long long>(t) * q.out_rows + r) * q.out_cols + col] = z;
+    }
+  }
+  if constexpr (kPeak) {
+    // 6. The block's maximum.
+    best = warp_max_key(best);
+    __syncthreads();
+    if (lane == 0)
+      *reinterpret_cast<unsigned long long*>(sm + smem::zncc_r_slot(q, warp, 0)) = best;
+    __syncthreads();
+    unsigned long long block_best = 0;
+    for (int w = 0; w < warps; ++w) {
+      const unsigned long long k =
+          *reinterpret_cast<const unsigned long long*>(sm + smem::zncc_r_slot(q, w, 0));
+      block_best = k > block_best ? k : block_best;
+    }
+    if (tid != 0) return;
+    if (!q.single_tile()) {
+      atomicMax(a.keys + t, block_best);
+      return;
+    }
+    // 7. Refinement from the 3x3 neighbourhood (always read, clamped: a fixed access pattern).
+    const int index = static_cast<int>(peak_key_index(block_best));
+    const int r = index / q.out_cols, col = index % q.out_cols;
+    double nb[3][3];
+#pragma unroll
+    for (int y = 0; y < 3; ++y) {
+#pragma unroll
+      for (int x = 0; x < 3; ++x) {
+        const int rr = min(max(r + y - 1, 0), q.out_rows - 1);
+        const int cc = min(max(col + x - 1, 0), q.out_cols - 1);
+        nb[y][x] = sm[smem::zncc_z_slot(q, rr, cc)];
+      }
+    }
+    PeakFit fit;
+    if (r > 0 && col > 0 && r + 1 < q.out_rows && col + 1 < q.out_cols)
+      fit = refine_peak(nb, a.subpixel);
+    encode_peak(a.out + static_cast<long long>(t) * kPeakFields, r, col, peak_key_value(block_best),
+                fit);
+  }
+}
+
+// Several tiles, peak output: one warp per result refines the combined maximum from its 3x3
+// neighbourhood, recomputed in float64 from the inputs (lanes split the template). Every warp
+// takes the same path (positions clamped; results past the end and border peaks discard theirs).
+__global__ void __launch_bounds__(128)
+    zncc_peak_refine_kernel(DeviceProblem p, const unsigned long long* __restrict__ keys,
+                            const double* __restrict__ right_stats, SubpixelMethod subpixel,
+                            float* __restrict__ out) {
+  const int warp_t = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const int t = min(warp_t, p.out_count - 1);
+  const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
+  const int out_rows = p.right_rows - h + 1, out_cols = W - w + 1;
+  const unsigned long long key = keys[t];
+  const int index = static_cast<int>(peak_key_index(key));
+  const int r = index / out_cols, col = index % out_cols;
+  const int2 lr = p.pair(t);
+  const float* L = p.left + static_cast<long long>(lr.x) * h * w;
+  const float* R = p.right + static_cast<long long>(lr.y) * p.right_rows * W;
+  const double n = static_cast<double>(h) * w;
+  double ts = 0, tq = 0;
+  for (int k = lane; k < h * w; k += 32) {
+    ts += L[k];
+    tq += static_cast<double>(L[k]) * L[k];
+  }
+  ts = warp_sum(ts);
+  tq = warp_sum(tq);
+  const double t_mean = ts / n, t_ss = fmax(0.0, tq - ts * t_mean);
+  const double area = static_cast<double>(p.right_rows) * W;
+  const double sum = right_stats[2 * lr.y], sq = right_stats[2 * lr.y + 1];
+  const double search_variance = fmax(0.0, sq - sum * sum / area) / area;
+  double nb[3][3];
+  for (int y = 0; y < 3; ++y) {
+    for (int x = 0; x < 3; ++x) {
+      const int k0 = min(max(r + y - 1, 0), out_rows - 1),
+                l0 = min(max(col + x - 1, 0), out_cols - 1);
+      double s = 0, s2 = 0, ts2 = 0;
+      for (int k = lane; k < h * w; k += 32) {
+        const double v = R[static_cast<long long>(k0 + k / w) * W + l0 + k % w];
+        s += v;
+        s2 += v * v;
+        ts2 += L[k] * v;
+      }
+      s = warp_sum(s);
+      s2 = warp_sum(s2);
+      ts2 = warp_sum(ts2);
+      nb[y][x] = zncc_from_sums(ts2 - t_mean * s, t_ss, t_ss <= kFlatRelative * tq,
+                                fmax(0.0, s2 - s * s / n), n, search_variance);
+    }
+  }
+  PeakFit fit;
+  if (r > 0 && col > 0 && r + 1 < out_rows && col + 1 < out_cols) fit = refine_peak(nb, subpixel);
+  if (lane == 0 && warp_t < p.out_count)
+    encode_peak(out + static_cast<long long>(t) * kPeakFields, r, col, peak_key_value(key), fit);
+}
+
+using KernelFn = void (*)(ZnccArgs);
+
+template <bool kPeak>
+KernelFn kernel_for(int ry) {
+  switch (ry) {
+    case 4:
+      return &zncc_tiled_kernel<4, kPeak>;
+    case 5:
+      return &zncc_tiled_kernel<5, kPeak>;
+    case 6:
+      return &zncc_tiled_kernel<6, kPeak>;
+    case 7:
+      return &zncc_tiled_kernel<7, kPeak>;
+    default:
+      return &zncc_tiled_kernel<8, kPeak>;
+  }
+}
+
+KernelFn kernel_for(int ry, bool peak) {
+  return peak ? kernel_for<true>(ry) : kernel_for<false>(ry);
+}
+
+// Once per instantiation: allow up to kMaxSmemBytes (a host call here would sit in every run).
+Status opt_in_all() {
+  static const cudaError_t e = [] {
+    for (int ry : smem::kZnccRowChoices) {
+      for (bool peak : {false, true}) {
+        const cudaError_t r =
+            cudaFuncSetAttribute(kernel_for(ry, peak), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(kMaxSmemBytes));
+        if (r != cudaSuccess) return r;
+      }
+    }
+    return cudaSuccess;
+  }();
+  return cuda_status(e, "cudaFuncSetAttribute(zncc_tiled_kernel)");
+}
+
+class ZnccTiledCorrelator final : public GpuCorrelator {
+ public:
+  explicit ZnccTiledCorrelator(ParamValues values = {})
+      : values_(complete_params(info_.name, info_.params, values).value()) {}
+
+  const VariantInfo& info() const override { return info_; }
+  ParamValues params() const override { return values_; }
+  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
+    auto all = complete_params(info_.name, info_.params, values);
+    if (!all.is_ok()) return all.status();
+    return std::unique_ptr<Correlator>(std::make_unique<ZnccTiledCorrelator>(all.value()));
+  }
+
+  Status can_implement(const CorrelationProblem& p) const override {
+    XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
+    return plan(static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
+                static_cast<int>(p.right.rows), static_cast<int>(p.right.cols))
+        .status();
+  }
+
+  double kernel_seconds(const CorrelationProblem& p) const override {
+    auto q = plan(static_cast<int>(p.left.rows), static_cast<int>(p.left.cols),
+                  static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
+    if (!q.is_ok()) return 1e9;
+    const ZnccTilePlan& z = q.value();
+    // Prior: the padded multiply-adds at ~12 TMAC/s once the GPU holds ~4 blocks per SM, the
+    // staging at ~3 TB/s, ~8 us of launch; several tiles add the statistics pass.
+    const double blocks = static_cast<double>(p.output_count()) * z.tiles_y * z.tiles_x;
+    const double macs = blocks * z.TR * z.TC * static_cast<double>(z.n_iter) * z.w;
+    const double fill = std::min(1.0, blocks / (4.0 * 132));
+    const double staged = blocks * 4.0 * (z.s_rows * z.s_cols + z.h * z.w);
+    const double stats =
+        z.single_tile()
+            ? 0.0
+            : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) / 3e12;
+    return 8e-6 + macs / (12e12 * fill) + staged / 3e12 + stats + transfer_seconds(p);
+  }
+
+  std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
+    auto q = plan(p.left_rows, p.left_cols, p.right_rows, p.right_cols);
+    if (!q.is_ok()) return {};
+    const ZnccTilePlan z = q.value();
+    const bool peak = p.request.output == Output::peak;
+    std::vector<Launch> l;
+    if (!z.single_tile()) l.push_back({"zncc_stats_kernel", right_stats_kernel(), 256, 0});
+    const long long results = p.out_count;
+    l.push_back({peak ? "zncc_tiled_kernel<peak>" : "zncc_tiled_kernel<surface>",
+                 reinterpret_cast<const void*>(kernel_for(z.RY, peak)), z.threads,
+                 4 * z.smem_floats,
+                 [z, peak, results] { return profiling::model_zncc_tiled(z, peak, results); }});
+    if (peak && !z.single_tile()) {
+      l.push_back({"zncc_peak_refine_kernel",
+                   reinterpret_cast<const void*>(&zncc_peak_refine_kernel), 128, 0});
+    }
+    return l;
+  }
+
+  double kernel_workspace_bytes(const DeviceProblem& p) const override {
+    return 16.0 * p.n_right + 8.0 * p.out_count;
+  }
+
+  Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
+    auto q = plan(p.left_rows, p.left_cols, p.right_rows, p.right_cols);
+    if (!q.is_ok()) return q.status();
+    XCORR_RETURN_IF_ERROR(opt_in_all());
+    const ZnccTilePlan& z = q.value();
+    const bool peak = p.request.output == Output::peak;
+    const std::lock_guard lock(mutex_);  // the statistics and key buffers
+    ZnccArgs args{p, z, nullptr, nullptr, out, p.request.subpixel};
+    if (!z.single_tile()) {
+      XCORR_RETURN_IF_ERROR(compute_right_stats(p, stats_, stream));
+      args.right_stats = stats_.get();
+      if (peak) {
+        XCORR_RETURN_IF_ERROR(keys_.allocate(static_cast<std::size_t>(p.out_count)));
+        XCORR_CUDA_TRY(
+            cudaMemsetAsync(keys_.get(), 0, sizeof(unsigned long long) * p.out_count, stream));
+        args.keys = keys_.get();
+      }
+    }
+    const long long blocks = static_cast<long long>(p.out_count) * z.tiles_y * z.tiles_x;
+    kernel_for(z.RY,
+               peak)<<<static_cast<unsigned>(blocks), z.threads, 4 * z.smem_floats, stream>>>(args);
+    XCORR_LAUNCH_TRY("zncc_tiled_kernel");
+    if (peak && !z.single_tile()) {
+      zncc_peak_refine_kernel<<<(p.out_count + 3) / 4, 128, 0, stream>>>(
+          p, keys_.get(), stats_.get(), p.request.subpixel, out);
+      XCORR_LAUNCH_TRY("zncc_peak_refine_kernel");
+    }
+    return Status::ok();
+  }
+
+ protected:
+  bool normalizes_itself() const override { return true; }
+  bool finds_peaks_itself() const override { return true; }
+
+ private:
+  Result<ZnccTilePlan> plan(int h, int w, int H, int W) const {
+    return smem::plan_zncc_tiles(h, w, H, W, values_.at("rows_per_thread"), kMaxSmemBytes);
+  }
+
+  mutable std::mutex mutex_;
+  mutable DeviceBuffer<double> stats_;
+  mutable DeviceBuffer<unsigned long long> keys_;
+  VariantInfo info_{
+      "gpu_zncc_tiled",
+      "zncc_tiled",
+      "gpu",
+      "valid-mode ZNCC in one block per output tile (zero-mean staging, register-tiled "
+      "numerators, window sums in shared memory); peak output fused: no surface in memory",
+      kAllForms,
+      {Mode::valid},
+      {Normalization::zncc},
+      true,
+      {{"rows_per_thread",
+        {0, 4, 5, 6, 7, 8},
+        0,
+        {},
+        "output rows per thread (register window); 0 = the fewest padded rows"}},
+      {Output::surface, Output::peak}};
+  ParamValues values_;
+};
+
+}  // namespace
+
+std::unique_ptr<Correlator> make_zncc_tiled_correlator() {
+  return std::make_unique<ZnccTiledCorrelator>();
+}
+
+}  // namespace xcorr::gpu
