@@ -1,9 +1,13 @@
 // xcorr bench: times each GPU variant, `auto` (model prior) and `auto_tuned` (measured choice,
-// cached per device) on the anchor case matrix
-// (shared/data/anchors-h200-2026-11-21.json) and DIC-shaped pair batches, full mode, with CUDA
-// events: kernel = device-resident, e2e = pinned host -> device -> run -> host. Median (and min,
-// p90) of repeats after warm-up, plus back-to-back throughput. Writes JSON rows {form, size, n,
-// m, variant, params, kernel_ms, kernel_min_ms, kernel_p90_ms, back_to_back_ms, e2e_ms, gflops}.
+// cached per device) on the anchor case matrix (full mode;
+// shared/data/anchors-h200-2026-11-21.json), DIC-shaped pair batches (full mode), and valid-mode
+// ZNCC cases, as surfaces and as peak output: DIC-shaped (template 21/31/41 in a window 20 px
+// larger, 10^4 pairs) and whole frames (32 in 512^2, 64 and 128 in 2048^2). CUDA events:
+// kernel = device-resident, e2e = pinned host -> device -> run -> host. Median (and min, p90) of
+// repeats after warm-up, plus back-to-back throughput. Writes JSON rows {form, mode, norm, output,
+// template, window, pairs, size, n, m, variant, params, kernel_ms, kernel_min_ms, kernel_p90_ms,
+// back_to_back_ms, e2e_ms, gflops} (template and window: side lengths in px; pairs: the
+// request's results; gflops counts 2 x the direct definition's multiply-adds).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -25,21 +29,45 @@ struct BenchCase {
   Form form;
   int size, n, m;  // n lefts; m rights (one_to_many, n_to_m) or rights per left (n_to_mn)
   const char* group;
+  int window = 0;  // valid mode: the window's side (px); 0 = full mode (left and right `size`)
+  Output output = Output::surface;
 };
 
-// The anchor matrix, then DIC-shaped n_to_mn (subsets 21, 31, 41; 10^4 pairs).
+// The anchor matrix, DIC-shaped n_to_mn (subsets 21, 31, 41; 10^4 pairs), then valid ZNCC.
 const BenchCase kCases[] = {
-    {Form::one_to_one, 16, 1, 1, "anchors"},    {Form::one_to_one, 32, 1, 1, "anchors"},
-    {Form::one_to_one, 64, 1, 1, "anchors"},    {Form::one_to_one, 128, 1, 1, "anchors"},
-    {Form::one_to_one, 256, 1, 1, "anchors"},   {Form::one_to_one, 512, 1, 1, "anchors"},
-    {Form::one_to_many, 32, 1, 64, "anchors"},  {Form::one_to_many, 64, 1, 64, "anchors"},
-    {Form::one_to_many, 128, 1, 16, "anchors"}, {Form::one_to_many, 256, 1, 16, "anchors"},
-    {Form::n_to_m, 32, 16, 16, "anchors"},      {Form::n_to_m, 64, 8, 8, "anchors"},
-    {Form::n_to_m, 128, 8, 8, "anchors"},       {Form::n_to_m, 256, 4, 4, "anchors"},
-    {Form::n_to_mn, 16, 4096, 1, "anchors"},    {Form::n_to_mn, 32, 4096, 1, "anchors"},
-    {Form::n_to_mn, 64, 1024, 1, "anchors"},    {Form::n_to_mn, 128, 256, 1, "anchors"},
-    {Form::n_to_mn, 21, 10000, 1, "dic"},       {Form::n_to_mn, 31, 10000, 1, "dic"},
+    {Form::one_to_one, 16, 1, 1, "anchors"},
+    {Form::one_to_one, 32, 1, 1, "anchors"},
+    {Form::one_to_one, 64, 1, 1, "anchors"},
+    {Form::one_to_one, 128, 1, 1, "anchors"},
+    {Form::one_to_one, 256, 1, 1, "anchors"},
+    {Form::one_to_one, 512, 1, 1, "anchors"},
+    {Form::one_to_many, 32, 1, 64, "anchors"},
+    {Form::one_to_many, 64, 1, 64, "anchors"},
+    {Form::one_to_many, 128, 1, 16, "anchors"},
+    {Form::one_to_many, 256, 1, 16, "anchors"},
+    {Form::n_to_m, 32, 16, 16, "anchors"},
+    {Form::n_to_m, 64, 8, 8, "anchors"},
+    {Form::n_to_m, 128, 8, 8, "anchors"},
+    {Form::n_to_m, 256, 4, 4, "anchors"},
+    {Form::n_to_mn, 16, 4096, 1, "anchors"},
+    {Form::n_to_mn, 32, 4096, 1, "anchors"},
+    {Form::n_to_mn, 64, 1024, 1, "anchors"},
+    {Form::n_to_mn, 128, 256, 1, "anchors"},
+    {Form::n_to_mn, 21, 10000, 1, "dic"},
+    {Form::n_to_mn, 31, 10000, 1, "dic"},
     {Form::n_to_mn, 41, 10000, 1, "dic"},
+    {Form::n_to_mn, 21, 10000, 1, "zncc", 41},
+    {Form::n_to_mn, 31, 10000, 1, "zncc", 51},
+    {Form::n_to_mn, 41, 10000, 1, "zncc", 61},
+    {Form::one_to_one, 32, 1, 1, "zncc", 512},
+    {Form::one_to_one, 64, 1, 1, "zncc", 2048},
+    {Form::one_to_one, 128, 1, 1, "zncc", 2048},
+    {Form::n_to_mn, 21, 10000, 1, "peak", 41, Output::peak},
+    {Form::n_to_mn, 31, 10000, 1, "peak", 51, Output::peak},
+    {Form::n_to_mn, 41, 10000, 1, "peak", 61, Output::peak},
+    {Form::one_to_one, 32, 1, 1, "peak", 512, Output::peak},
+    {Form::one_to_one, 64, 1, 1, "peak", 2048, Output::peak},
+    {Form::one_to_one, 128, 1, 1, "peak", 2048, Output::peak},
 };
 
 struct BenchOptions {
@@ -58,22 +86,37 @@ Status run_bench(const BenchOptions& o) {
                 (devices.is_ok() ? std::string("none registered") : devices.status().message())};
   }
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-12s %5s %6s %4s  %-44s %10s %10s %10s  %s\n", "form", "size", "n", "m", "variant",
+  std::printf("%-12s %5s %6s %4s  %-44s %10s %10s %10s  %s\n", "case", "size", "n", "m", "variant",
               "kernel_ms", "e2e_ms", "GFLOP/s", "params");
   for (const BenchCase& c : kCases) {
     if (o.cases != "all" && o.cases != c.group) continue;
     const int n_right = c.form == Form::n_to_mn ? c.n * c.m : c.m;
+    const int window = c.window > 0 ? c.window : c.size;
     const Stack<float> left = synth::uniform_noise(c.size, c.size, c.n, 1),
-                       right = synth::uniform_noise(c.size, c.size, n_right, 2);
-    const CorrelationProblem p{{c.form, Mode::full}, left.view(), right.view()};
+                       right = synth::uniform_noise(window, window, n_right, 2);
+    const CorrelationProblem p =
+        c.window > 0 ? CorrelationProblem{{c.form, Mode::valid, Normalization::zncc, c.output,
+                                           SubpixelMethod::quadratic2d},
+                                          left.view(),
+                                          right.view()}
+                     : CorrelationProblem{{c.form, Mode::full}, left.view(), right.view()};
     const double flops = 2 * p.direct_multiply_adds();
+    const std::string label = c.window > 0
+                                  ? std::string(c.output == Output::peak ? "peak/" : "zncc/") +
+                                        to_string(c.form) + "/" + std::to_string(window)
+                                  : std::string(to_string(c.form));
     auto emit = [&](const std::string& name, const std::string& params, const gpu::GpuTiming& t) {
       const double gflops = flops / (t.kernel_median_ms * 1e-3) / 1e9;
-      std::printf("%-12s %5d %6d %4d  %-44s %10.4f %10.4f %10.1f  %s\n", to_string(c.form), c.size,
-                  c.n, c.m, name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops,
-                  params.c_str());
+      std::printf("%-12s %5d %6d %4d  %-44s %10.4f %10.4f %10.1f  %s\n", label.c_str(), c.size, c.n,
+                  c.m, name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops, params.c_str());
       std::fflush(stdout);
       rows.push_back({{"form", to_string(c.form)},
+                      {"mode", to_string(p.request.mode)},
+                      {"norm", to_string(p.request.norm)},
+                      {"output", to_string(p.request.output)},
+                      {"template", c.size},
+                      {"window", window},
+                      {"pairs", p.output_count()},
                       {"size", c.size},
                       {"n", c.n},
                       {"m", c.m},
@@ -134,8 +177,8 @@ Command add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* c =
       app.add_subcommand("bench", "Time the GPU variants and auto on the benchmark case matrix");
-  c->add_option("--cases", o->cases, "anchors, dic or all")
-      ->check(CLI::IsMember({"anchors", "dic", "all"}))
+  c->add_option("--cases", o->cases, "anchors, dic, zncc (valid ZNCC surfaces), peak or all")
+      ->check(CLI::IsMember({"anchors", "dic", "zncc", "peak", "all"}))
       ->capture_default_str();
   c->add_option("--variants", o->variants, "Only these variants (default: every GPU variant)");
   c->add_option("--warmup", o->warmup, "Untimed runs first")

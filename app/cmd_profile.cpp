@@ -15,7 +15,7 @@ namespace xcorr::app {
 namespace {
 
 struct ProfileOptions {
-  std::string form = "one_to_many", mode = "full", norm = "none", out;
+  std::string form = "one_to_many", mode = "full", norm = "none", output = "surface", out;
   std::vector<Index> size{64, 64};
   std::vector<Index> sizes;  // a sweep of square sizes instead of --size
   gpu::ProfileRequest request;
@@ -51,10 +51,11 @@ void print_shared_memory(const std::vector<gpu::VariantProfile>& rows) {
                   (cell(model, false) + " | " + cell(measured, false)).c_str(),
                   k.counters ? (count(100 * k.counters->achieved_occupancy) + "%").c_str() : "-");
       for (const profiling::SmemArray& a : k.smem_arrays) {
-        std::printf("    %s, %s: pitch %d, gcd degree %d, %d wavefronts (ideal %d); "
-                    "pad %d -> %d\n",
-                    a.name.c_str(), a.access.c_str(), a.pitch_elements, a.gcd_degree,
-                    a.wavefronts, a.ideal, a.pad_elements, a.padded_wavefronts);
+        std::printf(
+            "    %s, %s: pitch %d, gcd degree %d, %d wavefronts (ideal %d); "
+            "pad %d -> %d\n",
+            a.name.c_str(), a.access.c_str(), a.pitch_elements, a.gcd_degree, a.wavefronts, a.ideal,
+            a.pad_elements, a.padded_wavefronts);
       }
     }
     if (!v.counters_note.empty() && v.counters_note != last_note) {
@@ -69,6 +70,7 @@ Status run_profile(ProfileOptions o) {
   r.form = *parse_form(o.form);
   r.mode = *parse_mode(o.mode);
   r.norm = *parse_normalization(o.norm);
+  r.output = *parse_output(o.output);
   std::vector<std::pair<Index, Index>> shapes;
   if (o.sizes.empty()) shapes.push_back({o.size[0], o.size.size() > 1 ? o.size[1] : o.size[0]});
   for (const Index s : o.sizes) shapes.push_back({s, s});
@@ -126,6 +128,12 @@ Command add_profile_command(CLI::App& app) {
   c->add_option("--norm", o->norm, "none or zncc")
       ->check(CLI::IsMember({"none", "zncc"}))
       ->capture_default_str();
+  c->add_option("--output", o->output, "surface or peak (the maximum per pair; valid mode)")
+      ->check(CLI::IsMember({"surface", "peak"}))
+      ->capture_default_str();
+  c->add_option("--template", o->request.template_size,
+                "Valid mode: template side in px (default: half the size)")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--variants", o->request.variants, "Only these variants");
   c->add_option("--repeats", o->request.repeats, "Timed runs")
       ->check(CLI::PositiveNumber)

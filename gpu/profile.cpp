@@ -37,9 +37,9 @@ void attach_counters(const Correlator& v, const CorrelationProblem& p, VariantPr
 }
 
 nlohmann::json traffic_json(const profiling::SmemTraffic& t) {
-  return {{"load_instructions", t.load_instructions},   {"load_wavefronts", t.load_wavefronts},
-          {"load_conflicts", t.load_conflicts()},       {"store_instructions", t.store_instructions},
-          {"store_wavefronts", t.store_wavefronts},     {"store_conflicts", t.store_conflicts()}};
+  return {{"load_instructions", t.load_instructions}, {"load_wavefronts", t.load_wavefronts},
+          {"load_conflicts", t.load_conflicts()},     {"store_instructions", t.store_instructions},
+          {"store_wavefronts", t.store_wavefronts},   {"store_conflicts", t.store_conflicts()}};
 }
 
 profiling::SmemTraffic traffic_from_json(const nlohmann::json& j) {
@@ -54,16 +54,17 @@ profiling::SmemTraffic traffic_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json kernel_json(const KernelRow& k) {
-  nlohmann::json j = {{"kernel", k.kernel},
-                      {"registers", k.registers},
-                      {"static_shared_bytes", k.static_shared_bytes},
-                      {"dynamic_shared_bytes", k.dynamic_shared_bytes},
-                      {"local_bytes", k.local_bytes},
-                      {"threads_per_block", k.threads_per_block},
-                      {"occupancy", k.occupancy},
-                      {"occupancy_limiter", k.limiter},
-                      {"cuda_occupancy", k.cuda_occupancy},
-                      {"smem_model", k.smem_model ? traffic_json(*k.smem_model) : nlohmann::json()}};
+  nlohmann::json j = {
+      {"kernel", k.kernel},
+      {"registers", k.registers},
+      {"static_shared_bytes", k.static_shared_bytes},
+      {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+      {"local_bytes", k.local_bytes},
+      {"threads_per_block", k.threads_per_block},
+      {"occupancy", k.occupancy},
+      {"occupancy_limiter", k.limiter},
+      {"cuda_occupancy", k.cuda_occupancy},
+      {"smem_model", k.smem_model ? traffic_json(*k.smem_model) : nlohmann::json()}};
   nlohmann::json arrays = nlohmann::json::array();
   for (const profiling::SmemArray& a : k.smem_arrays) {
     arrays.push_back({{"name", a.name},
@@ -132,13 +133,16 @@ KernelRow kernel_from_json(const nlohmann::json& k) {
 
 Result<std::vector<VariantProfile>> profile_problem(
     const ProfileRequest& r, const std::function<bool(long long, long long)>& progress) {
-  const Index lr = r.mode == Mode::valid ? std::max<Index>(1, r.rows / 2) : r.rows;
-  const Index lc = r.mode == Mode::valid ? std::max<Index>(1, r.cols / 2) : r.cols;
+  const Index half_r = r.template_size > 0 ? r.template_size : std::max<Index>(1, r.rows / 2);
+  const Index half_c = r.template_size > 0 ? r.template_size : std::max<Index>(1, r.cols / 2);
+  const Index lr = r.mode == Mode::valid ? half_r : r.rows;
+  const Index lc = r.mode == Mode::valid ? half_c : r.cols;
   const Index n_right = r.form == Form::n_to_mn ? r.n * r.m : r.form == Form::one_to_one ? 1 : r.m;
   const Index n_left = r.form == Form::one_to_one || r.form == Form::one_to_many ? 1 : r.n;
   const Stack<float> left = synth::uniform_noise(lr, lc, n_left, 1),
                      right = synth::uniform_noise(r.rows, r.cols, n_right, 2);
-  const CorrelationProblem p{{r.form, r.mode, r.norm}, left.view(), right.view()};
+  const CorrelationProblem p{
+      {r.form, r.mode, r.norm, r.output, SubpixelMethod::quadratic2d}, left.view(), right.view()};
   XCORR_RETURN_IF_ERROR(p.validate());
   const double flops = 2 * p.direct_multiply_adds();
   const double bytes = 4.0 * static_cast<double>(left.values().size() + right.values().size() +
@@ -161,6 +165,7 @@ Result<std::vector<VariantProfile>> profile_problem(
     row.form = to_string(r.form);
     row.mode = to_string(r.mode);
     row.norm = to_string(r.norm);
+    row.output = to_string(r.output);
     row.rows = r.rows, row.cols = r.cols, row.n = n_left, row.m = n_right;
     if (is_gpu_variant(*v)) {
       auto t = time_on_gpu(*v, p, 2, std::max(1, r.repeats));
@@ -222,6 +227,7 @@ std::string profile_to_json(const std::vector<VariantProfile>& rows) {
                    {"form", r.form},
                    {"mode", r.mode},
                    {"norm", r.norm},
+                   {"output", r.output},
                    {"rows", r.rows},
                    {"cols", r.cols},
                    {"n", r.n},
@@ -251,6 +257,7 @@ Result<std::vector<VariantProfile>> profile_from_json(const std::string& text) {
       r.form = e.value("form", std::string());
       r.mode = e.value("mode", std::string());
       r.norm = e.value("norm", std::string());
+      r.output = e.value("output", std::string("surface"));
       r.rows = e.value("rows", Index{0});
       r.cols = e.value("cols", Index{0});
       r.n = e.value("n", Index{0});
@@ -311,9 +318,8 @@ std::string profile_to_csv(const std::vector<VariantProfile>& rows) {
            std::to_string(k.static_shared_bytes + k.dynamic_shared_bytes) + "," +
            std::to_string(k.local_bytes) + "," + std::to_string(k.threads_per_block) + "," +
            num(k.occupancy) + "," + k.limiter + "," + num(k.cuda_occupancy) + "," +
-           (k.counters ? num(k.counters->achieved_occupancy) : "") + "," +
-           traffic(k.smem_model) + "," +
-           traffic(k.counters ? std::optional(k.counters->smem) : std::nullopt) + "," +
+           (k.counters ? num(k.counters->achieved_occupancy) : "") + "," + traffic(k.smem_model) +
+           "," + traffic(k.counters ? std::optional(k.counters->smem) : std::nullopt) + "," +
            quoted(arrays) + "," + quoted(r.counters_note) + "\n";
     }
   }

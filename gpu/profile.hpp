@@ -30,7 +30,7 @@ struct KernelRow {
 
 struct VariantProfile {
   std::string variant, device, params;
-  std::string form, mode, norm;
+  std::string form, mode, norm, output = "surface";
   Index rows = 0, cols = 0, n = 0, m = 0;  // right matrices' size; left and right counts
   double median_ms = 0, min_ms = 0, p90_ms = 0, e2e_ms = 0, gflops = 0, bandwidth_gb_s = 0;
   std::vector<KernelRow> kernels;  // empty on the CPU and for cuFFT
@@ -41,8 +41,10 @@ struct ProfileRequest {
   Form form = Form::one_to_many;
   Mode mode = Mode::full;
   Normalization norm = Normalization::none;
-  Index rows = 64, cols = 64;  // right matrices (valid mode: templates of half the size)
-  Index n = 1, m = 16;         // lefts (n_to_m, n_to_mn); rights (or rights per left: n_to_mn)
+  Output output = Output::surface;  // peak: valid mode only
+  Index rows = 64, cols = 64;       // right matrices (valid mode: templates of half the size)
+  Index template_size = 0;          // valid mode: template side (px) instead of half the size
+  Index n = 1, m = 16;              // lefts (n_to_m, n_to_mn); rights (or rights per left: n_to_mn)
   int repeats = 10;
   bool counters = true;               // read hardware counters (CUPTI) for GPU variants
   std::vector<std::string> variants;  // empty: all that can run it
