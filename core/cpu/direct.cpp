@@ -85,11 +85,13 @@ class DirectCorrelator final : public Correlator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/cpu-vs-opencv.md (2-core development machine): ~2.2 GMAC/s per
-    // thread; 16x16 full in ~31 us on one thread, 64x64 in ~3.4 ms on two.
+    // Fitted to docs/perf/cpu-vs-opencv.md (2-core development machine): full mode ~2.2 GMAC/s
+    // per thread (16x16 in ~31 us on one thread, 64x64 in ~3.4 ms on two); valid mode ~5 GMAC/s
+    // per thread (10^3 DIC-shaped ZNCC pairs, 31 px in 51 px: ~40 ms on two).
     const double macs = p.direct_multiply_adds();
-    if (macs < kSerialMultiplyAdds) return 2e-6 + macs / 2.2e9;
-    return 2e-5 + macs / (2.2e9 * hardware_threads());
+    const double rate = p.request.mode == Mode::valid ? 5e9 : 2.2e9;
+    if (macs < kSerialMultiplyAdds) return 2e-6 + macs / rate;
+    return 2e-5 + macs / (rate * hardware_threads());
   }
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {

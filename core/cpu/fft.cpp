@@ -4,8 +4,14 @@
 // matrix is transformed once, multiplied with the spectra of the lefts it pairs with, inverse
 // transformed and cropped straight into the output layout.
 //   full:  P >= 2h-1, Q >= 2w-1, spectrum FL * conj(FR); out[r][c] = c[(r-h+1) mod P][(c-w+1) mod
-//   Q] valid: P >= H,    Q >= W,    spectrum FS * conj(FT); out[k][l] = c[k][l]
-// ZNCC: zero-mean template, mean-shifted window, then WindowStats normalisation.
+//          Q]
+//   valid: overlap-save tiles: a P x Q transform of the window region from (k0, l0) gives the
+//          (P-h+1) x (Q-w+1) outputs from (k0, l0) without wrap-around; spectrum FS * conj(FT).
+//          P, Q minimise the modelled cost (tile count x transform cost): one tile for DIC-sized
+//          windows, tiles of a few hundred px for whole frames (cache-sized transforms, spread
+//          over the threads, instead of one frame-sized transform).
+// ZNCC: zero-mean template, window shifted by its matrix's mean, then per tile the window sums
+// (float64, sliding) normalise the numerators (core/zncc_rule.hpp).
 // When it wins: everything but small sizes (cost ~ P Q log(P Q) per transform instead of
 // h w per output element). Constraints: none. Plans are created once per size (FFTW_ESTIMATE)
 // under a lock and executed concurrently on separate arrays.
@@ -21,7 +27,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/cpu/window_stats.hpp"
+#include "core/cpu/zncc_math.hpp"
 #include "core/fft_size.hpp"
 #include "core/parallel.hpp"
 #include "core/peak_search.hpp"
@@ -77,6 +83,18 @@ class FftCorrelator final : public Correlator {
   const VariantInfo& info() const override { return info_; }
 
   double estimate_seconds(const CorrelationProblem& p) const override {
+    if (p.request.mode == Mode::valid) {
+      const Tiling t = tiling(p);
+      const double n = static_cast<double>(t.P * t.Q);
+      const double tiles = static_cast<double>(t.tiles_r * t.tiles_c);
+      const double transforms = static_cast<double>(p.left.count) +
+                                tiles * static_cast<double>(p.right.count + p.output_count());
+      const double parallel = static_cast<double>(
+          std::min<Index>(hardware_threads(),
+                          std::max<Index>(p.left.count, p.right.count * t.tiles_r * t.tiles_c)));
+      const double zncc = p.request.norm == Normalization::zncc ? 8e-9 * n * tiles : 0.0;
+      return 5e-6 + (transforms * 0.17e-9 * transform_cost(t.P, t.Q) + zncc) / parallel;
+    }
     const Geometry g = geometry(p);
     const double n = static_cast<double>(g.P * g.Q);
     const double transforms = static_cast<double>(p.left.count + p.right.count + p.output_count());
@@ -90,28 +108,21 @@ class FftCorrelator final : public Correlator {
 
   Status run(const CorrelationProblem& p, StackView<float> out) const override {
     if (p.request.output == Output::peak) return run_peaks_via_surfaces(*this, p, out);
+    if (p.request.mode == Mode::valid) return run_valid(p, out);
+    // Full mode (no normalisation there).
     const Geometry g = geometry(p);
     const Plans plans = plans_for(g.P, g.Q);
-    const bool zncc = p.request.norm == Normalization::zncc;
     const Index cq = g.Q / 2 + 1;
     const auto spec_floats = static_cast<std::size_t>(2 * g.P * cq);
 
-    // Spectra of every left matrix (zero-mean templates for zncc), in parallel.
+    // Spectra of every left matrix, in parallel.
     std::vector<FftBuffer> left_spectra;
-    std::vector<ZeroMeanTemplate> templates(static_cast<std::size_t>(zncc ? p.left.count : 0));
     left_spectra.reserve(static_cast<std::size_t>(p.left.count));
     for (Index i = 0; i < p.left.count; ++i) left_spectra.emplace_back(spec_floats);
     parallel_for(p.left.count, 1, [&](Index begin, Index end) {
       FftBuffer real(static_cast<std::size_t>(g.P * g.Q));
       for (Index i = begin; i < end; ++i) {
-        if (zncc) {
-          templates[i] = make_zero_mean_template(p.left[i]);
-          const auto& v = templates[i].values;
-          load_padded(MatrixView<const float>{v.data(), p.left.rows, p.left.cols, p.left.cols}, 0.0,
-                      g, real.get());
-        } else {
-          load_padded(p.left[i], 0.0, g, real.get());
-        }
+        load_padded(p.left[i], 0.0, g, real.get());
         fftwf_execute_dft_r2c(plans.forward, real.get(), left_spectra[i].complex());
       }
     });
@@ -121,17 +132,13 @@ class FftCorrelator final : public Correlator {
       FftBuffer real(static_cast<std::size_t>(g.P * g.Q)), right_spec(spec_floats),
           prod(spec_floats);
       for (Index j = begin; j < end; ++j) {
-        const MatrixView<const float> R = p.right[j];
-        std::unique_ptr<WindowStats> stats;
-        if (zncc) stats = std::make_unique<WindowStats>(R, p.left.rows, p.left.cols);
-        load_padded(R, zncc ? stats->mean() : 0.0, g, real.get());
+        load_padded(p.right[j], 0.0, g, real.get());
         fftwf_execute_dft_r2c(plans.forward, real.get(), right_spec.complex());
         for_each_pair_of_right(p, j, [&](Index t, Index li) {
           multiply(left_spectra[li].complex(), right_spec.complex(), p.request.mode, g.P * cq,
                    prod.complex());
           fftwf_execute_dft_c2r(plans.inverse, prod.complex(), real.get());
           crop(p, g, real.get(), out[t]);
-          if (zncc) normalize_zncc_rows(*stats, templates[li], p.left.shape(), out[t], 0, out.rows);
         });
       }
     });
@@ -142,11 +149,176 @@ class FftCorrelator final : public Correlator {
   struct Geometry {
     Index P = 0, Q = 0;
   };
-  static Geometry geometry(const CorrelationProblem& p) {
-    if (p.request.mode == Mode::full) {
-      return {next_fast_fft_size(2 * p.left.rows - 1), next_fast_fft_size(2 * p.left.cols - 1)};
+
+  // Valid mode: P x Q transforms over tiles_r x tiles_c tiles of (P-h+1) x (Q-w+1) outputs.
+  struct Tiling {
+    Index P = 0, Q = 0, tiles_r = 1, tiles_c = 1;
+  };
+
+  // Modelled cost of one P x Q transform plus its per-element work, in units of ~0.17 ns: FFTW's
+  // time per element and log2 grows once a transform leaves the caches (measured on the 2-core
+  // development machine, FFTW_ESTIMATE, r2c + c2r: 256^2 0.17 ns, 1024^2 0.42 ns, 2048^2 0.57 ns
+  // per element and log2).
+  static double transform_cost(Index P, Index Q) {
+    const double n = static_cast<double>(P * Q);
+    const double spill = std::max(0.0, std::log2(n / 65536.0));
+    return n * (std::log2(n) * (1.0 + 0.37 * spill) + 30.0);
+  }
+
+  // The transform size of least modelled cost (tiles x transform cost): the whole window (fast
+  // size), or power-of-two tiles of at least twice the template (and 64).
+  static Tiling tiling(const CorrelationProblem& p) {
+    const Shape o = p.surface_shape();
+    auto candidates = [](Index t, Index full) {
+      std::vector<Index> c{full};
+      for (Index n = 64; n < full; n *= 2) {
+        if (n >= 2 * t) c.push_back(n);
+      }
+      return c;
+    };
+    Tiling best;
+    double best_cost = -1;
+    for (Index P : candidates(p.left.rows, next_fast_fft_size(p.right.rows))) {
+      for (Index Q : candidates(p.left.cols, next_fast_fft_size(p.right.cols))) {
+        const Index bh = P - p.left.rows + 1, bw = Q - p.left.cols + 1;
+        const Index tr = (o.rows + bh - 1) / bh, tc = (o.cols + bw - 1) / bw;
+        const double cost = static_cast<double>(tr * tc) * transform_cost(P, Q);
+        if (best_cost < 0 || cost < best_cost) {
+          best_cost = cost;
+          best = {P, Q, tr, tc};
+        }
+      }
     }
-    return {next_fast_fft_size(p.right.rows), next_fast_fft_size(p.right.cols)};
+    return best;
+  }
+
+  // Valid mode: one task per (right matrix, tile): the region's transform, then for each pair of
+  // the right matrix the product, inverse and crop into the output tile (and ZNCC).
+  Status run_valid(const CorrelationProblem& p, StackView<float> out) const {
+    const Tiling tl = tiling(p);
+    const Geometry g{tl.P, tl.Q};
+    const Plans plans = plans_for(g.P, g.Q);
+    const bool zncc = p.request.norm == Normalization::zncc;
+    const Index h = p.left.rows, w = p.left.cols;
+    const Index bh = g.P - h + 1, bw = g.Q - w + 1;
+    const Index cq = g.Q / 2 + 1;
+    const auto spec_floats = static_cast<std::size_t>(2 * g.P * cq);
+    const Shape o = p.surface_shape();
+
+    std::vector<FftBuffer> left_spectra;
+    std::vector<ZeroMeanTemplate> templates(static_cast<std::size_t>(zncc ? p.left.count : 0));
+    left_spectra.reserve(static_cast<std::size_t>(p.left.count));
+    for (Index i = 0; i < p.left.count; ++i) left_spectra.emplace_back(spec_floats);
+    parallel_for(p.left.count, 1, [&](Index begin, Index end) {
+      FftBuffer real(static_cast<std::size_t>(g.P * g.Q));
+      for (Index i = begin; i < end; ++i) {
+        if (zncc) {
+          templates[i] = make_zero_mean_template(p.left[i]);
+          const auto& v = templates[i].values;
+          load_padded(MatrixView<const float>{v.data(), h, w, w}, 0.0, g, real.get());
+        } else {
+          load_padded(p.left[i], 0.0, g, real.get());
+        }
+        fftwf_execute_dft_r2c(plans.forward, real.get(), left_spectra[i].complex());
+      }
+    });
+    // ZNCC: each right matrix's mean (the shift) and variance (the flatness rule).
+    std::vector<MeanVariance> stats(static_cast<std::size_t>(zncc ? p.right.count : 0));
+    if (zncc) {
+      parallel_for(p.right.count, 1, [&](Index begin, Index end) {
+        for (Index j = begin; j < end; ++j) stats[j] = mean_variance(p.right[j]);
+      });
+    }
+    const Index tiles = tl.tiles_r * tl.tiles_c;
+    parallel_for(p.right.count * tiles, 1, [&](Index begin, Index end) {
+      FftBuffer real(static_cast<std::size_t>(g.P * g.Q)),
+          region(static_cast<std::size_t>(g.P * g.Q)), right_spec(spec_floats), prod(spec_floats);
+      TileSums sums;
+      for (Index task = begin; task < end; ++task) {
+        const Index j = task / tiles, tile = task % tiles;
+        const Index k0 = tile / tl.tiles_c * bh, l0 = tile % tl.tiles_c * bw;
+        const Index rows = std::min(bh, o.rows - k0), cols = std::min(bw, o.cols - l0);
+        const MatrixView<const float> R = p.right[j];
+        const MatrixView<const float> part{R.data + k0 * R.row_stride + l0,
+                                           std::min(g.P, R.rows - k0), std::min(g.Q, R.cols - l0),
+                                           R.row_stride};
+        load_padded(part, zncc ? stats[j].mean : 0.0, g, region.get());
+        fftwf_execute_dft_r2c(plans.forward, region.get(), right_spec.complex());
+        if (zncc) sums.compute(region.get(), g.Q, h, w, rows, cols);
+        for_each_pair_of_right(p, j, [&](Index t, Index li) {
+          multiply(left_spectra[li].complex(), right_spec.complex(), Mode::valid, g.P * cq,
+                   prod.complex());
+          fftwf_execute_dft_c2r(plans.inverse, prod.complex(), real.get());
+          const float scale = 1.0f / static_cast<float>(g.P * g.Q);
+          const double area = static_cast<double>(h * w);
+          for (Index k = 0; k < rows; ++k) {
+            float* dst = out[t].row(k0 + k) + l0;
+            const float* src = real.get() + k * g.Q;
+            if (!zncc) {
+              for (Index l = 0; l < cols; ++l) dst[l] = src[l] * scale;
+              continue;
+            }
+            for (Index l = 0; l < cols; ++l) {
+              dst[l] = zncc_finish(src[l] * scale, templates[li], sums.window_ss(k, l), area,
+                                   stats[j].variance);
+            }
+          }
+        });
+      }
+    });
+    return Status::ok();
+  }
+
+  // Window sums of one tile's region (float64, sliding): for output (k, l) of the tile, the sum
+  // and sum of squares of region rows [k, k + h), columns [l, l + w).
+  class TileSums {
+   public:
+    void compute(const float* region, Index pitch, Index h, Index w, Index rows, Index cols) {
+      cols_ = cols;
+      n_ = static_cast<double>(h * w);
+      const Index hr = rows + h - 1;
+      hs_.assign(static_cast<std::size_t>(2 * hr * cols), 0.0);
+      for (Index y = 0; y < hr; ++y) {  // horizontal sums of each row
+        const float* r = region + y * pitch;
+        double a = 0, b = 0;
+        for (Index x = 0; x < w; ++x) a += r[x], b += static_cast<double>(r[x]) * r[x];
+        double* d = hs_.data() + 2 * y * cols;
+        d[0] = a, d[1] = b;
+        for (Index l = 1; l < cols; ++l) {
+          const double add = r[l + w - 1], sub = r[l - 1];
+          a += add - sub;
+          b += add * add - sub * sub;
+          d[2 * l] = a, d[2 * l + 1] = b;
+        }
+      }
+      ss_.assign(static_cast<std::size_t>(rows * cols), 0.0);
+      std::vector<double> a(static_cast<std::size_t>(cols), 0.0), b(a);
+      for (Index i = 0; i < h; ++i) {  // then down the columns
+        const double* d = hs_.data() + 2 * i * cols;
+        for (Index l = 0; l < cols; ++l) a[l] += d[2 * l], b[l] += d[2 * l + 1];
+      }
+      for (Index k = 0;; ++k) {
+        for (Index l = 0; l < cols; ++l) ss_[k * cols + l] = std::max(0.0, b[l] - a[l] * a[l] / n_);
+        if (k + 1 >= rows) break;
+        const double* add = hs_.data() + 2 * (k + h) * cols;
+        const double* sub = hs_.data() + 2 * k * cols;
+        for (Index l = 0; l < cols; ++l) {
+          a[l] += add[2 * l] - sub[2 * l];
+          b[l] += add[2 * l + 1] - sub[2 * l + 1];
+        }
+      }
+    }
+    // sum((S - window mean)^2) of output (k, l) of the tile.
+    double window_ss(Index k, Index l) const { return ss_[k * cols_ + l]; }
+
+   private:
+    Index cols_ = 0;
+    double n_ = 1;
+    std::vector<double> hs_, ss_;
+  };
+  // Full mode's transform size.
+  static Geometry geometry(const CorrelationProblem& p) {
+    return {next_fast_fft_size(2 * p.left.rows - 1), next_fast_fft_size(2 * p.left.cols - 1)};
   }
 
   // Copies m - offset into the top-left of a zeroed P x Q buffer.

@@ -22,7 +22,7 @@ struct Case {
 std::string case_name(const Case& c);
 
 // Every form x mode/normalisation x size: 1x1, 1xN, Nx1, odd, prime, non-square, 10x10, 64x64,
-// 128x128 (full); templates from 1x1 to 31x31 in windows up to 128x128 (valid, none and zncc).
+// 128x128 (full); templates from 1x1 to 31x31 in windows up to 200x170 (valid, none and zncc).
 std::vector<Case> all_cases();
 // all_cases() plus sizes the GPU is for: up to 511x511, not multiples of 32.
 std::vector<Case> gpu_cases();
