@@ -103,7 +103,19 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   mode_->addItems({"full", "valid"});
   norm_ = new QComboBox;
   norm_->addItems({"none", "zncc"});
+  output_ = new QComboBox;
+  output_->addItems({"surface", "peak"});
+  output_->setToolTip(tr("peak: per pair the maximum and its refinement (valid mode); "
+                         "gpu_zncc_tiled fuses the search, the others reduce their surfaces"));
   size_ = spin(2, 4096, 64);
+  template_ = spin(0, 4096, 0);
+  template_->setToolTip(tr("valid mode: the template's side in px (0: half the size)"));
+  form_->setObjectName("form");
+  mode_->setObjectName("mode");
+  norm_->setObjectName("norm");
+  output_->setObjectName("output");
+  size_->setObjectName("size");
+  template_->setObjectName("template");
   n_ = spin(1, 100000, 1);
   m_ = spin(1, 100000, 16);
   repeats_ = spin(1, 1000, 10);
@@ -116,10 +128,13 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   row1->addWidget(form_);
   row1->addWidget(mode_);
   row1->addWidget(norm_);
+  row1->addWidget(output_);
   form->addRow(tr("Problem"), row1);
   auto* row2 = new QHBoxLayout;
   row2->addWidget(new QLabel(tr("size")));
   row2->addWidget(size_);
+  row2->addWidget(new QLabel(tr("template")));
+  row2->addWidget(template_);
   row2->addWidget(new QLabel(tr("n")));
   row2->addWidget(n_);
   row2->addWidget(new QLabel(tr("m")));
@@ -227,6 +242,8 @@ bool ProfilePanel::run() {
   base.form = *parse_form(form_->currentText().toStdString());
   base.mode = *parse_mode(mode_->currentText().toStdString());
   base.norm = *parse_normalization(norm_->currentText().toStdString());
+  base.output = *parse_output(output_->currentText().toStdString());
+  base.template_size = template_->value();
   base.n = n_->value();
   base.m = m_->value();
   base.repeats = repeats_->value();

@@ -53,8 +53,8 @@ class ProfilePanel : public QWidget {
   std::vector<gpu::VariantProfile> rows_;
   JobRunner* runner_;
   std::shared_ptr<std::vector<gpu::VariantProfile>> pending_;
-  QComboBox *form_, *mode_, *norm_;
-  QSpinBox *size_, *n_, *m_, *repeats_;
+  QComboBox *form_, *mode_, *norm_, *output_;
+  QSpinBox *size_, *template_, *n_, *m_, *repeats_;
   QCheckBox *sweep_, *counters_;
   QPushButton* run_;
   QLabel* note_;

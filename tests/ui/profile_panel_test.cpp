@@ -3,6 +3,9 @@
 // variants this machine has (off the GUI thread) and adds their rows.
 #include "ui/profile_panel.hpp"
 
+#include <QComboBox>
+#include <QSpinBox>
+
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -74,6 +77,31 @@ TEST_F(Profiling, RunProfilesTheVariantsThisMachineHas) {
   for (const auto& r : panel.rows()) {
     EXPECT_GT(r.median_ms, 0.0) << r.variant;
     EXPECT_EQ(r.rows, 64);
+  }
+}
+
+// A valid-mode ZNCC peak problem: every variant that answers it is profiled (on this machine the
+// CPU ones), and the rows say what was asked.
+TEST_F(Profiling, RunProfilesPeakOutput) {
+  ProfilePanel panel;
+  auto combo = [&](const char* name) { return panel.findChild<QComboBox*>(name); };
+  auto spin = [&](const char* name) { return panel.findChild<QSpinBox*>(name); };
+  ASSERT_NE(combo("output"), nullptr);
+  combo("mode")->setCurrentText("valid");
+  combo("norm")->setCurrentText("zncc");
+  combo("output")->setCurrentText("peak");
+  spin("size")->setValue(40);
+  spin("template")->setValue(9);
+  QSignalSpy finished(&panel, &ProfilePanel::finished);
+  ASSERT_TRUE(panel.run());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(finished.count(), 1);
+  EXPECT_TRUE(finished.first().first().toBool());
+  ASSERT_FALSE(panel.rows().empty());
+  for (const auto& r : panel.rows()) {
+    EXPECT_EQ(r.output, "peak") << r.variant;
+    EXPECT_EQ(r.norm, "zncc") << r.variant;
+    EXPECT_GT(r.median_ms, 0.0) << r.variant;
   }
 }
 
