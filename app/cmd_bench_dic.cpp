@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/option_flags.hpp"
 #include "core/dic/dic.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/synth/speckle.hpp"
@@ -79,6 +80,7 @@ Status run_bench_dic(BenchDicOptions o) {
                     {"size", o.size},
                     {"subset", o.dic.subset},
                     {"step", o.dic.step},
+                    {"search_radius", o.dic.search_radius},
                     {"points", points},
                     {"converged", converged},
                     {"max_error_px", max_err},
@@ -98,14 +100,7 @@ Command add_bench_dic_command(CLI::App& app) {
   o->dic.step = 4;
   CLI::App* c = app.add_subcommand("bench-dic", "DIC speed on a synthetic speckle pair");
   c->add_option("--size", o->size, "Image size (px)")->capture_default_str();
-  c->add_option("--subset", o->dic.subset, "Subset (px)")->capture_default_str();
-  c->add_option("--step", o->dic.step, "Grid step (px)")->capture_default_str();
-  c->add_option("--search-radius", o->dic.search_radius, "Integer search (px)")
-      ->capture_default_str();
-  c->add_option("--device", o->dic.device, "auto, cpu or gpu")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
-      ->capture_default_str();
-  c->add_option("--method", o->dic.method, "Integer-guess variant")->capture_default_str();
+  add_option_flags(c, dic::dic_option_table(), o->dic);
   c->add_option("--repeats", o->repeats, "Runs (the first includes warm-up)")
       ->capture_default_str();
   c->add_option("--out", o->out, "JSON rows");

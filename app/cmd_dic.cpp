@@ -1,13 +1,16 @@
 // xcorr dic: subset-based 2-D DIC of a reference image and deformed frames, written as CSV
-// (docs/dic.md). Options mirror dic::DicOptions; --job runs the same from a JSON job file.
+// (docs/dic.md). The DIC flags come from dic_option_table(); --job runs the same from a JSON job
+// file, --save-job writes one.
 #include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/option_flags.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
@@ -19,8 +22,7 @@ struct DicCommandOptions {
   dic::DicJob job;
   std::string job_file;
   std::vector<std::string> roi;
-  std::string shape = "first", propagation = "independent", stack_mode = "reference",
-              strain = "green_lagrange";
+  std::string save_job;  // write the job file instead of running it
   bool quiet = false;
 };
 
@@ -162,10 +164,13 @@ Status run_dic_command(DicCommandOptions o) {
     if (!shape.is_ok()) return shape.status();
     job.roi.shapes.push_back(shape.value());
   }
-  job.options.shape = *dic::parse_shape_function(o.shape);
-  job.options.propagation = *dic::parse_propagation(o.propagation);
-  job.options.stack_mode = *dic::parse_stack_mode(o.stack_mode);
-  job.options.strain = *dic::parse_strain_kind(o.strain);
+  if (!o.save_job.empty()) {
+    XCORR_RETURN_IF_ERROR(job.check());
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(o.save_job, dic::to_json(job)));
+    if (!o.quiet)
+      std::printf("wrote %s (run it with: xcorr run %s)\n", o.save_job.c_str(), o.save_job.c_str());
+    return Status::ok();
+  }
   return run_job(job, o.quiet);
 }
 
@@ -191,45 +196,11 @@ Command add_dic_command(CLI::App& app) {
       ->excludes("--reference")
       ->excludes("--frames")
       ->excludes("--out");
-  c->add_option("--subset", d.subset, "Subset size (px, odd)")->capture_default_str();
-  c->add_option("--step", d.step, "Grid step (px)")->capture_default_str();
-  c->add_option("--search-radius", d.search_radius, "Integer search range (px, +-)")
-      ->capture_default_str();
-  c->add_option("--max-iterations", d.max_iterations, "IC-GN iterations per point")
-      ->capture_default_str();
-  c->add_option("--convergence", d.convergence, "Stop when |dp| < this (px)")
-      ->capture_default_str();
-  c->add_option("--min-zncc", d.min_zncc, "Converged points below this ZNCC count as diverged")
-      ->capture_default_str();
-  c->add_option("--min-texture", d.min_texture,
-                "Subsets with a smaller intensity std (grey values) are low_texture")
-      ->capture_default_str();
-  c->add_option("--shape", o->shape, "Shape function")
-      ->check(CLI::IsMember({"first", "second"}))
-      ->capture_default_str();
-  c->add_option("--propagation", o->propagation,
-                "independent points, or reliability-guided from seeds")
-      ->check(CLI::IsMember({"independent", "reliability"}))
-      ->capture_default_str();
-  c->add_option("--stack-mode", o->stack_mode,
-                "reference: frame k against the reference; incremental: against the last reference "
-                "frame, accumulated")
-      ->check(CLI::IsMember({"reference", "incremental"}))
-      ->capture_default_str();
-  c->add_option("--reference-update", d.reference_update,
-                "incremental: move the reference every N frames (0 or 1: every frame)")
-      ->capture_default_str();
-  c->add_option("--strain-window", d.strain_window, "Plane-fit window for strain (points, odd)")
-      ->capture_default_str();
-  c->add_option("--strain", o->strain, "Strain measure")
-      ->check(CLI::IsMember({"green_lagrange", "engineering"}))
-      ->capture_default_str();
-  c->add_option("--method", d.method, "Correlation variant of the integer guess (auto or a name)")
-      ->capture_default_str();
-  c->add_option("--device", d.device,
-                "auto (the GPU when present and points are independent), cpu or gpu")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
-      ->capture_default_str();
+  add_option_flags(c, dic::dic_option_table(), d);
+  c->add_option("--save-job", o->save_job,
+                "Write these settings as a job file (for `xcorr run` or the desktop app) instead "
+                "of running them")
+      ->excludes("--job");
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
   return {c, [o] { return run_dic_command(*o); }};
 }

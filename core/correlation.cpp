@@ -5,14 +5,6 @@
 namespace xcorr {
 namespace {
 
-template <class E, std::size_t N>
-std::optional<E> parse_enum(std::string_view s, const E (&values)[N]) {
-  for (E v : values) {
-    if (s == to_string(v)) return v;
-  }
-  return std::nullopt;
-}
-
 Status count_error(const CorrelationProblem& p, const std::string& need) {
   return {ErrorCode::size_mismatch, std::string(to_string(p.request.form)) + " needs " + need +
                                         "; got " + std::to_string(p.left.count) + " left and " +
@@ -22,45 +14,28 @@ Status count_error(const CorrelationProblem& p, const std::string& need) {
 }  // namespace
 
 const char* to_string(Form f) {
-  switch (f) {
-    case Form::one_to_one:
-      return "one_to_one";
-    case Form::one_to_many:
-      return "one_to_many";
-    case Form::n_to_mn:
-      return "n_to_mn";
-    case Form::n_to_m:
-      return "n_to_m";
-  }
-  return "?";
+  return label(f);
 }
 const char* to_string(Mode m) {
-  return m == Mode::full ? "full" : "valid";
+  return label(m);
 }
 const char* to_string(Normalization n) {
-  return n == Normalization::none ? "none" : "zncc";
+  return label(n);
 }
-
 const char* to_string(Output o) {
-  return o == Output::surface ? "surface" : "peak";
+  return label(o);
 }
-
 std::optional<Form> parse_form(std::string_view s) {
-  static const Form all[] = {Form::one_to_one, Form::one_to_many, Form::n_to_mn, Form::n_to_m};
-  return parse_enum(s, all);
+  return parse_label<Form>(s);
 }
 std::optional<Mode> parse_mode(std::string_view s) {
-  static const Mode all[] = {Mode::full, Mode::valid};
-  return parse_enum(s, all);
+  return parse_label<Mode>(s);
 }
 std::optional<Normalization> parse_normalization(std::string_view s) {
-  static const Normalization all[] = {Normalization::none, Normalization::zncc};
-  return parse_enum(s, all);
+  return parse_label<Normalization>(s);
 }
-
 std::optional<Output> parse_output(std::string_view s) {
-  static const Output all[] = {Output::surface, Output::peak};
-  return parse_enum(s, all);
+  return parse_label<Output>(s);
 }
 
 Shape CorrelationProblem::output_shape() const {

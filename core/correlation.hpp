@@ -28,6 +28,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/enum_labels.hpp"
 #include "core/matrix.hpp"
 #include "core/peak_fit.hpp"
 #include "core/status.hpp"
@@ -38,6 +39,29 @@ enum class Form { one_to_one, one_to_many, n_to_mn, n_to_m };
 enum class Mode { full, valid };
 enum class Normalization { none, zncc };
 enum class Output { surface, peak };
+
+template <>
+struct EnumLabels<Form> {
+  static constexpr std::pair<Form, const char*> table[] = {{Form::one_to_one, "one_to_one"},
+                                                           {Form::one_to_many, "one_to_many"},
+                                                           {Form::n_to_mn, "n_to_mn"},
+                                                           {Form::n_to_m, "n_to_m"}};
+};
+template <>
+struct EnumLabels<Mode> {
+  static constexpr std::pair<Mode, const char*> table[] = {{Mode::full, "full"},
+                                                           {Mode::valid, "valid"}};
+};
+template <>
+struct EnumLabels<Normalization> {
+  static constexpr std::pair<Normalization, const char*> table[] = {{Normalization::none, "none"},
+                                                                    {Normalization::zncc, "zncc"}};
+};
+template <>
+struct EnumLabels<Output> {
+  static constexpr std::pair<Output, const char*> table[] = {{Output::surface, "surface"},
+                                                             {Output::peak, "peak"}};
+};
 
 const char* to_string(Form f);
 const char* to_string(Mode m);

@@ -6,25 +6,11 @@
 namespace xcorr {
 
 const char* to_string(SubpixelMethod m) {
-  switch (m) {
-    case SubpixelMethod::none:
-      return "none";
-    case SubpixelMethod::parabolic:
-      return "parabolic";
-    case SubpixelMethod::gaussian:
-      return "gaussian";
-    case SubpixelMethod::quadratic2d:
-      return "quadratic2d";
-  }
-  return "?";
+  return label(m);
 }
 
 std::optional<SubpixelMethod> parse_subpixel_method(std::string_view s) {
-  for (SubpixelMethod m : {SubpixelMethod::none, SubpixelMethod::parabolic,
-                           SubpixelMethod::gaussian, SubpixelMethod::quadratic2d}) {
-    if (s == to_string(m)) return m;
-  }
-  return std::nullopt;
+  return parse_label<SubpixelMethod>(s);
 }
 
 namespace {

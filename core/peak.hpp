@@ -6,11 +6,21 @@
 #include <optional>
 #include <string_view>
 
+#include "core/enum_labels.hpp"
 #include "core/matrix.hpp"
 #include "core/peak_fit.hpp"
 #include "core/status.hpp"
 
 namespace xcorr {
+
+template <>
+struct EnumLabels<SubpixelMethod> {
+  static constexpr std::pair<SubpixelMethod, const char*> table[] = {
+      {SubpixelMethod::none, "none"},
+      {SubpixelMethod::parabolic, "parabolic"},
+      {SubpixelMethod::gaussian, "gaussian"},
+      {SubpixelMethod::quadratic2d, "quadratic2d"}};
+};
 
 const char* to_string(SubpixelMethod m);
 std::optional<SubpixelMethod> parse_subpixel_method(std::string_view s);

@@ -1,31 +1,26 @@
 #include "core/status.hpp"
 
+#include "core/enum_labels.hpp"
+
 namespace xcorr {
 
+template <>
+struct EnumLabels<ErrorCode> {
+  static constexpr std::pair<ErrorCode, const char*> table[] = {
+      {ErrorCode::ok, "ok"},
+      {ErrorCode::invalid_argument, "invalid argument"},
+      {ErrorCode::not_found, "not found"},
+      {ErrorCode::io_error, "I/O error"},
+      {ErrorCode::parse_error, "parse error"},
+      {ErrorCode::size_mismatch, "size mismatch"},
+      {ErrorCode::unsupported, "unsupported"},
+      {ErrorCode::out_of_memory, "out of memory"},
+      {ErrorCode::cancelled, "cancelled"},
+      {ErrorCode::internal, "internal error"}};
+};
+
 const char* to_string(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::ok:
-      return "ok";
-    case ErrorCode::invalid_argument:
-      return "invalid argument";
-    case ErrorCode::not_found:
-      return "not found";
-    case ErrorCode::io_error:
-      return "I/O error";
-    case ErrorCode::parse_error:
-      return "parse error";
-    case ErrorCode::size_mismatch:
-      return "size mismatch";
-    case ErrorCode::unsupported:
-      return "unsupported";
-    case ErrorCode::out_of_memory:
-      return "out of memory";
-    case ErrorCode::cancelled:
-      return "cancelled";
-    case ErrorCode::internal:
-      return "internal error";
-  }
-  return "unknown";
+  return label(code);
 }
 
 }  // namespace xcorr

@@ -24,7 +24,7 @@ enum class ErrorCode {
   internal,          // a bug: reported, never expected
 };
 
-const char* to_string(ErrorCode code);
+const char* to_string(ErrorCode code);  // labels: EnumLabels<ErrorCode> in status.cpp
 
 class [[nodiscard]] Status {
  public:

@@ -4,106 +4,120 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSpinBox>
+#include <algorithm>
+#include <cmath>
 
 namespace xcorr::ui {
 namespace {
 
-QSpinBox* spin(int lo, int hi, const QString& suffix) {
-  auto* s = new QSpinBox;
-  s->setRange(lo, hi);
-  s->setSuffix(suffix);
-  return s;
+using Field = OptionField<dic::DicOptions>;
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
 }
 
-QComboBox* combo(const QStringList& items) {
-  auto* c = new QComboBox;
-  c->addItems(items);
-  return c;
+QWidget* make_widget(const Field& f) {
+  const QString suffix = f.unit.empty() ? QString() : " " + qs(f.unit);
+  switch (f.kind) {
+    case OptionKind::integer: {
+      auto* s = new QSpinBox;
+      s->setRange(static_cast<int>(f.lo), static_cast<int>(std::min(f.hi, 1e6)));
+      s->setSingleStep(f.odd ? 2 : 1);
+      s->setSuffix(suffix);
+      return s;
+    }
+    case OptionKind::real: {
+      auto* s = new QDoubleSpinBox;
+      s->setDecimals(5);
+      s->setRange(f.lo_exclusive ? f.lo + 1e-5 : f.lo, std::isfinite(f.hi) ? f.hi : 1e6);
+      s->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+      s->setSuffix(suffix);
+      return s;
+    }
+    case OptionKind::choice:
+    case OptionKind::text: {
+      auto* c = new QComboBox;
+      for (const std::string& v : f.choices) c->addItem(qs(v));
+      c->setEditable(f.kind == OptionKind::text && !f.closed);
+      return c;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
 
 DicPanel::DicPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
-  subset_ = spin(1, 401, " px");
-  step_ = spin(1, 400, " px");
-  radius_ = spin(0, 500, " px");
-  iterations_ = spin(1, 1000, "");
-  convergence_ = new QDoubleSpinBox;
-  convergence_->setDecimals(5);
-  convergence_->setRange(1e-5, 1);
-  convergence_->setSingleStep(1e-4);
-  convergence_->setSuffix(" px");
-  min_zncc_ = new QDoubleSpinBox;
-  min_zncc_->setRange(-1, 1);
-  min_zncc_->setSingleStep(0.05);
-  shape_ = combo({"first", "second"});
-  propagation_ = combo({"independent", "reliability"});
-  stack_ = combo({"reference", "incremental"});
-  update_ = spin(0, 100000, " frames");
-  window_ = spin(1, 99, " points");
-  strain_ = combo({"green_lagrange", "engineering"});
-  device_ = combo({"auto", "cpu", "gpu"});
-  form->addRow(tr("Subset"), subset_);
-  form->addRow(tr("Step"), step_);
-  form->addRow(tr("Search radius"), radius_);
-  form->addRow(tr("Shape function"), shape_);
-  form->addRow(tr("Propagation"), propagation_);
-  form->addRow(tr("Stack mode"), stack_);
-  form->addRow(tr("Reference update"), update_);
-  form->addRow(tr("Max iterations"), iterations_);
-  form->addRow(tr("Convergence"), convergence_);
-  form->addRow(tr("Min ZNCC"), min_zncc_);
-  form->addRow(tr("Strain window"), window_);
-  form->addRow(tr("Strain"), strain_);
-  form->addRow(tr("Device"), device_);
+  for (const Field& f : dic::dic_option_table()) {
+    QWidget* w = make_widget(f);
+    w->setObjectName(qs(f.key));
+    w->setToolTip(qs(f.doc));
+    form->addRow(qs(f.label), w);
+    widgets_.push_back(w);
+    if (auto* s = qobject_cast<QSpinBox*>(w))
+      connect(s, &QSpinBox::valueChanged, this, [this] { validate(); });
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(w))
+      connect(s, &QDoubleSpinBox::valueChanged, this, [this] { validate(); });
+    if (auto* c = qobject_cast<QComboBox*>(w))
+      connect(c, &QComboBox::currentTextChanged, this, [this] { validate(); });
+  }
   message_ = new QLabel;
   message_->setWordWrap(true);
   message_->setStyleSheet("color: #d33");
   form->addRow(message_);
   set_options(dic::DicOptions{});
-  for (auto* s : {subset_, step_, radius_, iterations_, update_, window_})
-    connect(s, &QSpinBox::valueChanged, this, [this] { validate(); });
-  for (auto* s : {convergence_, min_zncc_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { validate(); });
-  for (auto* c : {shape_, propagation_, stack_, strain_, device_})
-    connect(c, &QComboBox::currentIndexChanged, this, [this] { validate(); });
 }
 
 dic::DicOptions DicPanel::options() const {
-  dic::DicOptions o;
-  o.subset = subset_->value();
-  o.step = step_->value();
-  o.search_radius = radius_->value();
-  o.max_iterations = iterations_->value();
-  o.convergence = convergence_->value();
-  o.min_zncc = min_zncc_->value();
-  o.shape = *dic::parse_shape_function(shape_->currentText().toStdString());
-  o.propagation = *dic::parse_propagation(propagation_->currentText().toStdString());
-  o.stack_mode = *dic::parse_stack_mode(stack_->currentText().toStdString());
-  o.reference_update = update_->value();
-  o.strain_window = window_->value();
-  o.strain = *dic::parse_strain_kind(strain_->currentText().toStdString());
-  o.device = device_->currentText().toStdString();
+  dic::DicOptions o = options_;
+  const auto& table = dic::dic_option_table();
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const Field& f = table[k];
+    if (auto* s = qobject_cast<QSpinBox*>(widgets_[k])) f.set_number(o, s->value());
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(widgets_[k])) f.set_number(o, s->value());
+    if (auto* c = qobject_cast<QComboBox*>(widgets_[k])) {
+      const std::string text = c->currentText().toStdString();
+      // A label the table does not know stays out (check() would name it for text fields).
+      if (f.kind != OptionKind::choice ||
+          std::find(f.choices.begin(), f.choices.end(), text) != f.choices.end())
+        f.set_text(o, text);
+    }
+  }
   return o;
 }
 
 void DicPanel::set_options(const dic::DicOptions& o) {
-  subset_->setValue(o.subset);
-  step_->setValue(o.step);
-  radius_->setValue(o.search_radius);
-  iterations_->setValue(o.max_iterations);
-  convergence_->setValue(o.convergence);
-  min_zncc_->setValue(o.min_zncc);
-  shape_->setCurrentText(dic::to_string(o.shape));
-  propagation_->setCurrentText(dic::to_string(o.propagation));
-  stack_->setCurrentText(dic::to_string(o.stack_mode));
-  update_->setValue(o.reference_update);
-  window_->setValue(o.strain_window);
-  strain_->setCurrentText(dic::to_string(o.strain));
-  device_->setCurrentText(QString::fromStdString(o.device));
+  options_ = o;
+  const auto& table = dic::dic_option_table();
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const Field& f = table[k];
+    const QSignalBlocker block(widgets_[k]);
+    if (auto* s = qobject_cast<QSpinBox*>(widgets_[k])) s->setValue(static_cast<int>(f.number(o)));
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(widgets_[k])) s->setValue(f.number(o));
+    if (auto* c = qobject_cast<QComboBox*>(widgets_[k])) {
+      const QString v = qs(f.get(o));
+      if (c->findText(v) < 0) c->addItem(v);
+      c->setCurrentText(v);
+    }
+  }
   validate();
+}
+
+void DicPanel::set_suggestions(const std::string& key, const std::vector<std::string>& values) {
+  const auto& table = dic::dic_option_table();
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    auto* c = qobject_cast<QComboBox*>(widgets_[k]);
+    if (table[k].key != key || c == nullptr) continue;
+    const QSignalBlocker block(c);
+    const QString current = c->currentText();
+    c->clear();
+    for (const std::string& v : values) c->addItem(qs(v));
+    if (c->findText(current) < 0) c->addItem(current);
+    c->setCurrentText(current);
+  }
 }
 
 bool DicPanel::valid() const {

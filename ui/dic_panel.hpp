@@ -1,16 +1,17 @@
-// The DIC parameters form, bound to dic::DicOptions (the same struct as the CLI and job files):
-// options() reads the widgets, set_options() fills them, and the validation message of
-// DicOptions::check() shows under the form as the user edits.
+// The DIC parameters form, generated from dic_option_table() (core/dic/options.hpp): one widget
+// per option (spin box with the unit, list of choices, or editable text with suggestions), named
+// by the option's key, with its doc line as tooltip. The form edits a copy of the project's
+// options (set_options() keeps it; options() returns it with the widgets' values), and the
+// message of DicOptions::check() shows under the form as the user edits.
 #pragma once
 
 #include <QWidget>
+#include <string>
+#include <vector>
 
 #include "core/dic/options.hpp"
 
-class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QSpinBox;
 
 namespace xcorr::ui {
 
@@ -21,15 +22,16 @@ class DicPanel : public QWidget {
   dic::DicOptions options() const;
   void set_options(const dic::DicOptions& o);
   bool valid() const;
+  // Choices offered for a text option (e.g. the variants for "method"); the current value stays.
+  void set_suggestions(const std::string& key, const std::vector<std::string>& values);
 
  signals:
   void changed();
 
  private:
   void validate();
-  QSpinBox *subset_, *step_, *radius_, *iterations_, *update_, *window_;
-  QDoubleSpinBox *convergence_, *min_zncc_;
-  QComboBox *shape_, *propagation_, *stack_, *strain_, *device_;
+  dic::DicOptions options_;        // the project's copy; widgets overwrite their fields
+  std::vector<QWidget*> widgets_;  // one per table field, in table order
   QLabel* message_;
 };
 

@@ -411,6 +411,11 @@ void MainWindow::build_docks() {
   auto* dic_widget = new QWidget;
   auto* dic_layout = new QVBoxLayout(dic_widget);
   panel_ = new DicPanel;
+  {  // the integer guess's variants: auto and every registered one
+    std::vector<std::string> methods = {"auto"};
+    for (const auto& v : gpu::engine_registry().all()) methods.push_back(v->info().name);
+    panel_->set_suggestions("method", methods);
+  }
   run_button_ = new QPushButton(tr("Run DIC"));
   cancel_button_ = new QPushButton(tr("Cancel"));
   cancel_button_->setEnabled(false);

@@ -168,17 +168,7 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
 }  // namespace
 
 const char* to_string(PointStatus s) {
-  switch (s) {
-    case PointStatus::converged:
-      return "converged";
-    case PointStatus::diverged:
-      return "diverged";
-    case PointStatus::low_texture:
-      return "low_texture";
-    case PointStatus::outside_roi:
-      return "outside_roi";
-  }
-  return "?";
+  return label(s);
 }
 
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,

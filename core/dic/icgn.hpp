@@ -16,6 +16,21 @@ namespace xcorr::dic {
 enum class PointStatus { converged, diverged, low_texture, outside_roi };
 const char* to_string(PointStatus s);
 
+}  // namespace xcorr::dic
+
+namespace xcorr {
+template <>
+struct EnumLabels<dic::PointStatus> {
+  static constexpr std::pair<dic::PointStatus, const char*> table[] = {
+      {dic::PointStatus::converged, "converged"},
+      {dic::PointStatus::diverged, "diverged"},
+      {dic::PointStatus::low_texture, "low_texture"},
+      {dic::PointStatus::outside_roi, "outside_roi"}};
+};
+}  // namespace xcorr
+
+namespace xcorr::dic {
+
 using Warp = std::array<double, 6>;  // u, ux, uy, v, vx, vy (px, dimensionless)
 
 struct IcgnResult {

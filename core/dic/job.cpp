@@ -33,15 +33,28 @@ Status read(const json& j, const char* key, T& out) {
   return Status::ok();
 }
 
-template <class E, class Parse>
-Status read_enum(const json& j, const char* key, E& out, Parse parse, const char* choices) {
-  if (!j.contains(key)) return Status::ok();
-  std::string s;
-  XCORR_RETURN_IF_ERROR(read(j, key, s));
-  const auto v = parse(s);
-  if (!v) return bad(std::string("job key '") + key + "': '" + s + "' is not one of " + choices);
-  out = *v;
-  return Status::ok();
+// One option of dic_option_table() from the file, checked like the CLI's value.
+Status read_option(const json& j, const OptionField<DicOptions>& f, DicOptions& o) {
+  if (!j.contains(f.key)) return Status::ok();
+  const json& v = j.at(f.key);
+  std::string text;
+  switch (f.kind) {
+    case OptionKind::integer:
+      if (!v.is_number_integer()) return bad("job key '" + f.key + "': expected an integer");
+      text = v.is_number_unsigned() ? std::to_string(v.get<unsigned long long>())
+                                    : std::to_string(v.get<long long>());
+      break;
+    case OptionKind::real:
+      if (!v.is_number()) return bad("job key '" + f.key + "': expected a number");
+      text = format_real(v.get<double>());
+      break;
+    case OptionKind::choice:
+    case OptionKind::text:
+      if (!v.is_string()) return bad("job key '" + f.key + "': expected a string");
+      text = v.get<std::string>();
+      break;
+  }
+  return set_field(f, o, text);  // the message names the key
 }
 
 std::string resolve(const std::string& p, const std::filesystem::path& base) {
@@ -66,15 +79,11 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
     return bad(std::string("the job file is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) return bad("the job file must hold one JSON object");
-  static const std::set<std::string> known = {
-      "name",           "reference",   "frames",     "roi",        "out",
-      "per_frame",      "subset",      "step",       "search_radius",
-      "max_iterations", "convergence", "min_zncc",   "min_texture",
-      "shape",          "propagation", "stack_mode", "reference_update",
-      "strain_window",  "strain",      "method",     "device",
-      "templates"};
+  static const std::set<std::string> job_keys = {"name", "reference", "frames",   "roi",
+                                                 "out",  "per_frame", "templates"};
   for (const auto& [key, value] : j.items()) {
-    if (!known.count(key)) return bad("the job file has an unknown key '" + key + "'");
+    if (!job_keys.count(key) && find_field(dic_option_table(), key) == nullptr)
+      return bad("the job file has an unknown key '" + key + "'");
   }
   DicJob job;
   DicOptions& o = job.options;
@@ -106,24 +115,8 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       job.roi.shapes.push_back(shape.value());
     }
   }
-  XCORR_RETURN_IF_ERROR(read(j, "subset", o.subset));
-  XCORR_RETURN_IF_ERROR(read(j, "step", o.step));
-  XCORR_RETURN_IF_ERROR(read(j, "search_radius", o.search_radius));
-  XCORR_RETURN_IF_ERROR(read(j, "max_iterations", o.max_iterations));
-  XCORR_RETURN_IF_ERROR(read(j, "convergence", o.convergence));
-  XCORR_RETURN_IF_ERROR(read(j, "min_zncc", o.min_zncc));
-  XCORR_RETURN_IF_ERROR(read(j, "min_texture", o.min_texture));
-  XCORR_RETURN_IF_ERROR(read(j, "reference_update", o.reference_update));
-  XCORR_RETURN_IF_ERROR(read(j, "strain_window", o.strain_window));
-  XCORR_RETURN_IF_ERROR(read(j, "method", o.method));
-  XCORR_RETURN_IF_ERROR(read(j, "device", o.device));
-  XCORR_RETURN_IF_ERROR(read_enum(j, "shape", o.shape, parse_shape_function, "first, second"));
-  XCORR_RETURN_IF_ERROR(
-      read_enum(j, "propagation", o.propagation, parse_propagation, "independent, reliability"));
-  XCORR_RETURN_IF_ERROR(
-      read_enum(j, "stack_mode", o.stack_mode, parse_stack_mode, "reference, incremental"));
-  XCORR_RETURN_IF_ERROR(
-      read_enum(j, "strain", o.strain, parse_strain_kind, "green_lagrange, engineering"));
+  for (const OptionField<DicOptions>& f : dic_option_table())
+    XCORR_RETURN_IF_ERROR(read_option(j, f, o));
   if (!job.reference.empty()) job.reference = resolve(job.reference, base);
   if (!job.out.empty()) job.out = resolve(job.out, base);
   XCORR_RETURN_IF_ERROR(job.check());
@@ -151,22 +144,15 @@ std::string to_json(const DicJob& job) {
   j["roi"] = roi;
   j["out"] = job.out;
   j["per_frame"] = job.per_frame;
-  j["subset"] = o.subset;
-  j["step"] = o.step;
-  j["search_radius"] = o.search_radius;
-  j["max_iterations"] = o.max_iterations;
-  j["convergence"] = o.convergence;
-  j["min_zncc"] = o.min_zncc;
-  j["min_texture"] = o.min_texture;
-  j["shape"] = to_string(o.shape);
-  j["propagation"] = to_string(o.propagation);
-  j["stack_mode"] = to_string(o.stack_mode);
-  j["reference_update"] = o.reference_update;
-  j["strain_window"] = o.strain_window;
-  j["strain"] = to_string(o.strain);
-  j["method"] = o.method;
   if (!job.templates.empty()) j["templates"] = job.templates;
-  j["device"] = o.device;
+  for (const OptionField<DicOptions>& f : dic_option_table()) {
+    if (f.kind == OptionKind::integer)
+      j[f.key] = static_cast<int>(f.number(o));
+    else if (f.kind == OptionKind::real)
+      j[f.key] = f.number(o);
+    else
+      j[f.key] = f.get(o);
+  }
   return j.dump(2) + "\n";
 }
 

@@ -1,58 +1,90 @@
 #include "core/dic/options.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace xcorr::dic {
 
+namespace {
+
+constexpr int kNoLimit = std::numeric_limits<int>::max();
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+const std::vector<OptionField<DicOptions>>& dic_option_table() {
+  using O = DicOptions;
+  static const std::vector<OptionField<O>> table = {
+      integer_field<O>("subset", "Subset", "px", "Square subsets of subset x subset pixels (odd)",
+                       &O::subset, 5, kNoLimit, true),
+      integer_field<O>("step", "Step", "px", "Distance between points of the grid", &O::step, 1,
+                       kNoLimit),
+      integer_field<O>("search_radius", "Search radius", "px",
+                       "Integer search range of the initial guess, +- around the prediction",
+                       &O::search_radius, 0, kNoLimit),
+      enum_field<O>("shape", "Shape function", "First- or second-order subset shape function",
+                    &O::shape),
+      integer_field<O>("max_iterations", "Max iterations", "", "IC-GN iterations per point",
+                       &O::max_iterations, 1, kNoLimit),
+      real_field<O>("convergence", "Convergence", "px",
+                    "Stop when |dp| < this (gradient terms times half the subset)", &O::convergence,
+                    0, kUnbounded, true),
+      real_field<O>("min_zncc", "Min ZNCC", "",
+                    "Converged points below this ZNCC count as diverged", &O::min_zncc, -1, 1),
+      real_field<O>("min_texture", "Min texture", "grey values",
+                    "Subsets whose intensity standard deviation is smaller are low_texture",
+                    &O::min_texture, 0, kUnbounded),
+      enum_field<O>("propagation", "Propagation",
+                    "independent points, or reliability-guided from the best seeds",
+                    &O::propagation),
+      enum_field<O>("stack_mode", "Stack mode",
+                    "reference: frame k against the reference; incremental: against the last "
+                    "reference frame, accumulated",
+                    &O::stack_mode),
+      integer_field<O>("reference_update", "Reference update", "frames",
+                       "incremental: move the reference every N frames (0 or 1: every frame)",
+                       &O::reference_update, 0, kNoLimit),
+      integer_field<O>("strain_window", "Strain window", "points",
+                       "Plane-fit window for strain, points per side (odd)", &O::strain_window, 3,
+                       kNoLimit, true),
+      enum_field<O>("strain", "Strain", "Strain measure", &O::strain),
+      text_field<O>("method", "Guess variant",
+                    "Correlation variant of the integer guess: auto or a name from `xcorr list`",
+                    &O::method, {"auto"}, false),
+      text_field<O>("device", "Device",
+                    "auto (the GPU when present and points are independent), cpu or gpu",
+                    &O::device, {"auto", "cpu", "gpu"}, true),
+  };
+  return table;
+}
+
 Status DicOptions::check() const {
-  auto bad = [](const std::string& m) { return Status{ErrorCode::invalid_argument, m}; };
-  if (subset < 5 || subset % 2 == 0)
-    return bad("subset " + std::to_string(subset) + " px: must be odd and at least 5");
-  if (step < 1) return bad("step " + std::to_string(step) + " px: must be at least 1");
-  if (search_radius < 0) return bad("search radius must be >= 0 px");
-  if (max_iterations < 1) return bad("max iterations must be >= 1");
-  if (!(convergence > 0) || !std::isfinite(convergence)) return bad("convergence must be > 0");
-  if (!(min_zncc >= -1 && min_zncc <= 1)) return bad("min ZNCC must lie in [-1, 1]");
-  if (!(min_texture >= 0) || !std::isfinite(min_texture)) return bad("min texture must be >= 0");
-  if (reference_update < 0) return bad("reference update must be >= 0 frames");
-  if (strain_window < 3 || strain_window % 2 == 0)
-    return bad("strain window " + std::to_string(strain_window) + ": must be odd and at least 3");
-  if (device != "auto" && device != "cpu" && device != "gpu")
-    return bad("device '" + device + "': expected auto, cpu or gpu");
-  return Status::ok();
+  return check_fields(dic_option_table(), *this);
 }
 
 const char* to_string(ShapeFunction v) {
-  return v == ShapeFunction::first_order ? "first" : "second";
+  return label(v);
 }
 const char* to_string(Propagation v) {
-  return v == Propagation::independent ? "independent" : "reliability";
+  return label(v);
 }
 const char* to_string(StackMode v) {
-  return v == StackMode::reference ? "reference" : "incremental";
+  return label(v);
 }
 const char* to_string(StrainKind v) {
-  return v == StrainKind::green_lagrange ? "green_lagrange" : "engineering";
+  return label(v);
 }
 std::optional<ShapeFunction> parse_shape_function(std::string_view s) {
-  if (s == "first") return ShapeFunction::first_order;
-  if (s == "second") return ShapeFunction::second_order;
-  return std::nullopt;
+  return parse_label<ShapeFunction>(s);
 }
 std::optional<Propagation> parse_propagation(std::string_view s) {
-  if (s == "independent") return Propagation::independent;
-  if (s == "reliability") return Propagation::reliability_guided;
-  return std::nullopt;
+  return parse_label<Propagation>(s);
 }
 std::optional<StackMode> parse_stack_mode(std::string_view s) {
-  if (s == "reference") return StackMode::reference;
-  if (s == "incremental") return StackMode::incremental;
-  return std::nullopt;
+  return parse_label<StackMode>(s);
 }
 std::optional<StrainKind> parse_strain_kind(std::string_view s) {
-  if (s == "green_lagrange") return StrainKind::green_lagrange;
-  if (s == "engineering") return StrainKind::engineering;
-  return std::nullopt;
+  return parse_label<StrainKind>(s);
 }
 
 }  // namespace xcorr::dic

@@ -1,11 +1,15 @@
-// DIC settings: one struct with defaults (units in comments) and check(); the CLI, job files and
-// the GUI bind to it.
+// DIC settings: one struct with defaults (units in comments), declared once in
+// dic_option_table() (core/options_table.hpp): the CLI flags, job and project files, the CSV
+// settings header, the desktop app's form and check() all work from that table.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "core/enum_labels.hpp"
+#include "core/options_table.hpp"
 #include "core/status.hpp"
 
 namespace xcorr::dic {
@@ -14,6 +18,35 @@ enum class ShapeFunction { first_order, second_order };
 enum class Propagation { independent, reliability_guided };
 enum class StackMode { reference, incremental };
 enum class StrainKind { green_lagrange, engineering };
+
+}  // namespace xcorr::dic
+
+namespace xcorr {
+template <>
+struct EnumLabels<dic::ShapeFunction> {
+  static constexpr std::pair<dic::ShapeFunction, const char*> table[] = {
+      {dic::ShapeFunction::first_order, "first"}, {dic::ShapeFunction::second_order, "second"}};
+};
+template <>
+struct EnumLabels<dic::Propagation> {
+  static constexpr std::pair<dic::Propagation, const char*> table[] = {
+      {dic::Propagation::independent, "independent"},
+      {dic::Propagation::reliability_guided, "reliability"}};
+};
+template <>
+struct EnumLabels<dic::StackMode> {
+  static constexpr std::pair<dic::StackMode, const char*> table[] = {
+      {dic::StackMode::reference, "reference"}, {dic::StackMode::incremental, "incremental"}};
+};
+template <>
+struct EnumLabels<dic::StrainKind> {
+  static constexpr std::pair<dic::StrainKind, const char*> table[] = {
+      {dic::StrainKind::green_lagrange, "green_lagrange"},
+      {dic::StrainKind::engineering, "engineering"}};
+};
+}  // namespace xcorr
+
+namespace xcorr::dic {
 
 struct DicOptions {
   int subset = 31;            // px, odd: square subsets of subset x subset pixels
@@ -26,15 +59,19 @@ struct DicOptions {
   ShapeFunction shape = ShapeFunction::first_order;
   Propagation propagation = Propagation::independent;
   StackMode stack_mode = StackMode::reference;
-  int reference_update = 0;  // incremental mode: new reference every N frames (0: never)
+  int reference_update = 0;  // incremental mode: new reference every N frames (0 or 1: every
+                             // frame)
   int strain_window = 5;     // points (odd): the plane fit for strain spans this many per side
   StrainKind strain = StrainKind::green_lagrange;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
   std::string device = "auto";  // where frames are registered: auto (GPU when present and the
                                 // propagation is independent), cpu or gpu
 
-  Status check() const;
+  Status check() const;  // every field of dic_option_table() in its range or choices
 };
+
+// The table of every DIC option, in the order forms and headers show them.
+const std::vector<OptionField<DicOptions>>& dic_option_table();
 
 const char* to_string(ShapeFunction v);
 const char* to_string(Propagation v);

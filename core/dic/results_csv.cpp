@@ -40,21 +40,13 @@ std::string csv_header(const CsvContext& c) {
   h += "# units: x, y, u, v in px (origin at the top-left pixel centre, x right, y down; a point "
        "at x in the reference is at x + u in the frame); exx, eyy, exy dimensionless (" +
        std::string(to_string(o.strain)) + " strain); zncc in [-1, 1]\n";
-  h += "# settings: subset=" + std::to_string(o.subset) + " px, step=" + std::to_string(o.step) +
-       " px, search_radius=" + std::to_string(o.search_radius) +
-       " px, shape=" + to_string(o.shape) + ", criterion=ZNSSD, interpolation=bicubic B-spline" +
-       ", max_iterations=" + std::to_string(o.max_iterations) +
-       ", convergence=" + fmt("%g", o.convergence) + " px, min_zncc=" + fmt("%g", o.min_zncc) +
-       ", min_texture=" + fmt("%g", o.min_texture) + ", propagation=" + to_string(o.propagation) +
-       ", stack_mode=" + to_string(o.stack_mode) +
-       ", reference_update=" + std::to_string(o.reference_update) +
-       ", strain_window=" + std::to_string(o.strain_window) +
-       " points, strain=" + to_string(o.strain) + ", device=" + o.device + "\n";
+  h += "# settings: " + describe_fields(dic_option_table(), o) + "\n";
+  h += "# model: ZNSSD criterion, bicubic B-spline interpolation\n";
   std::string roi;
   for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
   h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";
-  h += "# initial guess: ZNCC integer search, n_to_mn valid mode, method " + o.method +
-       " (ran: " + (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + ")\n";
+  h += "# initial guess: ZNCC integer search (n_to_mn valid-mode peak request), ran " +
+       (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + "\n";
   h += "# registered on: " + (c.device.empty() ? std::string("-") : c.device) + "\n";
   return h;
 }

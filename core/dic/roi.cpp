@@ -100,13 +100,14 @@ Result<RoiShape> parse_roi_shape(const std::string& text_in) {
   auto v = numbers(text.substr(colon + 1), "ROI shape '" + text_in + "'");
   if (!v.is_ok()) return v.status();
   const auto& n = v.value();
-  if (kind == "rect" && n.size() == 4) {
+  const auto parsed = parse_label<RoiShapeKind>(kind);
+  if (parsed == RoiShapeKind::rectangle && n.size() == 4) {
     s.kind = RoiShapeKind::rectangle;
     s.x = n[0], s.y = n[1], s.width = n[2], s.height = n[3];
-  } else if (kind == "ellipse" && n.size() == 4) {
+  } else if (parsed == RoiShapeKind::ellipse && n.size() == 4) {
     s.kind = RoiShapeKind::ellipse;
     s.x = n[0], s.y = n[1], s.rx = n[2], s.ry = n[3];
-  } else if (kind == "poly" && n.size() >= 6 && n.size() % 2 == 0) {
+  } else if (parsed == RoiShapeKind::polygon && n.size() >= 6 && n.size() % 2 == 0) {
     s.kind = RoiShapeKind::polygon;
     for (std::size_t i = 0; i < n.size(); i += 2) s.vertices.push_back({n[i], n[i + 1]});
   } else {
@@ -120,14 +121,13 @@ Result<RoiShape> parse_roi_shape(const std::string& text_in) {
 }
 
 std::string to_string(const RoiShape& s) {
-  std::string out = s.subtract ? "-" : "";
+  std::string out = std::string(s.subtract ? "-" : "") + label(s.kind) + ":";
   switch (s.kind) {
     case RoiShapeKind::rectangle:
-      return out + "rect:" + num(s.x) + "," + num(s.y) + "," + num(s.width) + "," + num(s.height);
+      return out + num(s.x) + "," + num(s.y) + "," + num(s.width) + "," + num(s.height);
     case RoiShapeKind::ellipse:
-      return out + "ellipse:" + num(s.x) + "," + num(s.y) + "," + num(s.rx) + "," + num(s.ry);
+      return out + num(s.x) + "," + num(s.y) + "," + num(s.rx) + "," + num(s.ry);
     case RoiShapeKind::polygon:
-      out += "poly:";
       for (std::size_t i = 0; i < s.vertices.size(); ++i)
         out += (i ? "," : "") + num(s.vertices[i].x) + "," + num(s.vertices[i].y);
       return out;

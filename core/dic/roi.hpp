@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_labels.hpp"
 #include "core/matrix.hpp"
 #include "core/status.hpp"
 
@@ -17,6 +18,20 @@ struct Point2 {
 };
 
 enum class RoiShapeKind { rectangle, ellipse, polygon };
+
+}  // namespace xcorr::dic
+
+namespace xcorr {
+template <>
+struct EnumLabels<dic::RoiShapeKind> {  // the prefixes of the text form (rect:x,y,w,h, ...)
+  static constexpr std::pair<dic::RoiShapeKind, const char*> table[] = {
+      {dic::RoiShapeKind::rectangle, "rect"},
+      {dic::RoiShapeKind::ellipse, "ellipse"},
+      {dic::RoiShapeKind::polygon, "poly"}};
+};
+}  // namespace xcorr
+
+namespace xcorr::dic {
 
 struct RoiShape {
   RoiShapeKind kind = RoiShapeKind::rectangle;

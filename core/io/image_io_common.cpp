@@ -2,21 +2,24 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/enum_labels.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
+
+namespace xcorr {
+template <>
+struct EnumLabels<io::PixelType> {
+  static constexpr std::pair<io::PixelType, const char*> table[] = {
+      {io::PixelType::u8, "8-bit"},
+      {io::PixelType::u16, "16-bit"},
+      {io::PixelType::f32, "32-bit float"}};
+};
+}  // namespace xcorr
 
 namespace xcorr::io {
 
 const char* to_string(PixelType t) {
-  switch (t) {
-    case PixelType::u8:
-      return "8-bit";
-    case PixelType::u16:
-      return "16-bit";
-    case PixelType::f32:
-      return "32-bit float";
-  }
-  return "?";
+  return label(t);
 }
 
 std::string lowercase_extension(const std::filesystem::path& p) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/cpu/cpu_variants.hpp"
+#include "core/dic/options.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/peak.hpp"
@@ -293,6 +294,22 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& file, std::str
   return rows;
 }
 
+// Options declared once: `xcorr dic` and `xcorr bench-dic` offer a flag for every DIC option with
+// its doc line, and a bad value is refused at parse time naming the option and the rule.
+TEST_F(Cli, DicFlagsComeFromTheOptionTable) {
+  const CliRun dic_help = xcorr("dic --help"), bench_help = xcorr("bench-dic --help");
+  for (const auto& f : dic::dic_option_table()) {
+    for (const CliRun* h : {&dic_help, &bench_help}) {
+      EXPECT_NE(h->output.find(flag_name(f.key)), std::string::npos) << f.key;
+      EXPECT_NE(h->output.find(f.doc.substr(0, 30)), std::string::npos) << f.key;
+    }
+  }
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
+  expect_bad_input("dic --reference " + s + " --subset 30", "subset 30 px: must be odd");
+  expect_bad_input("dic --reference " + s + " --strain cauchy",
+                   "strain 'cauchy': expected green_lagrange or engineering");
+}
+
 TEST_F(Cli, DicOnTheBundledSampleRecoversTheField) {
   const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
   const CliRun r =
@@ -361,7 +378,8 @@ TEST_F(Cli, DicJobFileRunsTheSameAndBadJobsAreRefusedByKey) {
   expect_job_error("{" + ref + ", \"subset\": \"31\"}", "job key 'subset': expected an integer");
   expect_job_error("{" + ref + ", \"subset\": 30}", "subset 30 px: must be odd");
   expect_job_error("{" + ref + ", \"roi\": [\"rect:0,0,-1,5\"]}", "width and height must be > 0");
-  expect_job_error("{" + ref + ", \"strain\": \"cauchy\"}", "'cauchy' is not one of");
+  expect_job_error("{" + ref + ", \"strain\": \"cauchy\"}",
+                   "strain 'cauchy': expected green_lagrange or engineering");
   expect_job_error("{" + ref + ", \"roi\": [\"rect:0,0,5,5\"]}", "the ROI holds no point");
   expect_job_error("{\"out\": \"bad.csv\"}", "names no reference");
   expect_job_error("{" + ref, "not valid JSON");

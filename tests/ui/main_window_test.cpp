@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "core/dic/roi.hpp"
+#include "tests/support/option_values.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
 
@@ -141,6 +142,36 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   const std::string cli = std::string(XCORR_EXE) + " run --quiet " + path("project.json");
   ASSERT_EQ(std::system(cli.c_str()), 0) << cli;
   EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
+}
+
+// Options declared once: the CLI's flags (every option off its default) -> `xcorr dic --save-job`
+// -> the window's form -> Save project -> the same value of every option; every option has a
+// widget named by its key, with the doc line as tooltip. Fails when any front end drops one.
+TEST_F(Studio, EveryOptionSurvivesCliJobFileFormAndProject) {
+  const dic::DicOptions defaults;
+  std::string flags;
+  for (const auto& f : dic::dic_option_table())
+    flags += " " + flag_name(f.key) + " " + testing::off_default_text(f, defaults);
+  const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
+  const std::string cli = std::string(XCORR_EXE) + " dic --quiet --reference " + s + " --out " +
+                          path("out.csv") + flags + " --save-job " + path("cli.json");
+  ASSERT_EQ(std::system(cli.c_str()), 0) << cli;
+  EXPECT_FALSE(fs::exists(path("out.csv"))) << "--save-job runs nothing";
+
+  MainWindow w;
+  ASSERT_TRUE(w.open_project(QString::fromStdString(path("cli.json"))).is_ok());
+  for (const auto& f : dic::dic_option_table()) {
+    auto* widget = w.dic_panel()->findChild<QWidget*>(QString::fromStdString(f.key));
+    ASSERT_NE(widget, nullptr) << "no widget for " << f.key;
+    EXPECT_EQ(widget->toolTip().toStdString(), f.doc) << f.key;
+  }
+  ASSERT_TRUE(w.save_project(QString::fromStdString(path("gui.json"))).is_ok());
+  const auto saved = dic::read_dic_job(path("gui.json"));
+  ASSERT_TRUE(saved.is_ok()) << saved.status().message();
+  for (const auto& f : dic::dic_option_table()) {
+    EXPECT_EQ(f.get(saved.value().options), testing::off_default_text(f, defaults))
+        << f.key << " did not survive the form";
+  }
 }
 
 // Template tracking on the bundled tracking sample (resources/sample/README.md: the template at
