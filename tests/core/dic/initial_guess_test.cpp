@@ -1,0 +1,53 @@
+// integer_guess through the engine's peak request: a known integer shift is found for every
+// point, with the ZNCC of the match, the window clamped into the image near the border, and the
+// variant that ran reported.
+#include "core/dic/initial_guess.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/synth/speckle.hpp"
+#include "tests/support/cpu_registry.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+TEST(IntegerGuess, FindsAnIntegerShiftForEveryPoint) {
+  synth::SpeckleOptions o;
+  o.rows = 120;
+  o.cols = 110;
+  o.seed = 9;
+  const auto ref = synth::render_speckle(o, 0, 0);
+  const auto def = synth::render_speckle(o, -3, 4);  // content moves up 3, right 4
+  std::vector<GuessRequest> requests;
+  for (Index y = 20; y <= 100; y += 20) {
+    for (Index x = 20; x <= 90; x += 35) requests.push_back({x, y, 0, 0});
+  }
+  requests.push_back({15, 15, 0, 0});  // window clamped into the image at the top-left
+  for (const char* method : {"cpu_direct", "cpu_fft"}) {
+    const auto g = integer_guess(testing::cpu_registry(), method, ref[0], def[0], requests, 21, 6);
+    ASSERT_TRUE(g.is_ok()) << g.status().message();
+    EXPECT_EQ(g.value().variant, method);
+    ASSERT_EQ(g.value().guesses.size(), requests.size());
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      EXPECT_EQ(g.value().guesses[k].u, 4) << method << " point " << k;
+      EXPECT_EQ(g.value().guesses[k].v, -3) << method << " point " << k;
+      EXPECT_GT(g.value().guesses[k].zncc, 0.99) << method << " point " << k;
+    }
+  }
+}
+
+TEST(IntegerGuess, APredictionMovesTheSearch) {
+  synth::SpeckleOptions o;
+  o.rows = 100;
+  o.cols = 100;
+  const auto ref = synth::render_speckle(o, 0, 0);
+  const auto def = synth::render_speckle(o, 9, 0);  // beyond a radius of 4 without prediction
+  const std::vector<GuessRequest> r = {{50, 40, 0, 9}};
+  const auto g = integer_guess(testing::cpu_registry(), "auto", ref[0], def[0], r, 21, 4);
+  ASSERT_TRUE(g.is_ok()) << g.status().message();
+  EXPECT_EQ(g.value().guesses[0].v, 9);
+  EXPECT_EQ(g.value().guesses[0].u, 0);
+}
+
+}  // namespace
+}  // namespace xcorr::dic

@@ -1,0 +1,77 @@
+// The DIC CSV: the header block (software, images, units, every setting, ROI, what ran), the
+// column line, one row per grid point and frame with NaN for points without a value, and one
+// file per frame on request.
+#include "core/dic/results_csv.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+class ResultsCsv : public testing::TempDirTest {};
+
+DicResult two_frames() {
+  DicResult r;
+  r.grid.rows = 1;
+  r.grid.cols = 2;
+  r.grid.points = {{15, 15, true}, {23, 15, false}};
+  for (Index f = 1; f <= 2; ++f) {
+    FrameResult fr;
+    fr.frame = f;
+    PointResult ok;
+    ok.x = 15, ok.y = 15, ok.u = 0.25 * static_cast<double>(f), ok.v = -0.5, ok.exx = 0.001;
+    ok.eyy = -0.002, ok.exy = 0.0005, ok.zncc = 0.998, ok.iterations = 4;
+    ok.status = PointStatus::converged;
+    PointResult out;
+    out.x = 23, out.y = 15, out.u = out.v = out.exx = out.eyy = out.exy = out.zncc = std::nan("");
+    out.status = PointStatus::outside_roi;
+    fr.points = {ok, out};
+    r.frames.push_back(fr);
+  }
+  r.guess_variant = "cpu_fft";
+  r.device = "cpu";
+  return r;
+}
+
+std::string read(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST_F(ResultsCsv, HeaderColumnsAndRows) {
+  const CsvContext ctx{"ref.tif",    {"a.tif", "b.tif"},
+                       DicOptions{}, Roi{{parse_roi_shape("rect:0,0,30,30").value()}},
+                       "cpu_fft",    "cpu"};
+  ASSERT_TRUE(write_dic_csv(path("r.csv"), two_frames(), ctx).is_ok());
+  const std::string text = read(path("r.csv"));
+  for (const char* line :
+       {"# xcorr DIC results\n", "# reference: ref.tif\n", "# frame 1: a.tif\n",
+        "# frame 2: b.tif\n", "# settings: subset=31 px, step=8 px", "# roi: rect:0,0,30,30\n",
+        "ran cpu_fft\n", "# registered on: cpu\n",
+        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n",
+        "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged\n",
+        "2,23.0,15.0,nan,nan,nan,nan,nan,nan,0,outside_roi\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+TEST_F(ResultsCsv, OneFilePerFrame) {
+  const CsvContext ctx{"ref.tif", {"a.tif", "b.tif"}, DicOptions{}, Roi{}, "cpu_fft", "cpu"};
+  const auto files = write_dic_csv_per_frame(path("r.csv"), two_frames(), ctx);
+  ASSERT_TRUE(files.is_ok()) << files.status().message();
+  ASSERT_EQ(files.value().size(), 2u);
+  EXPECT_EQ(files.value()[1].filename(), "r_frame0002.csv");
+  const std::string second = read(files.value()[1].string());
+  EXPECT_NE(second.find("\n2,15.0,15.0,0.500000"), std::string::npos) << second;
+  EXPECT_EQ(second.find("\n1,15.0"), std::string::npos) << "frame 1's rows belong to its file";
+  EXPECT_NE(second.find("# roi: whole image"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xcorr::dic

@@ -1,0 +1,55 @@
+// write_atomically: the target appears only when the writer succeeded; a failing writer leaves
+// the old target (or none) and no temporary file; errors name the target.
+#include "core/io/atomic_write.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace xcorr::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AtomicWrite : public testing::TempDirTest {
+ protected:
+  std::string read(const std::string& p) const {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+  int files() const {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++n;
+    return n;
+  }
+};
+
+TEST_F(AtomicWrite, ReplacesTheTargetOnlyOnSuccess) {
+  ASSERT_TRUE(write_text_atomically(path("a.csv"), "first\n").is_ok());
+  EXPECT_EQ(read(path("a.csv")), "first\n");
+  const Status failed = write_atomically(path("a.csv"), [](const fs::path& tmp) {
+    std::ofstream(tmp) << "half of it";
+    EXPECT_EQ(tmp.extension(), ".csv") << "same extension, for format-by-extension writers";
+    return Status{ErrorCode::io_error, "disk full"};
+  });
+  EXPECT_EQ(failed.code(), ErrorCode::io_error);
+  EXPECT_EQ(read(path("a.csv")), "first\n") << "the old target stays";
+  EXPECT_EQ(files(), 1) << "no temporary file left";
+  ASSERT_TRUE(write_text_atomically(path("a.csv"), "second\n").is_ok());
+  EXPECT_EQ(read(path("a.csv")), "second\n");
+}
+
+TEST_F(AtomicWrite, AMissingFolderIsNamed) {
+  const Status s = write_text_atomically(path("no/such/b.csv"), "x");
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("b.csv"), std::string::npos) << s.message();
+  EXPECT_EQ(files(), 0);
+}
+
+}  // namespace
+}  // namespace xcorr::io
