@@ -74,6 +74,30 @@ class GpuCorrelator : public Correlator {
   mutable std::unique_ptr<Workspace> ws_;
 };
 
+// Base of a GPU variant with parameters (VariantInfo::params): keeps the completed values and
+// makes configured copies. Derived has a static variant_info() and a constructor from values.
+template <class Derived>
+class ParameterisedGpuCorrelator : public GpuCorrelator {
+ public:
+  explicit ParameterisedGpuCorrelator(const ParamValues& values)
+      : values_(
+            complete_params(Derived::variant_info().name, Derived::variant_info().params, values)
+                .value()) {}
+  const VariantInfo& info() const override { return Derived::variant_info(); }
+  ParamValues params() const override { return values_; }
+  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
+    auto all = complete_params(info().name, info().params, values);
+    if (!all.is_ok()) return all.status();
+    return std::unique_ptr<Correlator>(std::make_unique<Derived>(all.value()));
+  }
+
+ protected:
+  int param(const char* name) const { return values_.at(name); }
+
+ private:
+  ParamValues values_;
+};
+
 // Whether GPU runs fill their device output with NaN first (tests: proves every element written).
 bool poison_outputs();
 

@@ -170,17 +170,35 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
       {Normalization::none, Normalization::zncc}};
 };
 
-class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
+class WarpPerShiftSharedCorrelator final
+    : public ParameterisedGpuCorrelator<WarpPerShiftSharedCorrelator> {
  public:
-  explicit WarpPerShiftSharedCorrelator(ParamValues values = {})
-      : values_(complete_params(info_.name, info_.params, values).value()) {}
+  explicit WarpPerShiftSharedCorrelator(const ParamValues& values = {})
+      : ParameterisedGpuCorrelator(values) {}
 
-  const VariantInfo& info() const override { return info_; }
-  ParamValues params() const override { return values_; }
-  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
-    auto all = complete_params(info_.name, info_.params, values);
-    if (!all.is_ok()) return all.status();
-    return std::unique_ptr<Correlator>(std::make_unique<WarpPerShiftSharedCorrelator>(all.value()));
+  static const VariantInfo& variant_info() {
+    static const VariantInfo info{
+        "gpu_warp_per_shift_shared",
+        "warp_per_shift",
+        "gpu",
+        "one warp per output; a block stages one left, its rights and their column range; tiny "
+        "sizes",
+        kAllForms,
+        kBothModes,
+        {Normalization::none, Normalization::zncc},
+        true,
+        {{"right_matrices",
+          {1, 2, 4},
+          1,
+          {},
+          "right matrices staged per block with their left (one_to_many, n_to_m)"},
+         {"column_group",
+          {0, 32, 64},
+          0,
+          {},
+          "output columns per block, 0 = all (or the widest of 64..8 that fits); only the right "
+          "columns they read are staged"}}};
+    return info;
   }
 
   Status can_implement(const CorrelationProblem& p) const override {
@@ -188,7 +206,7 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     const SharedLayout g = layout(p.request, make_device_problem(p, nullptr, nullptr));
     const long long bytes = shared_bytes(make_device_problem(p, nullptr, nullptr), g);
     if (bytes > kMaxSharedBytes) {
-      return {ErrorCode::unsupported, info_.name + ": a block needs " +
+      return {ErrorCode::unsupported, info().name + ": a block needs " +
                                           std::to_string(bytes >> 10) +
                                           " KiB of shared memory (limit " +
                                           std::to_string(kMaxSharedBytes >> 10) + " KiB)"};
@@ -269,11 +287,11 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
   SharedLayout layout(const CorrelationRequest& r, const DeviceProblem& p) const {
     SharedLayout g;
     const bool one_left = r.form == Form::one_to_many || r.form == Form::n_to_m;
-    g.rights = one_left ? std::min(values_.at("right_matrices"), p.n_right) : 1;
+    g.rights = one_left ? std::min(param("right_matrices"), p.n_right) : 1;
     g.right_groups = one_left ? (p.n_right + g.rights - 1) / g.rights : 1;
     g.pair_groups =
         one_left ? g.right_groups * (r.form == Form::n_to_m ? p.n_left : 1) : p.out_count;
-    const int cols = values_.at("column_group");
+    const int cols = param("column_group");
     // 0: all columns, or the widest of 64, 32, 16, 8 whose staging fits.
     for (int group : {cols == 0 ? p.out_cols : cols, 64, 32, 16, 8}) {
       g.group_cols = std::min(group, p.out_cols);
@@ -293,28 +311,6 @@ class WarpPerShiftSharedCorrelator final : public GpuCorrelator {
     return 4LL * (static_cast<long long>(p.left_rows) * p.left_cols +
                   static_cast<long long>(g.rights) * p.right_rows * g.staged_cols);
   }
-
-  VariantInfo info_{
-      "gpu_warp_per_shift_shared",
-      "warp_per_shift",
-      "gpu",
-      "one warp per output; a block stages one left, its rights and their column range; tiny sizes",
-      kAllForms,
-      kBothModes,
-      {Normalization::none, Normalization::zncc},
-      true,
-      {{"right_matrices",
-        {1, 2, 4},
-        1,
-        {},
-        "right matrices staged per block with their left (one_to_many, n_to_m)"},
-       {"column_group",
-        {0, 32, 64},
-        0,
-        {},
-        "output columns per block, 0 = all (or the widest of 64..8 that fits); only the right "
-        "columns they read are staged"}}};
-  ParamValues values_;
 };
 
 }  // namespace

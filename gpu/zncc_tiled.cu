@@ -356,17 +356,29 @@ Status opt_in_all() {
   return cuda_status(e, "cudaFuncSetAttribute(zncc_tiled_kernel)");
 }
 
-class ZnccTiledCorrelator final : public GpuCorrelator {
+class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCorrelator> {
  public:
-  explicit ZnccTiledCorrelator(ParamValues values = {})
-      : values_(complete_params(info_.name, info_.params, values).value()) {}
+  explicit ZnccTiledCorrelator(const ParamValues& values = {})
+      : ParameterisedGpuCorrelator(values) {}
 
-  const VariantInfo& info() const override { return info_; }
-  ParamValues params() const override { return values_; }
-  Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
-    auto all = complete_params(info_.name, info_.params, values);
-    if (!all.is_ok()) return all.status();
-    return std::unique_ptr<Correlator>(std::make_unique<ZnccTiledCorrelator>(all.value()));
+  static const VariantInfo& variant_info() {
+    static const VariantInfo info{
+        "gpu_zncc_tiled",
+        "zncc_tiled",
+        "gpu",
+        "valid-mode ZNCC in one block per output tile (zero-mean staging, register-tiled "
+        "numerators, window sums in shared memory); peak output fused: no surface in memory",
+        kAllForms,
+        {Mode::valid},
+        {Normalization::zncc},
+        true,
+        {{"rows_per_thread",
+          {0, 4, 5, 6, 7, 8},
+          0,
+          {},
+          "output rows per thread (register window); 0 = the fewest padded rows"}},
+        {Output::surface, Output::peak}};
+    return info;
   }
 
   Status can_implement(const CorrelationProblem& p) const override {
@@ -453,29 +465,12 @@ class ZnccTiledCorrelator final : public GpuCorrelator {
 
  private:
   Result<ZnccTilePlan> plan(int h, int w, int H, int W) const {
-    return smem::plan_zncc_tiles(h, w, H, W, values_.at("rows_per_thread"), kMaxSmemBytes);
+    return smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), kMaxSmemBytes);
   }
 
   mutable std::mutex mutex_;
   mutable DeviceBuffer<double> stats_;
   mutable DeviceBuffer<unsigned long long> keys_;
-  VariantInfo info_{
-      "gpu_zncc_tiled",
-      "zncc_tiled",
-      "gpu",
-      "valid-mode ZNCC in one block per output tile (zero-mean staging, register-tiled "
-      "numerators, window sums in shared memory); peak output fused: no surface in memory",
-      kAllForms,
-      {Mode::valid},
-      {Normalization::zncc},
-      true,
-      {{"rows_per_thread",
-        {0, 4, 5, 6, 7, 8},
-        0,
-        {},
-        "output rows per thread (register window); 0 = the fewest padded rows"}},
-      {Output::surface, Output::peak}};
-  ParamValues values_;
 };
 
 }  // namespace

@@ -51,6 +51,14 @@ class Cli : public testing::TempDirTest {
     std::ofstream(path(name)) << content;
     return path(name);
   }
+  // A 3-frame 96x96 speckle stack moving by (0.5, -1.25) px a frame, and the 33x33 template cut
+  // from its first frame at (30, 30).
+  bool make_speckle_stack_and_template(const std::string& stack, const std::string& tmpl) const {
+    return xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3")
+                   .code == 0 &&
+           xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33")
+                   .code == 0;
+  }
   // Runs an expected failure: exit code 2, one line naming the problem, no output file.
   void expect_bad_input(const std::string& args, const std::string& message) {
     const CliRun r = xcorr(args + " --out " + path("out.csv"));
@@ -98,12 +106,7 @@ TEST_F(Cli, EveryFormThroughCsvMatchesTheReference) {
 
 TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
   const std::string stack = path("stack.tif"), tmpl = path("tmpl.tif");
-  ASSERT_EQ(
-      xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code,
-      0);
-  ASSERT_EQ(
-      xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code,
-      0);
+  ASSERT_TRUE(make_speckle_stack_and_template(stack, tmpl));
   const CliRun r =
       xcorr("correlate --form one_to_many --mode valid --norm zncc --subpixel gaussian --left " +
             tmpl + " --right " + stack + " --out " + path("res.tif"));
@@ -123,12 +126,7 @@ TEST_F(Cli, ImagesInValidZnccFindTheKnownShiftAndWriteTiff) {
 // surface's own peak; refused for full mode and for a .tif output, before any work.
 TEST_F(Cli, PeakOutputWritesOneRowPerPairLikeTheSurfacesPeak) {
   const std::string stack = path("stack.tif"), tmpl = path("tmpl.tif");
-  ASSERT_EQ(
-      xcorr("speckle --out " + stack + " --size 96,96 --frames 3 --shift 0.5,-1.25 --seed 3").code,
-      0);
-  ASSERT_EQ(
-      xcorr("speckle --out " + tmpl + " --size 96,96 --frames 1 --seed 3 --crop 30,30,33,33").code,
-      0);
+  ASSERT_TRUE(make_speckle_stack_and_template(stack, tmpl));
   const std::string args =
       "correlate --form one_to_many --mode valid --norm zncc --subpixel "
       "quadratic2d --left " +
