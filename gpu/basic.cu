@@ -9,8 +9,8 @@
 #include "core/zncc_rule.hpp"
 #include "gpu/device_buffer.cuh"
 #include "gpu/gpu_correlator.cuh"
-#include "gpu/matrix_stats.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/zncc_epilogue.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -19,7 +19,7 @@ constexpr int kThreads = 256;
 
 template <Mode M, bool Zncc>
 __global__ void __launch_bounds__(kThreads)
-    basic_kernel(DeviceProblem p, const double* left_stats, const double* right_stats, float* out) {
+    basic_kernel(DeviceProblem p, const double* left_sums, const double* right_sums, float* out) {
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -42,10 +42,13 @@ __global__ void __launch_bounds__(kThreads)
       }
       out[idx] = sum;
     } else {
-      const double t_mean = left_stats[3 * lr.x], t_ss = left_stats[3 * lr.x + 1];
-      const bool t_flat = t_ss <= kFlatRelative * left_stats[3 * lr.x + 2];
-      const double s_mean = right_stats[3 * lr.y];
-      const double s_var = right_stats[3 * lr.y + 1] / (static_cast<double>(p.right_rows) * W);
+      // {sum, sum of squares} per matrix (compute_matrix_sums), float64.
+      const double n = static_cast<double>(h) * w, area = static_cast<double>(p.right_rows) * W;
+      const double t_sum = left_sums[2 * lr.x], t_sq = left_sums[2 * lr.x + 1];
+      const double t_mean = t_sum / n, t_ss = max(0.0, t_sq - t_sum * t_mean);
+      const bool t_flat = t_ss <= kFlatRelative * t_sq;
+      const double s_sum = right_sums[2 * lr.y], s_sq = right_sums[2 * lr.y + 1];
+      const double s_mean = s_sum / area, s_var = max(0.0, s_sq - s_sum * s_mean) / area;
       double num = 0, sum = 0, sq = 0;
       for (int i = 0; i < h; ++i) {
         for (int j = 0; j < w; ++j) {
@@ -55,7 +58,6 @@ __global__ void __launch_bounds__(kThreads)
           sq += s * s;
         }
       }
-      const double n = static_cast<double>(h) * w;
       out[idx] = zncc_from_sums(num, t_ss, t_flat, max(0.0, sq - sum * sum / n), n, s_var);
     }
   }
@@ -79,7 +81,11 @@ class BasicCorrelator final : public GpuCorrelator {
                     : p.request.norm == Normalization::none
                         ? reinterpret_cast<const void*>(&basic_kernel<Mode::valid, false>)
                         : reinterpret_cast<const void*>(&basic_kernel<Mode::valid, true>);
-    return {{"basic_kernel", k, kThreads, 0}};
+    if (p.request.norm == Normalization::none) return {{"basic_kernel", k, kThreads, 0}};
+    // zncc: the float64 sums of the lefts, then of the rights, first.
+    return {{"zncc_stats_kernel", matrix_sums_kernel(), 256, 0},
+            {"zncc_stats_kernel", matrix_sums_kernel(), 256, 0},
+            {"basic_kernel", k, kThreads, 0}};
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
@@ -94,12 +100,13 @@ class BasicCorrelator final : public GpuCorrelator {
       // Statistics buffers are kept between runs (grown when needed): no allocation or host
       // synchronisation in the run itself.
       std::lock_guard lock(mutex_);
-      XCORR_RETURN_IF_ERROR(
-          compute_matrix_stats(p.left, p.n_left, p.left_rows * p.left_cols, left_stats_, stream));
-      XCORR_RETURN_IF_ERROR(compute_matrix_stats(p.right, p.n_right, p.right_rows * p.right_cols,
-                                                 right_stats_, stream));
+      XCORR_RETURN_IF_ERROR(compute_matrix_sums(
+          p.left, p.n_left, static_cast<long long>(p.left_rows) * p.left_cols, left_sums_, stream));
+      XCORR_RETURN_IF_ERROR(compute_matrix_sums(p.right, p.n_right,
+                                                static_cast<long long>(p.right_rows) * p.right_cols,
+                                                right_sums_, stream));
       basic_kernel<Mode::valid, true>
-          <<<blocks, kThreads, 0, stream>>>(p, left_stats_.get(), right_stats_.get(), out);
+          <<<blocks, kThreads, 0, stream>>>(p, left_sums_.get(), right_sums_.get(), out);
     }
     XCORR_LAUNCH_TRY("basic_kernel");
     return Status::ok();
@@ -107,7 +114,7 @@ class BasicCorrelator final : public GpuCorrelator {
 
  private:
   mutable std::mutex mutex_;
-  mutable DeviceBuffer<double> left_stats_, right_stats_;  // zncc only
+  mutable DeviceBuffer<double> left_sums_, right_sums_;  // zncc only
   VariantInfo info_{"gpu_basic",
                     "basic",
                     "gpu",

@@ -221,17 +221,17 @@ double ZnccEpilogue::workspace_bytes(const DeviceProblem& p) {
          8.0 * (4.0 * p.n_left + 2.0 * p.n_right);
 }
 
-Status compute_right_stats(const DeviceProblem& p, DeviceBuffer<double>& stats,
+Status compute_matrix_sums(const float* data, int count, long long area, DeviceBuffer<double>& sums,
                            cudaStream_t stream) {
-  XCORR_RETURN_IF_ERROR(stats.allocate(static_cast<std::size_t>(2 * p.n_right)));
-  XCORR_CUDA_TRY(cudaMemsetAsync(stats.get(), 0, 2 * sizeof(double) * p.n_right, stream));
-  const Chunks rc = chunks(static_cast<long long>(p.right_rows) * p.right_cols);
-  zncc_stats_kernel<<<p.n_right * rc.per_matrix, kThreads, 0, stream>>>(p.right, rc, stats.get());
+  XCORR_RETURN_IF_ERROR(sums.allocate(static_cast<std::size_t>(2 * count)));
+  XCORR_CUDA_TRY(cudaMemsetAsync(sums.get(), 0, 2 * sizeof(double) * count, stream));
+  const Chunks c = chunks(area);
+  zncc_stats_kernel<<<count * c.per_matrix, kThreads, 0, stream>>>(data, c, sums.get());
   XCORR_LAUNCH_TRY("zncc_stats_kernel");
   return Status::ok();
 }
 
-const void* right_stats_kernel() {
+const void* matrix_sums_kernel() {
   return reinterpret_cast<const void*>(&zncc_stats_kernel);
 }
 

@@ -46,10 +46,11 @@ class ZnccEpilogue {
   DeviceBuffer<float> left_copy_, right_copy_;
 };
 
-// Just step 1 for the right matrices of `p` ({sum, sum of squares} per matrix into `stats`, which
-// it sizes): the search-matrix variance some fused kernels need.
-Status compute_right_stats(const DeviceProblem& p, DeviceBuffer<double>& stats,
+// Just step 1 for `count` matrices of `area` elements at `data`: {sum, sum of squares} per matrix
+// (float64) into `sums`, which it sizes. gpu_basic's ZNCC and the fused kernels' search variance
+// use it.
+Status compute_matrix_sums(const float* data, int count, long long area, DeviceBuffer<double>& sums,
                            cudaStream_t stream);
-const void* right_stats_kernel();  // the kernel compute_right_stats launches (for profiles)
+const void* matrix_sums_kernel();  // the kernel compute_matrix_sums launches (for profiles)
 
 }  // namespace xcorr::gpu

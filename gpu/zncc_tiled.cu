@@ -17,9 +17,11 @@
 // hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
 // zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "core/smem/zncc_tile_plan.hpp"
 #include "core/zncc_rule.hpp"
@@ -412,7 +414,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     const ZnccTilePlan z = q.value();
     const bool peak = p.request.output == Output::peak;
     std::vector<Launch> l;
-    if (!z.single_tile()) l.push_back({"zncc_stats_kernel", right_stats_kernel(), 256, 0});
+    if (!z.single_tile()) l.push_back({"zncc_stats_kernel", matrix_sums_kernel(), 256, 0});
     const long long results = p.out_count;
     l.push_back({peak ? "zncc_tiled_kernel<peak>" : "zncc_tiled_kernel<surface>",
                  reinterpret_cast<const void*>(kernel_for(z.RY, peak)), z.threads,
@@ -438,7 +440,8 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     const std::lock_guard lock(mutex_);  // the statistics and key buffers
     ZnccArgs args{p, z, nullptr, nullptr, out, p.request.subpixel};
     if (!z.single_tile()) {
-      XCORR_RETURN_IF_ERROR(compute_right_stats(p, stats_, stream));
+      XCORR_RETURN_IF_ERROR(compute_matrix_sums(
+          p.right, p.n_right, static_cast<long long>(p.right_rows) * p.right_cols, stats_, stream));
       args.right_stats = stats_.get();
       if (peak) {
         XCORR_RETURN_IF_ERROR(keys_.allocate(static_cast<std::size_t>(p.out_count)));
@@ -464,10 +467,23 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
   bool finds_peaks_itself() const override { return true; }
 
  private:
+  // The plan of a size, made once (its pitch searches price every warp's accesses: too slow to
+  // repeat in every run, and the choice, the estimate, the run and the profile all ask for it).
   Result<ZnccTilePlan> plan(int h, int w, int H, int W) const {
-    return smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), kMaxSmemBytes);
+    const std::lock_guard lock(plans_mutex_);
+    const auto key = std::make_tuple(h, w, H, W);
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      it = plans_
+               .emplace(key,
+                        smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), kMaxSmemBytes))
+               .first;
+    }
+    return it->second;
   }
 
+  mutable std::mutex plans_mutex_;
+  mutable std::map<std::tuple<int, int, int, int>, Result<ZnccTilePlan>> plans_;
   mutable std::mutex mutex_;
   mutable DeviceBuffer<double> stats_;
   mutable DeviceBuffer<unsigned long long> keys_;

@@ -292,7 +292,10 @@ class FftCorrelator final : public Correlator {
         }
       }
       ss_.assign(static_cast<std::size_t>(rows * cols), 0.0);
-      std::vector<double> a(static_cast<std::size_t>(cols), 0.0), b(a);
+      a_.assign(static_cast<std::size_t>(cols), 0.0);
+      b_.assign(static_cast<std::size_t>(cols), 0.0);
+      double* a = a_.data();
+      double* b = b_.data();
       for (Index i = 0; i < h; ++i) {  // then down the columns
         const double* d = hs_.data() + 2 * i * cols;
         for (Index l = 0; l < cols; ++l) a[l] += d[2 * l], b[l] += d[2 * l + 1];
@@ -314,7 +317,7 @@ class FftCorrelator final : public Correlator {
    private:
     Index cols_ = 0;
     double n_ = 1;
-    std::vector<double> hs_, ss_;
+    std::vector<double> hs_, ss_, a_, b_;  // kept across the tiles of a task: no allocations
   };
   // Full mode's transform size.
   static Geometry geometry(const CorrelationProblem& p) {
