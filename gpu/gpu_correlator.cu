@@ -31,7 +31,9 @@ double device_bytes(const GpuCorrelator& g, const CorrelationProblem& p) {
          g.workspace_bytes(make_device_problem(p, nullptr, nullptr));
 }
 
+// A byte count for messages: KiB below 1 MiB (small budgets are set by tests and users alike).
 std::string mib(double bytes) {
+  if (bytes < (1 << 20)) return std::to_string(static_cast<long long>(bytes / 1024 + 0.5)) + " KiB";
   return std::to_string(static_cast<long long>(bytes / (1 << 20) + 0.5)) + " MiB";
 }
 

@@ -3,49 +3,65 @@
 # binary (GPU tests run for real there), then the benchmarks with their anchors in the same run.
 # Only a few files come back from that machine, so $OUT holds summary.txt and results.tar.gz
 # (every log, JUnit XML and JSON table). Switches: XCORR_TESTS, XCORR_GPU_BENCH, XCORR_DIC_BENCH,
-# XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all).
+# XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
+# XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_TEST_FILTER (an extended
+# regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
+# 2048^2 DIC's kernels, subset 31, R 10; default 1). XCORR_RES names the folder that
+# collects the results (default: a new temporary one); a caller that bounds the whole run with
+# `timeout` can set it and pack the folder itself when the run is cut short.
 set -uo pipefail
 out=${OUT:-/tmp/xcorr-gpu-out}
-res=$(mktemp -d)
+res=${XCORR_RES:-$(mktemp -d)}
 mkdir -p "$out" "$res/logs"
 logs=$res/logs
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$res/device.txt" 2>&1
 .gpu/bin/xcorr list > "$res/xcorr-list.txt" 2>&1
 if [ "${XCORR_TESTS:-1}" = 1 ]; then
-  for t in .gpu/bin/test_*; do
+  # GPU tests first: they are what this machine is for.
+  for t in .gpu/bin/test_gpu_* $(ls .gpu/bin/test_* | grep -v /test_gpu_); do
     name=$(basename "$t")
-    if timeout 600 "$t" --gtest_output=xml:"$logs/$name.xml" > "$logs/$name.log" 2>&1; then status=ok; else status=FAILED; fi
+    [[ $name =~ ${XCORR_TEST_FILTER:-.} ]] || continue
+    if timeout "${XCORR_TEST_TIMEOUT:-150}" "$t" --gtest_output=xml:"$logs/$name.xml" > "$logs/$name.log" 2>&1; then status=ok; else status=FAILED; fi
     printf '%-40s %-6s %s\n' "$name" "$status" \
       "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?[,.]' "$logs/$name.log" | tr '\n' ' ')"
   done | tee "$out/summary.txt"
 fi
 # Benchmarks: ours, then the anchors, in the same run on the same GPU.
 if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
-  .gpu/bin/xcorr bench --cases "${XCORR_BENCH_CASES:-all}" --repeats "${XCORR_BENCH_REPEATS:-20}" \
+  timeout "${XCORR_BENCH_TIMEOUT:-240}" .gpu/bin/xcorr bench --cases "${XCORR_BENCH_CASES:-all}" --repeats "${XCORR_BENCH_REPEATS:-20}" \
     --out "$res/bench.json" > "$logs/bench.txt" 2>&1
   echo "xcorr bench: exit $?"
   if [ -x .gpu/bin/npp_anchor ]; then
-    .gpu/bin/npp_anchor "$res/npp.json" > "$logs/npp.txt" 2>&1; echo "npp_anchor: exit $?"
+    timeout 120 .gpu/bin/npp_anchor "$res/npp.json" > "$logs/npp.txt" 2>&1; echo "npp_anchor: exit $?"
     cat "$logs/npp.txt"
   fi
   if [ -f .gpu/tools/anchor_bench.py ] && [ "${XCORR_BENCH_CASES:-all}" = all ]; then
-    python3 .gpu/tools/anchor_bench.py "$res/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
+    timeout 120 python3 .gpu/tools/anchor_bench.py "$res/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
   fi
 fi
 # DIC speed (2048x2048 pair, subset 31, step 4): GPU (device-resident) and this host's CPU.
 if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
   for s in 21 31 41; do
     for r in 10 2; do
-      .gpu/bin/xcorr bench-dic --size 2048 --step 4 --subset $s --search-radius $r --device gpu \
+      timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --subset $s --search-radius $r --device gpu \
         --repeats 3 --out "$res/dic-gpu-s$s-r$r.json" >> "$logs/bench-dic.txt" 2>&1
       echo "bench-dic gpu subset $s r$r: exit $?"
     done
   done
-  .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
+  timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
     --method gpu_basic --out "$res/dic-gpu-r10-basic.json" >> "$logs/bench-dic.txt" 2>&1
   echo "bench-dic gpu r10 gpu_basic: exit $?"
-  grep -E "points/s" "$logs/bench-dic.txt"
+  grep -E "points/s|stages" "$logs/bench-dic.txt"
+fi
+# Nsight Compute on the DIC's kernels: where the integer guess and IC-GN spend their time.
+if [ "${XCORR_NCU:-1}" = 1 ] && command -v ncu > /dev/null; then
+  timeout 150 ncu --clock-control none -k 'regex:icgn_kernel|zncc_tiled_kernel|gather_kernel' \
+    --launch-count 3 --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+    .gpu/bin/xcorr bench-dic --size 2048 --step 4 --subset 31 --search-radius 10 --device gpu \
+    --repeats 1 > "$res/ncu-dic-s31-r10.txt" 2>&1
+  echo "ncu dic s31 r10: exit $?"
 fi
 # Profiles with hardware counters (CUPTI) beside the models, and the shared-memory instructions
 # in the SASS of the modelled kernels (to read the model against).
