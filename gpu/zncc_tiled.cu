@@ -17,6 +17,7 @@
 // hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
 // zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -378,7 +379,8 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
           {0, 4, 5, 6, 7, 8},
           0,
           {},
-          "output rows per thread (register window); 0 = the fewest padded rows"}},
+          "output rows per thread (register window); 0 = the fewest padded multiply-adds per "
+          "resident warp"}},
         {Output::surface, Output::peak}};
     return info;
   }
@@ -395,17 +397,20 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
                   static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
     if (!q.is_ok()) return 1e9;
     const ZnccTilePlan& z = q.value();
-    // Prior: the padded multiply-adds at ~12 TMAC/s once the GPU holds ~4 blocks per SM, the
-    // staging at ~3 TB/s, ~8 us of launch; several tiles add the statistics pass.
+    // Prior, fitted to the H200 run of docs/perf/zncc-gpu.md (RY = 4: 6.8-8.3 padded TMAC/s on
+    // the DIC-shaped cases, 5.7 on 32 in 512^2): ~9 TMAC/s once every SM holds the blocks its
+    // shared memory allows, the staging at ~3 TB/s, ~8 us of launch; several tiles add the
+    // statistics pass.
     const double blocks = static_cast<double>(p.output_count()) * z.tiles_y * z.tiles_x;
     const double macs = blocks * z.TR * z.TC * static_cast<double>(z.n_iter) * z.w;
-    const double fill = std::min(1.0, blocks / (4.0 * 132));
+    const double resident = std::max(1.0, std::floor(228.0 * 1024 / (4.0 * z.smem_floats + 1024)));
+    const double fill = std::min(1.0, blocks / (std::min(resident, 32.0) * 132));
     const double staged = blocks * 4.0 * (z.s_rows * z.s_cols + z.h * z.w);
     const double stats =
         z.single_tile()
             ? 0.0
             : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) / 3e12;
-    return 8e-6 + macs / (12e12 * fill) + staged / 3e12 + stats + transfer_seconds(p);
+    return 8e-6 + macs / (9e12 * fill) + staged / 3e12 + stats + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
