@@ -70,11 +70,15 @@ Status run_bench_dic(BenchDicOptions o) {
     const gpu::GpuDicStages st = gpu::last_gpu_stage_seconds(*registrar.value());
     if (device_s > 0)
       std::printf(
-          "  stages (s): coefficients %.4f, integer guess %.4f, IC-GN %.4f, download %.4f\n",
-          st.coefficients, st.integer_guess, st.icgn, st.download);
+          "  stages (s): coefficients %.4f, integer guess %.4f (gather %.4f, search %.4f), IC-GN "
+          "%.4f, download %.4f\n",
+          st.coefficients, st.integer_guess, st.guess_gather, st.guess_search, st.icgn,
+          st.download);
     rows.push_back({{"device", r.value().device},
                     {"stage_coefficients_s", st.coefficients},
                     {"stage_integer_guess_s", st.integer_guess},
+                    {"stage_guess_gather_s", st.guess_gather},
+                    {"stage_guess_search_s", st.guess_search},
                     {"stage_icgn_s", st.icgn},
                     {"stage_download_s", st.download},
                     {"size", o.size},

@@ -25,8 +25,12 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 
 // That time by stage (CUDA events), seconds; all zero before the first frame or on the CPU.
+// integer_guess spans the host's point lists and the dispatcher's choice too (the device waits
+// for them); guess_gather and guess_search are its two device parts: cutting subsets and
+// windows, and the engine's peak search.
 struct GpuDicStages {
   double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
+  double guess_gather = 0, guess_search = 0;
 };
 GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
 

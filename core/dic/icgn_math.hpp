@@ -36,13 +36,15 @@ XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
 }
 
 // Value weights of the 4 coefficients around floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
+// Products with 1/6 instead of divisions: a float division is a multi-instruction sequence on
+// the GPU, in IC-GN's innermost loop (the rounding differs by an ulp).
 template <class R>
 XCORR_HD inline void bspline_weights(R t, R w[4]) {
-  const R t2 = t * t, t3 = t2 * t, u = 1 - t;
-  w[0] = u * u * u / 6;
-  w[1] = (3 * t3 - 6 * t2 + 4) / 6;
-  w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) / 6;
-  w[3] = t3 / 6;
+  const R t2 = t * t, t3 = t2 * t, u = 1 - t, sixth = R(1) / R(6);
+  w[0] = u * u * u * sixth;
+  w[1] = (3 * t3 - 6 * t2 + 4) * sixth;
+  w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) * sixth;
+  w[3] = t3 * sixth;
 }
 XCORR_HD inline void bspline_derivative_weights(double t, double d[4]) {
   const double t2 = t * t, u = 1 - t;
@@ -106,6 +108,25 @@ XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long lon
 template <class R = double, class T>
 XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols, double x,
                                      double y) {
+  const double fx = floor(x), fy = floor(y);
+  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+  if (ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows) {
+    // Interior (nearly every call): consecutive rows and columns, no mirroring; the same
+    // arithmetic as the general path below.
+    R wx[4], wy[4];
+    bspline_weights(static_cast<R>(x - fx), wx);
+    bspline_weights(static_cast<R>(y - fy), wy);
+    const T* row = c + (iy - 1) * cols + (ix - 1);
+    R v = 0;
+    XCORR_UNROLL
+    for (int a = 0; a < 4; ++a, row += cols) {
+      R sv = 0;
+      XCORR_UNROLL
+      for (int b = 0; b < 4; ++b) sv += wx[b] * static_cast<R>(row[b]);
+      v += wy[a] * sv;
+    }
+    return v;
+  }
   const Stencil st = stencil(rows, cols, x, y);
   R wx[4], wy[4];
   bspline_weights(static_cast<R>(st.tx), wx);
