@@ -36,9 +36,16 @@ struct SmemArray {
   int wavefronts = 0, ideal = 0, gcd_degree = 1, pad_elements = 0, padded_wavefronts = 0;
 };
 
+// `skippable_loads`: load instructions the hardware may not execute because the compiler put
+// them behind a data-dependent branch (counted in traffic; the counters may read up to this many
+// fewer instructions and wavefronts). `load_wavefront_slack`: the fraction by which measured
+// load wavefronts were seen below the model on the H200 where the model is known to over-count
+// (0 = the model is a lower bound, as for the thesis kernels).
 struct KernelSmemModel {
   SmemTraffic traffic;
   std::vector<SmemArray> arrays;
+  double skippable_loads = 0;
+  double load_wavefront_slack = 0;
 };
 
 SmemArray describe_array(std::string name, std::string access, int pitch_elements, int width_bytes,

@@ -28,12 +28,8 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
   Registry reg;
   gpu::register_gpu_variants(reg);
   const std::vector<testing::Case> cases = {
-      {Form::one_to_many, Mode::full, Normalization::none, {64, 64}, {64, 64}, 1, 16},
-      {Form::n_to_mn, Mode::full, Normalization::none, {32, 32}, {32, 32}, 4, 64},
-      {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},
-      {Form::n_to_m, Mode::full, Normalization::none, {17, 23}, {17, 23}, 3, 5},
-      {Form::one_to_one, Mode::full, Normalization::none, {16, 16}, {16, 16}, 1, 1},
-      // ZNCC and peak output: the epilogue's and the fused kernels (one tile; several tiles).
+      // ZNCC and peak output first (the newest kernels): the epilogue's and the fused kernels
+      // (one tile; several tiles).
       {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 64},
       {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 4, 64, Output::peak},
       {Form::one_to_many,
@@ -44,6 +40,11 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
        1,
        2,
        Output::peak},
+      {Form::one_to_many, Mode::full, Normalization::none, {64, 64}, {64, 64}, 1, 16},
+      {Form::n_to_mn, Mode::full, Normalization::none, {32, 32}, {32, 32}, 4, 64},
+      {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},
+      {Form::n_to_m, Mode::full, Normalization::none, {17, 23}, {17, 23}, 3, 5},
+      {Form::one_to_one, Mode::full, Normalization::none, {16, 16}, {16, 16}, 1, 1},
   };
   int compared = 0, unread = 0, modelled = 0, exact_loads = 0;
   double worst_load = 0, worst_store = 0;  // measured / model - 1
@@ -83,9 +84,16 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
             model.load_wavefronts, got.load_instructions, got.load_wavefronts,
             model.store_instructions, model.store_wavefronts, got.store_instructions,
             got.store_wavefronts, 100 * occ, 100 * counters.ranges[k].achieved_occupancy);
-        EXPECT_EQ(got.load_instructions, model.load_instructions) << name << " " << kp.kernel;
+        // Where a model declares loads behind data-dependent branches or a measured over-count
+        // (KernelSmemModel; gpu_zncc_tiled only), the counters may stay below it by that much.
+        const double skippable = kp.smem ? kp.smem->skippable_loads : 0.0;
+        const double slack = kp.smem ? kp.smem->load_wavefront_slack : 0.0;
+        EXPECT_LE(got.load_instructions, model.load_instructions) << name << " " << kp.kernel;
+        EXPECT_GE(got.load_instructions, model.load_instructions - skippable)
+            << name << " " << kp.kernel;
         EXPECT_EQ(got.store_instructions, model.store_instructions) << name << " " << kp.kernel;
-        EXPECT_GE(got.load_wavefronts, model.load_wavefronts) << name << " " << kp.kernel;
+        EXPECT_GE(got.load_wavefronts, model.load_wavefronts * (1 - slack) - skippable)
+            << name << " " << kp.kernel;
         EXPECT_LE(got.load_wavefronts, model.load_wavefronts * 1.10 + 64)
             << name << " " << kp.kernel;
         EXPECT_GE(got.store_wavefronts, model.store_wavefronts) << name << " " << kp.kernel;
