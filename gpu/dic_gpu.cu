@@ -71,16 +71,17 @@ __global__ void gather_kernel(const float* __restrict__ ref, const float* __rest
     w[i] = def[static_cast<long long>(p.wy + i / win) * cols + p.wx + i % win];
 }
 
-// One thread per point: its peak record (the engine's peak output) -> integer (u, v).
+// One thread per guessed point: its peak record (the engine's peak output) -> integer (u, v),
+// written to start[dest[k]] (its place among the listed points).
 __global__ void guess_from_peaks_kernel(const float* __restrict__ records, int count,
                                         const GuessPoint* __restrict__ pts, int S,
-                                        int2* __restrict__ uv) {
+                                        const int* __restrict__ dest, int2* __restrict__ start) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const float* rec = records + static_cast<long long>(k) * kPeakFields;
   const GuessPoint p = pts[k];
-  uv[k] = make_int2(p.wx + static_cast<int>(rec[1]) - (p.x - S / 2),
-                    p.wy + static_cast<int>(rec[0]) - (p.y - S / 2));
+  start[dest[k]] = make_int2(p.wx + static_cast<int>(rec[1]) - (p.x - S / 2),
+                             p.wy + static_cast<int>(rec[0]) - (p.y - S / 2));
 }
 
 struct IcgnOut {
@@ -316,10 +317,9 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     std::vector<int>& list = list_h_;
     std::vector<double>& cx = cx_h_;
     std::vector<double>& cy = cy_h_;
-    std::vector<int2>& start = start_h_;
     std::vector<GuessPoint>& guess = guess_h_;
     std::vector<int>& guess_of = guess_of_h_;  // index into `list`
-    list.clear(), cx.clear(), cy.clear(), start.clear(), guess.clear(), guess_of.clear();
+    list.clear(), cx.clear(), cy.clear(), guess.clear(), guess_of.clear();
     const int h = S / 2;
     const int R = std::max(0, std::min(o.search_radius, (std::min(rows, cols) - S) / 2));
     const int win = S + 2 * R;
@@ -328,7 +328,6 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       list.push_back(static_cast<int>(k));
       cx.push_back((*in.cx)[k]);
       cy.push_back((*in.cy)[k]);
-      start.push_back(make_int2(0, 0));
       const auto x = static_cast<int>(std::lround((*in.cx)[k]));
       const auto y = static_cast<int>(std::lround((*in.cy)[k]));
       if (x - h < 0 || y - h < 0 || x + h >= cols || y + h >= rows) continue;
@@ -346,13 +345,13 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     const auto count = static_cast<int>(list.size());
     XCORR_RETURN_IF_ERROR(upload(cx, cx_, stream));
     XCORR_RETURN_IF_ERROR(upload(cy, cy_, stream));
-    std::vector<int2>& uv = uv_h_;
-    auto variant = integer_guess(guess, S, win, cols, o, uv, stream);
+    // Integer guesses go straight into start_ on the device (points without one keep (0, 0)).
+    XCORR_RETURN_IF_ERROR(start_.allocate(static_cast<std::size_t>(count)));
+    XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(int2) * count, stream));
+    XCORR_RETURN_IF_ERROR(upload(guess_of, guess_of_, stream));
+    auto variant = integer_guess(guess, S, win, cols, o, stream);
     if (!variant.is_ok()) return variant.status();
     reg.variant = variant.value();
-    for (std::size_t i = 0; i < guess.size(); ++i)
-      start[static_cast<std::size_t>(guess_of[i])] = uv[i];
-    XCORR_RETURN_IF_ERROR(upload(start, start_, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
 
     // IC-GN.
@@ -378,6 +377,10 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     stages_.integer_guess = ev_[2].seconds_since(ev_[1]);
     stages_.icgn = ev_[3].seconds_since(ev_[2]);
     stages_.download = ev_[4].seconds_since(ev_[3]);
+    if (!guess.empty()) {  // the last batch's (one batch up to kGuessBatch points)
+      stages_.guess_gather = guess_ev_[1].seconds_since(guess_ev_[0]);
+      stages_.guess_search = guess_ev_[2].seconds_since(guess_ev_[1]);
+    }
     reg.points.assign(active.size(), dic::IcgnResult{});
     for (int i = 0; i < count; ++i) {
       dic::IcgnResult& q = reg.points[static_cast<std::size_t>(list[static_cast<std::size_t>(i)])];
@@ -425,12 +428,11 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     return Status::ok();
   }
 
-  // Batches of gather -> engine (device-resident) -> argmax; uv[i] = (u, v) of guess[i].
+  // Batches of gather -> engine (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
+  // guess[i].
   Result<std::string> integer_guess(const std::vector<GuessPoint>& guess, int S, int win, int cols,
-                                    const dic::DicOptions& o, std::vector<int2>& uv,
-                                    cudaStream_t stream) {
+                                    const dic::DicOptions& o, cudaStream_t stream) {
     std::string variant;
-    uv.assign(guess.size(), make_int2(0, 0));
     for (std::size_t first = 0; first < guess.size(); first += kGuessBatch) {
       const int count = static_cast<int>(std::min<std::size_t>(kGuessBatch, guess.size() - first));
       CorrelationProblem shape;  // shapes and counts only: what the dispatcher looks at
@@ -453,7 +455,6 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       XCORR_RETURN_IF_ERROR(templates_.allocate(static_cast<std::size_t>(count) * S * S));
       XCORR_RETURN_IF_ERROR(windows_.allocate(static_cast<std::size_t>(count) * win * win));
       XCORR_RETURN_IF_ERROR(peaks_.allocate(static_cast<std::size_t>(count) * kPeakFields));
-      XCORR_RETURN_IF_ERROR(uv_.allocate(static_cast<std::size_t>(count)));
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[0].get(), stream));
       gather_kernel<<<count, 128, 0, stream>>>(ref_img_.get(), def_img_.get(), cols, points_.get(),
                                                S, win, templates_.get(), windows_.get());
@@ -462,16 +463,9 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       const DeviceProblem dp = make_device_problem(shape, templates_.get(), windows_.get());
       XCORR_RETURN_IF_ERROR(g->run_device(dp, peaks_.get(), stream));
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[2].get(), stream));
-      guess_from_peaks_kernel<<<(count + 127) / 128, 128, 0, stream>>>(peaks_.get(), count,
-                                                                       points_.get(), S, uv_.get());
+      guess_from_peaks_kernel<<<(count + 127) / 128, 128, 0, stream>>>(
+          peaks_.get(), count, points_.get(), S, guess_of_.get() + first, start_.get());
       XCORR_LAUNCH_TRY("guess_from_peaks_kernel");
-      XCORR_CUDA_TRY(cudaMemcpyAsync(uv.data() + first, uv_.get(), count * sizeof(int2),
-                                     cudaMemcpyDeviceToHost, stream));
-    }
-    XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
-    if (!guess.empty()) {  // the last batch's (one batch up to kGuessBatch points)
-      stages_.guess_gather = guess_ev_[1].seconds_since(guess_ev_[0]);
-      stages_.guess_search = guess_ev_[2].seconds_since(guess_ev_[1]);
     }
     return variant;
   }
@@ -504,13 +498,13 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   // Host lists of the last frame (reused; see register_frame).
   std::vector<int> list_h_, guess_of_h_;
   std::vector<double> cx_h_, cy_h_;
-  std::vector<int2> start_h_, uv_h_;
   std::vector<GuessPoint> guess_h_;
   std::vector<IcgnOut> results_h_;
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
   DeviceBuffer<double> work_, cx_, cy_;
-  DeviceBuffer<int2> start_, uv_;
+  DeviceBuffer<int2> start_;
+  DeviceBuffer<int> guess_of_;
   DeviceBuffer<GuessPoint> points_;
   DeviceBuffer<IcgnOut> out_;
 };
