@@ -396,11 +396,14 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
  private:
   template <class T>
-  static Status upload(const std::vector<T>& host, DeviceBuffer<T>& dev, cudaStream_t stream) {
-    XCORR_RETURN_IF_ERROR(dev.allocate(host.size()));
-    XCORR_CUDA_TRY(cudaMemcpyAsync(dev.get(), host.data(), host.size() * sizeof(T),
-                                   cudaMemcpyHostToDevice, stream));
+  static Status upload(const T* host, std::size_t n, DeviceBuffer<T>& dev, cudaStream_t stream) {
+    XCORR_RETURN_IF_ERROR(dev.allocate(n));
+    XCORR_CUDA_TRY(cudaMemcpyAsync(dev.get(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
     return Status::ok();
+  }
+  template <class T>
+  static Status upload(const std::vector<T>& host, DeviceBuffer<T>& dev, cudaStream_t stream) {
+    return upload(host.data(), host.size(), dev, stream);
   }
 
   static Status upload_image(MatrixView<const float> image, DeviceBuffer<float>& dev,
@@ -449,9 +452,8 @@ class GpuRegistrar final : public dic::FrameRegistrar {
             "--method " + o.method + " is not a GPU variant (the GPU DIC path needs one)"};
       }
       variant = chosen.value()->info().name;
-      XCORR_RETURN_IF_ERROR(points_.allocate(static_cast<std::size_t>(count)));
-      XCORR_CUDA_TRY(cudaMemcpyAsync(points_.get(), guess.data() + first,
-                                     count * sizeof(GuessPoint), cudaMemcpyHostToDevice, stream));
+      XCORR_RETURN_IF_ERROR(
+          upload(guess.data() + first, static_cast<std::size_t>(count), points_, stream));
       XCORR_RETURN_IF_ERROR(templates_.allocate(static_cast<std::size_t>(count) * S * S));
       XCORR_RETURN_IF_ERROR(windows_.allocate(static_cast<std::size_t>(count) * win * win));
       XCORR_RETURN_IF_ERROR(peaks_.allocate(static_cast<std::size_t>(count) * kPeakFields));

@@ -17,7 +17,6 @@
 // hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
 // zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -403,8 +402,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     // statistics pass.
     const double blocks = static_cast<double>(p.output_count()) * z.tiles_y * z.tiles_x;
     const double macs = blocks * z.TR * z.TC * static_cast<double>(z.n_iter) * z.w;
-    const double resident = std::max(1.0, std::floor(228.0 * 1024 / (4.0 * z.smem_floats + 1024)));
-    const double fill = std::min(1.0, blocks / (std::min(resident, 32.0) * 132));
+    const double fill = std::min(1.0, blocks / (smem::zncc_blocks_per_sm(z) * 132.0));
     const double staged = blocks * 4.0 * (z.s_rows * z.s_cols + z.h * z.w);
     const double stats =
         z.single_tile()

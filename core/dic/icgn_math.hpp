@@ -112,7 +112,9 @@ XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols,
   const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
   if (ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows) {
     // Interior (nearly every call): consecutive rows and columns, no mirroring; the same
-    // arithmetic as the general path below.
+    // arithmetic as the general path below. Kept apart from stencil() on purpose: routing the
+    // interior through its offset arrays measured 17.5 ms instead of 15.0 for the 2048^2 IC-GN
+    // on the H200 (docs/perf/dic.md).
     R wx[4], wy[4];
     bspline_weights(static_cast<R>(x - fx), wx);
     bspline_weights(static_cast<R>(y - fy), wy);

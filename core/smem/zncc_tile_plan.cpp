@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/profiling/occupancy.hpp"
 #include "core/profiling/smem_model.hpp"
 
 namespace xcorr::smem {
@@ -91,21 +92,23 @@ bool choose_tile(ZnccTilePlan& p, int ry, long long max_smem_bytes) {
   return false;
 }
 
-// Relative time of a plan on sm_90 (228 KiB of shared memory and 2048 threads per SM, at most
-// 32 blocks, 1 KiB reserved per block): the padded multiply-adds over the warps an SM keeps
-// resident, which hide the shared-memory latency up to ~32 warps. Measured on the H200
-// (docs/perf/zncc-gpu.md): the kernel is occupancy-bound, and RY = 4 (more threads per block)
-// beat the fewest-padding choice by 1.2-1.6x on every benchmark case.
+// Relative time of a plan: the padded multiply-adds over the warps an SM keeps resident, which
+// hide the shared-memory latency up to ~32 warps. Measured on the H200 (docs/perf/zncc-gpu.md):
+// the kernel is occupancy-bound, and RY = 4 (more threads per block) beat the fewest-padding
+// choice by 1.2-1.6x on every benchmark case.
 double relative_cost(const ZnccTilePlan& p) {
-  const long long per_block = 4LL * p.smem_floats + 1024;
-  const long long by_smem = (228LL * 1024) / per_block, by_threads = 2048 / p.threads;
-  const long long blocks = std::min({32LL, by_smem, by_threads});
-  const double warps = static_cast<double>(blocks * p.threads / kWarp);
+  const double warps = static_cast<double>(zncc_blocks_per_sm(p) * p.warps());
   const double macs = static_cast<double>(p.tiles_y) * p.tiles_x * p.TR * p.TC * p.n_iter * p.w;
   return macs / std::min(warps, 32.0);
 }
 
 }  // namespace
+
+int zncc_blocks_per_sm(const ZnccTilePlan& p) {
+  const profiling::Occupancy o =
+      profiling::theoretical_occupancy({p.threads, 0, 0, 4 * p.smem_floats});
+  return std::max(1, o.blocks_per_sm);
+}
 
 Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
                                      long long max_smem_bytes) {

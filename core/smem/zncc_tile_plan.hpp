@@ -18,4 +18,8 @@ inline constexpr int kZnccRowChoices[] = {4, 5, 6, 7, 8};
 Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
                                      long long max_smem_bytes);
 
+// Blocks of the plan's kernel one sm_90 SM holds (profiling::theoretical_occupancy: threads,
+// shared memory, the block limit; registers are left out: ~50 a thread, never the limit here).
+int zncc_blocks_per_sm(const ZnccTilePlan& p);
+
 }  // namespace xcorr::smem
