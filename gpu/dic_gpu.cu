@@ -18,12 +18,15 @@
 #include <vector>
 
 #include "core/dic/icgn_math.hpp"
+#include "core/parallel.hpp"
+#include "core/round.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/pinned_buffer.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -269,6 +272,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
 }
 
 constexpr int kMaxIcgnSmem = 200 * 1024;
+constexpr Index kHostChunks = 64;  // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
 class GpuRegistrar final : public dic::FrameRegistrar {
@@ -278,8 +282,8 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   double last_seconds() const { return last_seconds_; }
   const GpuDicStages& stages() const { return stages_; }
 
-  Result<dic::FrameRegistration> register_frame(const dic::FrameInputs& in,
-                                                const dic::DicOptions& o) override {
+  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
+                                                       const dic::DicOptions& o) override {
     if (o.propagation != dic::Propagation::independent) {
       return Status{ErrorCode::unsupported,
                     "reliability-guided propagation runs on the CPU (--device cpu)"};
@@ -298,6 +302,14 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     const int rows = static_cast<int>(in.reference.rows),
               cols = static_cast<int>(in.reference.cols);
     const auto pixels = static_cast<std::size_t>(rows) * cols;
+    const std::vector<char>& active = *in.active;
+    const std::size_t n_all = active.size();
+    // Host lists and results in pinned memory, reused frame after frame (see PinnedBuffer).
+    XCORR_RETURN_IF_ERROR(guess_of_h_.allocate(n_all));
+    XCORR_RETURN_IF_ERROR(cx_h_.allocate(n_all));
+    XCORR_RETURN_IF_ERROR(cy_h_.allocate(n_all));
+    XCORR_RETURN_IF_ERROR(guess_h_.allocate(n_all));
+    XCORR_RETURN_IF_ERROR(results_h_.allocate(n_all));
     if (in.reference_changed || ref_c_.size() < pixels) {
       XCORR_RETURN_IF_ERROR(upload_image(in.reference, ref_img_, stream));
       XCORR_RETURN_IF_ERROR(coefficients(ref_img_.get(), ref_c_, rows, cols, stream));
@@ -309,47 +321,77 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
 
-    // Points to compute, their positions, and the integer guesses of those whose rounded subset
-    // lies in the reference (the others keep (0, 0) and IC-GN reports them outside_roi).
-    // The host lists live in members: reused frame after frame, they cost no page faults (fresh
-    // vectors did: ~25 ms per 2048^2 frame at step 4, more than the device's search).
-    const std::vector<char>& active = *in.active;
-    std::vector<int>& list = list_h_;
-    std::vector<double>& cx = cx_h_;
-    std::vector<double>& cy = cy_h_;
-    std::vector<GuessPoint>& guess = guess_h_;
-    std::vector<int>& guess_of = guess_of_h_;  // index into `list`
-    list.clear(), cx.clear(), cy.clear(), guess.clear(), guess_of.clear();
+    // Points to compute (while the device computes the coefficients), their positions, and the
+    // integer guesses of those whose rounded subset lies in the reference (the others keep
+    // (0, 0) and IC-GN reports them outside_roi). The grid goes in chunks over the host's
+    // threads: count per chunk, then write in place from the chunk's offsets (one thread took
+    // ~5 ms at 2048^2 step 4, a quarter of the device's whole integer guess).
     const int h = S / 2;
     const int R = std::max(0, std::min(o.search_radius, (std::min(rows, cols) - S) / 2));
     const int win = S + 2 * R;
-    for (std::size_t k = 0; k < active.size(); ++k) {
-      if (!active[k]) continue;
-      list.push_back(static_cast<int>(k));
-      cx.push_back((*in.cx)[k]);
-      cy.push_back((*in.cy)[k]);
-      const auto x = static_cast<int>(std::lround((*in.cx)[k]));
-      const auto y = static_cast<int>(std::lround((*in.cy)[k]));
-      if (x - h < 0 || y - h < 0 || x + h >= cols || y + h >= rows) continue;
-      const auto px = static_cast<int>(std::lround((*in.predicted)[k][0]));
-      const auto py = static_cast<int>(std::lround((*in.predicted)[k][3]));
-      guess.push_back({x, y, std::clamp(x + px - h - R, 0, cols - win),
-                       std::clamp(y + py - h - R, 0, rows - win)});
-      guess_of.push_back(static_cast<int>(list.size()) - 1);
+    const std::vector<double>& cx = *in.cx;
+    const std::vector<double>& cy = *in.cy;
+    const std::vector<dic::Warp>& predicted = *in.predicted;
+    auto guessed = [&](std::size_t k, int& x, int& y) {  // the rounded subset inside
+      x = round_half_away(cx[k]);
+      y = round_half_away(cy[k]);
+      return x - h >= 0 && y - h >= 0 && x + h < cols && y + h < rows;
+    };
+    const std::size_t per = (n_all + kHostChunks - 1) / kHostChunks;
+    parallel_for(kHostChunks, 1, [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        ch.begin = std::min(n_all, static_cast<std::size_t>(c) * per);
+        ch.end = std::min(n_all, ch.begin + per);
+        ch.listed = ch.guessed = 0;
+        for (std::size_t k = ch.begin; k < ch.end; ++k) {
+          int x = 0, y = 0;
+          if (!active[k]) continue;
+          ++ch.listed;
+          ch.guessed += guessed(k, x, y) ? 1 : 0;
+        }
+      }
+    });
+    int count = 0, guesses = 0;
+    for (Chunk& ch : chunks_) {
+      ch.first_listed = count, ch.first_guess = guesses;
+      count += ch.listed, guesses += ch.guessed;
     }
-    dic::FrameRegistration reg;
-    if (list.empty()) {
-      reg.points.assign(active.size(), dic::IcgnResult{});
-      return reg;
+    parallel_for(kHostChunks, 1, [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        int i = ch.first_listed, g = ch.first_guess;
+        for (std::size_t k = ch.begin; k < ch.end; ++k) {
+          if (!active[k]) continue;
+          cx_h_[i] = cx[k];
+          cy_h_[i] = cy[k];
+          int x = 0, y = 0;
+          if (guessed(k, x, y)) {
+            const int px = round_half_away(predicted[k][0]), py = round_half_away(predicted[k][3]);
+            guess_h_[g] = {x, y, std::clamp(x + px - h - R, 0, cols - win),
+                           std::clamp(y + py - h - R, 0, rows - win)};
+            guess_of_h_[g++] = i;
+          }
+          ++i;
+        }
+      }
+    });
+    dic::FrameRegistration& reg = reg_;
+    reg.variant.clear();
+    reg.points.resize(n_all);
+    if (count == 0) {
+      std::fill(reg.points.begin(), reg.points.end(), dic::IcgnResult{});
+      return &reg_;
     }
-    const auto count = static_cast<int>(list.size());
-    XCORR_RETURN_IF_ERROR(upload(cx, cx_, stream));
-    XCORR_RETURN_IF_ERROR(upload(cy, cy_, stream));
+    const auto n_listed = static_cast<std::size_t>(count);
+    XCORR_RETURN_IF_ERROR(upload(cx_h_.get(), n_listed, cx_, stream));
+    XCORR_RETURN_IF_ERROR(upload(cy_h_.get(), n_listed, cy_, stream));
     // Integer guesses go straight into start_ on the device (points without one keep (0, 0)).
-    XCORR_RETURN_IF_ERROR(start_.allocate(static_cast<std::size_t>(count)));
+    XCORR_RETURN_IF_ERROR(start_.allocate(n_listed));
     XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(int2) * count, stream));
-    XCORR_RETURN_IF_ERROR(upload(guess_of, guess_of_, stream));
-    auto variant = integer_guess(guess, S, win, cols, o, stream);
+    XCORR_RETURN_IF_ERROR(
+        upload(guess_of_h_.get(), static_cast<std::size_t>(guesses), guess_of_, stream));
+    auto variant = integer_guess(guess_h_.get(), guesses, S, win, cols, o, stream);
     if (!variant.is_ok()) return variant.status();
     reg.variant = variant.value();
     XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
@@ -367,9 +409,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     icgn_kernel<<<(count + kIcgnWarps - 1) / kIcgnWarps, 32 * kIcgnWarps, smem, stream>>>(args);
     XCORR_LAUNCH_TRY("icgn_kernel");
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
-    std::vector<IcgnOut>& results = results_h_;
-    results.resize(static_cast<std::size_t>(count));
-    XCORR_CUDA_TRY(cudaMemcpyAsync(results.data(), out_.get(), results.size() * sizeof(IcgnOut),
+    XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
                                    cudaMemcpyDeviceToHost, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[4].get(), stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -377,21 +417,31 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     stages_.integer_guess = ev_[2].seconds_since(ev_[1]);
     stages_.icgn = ev_[3].seconds_since(ev_[2]);
     stages_.download = ev_[4].seconds_since(ev_[3]);
-    if (!guess.empty()) {  // the last batch's (one batch up to kGuessBatch points)
+    if (guesses > 0) {  // the last batch's (one batch up to kGuessBatch points)
       stages_.guess_gather = guess_ev_[1].seconds_since(guess_ev_[0]);
       stages_.guess_search = guess_ev_[2].seconds_since(guess_ev_[1]);
     }
-    reg.points.assign(active.size(), dic::IcgnResult{});
-    for (int i = 0; i < count; ++i) {
-      dic::IcgnResult& q = reg.points[static_cast<std::size_t>(list[static_cast<std::size_t>(i)])];
-      const IcgnOut& g = results[static_cast<std::size_t>(i)];
-      std::copy(g.p, g.p + 6, q.p.begin());
-      q.zncc = g.zncc;
-      q.iterations = g.iterations;
-      q.status = static_cast<dic::PointStatus>(g.status);
-    }
+    // Results back to their grid points, chunk by chunk; inactive points get the default.
+    parallel_for(kHostChunks, 1, [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        int i = ch.first_listed;
+        for (std::size_t k = ch.begin; k < ch.end; ++k) {
+          dic::IcgnResult& q = reg.points[k];
+          if (!active[k]) {
+            q = dic::IcgnResult{};
+            continue;
+          }
+          const IcgnOut& g = results_h_[i++];
+          std::copy(g.p, g.p + 6, q.p.begin());
+          q.zncc = g.zncc;
+          q.iterations = g.iterations;
+          q.status = static_cast<dic::PointStatus>(g.status);
+        }
+      }
+    });
     last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return reg;
+    return &reg_;
   }
 
  private:
@@ -400,10 +450,6 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_RETURN_IF_ERROR(dev.allocate(n));
     XCORR_CUDA_TRY(cudaMemcpyAsync(dev.get(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
     return Status::ok();
-  }
-  template <class T>
-  static Status upload(const std::vector<T>& host, DeviceBuffer<T>& dev, cudaStream_t stream) {
-    return upload(host.data(), host.size(), dev, stream);
   }
 
   static Status upload_image(MatrixView<const float> image, DeviceBuffer<float>& dev,
@@ -433,11 +479,11 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
   // Batches of gather -> engine (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
   // guess[i].
-  Result<std::string> integer_guess(const std::vector<GuessPoint>& guess, int S, int win, int cols,
+  Result<std::string> integer_guess(const GuessPoint* guess, int n, int S, int win, int cols,
                                     const dic::DicOptions& o, cudaStream_t stream) {
     std::string variant;
-    for (std::size_t first = 0; first < guess.size(); first += kGuessBatch) {
-      const int count = static_cast<int>(std::min<std::size_t>(kGuessBatch, guess.size() - first));
+    for (int first = 0; first < n; first += kGuessBatch) {
+      const int count = std::min(kGuessBatch, n - first);
       CorrelationProblem shape;  // shapes and counts only: what the dispatcher looks at
       shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak,
                        SubpixelMethod::none};
@@ -453,7 +499,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       }
       variant = chosen.value()->info().name;
       XCORR_RETURN_IF_ERROR(
-          upload(guess.data() + first, static_cast<std::size_t>(count), points_, stream));
+          upload(guess + first, static_cast<std::size_t>(count), points_, stream));
       XCORR_RETURN_IF_ERROR(templates_.allocate(static_cast<std::size_t>(count) * S * S));
       XCORR_RETURN_IF_ERROR(windows_.allocate(static_cast<std::size_t>(count) * win * win));
       XCORR_RETURN_IF_ERROR(peaks_.allocate(static_cast<std::size_t>(count) * kPeakFields));
@@ -497,11 +543,19 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   double last_seconds_ = -1;
   GpuDicStages stages_;
   CudaEvent ev_[5], guess_ev_[3];
-  // Host lists of the last frame (reused; see register_frame).
-  std::vector<int> list_h_, guess_of_h_;
-  std::vector<double> cx_h_, cy_h_;
-  std::vector<GuessPoint> guess_h_;
-  std::vector<IcgnOut> results_h_;
+  // Host lists and results of the last frame (pinned, reused; see register_frame).
+  PinnedBuffer<int> guess_of_h_;  // per guess: its index among the listed (active) points
+  PinnedBuffer<double> cx_h_, cy_h_;
+  PinnedBuffer<GuessPoint> guess_h_;
+  PinnedBuffer<IcgnOut> results_h_;
+  dic::FrameRegistration reg_;
+  // The grid's chunks for the host passes: grid points [begin, end), their listed (active)
+  // points from first_listed, their guesses from first_guess.
+  struct Chunk {
+    std::size_t begin = 0, end = 0;
+    int listed = 0, guessed = 0, first_listed = 0, first_guess = 0;
+  };
+  std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
   DeviceBuffer<double> work_, cx_, cy_;

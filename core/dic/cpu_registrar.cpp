@@ -5,6 +5,7 @@
 #include "core/dic/frame_registrar.hpp"
 #include "core/dic/initial_guess.hpp"
 #include "core/parallel.hpp"
+#include "core/round.hpp"
 
 namespace xcorr::dic {
 namespace {
@@ -18,14 +19,17 @@ class CpuRegistrar final : public FrameRegistrar {
  public:
   explicit CpuRegistrar(const Registry& engine) : engine_(engine) {}
   std::string device() const override { return "cpu"; }
-  Result<FrameRegistration> register_frame(const FrameInputs& in, const DicOptions& o) override;
+  Result<const FrameRegistration*> register_frame(const FrameInputs& in,
+                                                  const DicOptions& o) override;
 
  private:
   const Registry& engine_;
+  FrameRegistration reg_;
   std::unique_ptr<BSplineImage> ref_;
 };
 
-Result<FrameRegistration> CpuRegistrar::register_frame(const FrameInputs& in, const DicOptions& o) {
+Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs& in,
+                                                              const DicOptions& o) {
   if (in.reference_changed || !ref_) ref_ = std::make_unique<BSplineImage>(in.reference);
   const BSplineImage def(in.deformed);
   const BSplineImage& ref = *ref_;
@@ -37,18 +41,17 @@ Result<FrameRegistration> CpuRegistrar::register_frame(const FrameInputs& in, co
   const MatrixView<const float> ref_image = in.reference, def_image = in.deformed;
   const std::size_t n = grid.points.size();
   const int h = o.subset / 2;
-  FrameRegistration reg;
+  FrameRegistration& reg = reg_;
+  reg.variant.clear();
   reg.points.assign(n, IcgnResult{});
   // Integer guesses for every active point whose rounded subset lies in the reference.
   std::vector<GuessRequest> requests;
   std::vector<std::size_t> owner;
   for (std::size_t k = 0; k < n; ++k) {
     if (!active[k]) continue;
-    const auto x = static_cast<Index>(std::lround(cx[k])),
-               y = static_cast<Index>(std::lround(cy[k]));
+    const Index x = round_half_away(cx[k]), y = round_half_away(cy[k]);
     if (x - h < 0 || y - h < 0 || x + h >= ref_image.cols || y + h >= ref_image.rows) continue;
-    requests.push_back({x, y, static_cast<Index>(std::lround(predicted[k][0])),
-                        static_cast<Index>(std::lround(predicted[k][3]))});
+    requests.push_back({x, y, round_half_away(predicted[k][0]), round_half_away(predicted[k][3])});
     owner.push_back(k);
   }
   std::vector<Warp> guess(n, Warp{});
@@ -71,7 +74,7 @@ Result<FrameRegistration> CpuRegistrar::register_frame(const FrameInputs& in, co
         if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o);
       }
     });
-    return reg;
+    return &reg_;
   }
   // Reliability-guided: seeds in order of their integer-guess ZNCC; from each converged point
   // its 4 neighbours start from its warp, best ZNCC first.
@@ -104,7 +107,7 @@ Result<FrameRegistration> CpuRegistrar::register_frame(const FrameInputs& in, co
       }
     }
   }
-  return reg;
+  return &reg_;
 }
 
 }  // namespace

@@ -82,22 +82,22 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
 
 Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number) {
   if (image.shape() != reference_.shape()) {
-    return Status{ErrorCode::size_mismatch, "frame " + std::to_string(number) + " is " +
-                                                to_string(image.shape()) +
-                                                " px but the reference is " +
-                                                to_string(reference_.shape()) + " px"};
+    return Status{ErrorCode::size_mismatch,
+                  "frame " + std::to_string(number) + " is " + to_string(image.shape()) +
+                      " px but the reference is " + to_string(reference_.shape()) + " px"};
   }
   XCORR_RETURN_IF_ERROR(check_finite(
       StackView<const float>{image.data, image.rows, image.cols, 1, image.row_stride, 0},
       "frame " + std::to_string(number)));
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
-  FrameInputs in{reference_[0],  image,     reference_changed_, &grid_,
-                 &st.cx,         &st.cy,    &st.active,         &st.predicted};
+  FrameInputs in{reference_[0], image,  reference_changed_, &grid_,
+                 &st.cx,        &st.cy, &st.active,         &st.predicted};
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
   reference_changed_ = false;
-  if (st.guess_variant.empty()) st.guess_variant = reg.value().variant;
+  const FrameRegistration& registration = *reg.value();
+  if (st.guess_variant.empty()) st.guess_variant = registration.variant;
 
   FrameResult fr;
   fr.frame = number;
@@ -105,7 +105,7 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
   std::vector<double> u(n, kNaN), v(n, kNaN);
   for (std::size_t k = 0; k < n; ++k) {
     PointResult& p = fr.points[k];
-    const IcgnResult& q = reg.value().points[k];
+    const IcgnResult& q = registration.points[k];
     p.x = grid_.points[k].x;
     p.y = grid_.points[k].y;
     p.status = grid_.points[k].valid ? (st.active[k] ? q.status : PointStatus::diverged)

@@ -6,7 +6,8 @@
 # XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
 # XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
-# 2048^2 DIC's kernels, subset 31, R 10; default 1). XCORR_RES names the folder that
+# 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
+# the subset 31 R 10 DIC, e.g. "gpu_zncc_tiled:pad_row_groups=0"). XCORR_RES names the folder that
 # collects the results (default: a new temporary one); a caller that bounds the whole run with
 # `timeout` can set it and pack the folder itself when the run is cut short.
 set -uo pipefail
@@ -49,9 +50,11 @@ if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
       echo "bench-dic gpu subset $s r$r: exit $?"
     done
   done
-  timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
-    --method gpu_basic --out "$res/dic-gpu-r10-basic.json" >> "$logs/bench-dic.txt" 2>&1
-  echo "bench-dic gpu r10 gpu_basic: exit $?"
+  for m in gpu_basic ${XCORR_DIC_METHODS:-}; do
+    timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
+      --method "$m" --out "$res/dic-gpu-s31-r10-${m//[:=,]/_}.json" >> "$logs/bench-dic.txt" 2>&1
+    echo "bench-dic gpu s31 r10 --method $m: exit $?"
+  done
   grep -E "points/s|stages" "$logs/bench-dic.txt"
 fi
 # Nsight Compute on the DIC's kernels: where the integer guess and IC-GN spend their time.
