@@ -37,6 +37,7 @@ namespace {
 
 using smem::ZnccTilePlan;
 constexpr long long kMaxSmemBytes = 200 * 1024;
+constexpr int kStageBatch = 8;  // columns or rows a warp stages per round (loads in flight)
 
 struct ZnccArgs {
   DeviceProblem p;
@@ -89,25 +90,47 @@ __global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccA
 
   // 1. Staging: the template in column groups with zero rows up to n_iter (lanes down a column),
   //    the window region with zeros outside the window (lanes along a row); their sums.
+  //    Each warp loads kStageBatch columns (template) or rows (window) into registers before it
+  //    stores and sums them: the global loads' latencies overlap instead of adding up.
   double st[4] = {0, 0, 0, 0};  // sum T, sum T^2, sum S, sum S^2
-  for (int j = warp; j < q.w; j += warps) {
+  for (int j0 = warp; j0 < q.w; j0 += kStageBatch * warps) {
 #pragma unroll 1
     for (int i = lane; i < q.n_iter; i += 32) {
-      const float v = i < q.h ? L[i * q.w + j] : 0.0f;
-      sm[smem::zncc_t_slot(q, i, j)] = v;
-      st[0] += v;
-      st[1] += static_cast<double>(v) * v;
+      float v[kStageBatch];
+#pragma unroll
+      for (int k = 0; k < kStageBatch; ++k) {
+        const int j = j0 + k * warps;
+        v[k] = i < q.h && j < q.w ? L[i * q.w + j] : 0.0f;
+      }
+#pragma unroll
+      for (int k = 0; k < kStageBatch; ++k) {
+        const int j = j0 + k * warps;
+        if (j >= q.w) break;
+        sm[smem::zncc_t_slot(q, i, j)] = v[k];
+        st[0] += v[k];
+        st[1] += static_cast<double>(v[k]) * v[k];
+      }
     }
   }
   const int rows_in = min(q.s_rows, q.H - U0), cols_in = min(q.s_cols, q.W - V0);
-  for (int y = warp; y < q.s_rows; y += warps) {
+  for (int y0 = warp; y0 < q.s_rows; y0 += kStageBatch * warps) {
 #pragma unroll 1
     for (int x = lane; x < q.s_cols; x += 32) {
-      const bool in = y < rows_in && x < cols_in;
-      const float v = in ? R[static_cast<long long>(U0 + y) * q.W + V0 + x] : 0.0f;
-      sm[smem::zncc_s_slot(q, y, x)] = v;
-      st[2] += v;
-      st[3] += static_cast<double>(v) * v;
+      float v[kStageBatch];
+#pragma unroll
+      for (int k = 0; k < kStageBatch; ++k) {
+        const int y = y0 + k * warps;
+        const bool in = y < rows_in && x < cols_in;
+        v[k] = in ? R[static_cast<long long>(U0 + y) * q.W + V0 + x] : 0.0f;
+      }
+#pragma unroll
+      for (int k = 0; k < kStageBatch; ++k) {
+        const int y = y0 + k * warps;
+        if (y >= q.s_rows) break;
+        sm[smem::zncc_s_slot(q, y, x)] = v[k];
+        st[2] += v[k];
+        st[3] += static_cast<double>(v[k]) * v[k];
+      }
     }
   }
   block_sum(st, sm, q);
@@ -132,9 +155,9 @@ __global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccA
       mo[1] += static_cast<double>(v) * v;
     }
   }
-  for (int y = warp; y < rows_in; y += warps) {
-#pragma unroll 1
-    for (int x = lane; x < cols_in; x += 32) {
+  for (int x = lane; x < cols_in; x += 32) {
+#pragma unroll 4
+    for (int y = warp; y < rows_in; y += warps) {
       const int slot = smem::zncc_s_slot(q, y, x);
       sm[slot] = static_cast<float>(sm[slot] - s_mean);
     }
@@ -378,8 +401,8 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
           {0, 4, 5, 6, 7, 8},
           0,
           {},
-          "output rows per thread (register window); 0 = the fewest padded multiply-adds per "
-          "resident warp"}},
+          "output rows per thread (register window); 0 = the least padded multiply-adds, "
+          "weighted by the latency the resident warps leave unhidden"}},
         {Output::surface, Output::peak}};
     return info;
   }

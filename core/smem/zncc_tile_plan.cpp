@@ -92,14 +92,15 @@ bool choose_tile(ZnccTilePlan& p, int ry, long long max_smem_bytes) {
   return false;
 }
 
-// Relative time of a plan: the padded multiply-adds over the warps an SM keeps resident, which
-// hide the shared-memory latency up to ~32 warps. Measured on the H200 (docs/perf/zncc-gpu.md):
-// the kernel is occupancy-bound, and RY = 4 (more threads per block) beat the fewest-padding
-// choice by 1.2-1.6x on every benchmark case.
+// Relative time of a plan: the padded multiply-adds, slowed by the latency that the warps an SM
+// keeps resident do not hide: macs x (1 + 3.56 / resident warps). Fitted to the H200 (run of
+// 2026-11-23 with batched staging, docs/perf/zncc-gpu.md): RY 7 (no row padding, 2 warps a
+// block) beat RY 4 on 21 in 41 (0.286 vs 0.342 ms) and tied it on 41 in 61 (0.964 vs 0.965);
+// RY 4 (more resident warps) won 31 in 51 (0.538 ms), where RY 7 pads the template rows.
 double relative_cost(const ZnccTilePlan& p) {
   const double warps = static_cast<double>(zncc_blocks_per_sm(p) * p.warps());
   const double macs = static_cast<double>(p.tiles_y) * p.tiles_x * p.TR * p.TC * p.n_iter * p.w;
-  return macs / std::min(warps, 32.0);
+  return macs * (1.0 + 3.56 / warps);
 }
 
 }  // namespace

@@ -12,9 +12,9 @@ namespace xcorr::smem {
 inline constexpr int kZnccRowChoices[] = {4, 5, 6, 7, 8};
 
 // Template h x w in a window H x W. rows_per_thread: one of kZnccRowChoices, or 0 = the one
-// with the fewest padded multiply-adds per resident warp on sm_90 (ties: the smaller; see
-// relative_cost in the .cpp: the kernel is occupancy-bound). Fails (unsupported) when even the
-// smallest tile needs more than max_smem_bytes of shared memory.
+// with the least padded multiply-adds weighted by the latency its resident warps on sm_90 leave
+// unhidden (ties: the smaller; relative_cost in the .cpp, fitted to the H200). Fails (unsupported)
+// when even the smallest tile needs more than max_smem_bytes of shared memory.
 Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
                                      long long max_smem_bytes);
 
