@@ -9,7 +9,7 @@
 #include "app/option_flags.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
-#include "core/dic/results_csv.hpp"
+#include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
@@ -86,9 +86,7 @@ Result<Images> load(const dic::DicJob& job) {
 
 Status run_job(const dic::DicJob& job, bool quiet) {
   XCORR_RETURN_IF_ERROR(job.check());
-  const std::string ext = io::lowercase_extension(job.out);
-  if (ext != ".csv")
-    return {ErrorCode::invalid_argument, "output '" + job.out + "' must end in .csv"};
+  if (auto w = dic::writer_for(job.out); !w.is_ok()) return w.status();
   auto images = load(job);
   if (!images.is_ok()) return images.status();
   const Images& im = images.value();
@@ -109,15 +107,8 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   const dic::DicResult& r = result.value();
   const dic::CsvContext ctx{im.reference_name, im.frame_names,  job.options,
                             job.roi,           r.guess_variant, r.device};
-  std::vector<std::string> written;
-  if (job.per_frame) {
-    auto files = dic::write_dic_csv_per_frame(job.out, r, ctx);
-    if (!files.is_ok()) return files.status();
-    for (const auto& f : files.value()) written.push_back(f.string());
-  } else {
-    XCORR_RETURN_IF_ERROR(dic::write_dic_csv(job.out, r, ctx));
-    written.push_back(job.out);
-  }
+  auto written = dic::write_results(job.out, job.per_frame, r, ctx);
+  if (!written.is_ok()) return written.status();
   if (quiet) return Status::ok();
   std::size_t computed = 0;
   std::printf(
@@ -146,7 +137,7 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   }
   std::printf("%zu points in %.2f s (%.0f points/s)\n", computed, seconds,
               static_cast<double>(computed) / seconds);
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  for (const auto& w : written.value()) std::printf("wrote %s\n", w.c_str());
   return Status::ok();
 }
 

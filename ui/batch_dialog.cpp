@@ -21,6 +21,7 @@
 #include <filesystem>
 
 #include "core/batch/batch_run.hpp"
+#include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
@@ -287,8 +288,9 @@ Status BatchDialog::add_job(dic::DicJob job) {
   job.per_frame = per_frame_->isChecked();
   job.name = stack_name(stack);
   const std::string naming = naming_->text().trimmed().toStdString();
-  if (naming.empty() || io::lowercase_extension(naming) != ".csv")
-    return {ErrorCode::invalid_argument, "the output naming '" + naming + "' must end in .csv"};
+  if (naming.empty()) return {ErrorCode::invalid_argument, "the output naming is empty"};
+  if (auto w = dic::writer_for(naming); !w.is_ok())
+    return {ErrorCode::invalid_argument, "the output naming: " + w.status().message()};
   if (naming.find('/') != std::string::npos)
     return {ErrorCode::invalid_argument, "the output naming '" + naming + "' must be a file name"};
   char number[16];

@@ -48,7 +48,8 @@ class BatchDialog : public QDialog {
 
   // Where new jobs write: `folder` (empty: beside each stack) / `naming`, where {stack} is the
   // stack's file or folder name without extension and {n} the job's number in the queue; the
-  // name must end in .csv. Checked when jobs are added.
+  // name must end in an extension of a result writer (core/dic/result_writers.hpp). Checked when
+  // jobs are added.
   void set_output(const QString& folder, const QString& naming, bool per_frame = false);
 
   // Each path (a multi-page TIFF or a folder of images) is one job: its first image is the

@@ -34,7 +34,7 @@
 #include <limits>
 
 #include "core/dic/job.hpp"
-#include "core/dic/results_csv.hpp"
+#include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
@@ -918,11 +918,8 @@ Status MainWindow::export_csv(const QString& path, bool per_frame) const {
   if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
   const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
                             results_->guess_variant, results_->device};
-  if (per_frame) {
-    auto files = dic::write_dic_csv_per_frame(path.toStdString(), *results_, ctx);
-    return files.is_ok() ? Status::ok() : files.status();
-  }
-  return dic::write_dic_csv(path.toStdString(), *results_, ctx);
+  auto written = dic::write_results(path.toStdString(), per_frame, *results_, ctx);
+  return written.is_ok() ? Status::ok() : written.status();
 }
 
 Status MainWindow::export_frame_csv(const QString& path, int frame) const {
@@ -936,7 +933,8 @@ Status MainWindow::export_frame_csv(const QString& path, int frame) const {
   one.frames.push_back(results_->frames[static_cast<std::size_t>(frame - 1)]);
   const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
                             results_->guess_variant, results_->device};
-  return dic::write_dic_csv(path.toStdString(), one, ctx);
+  auto written = dic::write_results(path.toStdString(), false, one, ctx);
+  return written.is_ok() ? Status::ok() : written.status();
 }
 
 Status MainWindow::export_plot(const QString& path) const {

@@ -6,7 +6,7 @@
 #include <map>
 #include <string_view>
 
-#include "core/dic/results_csv.hpp"
+#include "core/dic/result_writers.hpp"
 #include "core/dic/session.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
@@ -179,8 +179,7 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
 
 Status validate_job(const dic::DicJob& job) {
   if (Status s = job.check(); !s.is_ok()) return s;
-  if (io::lowercase_extension(job.out) != ".csv")
-    return {ErrorCode::invalid_argument, "output '" + job.out + "' must end in .csv"};
+  if (auto w = dic::writer_for(job.out); !w.is_ok()) return w.status();
   const fs::path folder = fs::path(job.out).parent_path();
   if (!folder.empty() && !fs::is_directory(folder))
     return {ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"};
@@ -356,14 +355,9 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   const dic::CsvContext ctx{src.reference->source(0), src.names,    job.options, job.roi,
                             result.guess_variant,     result.device};
-  if (job.per_frame) {
-    auto files = dic::write_dic_csv_per_frame(job.out, result, ctx);
-    if (!files.is_ok()) return files.status();
-    for (const auto& f : files.value()) report.written.push_back(f.string());
-  } else {
-    XCORR_RETURN_IF_ERROR(dic::write_dic_csv(job.out, result, ctx));
-    report.written.push_back(job.out);
-  }
+  auto written = dic::write_results(job.out, job.per_frame, result, ctx);
+  if (!written.is_ok()) return written.status();
+  report.written = std::move(written).value();
   return report;
 }
 

@@ -18,7 +18,7 @@ struct JobReport {
   std::string name, out;
   Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
   std::vector<FrameFailure> failed;
-  std::vector<std::string> written;  // CSV files
+  std::vector<std::string> written;  // result files (core/dic/result_writers.hpp)
   std::string device, guess_variant;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/extension.hpp"  // lowercase_extension
 #include "core/matrix.hpp"
 #include "core/status.hpp"
 
@@ -22,9 +23,8 @@ struct ImageStack {
   std::vector<std::string> frame_sources;  // "name.tif" or "name.tif[page 3]", one per frame
 };
 
-std::string lowercase_extension(const std::filesystem::path& p);  // ".TIF" -> ".tif"
-bool images_supported();                                          // false when built without OpenCV
-bool has_image_extension(const std::filesystem::path& p);         // .tif .tiff .png .bmp .jpg .jpeg
+bool images_supported();                                   // false when built without OpenCV
+bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
 
 // A file (all its pages) or a folder (all image files in it, naturally sorted).
 Result<ImageStack> read_image_stack(const std::filesystem::path& path);

@@ -22,13 +22,6 @@ const char* to_string(PixelType t) {
   return label(t);
 }
 
-std::string lowercase_extension(const std::filesystem::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 bool has_image_extension(const std::filesystem::path& p) {
   const std::string ext = lowercase_extension(p);
   return ext == ".tif" || ext == ".tiff" || ext == ".png" || ext == ".bmp" || ext == ".jpg" ||
