@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // The job's images: the reference (first page of `reference`) and the deformed frames, each a
-// (stack, index) so that one frame is read at a time and a bad one fails alone.
+// (stack, index) so that one frame is read at a time and a bad one fails alone; index
+// kUnreachable stands for a stack's pages after damage that stopped its indexing.
+constexpr Index kUnreachable = -1;
 struct Sources {
   std::vector<std::unique_ptr<io::LazyStack>> stacks;
   io::LazyStack* reference = nullptr;
@@ -39,8 +41,16 @@ Result<Sources> open_sources(const dic::DicJob& job) {
       s.frames.push_back({st, k});
       s.names.push_back(st->source(k));
     }
-    if (!indexed.is_ok())  // pages after the damage cannot be reached: one failure names them
-      s.unreadable.push_back({static_cast<Index>(s.frames.size()) + 1, "", indexed.message()});
+    // Pages from the damage on cannot be reached (nor counted): one frame of their own stands
+    // for them, right after the pages read, and fails with the reason; the next source's frames
+    // keep their numbers after it.
+    if (!indexed.is_ok()) {
+      s.frames.push_back({st, kUnreachable});
+      s.names.push_back(st->source(0).substr(0, st->source(0).find('[')) + "[page " +
+                        std::to_string(st->count()) + " and later]");
+      s.unreadable.push_back(
+          {static_cast<Index>(s.frames.size()), s.names.back(), indexed.message()});
+    }
   };
   if (job.frames.empty()) {
     add_all(s.reference, 1);
@@ -200,6 +210,8 @@ Status validate_job(const dic::DicJob& job) {
     }
   }
   if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
+    const Status indexed = ref.value()->wait_indexed();
+    if (!indexed.is_ok()) return indexed;  // its later pages are damaged: say so, by page
     return {ErrorCode::invalid_argument,
             "no frames: '" + job.reference + "' has one page and the job lists no frames"};
   }
@@ -315,7 +327,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     return io::write_text_atomically(partial / numbered("failed", f, ".txt"), reason);
   };
   for (const FrameFailure& u : src.unreadable) {
-    if (u.frame <= report.frames && !done.count(u.frame) && !failed.count(u.frame))
+    if (!done.count(u.frame) && !failed.count(u.frame))
       XCORR_RETURN_IF_ERROR(fail_frame(u.frame, u.reason));
   }
   if (last_frame > 0 && progress && !progress(last_frame, report.frames))

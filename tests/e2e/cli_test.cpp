@@ -406,5 +406,28 @@ TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
   EXPECT_FALSE(fs::exists(path("m.csv")));
 }
 
+// Issue 15, items 1-2: `xcorr run` on a multi-page TIFF cut inside page 3 lists the lost pages as
+// a failed frame, writes the frames it could use, and exits 2 (it used to exit 0 with fewer
+// frames); `xcorr dic` refuses the same file (exit 2).
+TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
+  const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
+  fs::copy_file(sample, path("cut.tif"));
+  fs::resize_file(path("cut.tif"), fs::file_size(path("cut.tif")) * 7 / 12);  // inside page 3
+  {
+    std::ofstream job(path("job.json"));
+    job << "{\"reference\": \"" << path("cut.tif") << "\", \"out\": \"" << path("out.csv")
+        << "\", \"step\": 16}";
+  }
+  const CliRun r = xcorr("run " + path("job.json"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("cut.tif[page 3 and later]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 frame(s) failed"), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(path("out.csv"))) << "the usable frames are written";
+  const CliRun d =
+      xcorr("dic --quiet --reference " + path("cut.tif") + " --step 16 --out " + path("d.csv"));
+  EXPECT_EQ(d.code, 2) << d.output;
+  EXPECT_FALSE(fs::exists(path("d.csv")));
+}
+
 }  // namespace
 }  // namespace xcorr

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/io/image_io.hpp"
+#include "core/io/lazy_stack.hpp"
 #include "core/registry.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -178,6 +179,51 @@ TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   const std::string csv = slurp(j.out);
   EXPECT_NE(csv.find("\n4,"), std::string::npos);
   EXPECT_EQ(csv.find("\n3,"), std::string::npos);  // no rows for the failed frame
+}
+
+// Issue 15, items 1-2: a multi-page TIFF cut inside page 3. Its pages from the damage on are one
+// failed frame of their own, named and listed (never silently dropped), and with several frame
+// sources the good frames after it keep their numbers and are computed.
+TEST_F(BatchRun, ACutMultiPageStackListsItsLostPagesAsFailed) {
+  const fs::path cut = dir_ / "cut.tif";
+  fs::copy_file(kSample, cut);
+  const auto full = fs::file_size(cut);
+  fs::resize_file(cut, full * 7 / 12);  // inside page 3 of 6
+  {
+    auto lazy = io::LazyStack::open(cut);
+    ASSERT_TRUE(lazy.is_ok()) << lazy.status().message();
+    ASSERT_FALSE(lazy.value()->wait_indexed().is_ok()) << "precondition: the cut is detected";
+    ASSERT_EQ(lazy.value()->count(), 3) << "precondition: pages 0-2 survive the cut";
+  }
+  dic::DicJob alone = job("alone.csv");
+  alone.reference = cut.string();
+  ASSERT_TRUE(validate_job(alone).is_ok()) << validate_job(alone).message();
+  EXPECT_EQ(count_frames(alone).value(), 3) << "pages 1, 2, and one for the lost pages";
+  auto r = run_job(alone, cpu_factory());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r.value().frames, 3);
+  EXPECT_EQ(r.value().computed, 2);
+  ASSERT_EQ(r.value().failed.size(), 1u);
+  EXPECT_EQ(r.value().failed[0].frame, 3);
+  EXPECT_NE(r.value().failed[0].source.find("cut.tif[page 3 and later]"), std::string::npos)
+      << r.value().failed[0].source;
+  EXPECT_FALSE(r.value().failed[0].reason.empty());
+  const std::string csv = slurp(alone.out);
+  EXPECT_NE(csv.find("\n2,"), std::string::npos);
+  EXPECT_EQ(csv.find("\n3,"), std::string::npos);
+
+  dic::DicJob both = job("both.csv");
+  both.frames = {cut.string(), kSample};  // 3 good pages, the lost ones, then 6 good pages
+  auto b = run_job(both, cpu_factory());
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  EXPECT_EQ(b.value().frames, 10);
+  EXPECT_EQ(b.value().computed, 9);
+  ASSERT_EQ(b.value().failed.size(), 1u);
+  EXPECT_EQ(b.value().failed[0].frame, 4);
+  EXPECT_NE(b.value().failed[0].source.find("cut.tif"), std::string::npos);
+  const std::string both_csv = slurp(both.out);
+  EXPECT_NE(both_csv.find("\n5,"), std::string::npos) << "the other file's page 0 is computed";
+  EXPECT_EQ(both_csv.find("\n4,"), std::string::npos);
 }
 
 TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
