@@ -26,7 +26,6 @@
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
-#include "gpu/pinned_buffer.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -272,7 +271,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
 }
 
 constexpr int kMaxIcgnSmem = 200 * 1024;
-constexpr Index kHostChunks = 64;  // the grid's chunks for the host's passes over it
+constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
 class GpuRegistrar final : public dic::FrameRegistrar {
@@ -304,7 +303,8 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     const auto pixels = static_cast<std::size_t>(rows) * cols;
     const std::vector<char>& active = *in.active;
     const std::size_t n_all = active.size();
-    // Host lists and results in pinned memory, reused frame after frame (see PinnedBuffer).
+    // Host lists and results in pinned memory, reused frame after frame (see PinnedBuffer in
+    // gpu/device_buffer.cuh).
     XCORR_RETURN_IF_ERROR(guess_of_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(cx_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(cy_h_.allocate(n_all));
