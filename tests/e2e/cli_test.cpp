@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -404,6 +405,26 @@ TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
   EXPECT_NE(bad.output.find("is 200x256 px but the reference is 256x256 px"), std::string::npos)
       << bad.output;
   EXPECT_FALSE(fs::exists(path("m.csv")));
+}
+
+// Issue 14 part 2: `xcorr dic --job` and `xcorr run` on the same job file write the same bytes
+// (the CSV header names images and settings, not the output file).
+TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
+  const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
+  for (const char* out : {"by_dic.csv", "by_run.csv"}) {
+    std::ofstream job(path(std::string(out) + ".json"));
+    job << "{\"reference\": \"" << sample << "\", \"out\": \"" << path(out)
+        << "\", \"step\": 16, \"roi\": [\"rect:30,30,190,190\"]}";
+  }
+  const CliRun d = xcorr("dic --quiet --job " + path("by_dic.csv.json"));
+  ASSERT_EQ(d.code, 0) << d.output;
+  const CliRun r = xcorr("run --quiet " + path("by_run.csv.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream a(path("by_dic.csv"), std::ios::binary), b(path("by_run.csv"), std::ios::binary);
+  const std::string da((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+  const std::string db((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+  ASSERT_GT(da.size(), 1000u);
+  EXPECT_EQ(da, db);
 }
 
 // Issue 15, items 1-2: `xcorr run` on a multi-page TIFF cut inside page 3 lists the lost pages as
