@@ -1,19 +1,17 @@
 // xcorr dic: subset-based 2-D DIC of a reference image and deformed frames, written as CSV
 // (docs/dic.md). The DIC flags come from dic_option_table(); --job runs the same from a JSON job
-// file, --save-job writes one.
+// file, --save-job writes one. Runs through the batch runner, like `xcorr run`.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "app/commands.hpp"
 #include "app/option_flags.hpp"
-#include "core/dic/dic.hpp"
+#include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
-#include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
-#include "core/io/image_io.hpp"
 #include "gpu/dic_gpu.hpp"
-#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -26,100 +24,16 @@ struct DicCommandOptions {
   bool quiet = false;
 };
 
-// Reference (first page of the reference file) and frames (all pages of --frames, else the
-// reference file's later pages), with a name per frame.
-struct Images {
-  Stack<float> reference, frames;
-  std::string reference_name;
-  std::vector<std::string> frame_names;
-};
-
-Result<Images> load(const dic::DicJob& job) {
-  Images im;
-  auto ref = io::read_image_stack(job.reference);
-  if (!ref.is_ok()) return ref.status();
-  const Stack<float>& r = ref.value().frames;
-  im.reference = Stack<float>(r.rows(), r.cols(), 1);
-  std::copy(r[0].data, r[0].data + r.rows() * r.cols(), im.reference[0].data);
-  im.reference_name = ref.value().frame_sources.at(0);
-  std::vector<const Stack<float>*> parts;
-  std::vector<io::ImageStack> loaded;
-  Index first_page = 0;
-  if (job.frames.empty()) {
-    if (r.count() < 2) {
-      return Status{ErrorCode::invalid_argument,
-                    "no frames: give --frames, or a multi-page reference whose later pages are "
-                    "the frames ('" +
-                        job.reference + "' has one page)"};
-    }
-    loaded.push_back(std::move(ref).value());
-    first_page = 1;
-  } else {
-    for (const std::string& f : job.frames) {
-      auto s = io::read_image_stack(f);
-      if (!s.is_ok()) return s.status();
-      loaded.push_back(std::move(s).value());
-    }
-  }
-  Index total = 0;
-  for (const auto& s : loaded) {
-    if (s.frames.shape() != im.reference.shape()) {
-      return Status{ErrorCode::size_mismatch,
-                    "'" + s.frame_sources.at(0) + "' is " + to_string(s.frames.shape()) +
-                        " px but the reference is " + to_string(im.reference.shape()) + " px"};
-    }
-    total += s.frames.count();
-  }
-  total -= first_page;
-  im.frames = Stack<float>(im.reference.rows(), im.reference.cols(), total);
-  Index k = 0;
-  for (std::size_t i = 0; i < loaded.size(); ++i) {
-    const Index begin = i == 0 ? first_page : 0;
-    for (Index p = begin; p < loaded[i].frames.count(); ++p, ++k) {
-      const auto src = loaded[i].frames[p];
-      std::copy(src.data, src.data + src.rows * src.cols, im.frames[k].data);
-      im.frame_names.push_back(loaded[i].frame_sources[static_cast<std::size_t>(p)]);
-    }
-  }
-  return im;
-}
-
-Status run_job(const dic::DicJob& job, bool quiet) {
-  XCORR_RETURN_IF_ERROR(job.check());
-  if (auto w = dic::writer_for(job.out); !w.is_ok()) return w.status();
-  auto images = load(job);
-  if (!images.is_ok()) return images.status();
-  const Images& im = images.value();
-  auto registrar = gpu::make_dic_registrar(job.options);
-  if (!registrar.is_ok()) return registrar.status();
-  const auto t0 = std::chrono::steady_clock::now();
-  auto result = dic::run_dic(*registrar.value(), im.reference[0], im.frames.view(), job.roi,
-                             job.options, [&](Index done, Index total) {
-                               if (!quiet)
-                                 std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done),
-                                              static_cast<long>(total));
-                               return true;
-                             });
-  if (!quiet) std::fprintf(stderr, "\n");
-  if (!result.is_ok()) return result.status();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const dic::DicResult& r = result.value();
-  const dic::CsvContext ctx{im.reference_name, im.frame_names,  job.options,
-                            job.roi,           r.guess_variant, r.device};
-  auto written = dic::write_results(job.out, job.per_frame, r, ctx);
-  if (!written.is_ok()) return written.status();
-  if (quiet) return Status::ok();
-  std::size_t computed = 0;
+// Per-frame means of the converged points, and the totals.
+void print_table(const dic::DicResult& r, const dic::DicOptions& o, double seconds) {
   std::printf(
-      "DIC on the %s: %ld frame(s) of %s px, grid %ldx%ld (subset %d px, step %d px), integer "
-      "guess by %s\n",
-      r.device.c_str(), static_cast<long>(im.frames.count()),
-      to_string(im.reference.shape()).c_str(), static_cast<long>(r.grid.cols),
-      static_cast<long>(r.grid.rows), job.options.subset, job.options.step,
-      r.guess_variant.c_str());
+      "DIC on the %s: %zu frame(s), grid %ldx%ld (subset %d px, step %d px), integer guess by "
+      "%s\n",
+      r.device.c_str(), r.frames.size(), static_cast<long>(r.grid.cols),
+      static_cast<long>(r.grid.rows), o.subset, o.step, r.guess_variant.c_str());
   std::printf("%6s %9s %9s %12s %12s %9s\n", "frame", "points", "converged", "mean u px",
               "mean v px", "mean zncc");
+  std::size_t computed = 0;
   for (const dic::FrameResult& f : r.frames) {
     std::size_t valid = 0, ok = 0;
     double su = 0, sv = 0, sz = 0;
@@ -137,7 +51,49 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   }
   std::printf("%zu points in %.2f s (%.0f points/s)\n", computed, seconds,
               static_cast<double>(computed) / seconds);
-  for (const auto& w : written.value()) std::printf("wrote %s\n", w.c_str());
+}
+
+// The job through the batch runner, as `xcorr run` runs it (core/batch/batch_run.hpp): checked
+// before any work, frames read one at a time, a frame that cannot be used listed as failed (exit
+// 2, the others written), committed to <out>.partial while it runs (an interrupted run resumes;
+// the folder is removed when the job is done).
+Status run_job(const dic::DicJob& job, bool quiet) {
+  XCORR_RETURN_IF_ERROR(batch::validate_job(job));
+  const auto t0 = std::chrono::steady_clock::now();
+  const batch::FrameProgress progress = [quiet](Index done, Index total) {
+    if (!quiet)
+      std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done), static_cast<long>(total));
+    return true;
+  };
+  bool progress_line = !quiet;  // the progress line still open on stderr
+  const batch::ResultHook table = [&](const dic::DicResult& r) {
+    if (quiet) return;
+    std::fprintf(stderr, "\n");
+    progress_line = false;
+    print_table(r, job.options,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  auto report = batch::run_job(job, gpu::make_dic_registrar, progress, table);
+  if (progress_line) std::fprintf(stderr, "\n");
+  if (!report.is_ok()) {
+    std::error_code ec;  // nothing of a job that cannot run stays behind
+    if (report.status().code() != ErrorCode::cancelled)
+      std::filesystem::remove_all(batch::partial_folder(job), ec);
+    return report.status();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(batch::partial_folder(job), ec);
+  const batch::JobReport& r = report.value();
+  if (!quiet) {
+    for (const auto& w : r.written) std::printf("wrote %s\n", w.c_str());
+  }
+  if (!r.failed.empty()) {
+    const auto lines = batch::summary_lines(job.name.empty() ? "dic" : job.name, r);
+    for (std::size_t i = 1; i < lines.size(); ++i) std::printf("%s\n", lines[i].c_str());
+    return Status{ErrorCode::invalid_argument,
+                  std::to_string(r.failed.size()) +
+                      " frame(s) failed (listed above); the others are written"};
+  }
   return Status::ok();
 }
 

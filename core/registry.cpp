@@ -36,14 +36,30 @@ const Correlator* Registry::find(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+Status unknown_method(std::string_view name) {
+  return {ErrorCode::invalid_argument,
+          "unknown method '" + std::string(name) + "' (see `xcorr list`)"};
+}
+}  // namespace
+
+Result<const Correlator*> find_method(const Registry& r, std::string_view method) {
+  const std::size_t colon = method.find(':');
+  const std::string_view name = method.substr(0, colon);
+  const Correlator* c = r.find(name);
+  if (c == nullptr) return unknown_method(name);
+  if (colon != std::string_view::npos) {
+    auto values = parse_params(c->info().name, c->info().params, method.substr(colon + 1));
+    if (!values.is_ok()) return values.status();
+  }
+  return c;
+}
+
 Result<const Correlator*> choose_variant(const Registry& r, const CorrelationProblem& p,
                                          std::string_view method, std::string_view device) {
-  if (method != "auto") {
+  if (method != "auto") {  // a plain name (a configured "name:..." is the caller's to make)
     const Correlator* c = r.find(method);
-    if (c == nullptr) {
-      return Status{ErrorCode::invalid_argument,
-                    "unknown method '" + std::string(method) + "' (see `xcorr list`)"};
-    }
+    if (c == nullptr) return unknown_method(method);
     XCORR_RETURN_IF_ERROR(c->can_implement(p));
     return c;
   }

@@ -23,6 +23,10 @@ class Registry {
 // Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.
 void register_cpu_variants(Registry& r);
 
+// The variant `method` names: "name" or "name:param=value,..." (the parameters checked too);
+// invalid_argument naming an unknown method or a bad parameter. Not for "auto".
+Result<const Correlator*> find_method(const Registry& r, std::string_view method);
+
 // `auto` picks the auto-eligible variant that can run `p` with the smallest estimate_seconds()
 // (only among variants of `device`, "cpu" or "gpu", when given); any other method names a
 // variant, which must be able to run `p`.

@@ -251,7 +251,7 @@ Result<Index> count_frames(const dic::DicJob& job) {
 }
 
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
-                          const FrameProgress& progress) {
+                          const FrameProgress& progress, const ResultHook& result_hook) {
   auto sources = open_sources(job);
   if (!sources.is_ok()) return sources.status();
   Sources& src = sources.value();
@@ -365,6 +365,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   report.guess_variant = result.guess_variant;
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
+  if (result_hook) result_hook(result);
   const dic::CsvContext ctx{src.reference->source(0), src.names,    job.options, job.roi,
                             result.guess_variant,     result.device};
   auto written = dic::write_results(job.out, job.per_frame, result, ctx);
@@ -393,7 +394,9 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     FrameProgress progress;
     if (hooks.frame)
       progress = [&hooks, k](Index done, Index total) { return hooks.frame(k, done, total); };
-    auto report = run_job(b.jobs[k], make_registrar, progress);
+    ResultHook result;
+    if (hooks.result) result = [&hooks, k](const dic::DicResult& r) { hooks.result(k, r); };
+    auto report = run_job(b.jobs[k], make_registrar, progress, result);
     if (!report.is_ok()) return labelled(k, report.status());
     if (hooks.job_done) hooks.job_done(k, report.value());
     reports.push_back(std::move(report).value());

@@ -1,5 +1,5 @@
-// Resumable batch runs of DIC jobs (the desktop app's batch dialog and `xcorr run` share it, so
-// their CSV files are byte-identical).
+// Resumable batch runs of DIC jobs (`xcorr dic`, `xcorr run` and the desktop app's batch dialog
+// share it, so their CSV files are byte-identical).
 // Before any work, validate_batch checks every job: settings, output name, that every image opens
 // and has the reference's size, and that the ROI lies inside the image.
 // A job runs frame by frame; after each frame its result and the run's state are committed
@@ -20,6 +20,7 @@
 
 #include "core/batch/report.hpp"
 #include "core/dic/batch_file.hpp"
+#include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
 
 namespace xcorr::batch {
@@ -37,15 +38,19 @@ Status validate_batch(const dic::Batch& b);
 // frame; false cancels (ErrorCode::cancelled; committed frames stay for the next run).
 using FrameProgress = std::function<bool(Index done, Index total)>;
 
+// The job's whole result (every frame computed or resumed), before it is written.
+using ResultHook = std::function<void(const dic::DicResult& result)>;
+
 // One job, resumably; its <out>.partial folder is kept (run_batch removes it).
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
-                          const FrameProgress& progress = {});
+                          const FrameProgress& progress = {}, const ResultHook& result = {});
 
 // Hooks of a batch run (each optional), called on the running thread.
 struct BatchHooks {
   std::function<void(const std::vector<Index>& frames)> started;  // frames of every job
   std::function<void(std::size_t job)> job_started;
   std::function<bool(std::size_t job, Index done, Index total)> frame;  // false cancels
+  std::function<void(std::size_t job, const dic::DicResult& result)> result;
   std::function<void(std::size_t job, const JobReport& report)> job_done;
 };
 

@@ -427,18 +427,20 @@ TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
   EXPECT_EQ(da, db);
 }
 
-// Issue 15, items 1-2: `xcorr run` on a multi-page TIFF cut inside page 3 lists the lost pages as
-// a failed frame, writes the frames it could use, and exits 2 (it used to exit 0 with fewer
-// frames); `xcorr dic` refuses the same file (exit 2).
+// Issue 15, items 1-2: `xcorr run` and `xcorr dic` (one runner) on a multi-page TIFF cut inside
+// page 3 list the lost pages as a failed frame, write the frames they could use (the same bytes)
+// and exit 2 (`run` used to exit 0 with fewer frames). An unknown guess method is refused before
+// any frame by both, by name, leaving nothing behind.
 TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
   const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
   fs::copy_file(sample, path("cut.tif"));
   fs::resize_file(path("cut.tif"), fs::file_size(path("cut.tif")) * 7 / 12);  // inside page 3
-  {
-    std::ofstream job(path("job.json"));
-    job << "{\"reference\": \"" << path("cut.tif") << "\", \"out\": \"" << path("out.csv")
-        << "\", \"step\": 16}";
-  }
+  auto write_job = [&](const std::string& name, const std::string& out, const std::string& extra) {
+    std::ofstream job(path(name));
+    job << "{\"reference\": \"" << path("cut.tif") << "\", \"out\": \"" << path(out)
+        << "\", \"step\": 16" << extra << "}";
+  };
+  write_job("job.json", "out.csv", "");
   const CliRun r = xcorr("run " + path("job.json"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("cut.tif[page 3 and later]"), std::string::npos) << r.output;
@@ -447,7 +449,20 @@ TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
   const CliRun d =
       xcorr("dic --quiet --reference " + path("cut.tif") + " --step 16 --out " + path("d.csv"));
   EXPECT_EQ(d.code, 2) << d.output;
-  EXPECT_FALSE(fs::exists(path("d.csv")));
+  EXPECT_NE(d.output.find("cut.tif[page 3 and later]"), std::string::npos) << d.output;
+  std::ifstream a(path("out.csv"), std::ios::binary), b(path("d.csv"), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
+            std::string(std::istreambuf_iterator<char>(b), {}));
+  EXPECT_FALSE(fs::exists(path("d.csv.partial")));
+
+  write_job("nope.json", "nope.csv", ", \"method\": \"nope\"");
+  for (const std::string& cmd : {"run " + path("nope.json"), "dic --job " + path("nope.json")}) {
+    const CliRun e = xcorr(cmd);
+    EXPECT_EQ(e.code, 2) << cmd << ": " << e.output;
+    EXPECT_NE(e.output.find("unknown method 'nope'"), std::string::npos) << cmd << ": " << e.output;
+    EXPECT_FALSE(fs::exists(path("nope.csv")));
+  }
+  EXPECT_FALSE(fs::exists(path("nope.csv.partial"))) << "dic leaves nothing behind";
 }
 
 }  // namespace
