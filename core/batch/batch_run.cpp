@@ -185,6 +185,16 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
   return b;
 }
 
+// ok when `partial` holds no job, or the job whose fingerprint (its JSON) is given.
+Status same_job_or_none(const fs::path& partial, const std::string& fingerprint) {
+  if (!fs::exists(partial / "job.json")) return Status::ok();
+  auto saved = io::read_file(partial / "job.json");
+  if (saved.is_ok() && saved.value() == fingerprint) return Status::ok();
+  return {ErrorCode::invalid_argument,
+          "'" + partial.string() +
+              "' holds frames of a different job; delete it to start over, or write elsewhere"};
+}
+
 }  // namespace
 
 Status validate_job(const dic::DicJob& job) {
@@ -216,26 +226,19 @@ Status validate_job(const dic::DicJob& job) {
             "no frames: '" + job.reference + "' has one page and the job lists no frames"};
   }
   XCORR_RETURN_IF_ERROR(roi_inside(job.roi, shape));
-  const fs::path partial = partial_folder(job);
-  if (fs::exists(partial / "job.json")) {
-    auto saved = io::read_file(partial / "job.json");
-    if (!saved.is_ok() || saved.value() != dic::to_json(job)) {
-      return {ErrorCode::invalid_argument,
-              "'" + partial.string() +
-                  "' holds frames of a different job; delete it to start "
-                  "over, or write elsewhere"};
-    }
-  }
-  return Status::ok();
+  return same_job_or_none(partial_folder(job), dic::to_json(job));
 }
 
 Status validate_batch(const dic::Batch& b) {
   if (b.jobs.empty()) return {ErrorCode::invalid_argument, "the batch holds no job"};
-  std::map<std::string, std::size_t> outputs;
+  std::map<std::string, std::size_t> outputs;  // by the file they name, however spelled
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     const dic::DicJob& job = b.jobs[k];
     const std::string label = dic::job_label(b, k);
-    if (auto [it, fresh] = outputs.emplace(job.out, k); !fresh) {
+    std::error_code ec;
+    fs::path file = fs::weakly_canonical(fs::absolute(job.out, ec), ec);
+    if (ec) file = fs::absolute(job.out, ec).lexically_normal();
+    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh) {
       return {ErrorCode::invalid_argument,
               label + ": writes '" + job.out + "' like " + dic::job_label(b, it->second)};
     }
@@ -272,7 +275,10 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   std::error_code ec;
   fs::create_directories(partial, ec);
   if (ec) return Status{ErrorCode::io_error, "cannot create '" + partial.string() + "'"};
+  // The folder carries its job's identity: commits of another job (the same output spelled
+  // differently, other settings or images) are never resumed.
   const std::string fingerprint = dic::to_json(job);
+  XCORR_RETURN_IF_ERROR(same_job_or_none(partial, fingerprint));
   if (!fs::exists(partial / "job.json"))
     XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
 

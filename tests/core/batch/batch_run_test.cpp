@@ -226,6 +226,38 @@ TEST_F(BatchRun, ACutMultiPageStackListsItsLostPagesAsFailed) {
   EXPECT_EQ(both_csv.find("\n4,"), std::string::npos);
 }
 
+// Issue 15, item 3: one output file spelled two ways is one output (refused before any work), and
+// a job never resumes the commits of another job that wrote the same file (it used to write job
+// A's numbers under job B's header, exit 0).
+TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResumed) {
+  fs::create_directories(dir_ / "sub");
+  for (const fs::path& spelled : {dir_ / "." / "dup.csv", dir_ / "sub" / ".." / "dup.csv",
+                                  dir_ / "nosuch" / ".." / "dup.csv"}) {
+    dic::Batch b;
+    b.jobs = {job("dup.csv"), job("dup.csv")};
+    b.jobs[1].out = spelled.string();
+    const Status s = validate_batch(b);
+    ASSERT_FALSE(s.is_ok()) << spelled;
+    EXPECT_NE(s.message().find("like job 1"), std::string::npos) << s.message();
+  }
+  const dic::DicJob a = job("dup.csv");
+  auto stopped = run_job(a, cpu_factory(), [](Index done, Index) { return done < 1; });
+  ASSERT_FALSE(stopped.is_ok());
+  ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
+  dic::DicJob other = job("dup.csv");
+  other.out = (dir_ / "." / "dup.csv").string();
+  other.options.step = 12;
+  ASSERT_TRUE(fs::exists(partial_folder(other) + "/frame_000001.bin")) << "the same folder";
+  auto b = run_job(other, cpu_factory());
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_NE(b.status().message().find("holds frames of a different job"), std::string::npos)
+      << b.status().message();
+  EXPECT_FALSE(fs::exists(a.out));
+  auto resumed = run_job(a, cpu_factory());  // the job itself still resumes
+  ASSERT_TRUE(resumed.is_ok()) << resumed.status().message();
+  EXPECT_EQ(resumed.value().resumed, 1);
+}
+
 TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   dic::Batch b;
   b.jobs = {job("a.csv"), job("b.csv")};
