@@ -7,6 +7,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev       # tests and benchmarks
   libcli11-dev nlohmann-json3-dev                  # CLI, job files
   libfftw3-dev                                     # cpu_fft
+  zlib1g-dev                                       # CRC-32 of batch commits
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   xvfb xauth                                       # GUI tests and screenshots without a display

@@ -1,5 +1,7 @@
 #include "core/batch/batch_run.hpp"
 
+#include <zlib.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -128,7 +130,7 @@ class Reader {
   template <class T>
   bool get_all(std::vector<T>& v) {
     std::uint64_t n = 0;
-    if (!get(n) || at_ + n * sizeof(T) > b_.size()) return false;
+    if (!get(n) || n > (b_.size() - at_) / sizeof(T)) return false;
     v.resize(n);
     std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
     at_ += n * sizeof(T);
@@ -136,7 +138,7 @@ class Reader {
   }
   bool get_text(std::string& s) {
     std::uint64_t n = 0;
-    if (!get(n) || at_ + n > b_.size()) return false;
+    if (!get(n) || n > b_.size() - at_) return false;
     s.assign(b_.data() + at_, n);
     at_ += n;
     return true;
@@ -148,7 +150,32 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint32_t kMagic = 0x31464358;  // "XCF1"
+constexpr std::uint32_t kMagic = 0x32464358;  // "XCF2": XCF1 + the size and CRC-32 trailer
+
+// A commit ends in its payload's size (uint64) and CRC-32 (zlib, uint32): a flipped bit or a cut
+// file is found before anything is parsed.
+std::string with_trailer(std::string payload) {
+  const std::uint64_t size = payload.size();
+  const auto crc = static_cast<std::uint32_t>(
+      crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
+  payload.append(reinterpret_cast<const char*>(&size), sizeof size);
+  payload.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  return payload;
+}
+
+// The payload of a commit whose trailer matches; false when it does not.
+bool without_trailer(std::string_view bytes, std::string_view& payload) {
+  constexpr std::size_t kTrailer = sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  if (bytes.size() < kTrailer) return false;
+  std::uint64_t size = 0;
+  std::uint32_t crc = 0;
+  std::memcpy(&size, bytes.data() + bytes.size() - kTrailer, sizeof size);
+  std::memcpy(&crc, bytes.data() + bytes.size() - sizeof crc, sizeof crc);
+  if (size != bytes.size() - kTrailer) return false;
+  payload = bytes.substr(0, bytes.size() - kTrailer);
+  return crc == static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()),
+                                                 static_cast<uInt>(payload.size())));
+}
 
 std::string encode(const dic::FrameResult& fr, const dic::DicState& st) {
   Writer w;
@@ -163,11 +190,13 @@ std::string encode(const dic::FrameResult& fr, const dic::DicState& st) {
   w.put_all(st.ref_v);
   w.put_all(st.active);
   w.put_all(st.predicted);
-  return w.bytes();
+  return with_trailer(w.bytes());
 }
 
 bool decode(std::string_view bytes, dic::FrameResult& fr, dic::DicState& st) {
-  Reader r(bytes);
+  std::string_view payload;
+  if (!without_trailer(bytes, payload)) return false;
+  Reader r(payload);
   std::uint32_t magic = 0;
   std::int64_t frame = 0, ref = 0;
   const bool ok = r.get(magic) && magic == kMagic && r.get(frame) && r.get_all(fr.points) &&
@@ -295,8 +324,14 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       dic::FrameResult fr;
       dic::DicState st;
       if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
-        return Status{ErrorCode::parse_error, "'" + bin.string() + "' is damaged; delete '" +
-                                                  partial.string() + "' to compute the job again"};
+        // A damaged commit (checksum, size, content): it and every later one are dropped and
+        // computed again from the state after the last good one.
+        report.recomputed_from = f;
+        for (Index g = f; g <= report.frames; ++g) {
+          fs::remove(partial / numbered("frame", g, ".bin"), ec);
+          fs::remove(partial / numbered("failed", g, ".txt"), ec);
+        }
+        break;
       }
       done[f] = std::move(fr);
       last = std::move(st);

@@ -13,6 +13,11 @@ std::vector<std::string> summary_lines(const std::string& label, const JobReport
     lines.push_back("  FAILED frame " + std::to_string(f.frame) + " (" + f.source +
                     "): " + f.reason);
   }
+  if (r.recomputed_from > 0) {
+    lines.push_back("  RECOMPUTED frames from " + std::to_string(r.recomputed_from) +
+                    " on: the commit of frame " + std::to_string(r.recomputed_from) +
+                    " was damaged (checksum)");
+  }
   return lines;
 }
 

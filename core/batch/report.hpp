@@ -19,11 +19,13 @@ struct JobReport {
   Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
   std::vector<FrameFailure> failed;
   std::vector<std::string> written;  // result files (core/dic/result_writers.hpp)
+  Index recomputed_from = 0;  // > 0: that frame's commit was damaged; it and later were recomputed
   std::string device, guess_variant;
 };
 
 // "<label>: 5 frames (3 computed, 2 resumed, 0 failed) on cpu, guess auto -> out.csv", then one
-// "  FAILED frame N (source): reason" line per failed frame.
+// "  FAILED frame N (source): reason" line per failed frame, and "  RECOMPUTED ..." when a damaged
+// commit was found.
 std::vector<std::string> summary_lines(const std::string& label, const JobReport& r);
 
 }  // namespace xcorr::batch

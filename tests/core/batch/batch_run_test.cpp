@@ -258,6 +258,42 @@ TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResume
   EXPECT_EQ(resumed.value().resumed, 1);
 }
 
+// Issue 15, item 4: every commit carries its size and CRC-32. One flipped bit in a commit, or a
+// commit cut short, makes that frame and the later ones be computed again (the summary says so),
+// and the CSV equals the uninterrupted run's; before, the bit changed a CSV value silently.
+TEST_F(BatchRun, ADamagedCommitIsRecomputedAndTheSummarySaysSo) {
+  const dic::DicJob full = job("full.csv");
+  ASSERT_TRUE(run_job(full, cpu_factory()).is_ok());
+  for (const bool cut : {false, true}) {
+    const dic::DicJob parts = job(cut ? "cut.csv" : "flip.csv");
+    auto stopped = run_job(parts, cpu_factory(), [](Index done, Index) { return done < 3; });
+    ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
+    const fs::path commit = fs::path(partial_folder(parts)) / "frame_000002.bin";
+    ASSERT_TRUE(fs::exists(commit));
+    if (cut) {
+      fs::resize_file(commit, fs::file_size(commit) - 5);
+    } else {
+      std::fstream f(commit, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(200);  // inside frame 2's point results
+      char c = 0;
+      f.read(&c, 1);
+      c = static_cast<char>(c ^ 0x10);
+      f.seekp(200);
+      f.write(&c, 1);
+    }
+    auto again = run_job(parts, cpu_factory());
+    ASSERT_TRUE(again.is_ok()) << again.status().message();
+    EXPECT_EQ(again.value().recomputed_from, 2);
+    EXPECT_EQ(again.value().resumed, 1);
+    EXPECT_EQ(again.value().computed, 4);
+    EXPECT_TRUE(again.value().failed.empty());
+    const auto lines = summary_lines("job", again.value());
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_NE(lines[1].find("RECOMPUTED frames from 2 on"), std::string::npos) << lines[1];
+    EXPECT_EQ(slurp(full.out), slurp(parts.out)) << (cut ? "cut" : "flipped bit");
+  }
+}
+
 TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   dic::Batch b;
   b.jobs = {job("a.csv"), job("b.csv")};
