@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/json_parse.hpp"
 #include "core/io/read_file.hpp"
 
 namespace xcorr::dic {
@@ -14,12 +15,9 @@ std::string job_label(const Batch& b, std::size_t index) {
 }
 
 Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& base) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Status{ErrorCode::parse_error, std::string("not valid JSON: ") + e.what()};
-  }
+  auto parsed = io::parse_json(text, "the file");
+  if (!parsed.is_ok()) return parsed.status();
+  const json j = std::move(parsed).value();
   Batch b;
   if (!j.is_object() || !j.contains("jobs")) {  // a single job
     auto job = parse_dic_job(text, base);

@@ -4,6 +4,7 @@
 #include <set>
 #include <type_traits>
 
+#include "core/io/json_parse.hpp"
 #include "core/io/read_file.hpp"
 
 namespace xcorr::dic {
@@ -72,12 +73,9 @@ Status DicJob::check() const {
 }
 
 Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::path& base) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return bad(std::string("the job file is not valid JSON: ") + e.what());
-  }
+  auto parsed = io::parse_json(text, "the job file");
+  if (!parsed.is_ok()) return bad(parsed.status().message());
+  const json j = std::move(parsed).value();
   if (!j.is_object()) return bad("the job file must hold one JSON object");
   static const std::set<std::string> job_keys = {"name", "reference", "frames",   "roi",
                                                  "out",  "per_frame", "templates"};
