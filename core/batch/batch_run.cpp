@@ -232,6 +232,8 @@ Status validate_job(const dic::DicJob& job) {
   const fs::path folder = fs::path(job.out).parent_path();
   if (!folder.empty() && !fs::is_directory(folder))
     return {ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"};
+  if (std::error_code ec; fs::is_directory(job.out, ec))
+    return {ErrorCode::invalid_argument, "output '" + job.out + "' is a folder, not a file"};
   if (!fs::exists(job.reference))
     return {ErrorCode::not_found, "reference image '" + job.reference + "' not found"};
   for (const std::string& f : job.frames) {

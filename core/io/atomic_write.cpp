@@ -17,6 +17,10 @@ Status write_atomically(const std::filesystem::path& target,
     return {ErrorCode::not_found, "cannot write '" + target.string() + "': folder '" +
                                       folder.string() + "' does not exist"};
   }
+  if (fs::is_directory(target, ec)) {
+    return {ErrorCode::invalid_argument,
+            "cannot write '" + target.string() + "': it is a folder, not a file"};
+  }
   static std::atomic<unsigned> counter{0};
   const fs::path temporary =
       folder / ("." + target.stem().string() + ".partial-" + std::to_string(getpid()) + "-" +
@@ -32,10 +36,11 @@ Status write_atomically(const std::filesystem::path& target,
     fs::remove(temporary, ec);
     return s;
   }
-  fs::rename(temporary, target, ec);
-  if (ec) {
+  std::error_code renamed;
+  fs::rename(temporary, target, renamed);
+  if (renamed) {  // its reason, not the clean-up's
     fs::remove(temporary, ec);
-    return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + ec.message()};
+    return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + renamed.message()};
   }
   return Status::ok();
 }

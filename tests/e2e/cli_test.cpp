@@ -463,6 +463,16 @@ TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
     EXPECT_FALSE(fs::exists(path("nope.csv")));
   }
   EXPECT_FALSE(fs::exists(path("nope.csv.partial"))) << "dic leaves nothing behind";
+
+  // An existing folder as the output is refused before any frame (it was found only after
+  // computing them all, as "cannot write ...: Success").
+  fs::create_directories(path("isdir.csv"));
+  write_job("isdir.json", "isdir.csv", "");
+  const CliRun f = xcorr("run " + path("isdir.json"));
+  EXPECT_EQ(f.code, 2) << f.output;
+  EXPECT_NE(f.output.find("is a folder, not a file"), std::string::npos) << f.output;
+  EXPECT_EQ(f.output.find("frame 1/"), std::string::npos) << "no frame ran: " << f.output;
+  EXPECT_FALSE(fs::exists(path("isdir.csv.partial")));
 }
 
 }  // namespace

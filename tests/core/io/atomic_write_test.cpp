@@ -51,5 +51,21 @@ TEST_F(AtomicWrite, AMissingFolderIsNamed) {
   EXPECT_EQ(files(), 0);
 }
 
+// Issue 15: a folder as the target said "cannot write 'isdir.csv': Success" (the clean-up's
+// error code overwrote the rename's) after the writer had run; it is now refused first, by name.
+TEST_F(AtomicWrite, AFolderAsTheTargetIsRefusedBeforeWriting) {
+  fs::create_directories(path("isdir.csv"));
+  bool wrote = false;
+  const Status s = write_atomically(path("isdir.csv"), [&](const fs::path&) {
+    wrote = true;
+    return Status::ok();
+  });
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("isdir.csv': it is a folder"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("Success"), std::string::npos) << s.message();
+  EXPECT_FALSE(wrote);
+  EXPECT_EQ(files(), 1) << "only the folder";
+}
+
 }  // namespace
 }  // namespace xcorr::io
