@@ -15,7 +15,11 @@ Result<nlohmann::json> parse_json(const std::string& text, const std::string& wh
       return false;
     });
   } catch (const json::parse_error& e) {
-    return Status{ErrorCode::parse_error, what + " is not valid JSON: " + e.what()};
+    std::string why = e.what();  // names the offending token, which may be huge: cut it short
+    if (why.size() > 200) why = why.substr(0, 200) + "...";
+    return Status{ErrorCode::parse_error, what + " is not valid JSON: " + why};
+  } catch (const json::out_of_range&) {  // 1e400, a 5000-digit integer
+    return Status{ErrorCode::parse_error, what + " holds a number too large to read"};
   }
   if (too_deep) {
     return Status{ErrorCode::parse_error,

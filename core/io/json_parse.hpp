@@ -12,7 +12,8 @@ namespace xcorr::io {
 
 inline constexpr int kMaxJsonDepth = 64;
 
-// parse_error: "<what> is not valid JSON: ..." or "<what> nests values deeper than 64 levels".
+// parse_error: "<what> is not valid JSON: ...", "<what> holds a number too large to read" (1e400)
+// or "<what> nests values deeper than 64 levels".
 Result<nlohmann::json> parse_json(const std::string& text, const std::string& what);
 
 }  // namespace xcorr::io
