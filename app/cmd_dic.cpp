@@ -76,9 +76,15 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   auto report = batch::run_job(job, gpu::make_dic_registrar, progress, table);
   if (progress_line) std::fprintf(stderr, "\n");
   if (!report.is_ok()) {
-    std::error_code ec;  // nothing of a job that cannot run stays behind
-    if (report.status().code() != ErrorCode::cancelled)
-      std::filesystem::remove_all(batch::partial_folder(job), ec);
+    // A job that stopped before committing any frame leaves nothing behind; committed frames
+    // stay for the next run to resume (as `xcorr run` keeps them).
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path partial = batch::partial_folder(job);
+    bool committed = false;
+    for (fs::directory_iterator it(partial, ec), end; !ec && it != end; it.increment(ec))
+      committed = committed || it->path().filename().string().rfind("frame_", 0) == 0;
+    if (!committed && report.status().code() != ErrorCode::cancelled) fs::remove_all(partial, ec);
     return report.status();
   }
   std::error_code ec;
