@@ -23,7 +23,8 @@ Result<Index> count_frames(const dic::DicJob&) {
   return no_images();
 }
 
-Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&) {
+Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&,
+                          const ResultHook&) {
   return no_images();
 }
 
