@@ -145,6 +145,18 @@ Status run_bench(const BenchOptions& o) {
       timed[name] = t.value();
       emit(name, format_params(v->info().params, v->params()), t.value());
     }
+    // Variants with parameters ("name:param=value,...") named in --variants, on top.
+    for (const std::string& method : o.variants) {
+      const std::size_t colon = method.find(':');
+      if (colon == std::string::npos) continue;
+      auto v = configure_variant(reg, method.substr(0, colon), method.substr(colon + 1));
+      if (!v.is_ok()) return v.status();
+      if (!gpu::is_gpu_variant(*v.value()) || !v.value()->can_implement(p).is_ok()) continue;
+      auto t = gpu::time_on_gpu(*v.value(), p, o.warmup, o.repeats);
+      if (!t.is_ok()) return t.status();
+      emit(v.value()->info().name, format_params(v.value()->info().params, v.value()->params()),
+           t.value());
+    }
     auto chosen = choose_variant(reg, p, "auto", "gpu");
     if (!chosen.is_ok()) return chosen.status();
     const std::string name = chosen.value()->info().name;
@@ -191,7 +203,9 @@ Command add_bench_command(CLI::App& app) {
         return {};
       })
       ->capture_default_str();
-  c->add_option("--variants", o->variants, "Only these variants (default: every GPU variant)");
+  c->add_option("--variants", o->variants,
+                "Only these variants (default: every GPU variant); name:param=value,... times that "
+                "variant with those parameters too");
   c->add_option("--warmup", o->warmup, "Untimed runs first")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

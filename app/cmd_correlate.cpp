@@ -90,9 +90,7 @@ Result<const Correlator*> choose_correlator(const CorrelateOptions& o, const Cor
   if (!c.is_ok() || o.params.empty()) return c;
   std::string text;
   for (const auto& s : o.params) text += (text.empty() ? "" : ",") + s;
-  auto values = parse_params(o.method, c.value()->info().params, text);
-  if (!values.is_ok()) return values.status();
-  auto made = c.value()->with_params(values.value());
+  auto made = configure_variant(reg, o.method, text);
   if (!made.is_ok()) return made.status();
   configured = std::move(made).value();
   return configured.get();

@@ -55,6 +55,15 @@ Result<const Correlator*> find_method(const Registry& r, std::string_view method
   return c;
 }
 
+Result<std::unique_ptr<Correlator>> configure_variant(const Registry& r, std::string_view name,
+                                                      std::string_view params) {
+  const Correlator* c = r.find(name);
+  if (c == nullptr) return unknown_method(name);
+  auto values = parse_params(c->info().name, c->info().params, params);
+  if (!values.is_ok()) return values.status();
+  return c->with_params(values.value());
+}
+
 Result<const Correlator*> choose_variant(const Registry& r, const CorrelationProblem& p,
                                          std::string_view method, std::string_view device) {
   if (method != "auto") {  // a plain name (a configured "name:..." is the caller's to make)

@@ -27,6 +27,10 @@ void register_cpu_variants(Registry& r);
 // invalid_argument naming an unknown method or a bad parameter. Not for "auto".
 Result<const Correlator*> find_method(const Registry& r, std::string_view method);
 
+// A copy of the variant `name` with the parameters `params` ("param=value,...", checked).
+Result<std::unique_ptr<Correlator>> configure_variant(const Registry& r, std::string_view name,
+                                                      std::string_view params);
+
 // `auto` picks the auto-eligible variant that can run `p` with the smallest estimate_seconds()
 // (only among variants of `device`, "cpu" or "gpu", when given); any other method names a
 // variant, which must be able to run `p`.

@@ -526,10 +526,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     auto base = choose_variant(engine_, shape, method.substr(0, colon), "gpu");
     if (!base.is_ok()) return base.status();
     if (configured_text_ != method) {
-      auto values = parse_params(base.value()->info().name, base.value()->info().params,
-                                 method.substr(colon + 1));
-      if (!values.is_ok()) return values.status();
-      auto made = base.value()->with_params(values.value());
+      auto made = configure_variant(engine_, method.substr(0, colon), method.substr(colon + 1));
       if (!made.is_ok()) return made.status();
       configured_ = std::move(made).value();
       configured_text_ = method;

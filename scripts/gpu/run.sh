@@ -7,7 +7,9 @@
 # XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
 # 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
-# the subset 31 R 10 DIC, e.g. "gpu_zncc_tiled:pad_row_groups=0"). XCORR_RES names the folder that
+# the R 10 DIC, e.g. "gpu_zncc_tiled:rows_per_thread=8"), XCORR_DIC_METHOD_SUBSETS (the subsets
+# they run at, default 31; gpu_basic runs at 31 only), XCORR_BENCH_VARIANTS (xcorr bench
+# --variants, default every GPU variant). XCORR_RES names the folder that
 # collects the results (default: a new temporary one); a caller that bounds the whole run with
 # `timeout` can set it and pack the folder itself when the run is cut short.
 set -uo pipefail
@@ -31,7 +33,7 @@ fi
 # Benchmarks: ours, then the anchors, in the same run on the same GPU.
 if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
   timeout "${XCORR_BENCH_TIMEOUT:-240}" .gpu/bin/xcorr bench --cases "${XCORR_BENCH_CASES:-all}" --repeats "${XCORR_BENCH_REPEATS:-20}" \
-    --out "$res/bench.json" > "$logs/bench.txt" 2>&1
+    ${XCORR_BENCH_VARIANTS:+--variants $XCORR_BENCH_VARIANTS} --out "$res/bench.json" > "$logs/bench.txt" 2>&1
   echo "xcorr bench: exit $?"
   if [ -x .gpu/bin/npp_anchor ]; then
     timeout 120 .gpu/bin/npp_anchor "$res/npp.json" > "$logs/npp.txt" 2>&1; echo "npp_anchor: exit $?"
@@ -50,10 +52,13 @@ if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
       echo "bench-dic gpu subset $s r$r: exit $?"
     done
   done
-  for m in gpu_basic ${XCORR_DIC_METHODS:-}; do
-    timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --device gpu --repeats 3 \
-      --method "$m" --out "$res/dic-gpu-s31-r10-${m//[:=,]/_}.json" >> "$logs/bench-dic.txt" 2>&1
-    echo "bench-dic gpu s31 r10 --method $m: exit $?"
+  for s in ${XCORR_DIC_METHOD_SUBSETS:-31}; do
+    for m in gpu_basic ${XCORR_DIC_METHODS:-}; do
+      [ "$m" = gpu_basic ] && [ "$s" != 31 ] && continue
+      timeout 60 .gpu/bin/xcorr bench-dic --size 2048 --step 4 --subset $s --device gpu --repeats 3 \
+        --method "$m" --out "$res/dic-gpu-s$s-r10-${m//[:=,]/_}.json" >> "$logs/bench-dic.txt" 2>&1
+      echo "bench-dic gpu s$s r10 --method $m: exit $?"
+    done
   done
   grep -E "points/s|stages" "$logs/bench-dic.txt"
 fi
