@@ -2,7 +2,8 @@
 // Overview: a block takes one output tile of one (template, window) pair (for DIC-sized pairs the
 // tile is the whole surface). It stages the template and the window region in shared memory,
 // reduces their sums (float64), shifts both to zero mean in place (the numerator then needs no
-// large-offset cancellation), computes horizontal window sums (float64, sliding),
+// large-offset cancellation), computes horizontal window sums (sliding in float64, stored as
+// float2 relative to each run's first value),
 // and each thread accumulates RY consecutive output rows of one column with a rotating register
 // window (per template element: one window load, one broadcast template load shared by RY
 // outputs, RY FMAs). The epilogue slides the window sums down the thread's rows and applies
@@ -166,22 +167,27 @@ __global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccA
   const double delta = mo[0], t_ss = fmax(0.0, mo[1] - delta * delta / n);
   const bool t_flat = t_ss <= kFlatRelative * st[1];
 
-  // 3. Horizontal window sums: hs[y][c] over columns [c, c + w), one thread per row, sliding.
+  // 3. Horizontal window sums relative to each run's first value r = row[c]: hs[y][c] =
+  //    (sum(v - r), sum((v - r)^2)) over columns [c, c + w), one thread per row, sliding in
+  //    float64, stored as float2 (a constant run stores exactly (0, 0)).
   for (int y = tid; y < q.hs_rows(); y += blockDim.x) {
     const float* row = sm + smem::zncc_s_slot(q, y, 0);  // column x at row[x * sp]
-    double2* hs = reinterpret_cast<double2*>(sm + smem::zncc_h_slot(q, y, 0));  // c: hs[c * hp]
-    double s = 0, s2 = 0;
-    for (int j = 0; j < q.w; ++j) {
+    float2* hs = reinterpret_cast<float2*>(sm + smem::zncc_h_slot(q, y, 0));  // c: hs[c * hp]
+    double r = row[0], s = r, s2 = r * r;  // r: the first value of run c (loaded once)
+    for (int j = 1; j < q.w; ++j) {
       const double v = row[j * q.sp];
       s += v;
       s2 += v * v;
     }
-    hs[0] = make_double2(s, s2);
-    for (int c = 1; c < q.TC; ++c) {
-      const double add = row[(c + q.w - 1) * q.sp], sub = row[(c - 1) * q.sp];
-      s += add - sub;
-      s2 += add * add - sub * sub;
-      hs[c * q.hp] = make_double2(s, s2);
+    for (int c = 0; c < q.TC; ++c) {
+      if (c > 0) {
+        const double add = row[(c + q.w - 1) * q.sp], sub = r;
+        r = row[c * q.sp];
+        s += add - sub;
+        s2 += add * add - sub * sub;
+      }
+      hs[c * q.hp] = make_float2(static_cast<float>(s - q.w * r),
+                                 static_cast<float>(s2 - r * (2 * s - q.w * r)));
     }
   }
   __syncthreads();
@@ -216,14 +222,23 @@ __global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccA
     }
   }
 
-  // 5. ZNCC of those outputs: window sums slide down the rows.
-  const double2* hs = reinterpret_cast<const double2*>(sm + smem::zncc_h_slot(q, g * RY, c));
-  double ws = 0, ws2 = 0;  // hs[i]: row g RY + i of column c
+  // 5. ZNCC of those outputs: window sums slide down the rows (row i of the column: sum
+  //    w r + a, sum of squares w r^2 + 2 r a + b, float64).
+  const float2* hs = reinterpret_cast<const float2*>(sm + smem::zncc_h_slot(q, g * RY, c));
+  const float* hr = sm + smem::zncc_s_slot(q, g * RY, c);  // r of row i: hr[i]
+  auto row_sums = [&](int i, double& s, double& s2) {
+    const float2 v = hs[i];
+    const double r = hr[i], wr = q.w * r;
+    s = wr + v.x;
+    s2 = wr * r + 2 * r * v.x + v.y;
+  };
+  double ws = 0, ws2 = 0;
   if (active) {
     for (int i = 0; i < q.h; ++i) {
-      const double2 v = hs[i];
-      ws += v.x;
-      ws2 += v.y;
+      double s, s2;
+      row_sums(i, s, s2);
+      ws += s;
+      ws2 += s2;
     }
   }
   unsigned long long best = 0;
@@ -231,9 +246,11 @@ __global__ void __launch_bounds__(smem::kZnccMaxThreads) zncc_tiled_kernel(ZnccA
   for (int k = 0; k < RY; ++k) {
     const int row = g * RY + k;  // in the tile
     if (k > 0 && active) {
-      const double2 add = hs[k - 1 + q.h], sub = hs[k - 1];
-      ws += add.x - sub.x;
-      ws2 += add.y - sub.y;
+      double add, add2, sub, sub2;
+      row_sums(k - 1 + q.h, add, add2);
+      row_sums(k - 1, sub, sub2);
+      ws += add - sub;
+      ws2 += add2 - sub2;
     }
     const double window_ss = fmax(0.0, ws2 - ws * ws / n);
     const float z =
@@ -419,19 +436,16 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
                   static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
     if (!q.is_ok()) return 1e9;
     const ZnccTilePlan& z = q.value();
-    // Prior, fitted to the H200 run of docs/perf/zncc-gpu.md (RY = 4: 6.8-8.3 padded TMAC/s on
-    // the DIC-shaped cases, 5.7 on 32 in 512^2): ~9 TMAC/s once every SM holds the blocks its
-    // shared memory allows, the staging at ~3 TB/s, ~8 us of launch; several tiles add the
-    // statistics pass.
+    // Prior, fitted to the H200 (run 12 of docs/perf/zncc-gpu.md): smem::zncc_cost at ~11 T
+    // multiply-add equivalents per second, the staging at ~3 TB/s, ~8 us of launch; several
+    // tiles add the statistics pass.
     const double blocks = static_cast<double>(p.output_count()) * z.tiles_y * z.tiles_x;
-    const double macs = blocks * z.TR * z.TC * static_cast<double>(z.n_iter) * z.w;
-    const double fill = std::min(1.0, blocks / (smem::zncc_blocks_per_sm(z) * 132.0));
     const double staged = blocks * 4.0 * (z.s_rows * z.s_cols + z.h * z.w);
     const double stats =
         z.single_tile()
             ? 0.0
             : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) / 3e12;
-    return 8e-6 + macs / (9e12 * fill) + staged / 3e12 + stats + transfer_seconds(p);
+    return 8e-6 + smem::zncc_cost(z, blocks) / 11e12 + staged / 3e12 + stats + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {

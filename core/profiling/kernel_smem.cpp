@@ -282,7 +282,8 @@ KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long lo
         }
       }
       block_sum(t, 2);
-      // 3. Horizontal sums: thread y = tid + k * threads walks row y.
+      // 3. Horizontal sums: thread y = tid + k * threads walks row y: w loads, a float2 store,
+      //    then per further column the entering value and the run's new first value.
       for (int y0 = 0; y0 < q.hs_rows(); y0 += kWarp) {
         const std::uint32_t on = active_below(y0, q.hs_rows());
         for (int j = 0; j < q.w; ++j) {
@@ -290,14 +291,14 @@ KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long lo
           t.load(4, a, on);
         }
         for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_h_slot(q, y0 + l, 0));
-        t.store(16, a, on);
+        t.store(8, a, on);
         for (int c = 1; c < q.TC; ++c) {
           for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, c + q.w - 1));
           t.load(4, a, on);
-          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, c - 1));
+          for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_s_slot(q, y0 + l, c));
           t.load(4, a, on);
           for (int l = 0; l < kWarp; ++l) a[l] = bytes(zncc_h_slot(q, y0 + l, c));
-          t.store(16, a, on);
+          t.store(8, a, on);
         }
       }
       for (int w = 0; w < warps; ++w) {
@@ -322,11 +323,15 @@ KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long lo
             for (int s = 0; s < q.RY; ++s) window(ii + s + q.RY - 1);
           }
         }
-        // 5. Window sums: h loads, then two per further row; peak: the tile's ZNCC stores.
+        // 5. Window sums: h rows, then two per further row (a row: its hs float2 and its
+        //    run's first value r); peak: the tile's ZNCC stores.
         auto hs_load = [&](int row_offset) {
           for (int l = 0; l < kWarp; ++l)
             a[l] = bytes(zncc_h_slot(q, lane_g(l) * q.RY + row_offset, lane_c(l)));
-          t.load(16, a, on);
+          t.load(8, a, on);
+          for (int l = 0; l < kWarp; ++l)
+            a[l] = bytes(zncc_s_slot(q, lane_g(l) * q.RY + row_offset, lane_c(l)));
+          t.load(4, a, on);
         };
         for (int i = 0; i < q.h; ++i) hs_load(i);
         for (int k = 0; k < q.RY; ++k) {
@@ -371,8 +376,8 @@ KernelSmemModel model_zncc_tiled(const smem::ZnccTilePlan& q, bool peak, long lo
   m.load_wavefront_slack = 0.15;
   m.arrays.push_back(describe_array("window (column-major, pitch chosen for the main loop)",
                                     "staging store: lanes along a row", q.sp, 4, 1));
-  m.arrays.push_back(describe_array("window sums (double2, column-major)",
-                                    "epilogue load: lanes along a row", q.hp, 16, 1));
+  m.arrays.push_back(describe_array("window sums (float2, column-major)",
+                                    "epilogue load: lanes along a row", q.hp, 8, 1));
   return m;
 }
 

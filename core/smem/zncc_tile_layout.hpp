@@ -1,6 +1,6 @@
 // Shared-memory layout and thread map of gpu_zncc_tiled (gpu/zncc_tiled.cu), written once for the
 // kernel and its bank-conflict model (core/profiling/kernel_smem.cpp). Units: elements are floats
-// (hs: double2); slots are float offsets from the block's dynamic shared memory.
+// (hs: float2); slots are float offsets from the block's dynamic shared memory.
 //
 // A block computes one output tile of one (template, window) pair of a valid-mode ZNCC request:
 // output rows [U0, U0 + TR) and columns [V0, V0 + TC). Thread f of the tile owns column
@@ -13,9 +13,12 @@
 //       shifted by the block's mean, column-major with pitch sp: a thread's rows are
 //       consecutive words (immediate offsets in the main loop); sp odd and chosen on the host so
 //       that a warp's loads hit distinct banks; zeros outside the window.
-//   sH  hs[y][c] = (sum, sum of squares) of sS row y over columns [c, c + w): double2 (the
-//       flatness rule compares a window's spread with 1e-10 of the search variance, which
-//       float sums cannot resolve), column-major with pitch hp, rows [0, TR + h - 1).
+//   sH  hs[y][c] = (sum of (v - r), sum of (v - r)^2) over sS row y, columns [c, c + w), with
+//       r = sS[y][c] the run's first value: float2, column-major with pitch hp, rows
+//       [0, TR + h - 1). Relative to r, a constant run stores exactly (0, 0), so the epilogue
+//       (which adds w r and w r^2 + 2 r a back in float64) still resolves the flatness rule
+//       (a window's spread against 1e-10 of the search variance); plain float sums could not,
+//       and float64 sums took twice the shared memory (8 instead of 6 blocks per SM, 31 in 51).
 //   sZ  the tile's ZNCC values (peak output), row-major TR x TC.
 //   sR  block reductions: one double slot per warp and quantity (kZnccReduce doubles a warp).
 #pragma once
@@ -35,10 +38,10 @@ struct ZnccTilePlan {
   int tiles_y, tiles_x;    // tiles per pair
   int n_iter, tg, tp;      // template rows walked (h rounded up to RY), group and column pitch
   int s_rows, s_cols, sp;  // staged window rows, columns, column pitch (floats)
-  int hp;                  // column pitch of hs (double2 elements)
+  int hp;                  // column pitch of hs (float2 elements)
   int threads;             // block size: the tile's threads rounded up to 32
-  int off_t, off_s, off_h, off_z, off_r;  // array offsets (floats; off_h a multiple of 4,
-                                          // off_r even)
+  int off_t, off_s, off_h, off_z, off_r;  // array offsets (floats; off_h and off_r
+                                          // even)
   int smem_floats;                        // dynamic shared memory, floats
 
   XCORR_HD int groups() const { return TR / RY; }
@@ -55,9 +58,9 @@ XCORR_HD inline int zncc_t_slot(const ZnccTilePlan& p, int i, int j) {
 XCORR_HD inline int zncc_s_slot(const ZnccTilePlan& p, int y, int x) {
   return p.off_s + x * p.sp + y;
 }
-// hs element (row y, column c) as a double2 slot, in floats.
+// hs element (row y, column c) as a float2 slot, in floats.
 XCORR_HD inline int zncc_h_slot(const ZnccTilePlan& p, int y, int c) {
-  return p.off_h + 4 * (c * p.hp + y);
+  return p.off_h + 2 * (c * p.hp + y);
 }
 XCORR_HD inline int zncc_z_slot(const ZnccTilePlan& p, int r, int c) {
   return p.off_z + r * p.TC + c;

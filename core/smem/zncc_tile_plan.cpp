@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -60,12 +61,12 @@ long long layout(ZnccTilePlan& p) {
   // Pitches: odd (staging stores and the horizontal-sum pass walk consecutive columns or rows),
   // the fewest wavefronts for the main loop's window loads and the epilogue's hs loads.
   p.sp = best_pitch(p, p.s_rows, 1);
-  p.hp = best_pitch(p, p.hs_rows(), 4);
+  p.hp = best_pitch(p, p.hs_rows(), 2);
   p.threads = round_up(p.tile_threads(), kWarp);
   p.off_t = 0;
   p.off_s = round_up(p.w * p.tp, 4);
-  p.off_h = round_up(p.off_s + p.s_cols * p.sp, 4);
-  p.off_z = p.off_h + 4 * p.TC * p.hp;
+  p.off_h = round_up(p.off_s + p.s_cols * p.sp, 2);
+  p.off_z = p.off_h + 2 * p.TC * p.hp;
   p.off_r = round_up(p.off_z + p.TR * p.TC, 2);
   p.smem_floats = p.off_r + 2 * p.warps() * kZnccReduce;
   return 4LL * p.smem_floats;
@@ -92,18 +93,28 @@ bool choose_tile(ZnccTilePlan& p, int ry, long long max_smem_bytes) {
   return false;
 }
 
-// Relative time of a plan: the padded multiply-adds, slowed by the latency that the warps an SM
-// keeps resident do not hide: macs x (1 + 3.56 / resident warps). Fitted to the H200 (run of
-// 2026-11-23 with batched staging, docs/perf/zncc-gpu.md): RY 7 (no row padding, 2 warps a
-// block) beat RY 4 on 21 in 41 (0.286 vs 0.342 ms) and tied it on 41 in 61 (0.964 vs 0.965);
-// RY 4 (more resident warps) won 31 in 51 (0.538 ms), where RY 7 pads the template rows.
+// Relative time of a plan for RY: zncc_cost of a launch that fills every SM.
 double relative_cost(const ZnccTilePlan& p) {
-  const double warps = static_cast<double>(zncc_blocks_per_sm(p) * p.warps());
-  const double macs = static_cast<double>(p.tiles_y) * p.tiles_x * p.TR * p.TC * p.n_iter * p.w;
-  return macs * (1.0 + 3.56 / warps);
+  return zncc_cost(p, 1e9);
 }
 
 }  // namespace
+
+// The padded multiply-adds, times the measured speed of the compiled main loop per RY (the
+// body's template loads, 16 bytes per group of RY rows rounded up to 4, and its unrolling differ
+// per RY), slowed by the latency that the warps resident on an SM do not hide, over the share of
+// the SMs the launch occupies: macs x row_factor(RY) x (1 + 2.5 / resident warps) / SM share.
+// Fitted to the H200 (run 12 of docs/perf/zncc-gpu.md: every RY timed on 21 in 41, 31 in 51,
+// 41 in 61 x10^4 and 32 in 512^2, float2 window sums): it picks the fastest RY on all four
+// (RY 7, 8, 7, 8) and predicts the others within 6 %.
+double zncc_cost(const ZnccTilePlan& p, double blocks) {
+  constexpr double kRowFactor[] = {1.0, 1.053, 1.0, 1.008, 0.87};  // RY 4..8
+  const double per_sm = std::ceil(blocks / kZnccSms);
+  const double resident = std::min<double>(zncc_blocks_per_sm(p), per_sm) * p.warps();
+  const double share = std::min(1.0, blocks / kZnccSms);
+  const double macs = blocks * p.TR * p.TC * static_cast<double>(p.n_iter) * p.w;
+  return macs * kRowFactor[p.RY - 4] * (1.0 + 2.5 / resident) / share;
+}
 
 int zncc_blocks_per_sm(const ZnccTilePlan& p) {
   const profiling::Occupancy o =

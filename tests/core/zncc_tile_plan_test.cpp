@@ -33,20 +33,20 @@ int window_wavefronts(const smem::ZnccTilePlan& q, int& ideal) {
   return total;
 }
 
-// Default (measured on the H200): RY 7 for subsets 21 and 41 (three groups of 7 rows: no row
-// padding, conflict-free window loads), RY 4 for subset 31 (128 threads, more resident warps;
-// RY 7 would pad its 31 template rows to 35).
+// Default (measured on the H200, every RY timed): RY 7 for subsets 21 and 41 (three groups of 7
+// rows: no row padding, conflict-free window loads), RY 8 for subset 31 (RY 7 would pad its 31
+// template rows to 35; RY 8 pads them to 32 and its main loop measured fastest).
 TEST(ZnccTilePlan, DicSearchIsOneTileWithTheMeasuredRowsPerThread) {
   for (int subset : {21, 31, 41}) {
     const int win = subset + 20;  // search radius 10
     const auto q = smem::plan_zncc_tiles(subset, subset, win, win, 0, 200 * 1024);
     ASSERT_TRUE(q.is_ok()) << q.status().message();
     EXPECT_TRUE(q.value().single_tile());
-    EXPECT_EQ(q.value().RY, subset == 31 ? 4 : 7) << "subset " << subset;
+    EXPECT_EQ(q.value().RY, subset == 31 ? 8 : 7) << "subset " << subset;
     EXPECT_EQ(q.value().TR, subset == 31 ? 24 : 21);
     EXPECT_EQ(q.value().TC, 21);
-    EXPECT_EQ(q.value().threads, subset == 31 ? 128 : 64);
-    EXPECT_GE(smem::zncc_blocks_per_sm(q.value()), 4) << "subset " << subset;
+    EXPECT_EQ(q.value().threads, 64);
+    EXPECT_GE(smem::zncc_blocks_per_sm(q.value()), 5) << "subset " << subset;
     const auto r7 = smem::plan_zncc_tiles(subset, subset, win, win, 7, 200 * 1024);
     ASSERT_TRUE(r7.is_ok());
     EXPECT_EQ(r7.value().TR, 21);
@@ -106,7 +106,7 @@ TEST(ZnccTilePlan, EveryAccessStaysInsideItsArray) {
       EXPECT_LT(last_row, q.s_rows) << where;
       for (int c = 0; c < q.TC; ++c) {
         for (int y = 0; y < q.hs_rows(); ++y)
-          inside(smem::zncc_h_slot(q, y, c), 4, q.off_h, q.off_z, "hs");
+          inside(smem::zncc_h_slot(q, y, c), 2, q.off_h, q.off_z, "hs");
       }
       for (int r = 0; r < q.TR; ++r) {
         for (int c = 0; c < q.TC; ++c) inside(smem::zncc_z_slot(q, r, c), 1, q.off_z, q.off_r, "z");
