@@ -118,9 +118,16 @@ constexpr int kIcgnConsts = 33;  // doubles per warp: Cholesky factor (21) + 2 x
 // g~ = g - mean(g) and the constants sum(SD_a f~) and sum(SD_a) of the reference,
 //   sum(SD_a (f~ - (df/dg) g~)) = sum(SD_a f~) - (df/dg) (sum(SD_a g) - mean(g) sum(SD_a)),
 //   dg^2 = sum(g^2) - n mean(g)^2,   ZNSSD = 2 - 2 sum(f~ g) / (df dg),
-// so the subset is never stored (float64 sums: the cancellation costs ~1e-13 relative).
+// so the subset is never stored. The moments are of d = g - c with c = mean(f) rounded to float
+// (both formulas are invariant to the shift; sum(f~ g) = sum(f~ d) + c sum(f~)): at the
+// solution d is zero-mean at the image's contrast, so each lane sums its <= 133 pixels in float
+// (relative error <= 133 x 2^-24 = 8e-6 of sums of that contrast, no large-offset cancellation)
+// and the warp adds the lanes' sums in float64. Error analysis and measurement: docs/perf/dic.md.
 struct Moments {
   double g, gg, fg, sdg[6];
+};
+struct LaneMoments {  // one lane's float sums of d = g - c
+  float g, gg, fg, sdg[6];
 };
 
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
@@ -163,12 +170,13 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     sum += v;
   }
   const double fm = warp_sum(sum) / n;
-  double ss = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
+  double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
   for (int q = lane; q < n; q += 32) {
     const double d = sf[q] - fm;
     sf[q] = static_cast<float>(d);
     const double fq = sf[q];  // what later passes read
     ss += fq * fq;
+    f_sum += fq;
     const double i = q % S - h, j = q / S - h, gx = sgx[q], gy = sgy[q];
     const double sd[6] = {gx, gx * i, gx * j, gy, gy * i, gy * j};
 #pragma unroll
@@ -180,6 +188,8 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     }
   }
   const double df = sqrt(warp_sum(ss));
+  const float shift = static_cast<float>(fm);  // c: the moments are of g - c
+  f_sum = warp_sum(f_sum);                     // sum(f~) of the stored (rounded) f~, ~0
 #pragma unroll
   for (int e = 0; e < 21; ++e) hess[e] = warp_sum(hess[e]);
 #pragma unroll
@@ -206,7 +216,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
                            y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols))
         return false;
     }
-    Moments t{};
+    LaneMoments t{};
     // Lane's pixels q = lane, lane + 32, ...: offsets (qi, qj) stepped without division.
     int qi = lane % S, qj = lane / S;
     for (int q = lane; q < n; q += 32) {
@@ -215,22 +225,24 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
       while (qi >= S) qi -= S, ++qj;
       const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
       const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
-      const double g = m::bspline_value<float>(a.def_c, a.rows, a.cols, X, Y);
-      const double gx = sgx[q] * g, gy = sgy[q] * g;
-      t.g += g;
-      t.gg += g * g;
-      t.fg += sf[q] * g;
-      t.sdg[0] += gx, t.sdg[1] += gx * i, t.sdg[2] += gx * j;
-      t.sdg[3] += gy, t.sdg[4] += gy * i, t.sdg[5] += gy * j;
+      const float d =
+          static_cast<float>(m::bspline_value<float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
+      const float fi = static_cast<float>(i), fj = static_cast<float>(j);
+      const float gx = sgx[q] * d, gy = sgy[q] * d;
+      t.g += d;
+      t.gg = fmaf(d, d, t.gg);
+      t.fg = fmaf(sf[q], d, t.fg);
+      t.sdg[0] += gx, t.sdg[1] = fmaf(gx, fi, t.sdg[1]), t.sdg[2] = fmaf(gx, fj, t.sdg[2]);
+      t.sdg[3] += gy, t.sdg[4] = fmaf(gy, fi, t.sdg[4]), t.sdg[5] = fmaf(gy, fj, t.sdg[5]);
     }
     mo.g = warp_sum(t.g);
     mo.gg = warp_sum(t.gg);
-    mo.fg = warp_sum(t.fg);
+    mo.fg = warp_sum(t.fg) + shift * f_sum;  // sum(f~ g)
 #pragma unroll
     for (int u = 0; u < 6; ++u) mo.sdg[u] = warp_sum(t.sdg[u]);
     return true;
   };
-  auto spread = [&]() {  // dg
+  auto spread = [&]() {  // dg (of g - c: the same)
     const double gm = mo.g / n;
     return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
   };
