@@ -33,6 +33,7 @@
 #include <fstream>
 #include <limits>
 
+#include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
 #include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
@@ -656,30 +657,38 @@ bool MainWindow::load_frames_for_run() {
 }
 
 bool MainWindow::start_dic() {
-  if (running() || !load_frames_for_run()) return false;
-  const dic::DicOptions o = panel_->options();
-  if (const Status s = o.check(); !s.is_ok()) {
+  if (running()) return false;
+  if (!source_) {
+    message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
+    return false;
+  }
+  if (source_->indexing()) {
+    message(tr("Indexing the stack..."));
+    (void)source_->wait_indexed();
+  }
+  // The project as a job without an output: batch::run_job runs it in memory on the open
+  // stack, the same runner as `xcorr dic` and `xcorr run`.
+  const dic::DicJob job = project();
+  if (const Status s = job.options.check(); !s.is_ok()) {
     message(qs(s.message()));
     return false;
   }
-  ran_options_ = o;
-  ran_roi_ = roi_;
-  auto out = std::make_shared<dic::DicResult>();
+  ran_options_ = job.options;
+  ran_roi_ = job.roi;
+  auto out = std::make_shared<DicRun>();
   dic_out_ = out;
-  auto ref = std::make_shared<Stack<float>>(reference_);
-  auto fr = std::make_shared<Stack<float>>(frames_);
-  const dic::Roi roi = roi_;
-  const bool started = runner_->start([out, ref, fr, roi, o](const JobProgress& progress) {
-    auto registrar = gpu::make_dic_registrar(o);
-    if (!registrar.is_ok()) return registrar.status();
-    auto r = dic::run_dic(*registrar.value(), (*ref)[0], fr->view(), roi, o,
-                          [&](Index done, Index total) { return progress(done, total); });
-    if (!r.is_ok()) return r.status();
-    *out = std::move(r).value();
+  const std::shared_ptr<io::LazyStack> stack = source_;
+  const bool started = runner_->start([out, job, stack](const JobProgress& progress) {
+    auto report = batch::run_job(
+        job, gpu::make_dic_registrar,
+        [&](Index done, Index total) { return progress(done, total); },
+        [&](const dic::DicResult& r) { out->result = r; }, stack);
+    if (!report.is_ok()) return report.status();
+    out->report = std::move(report).value();
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::dic, static_cast<int>(frames_.count()), tr("DIC running..."));
+  run_started(RunKind::dic, frame_count() - 1, tr("DIC running..."));
   return true;
 }
 
@@ -748,10 +757,27 @@ void MainWindow::on_finished(const Status& status) {
     emit dic_finished(true);
     return;
   }
-  results_ = *dic_out_;
+  results_ = dic_out_->result;
   engine_label_->setText(
       tr("ran on %1 (integer guess: %2)").arg(qs(results_->device), qs(results_->guess_variant)));
-  message(tr("DIC done: %1 frames").arg(results_->frames.size()));
+  const std::vector<batch::FrameFailure>& failed = dic_out_->report.failed;
+  if (failed.empty()) {
+    message(tr("DIC done: %1 frames").arg(results_->frames.size()));
+  } else {  // the other frames are kept; the failed ones are named with their reason
+    QString list;
+    for (const batch::FrameFailure& x : failed)
+      list += tr("\nframe %1 (%2): %3").arg(x.frame).arg(qs(x.source), qs(x.reason));
+    message(tr("DIC done: %1 frames, %2 failed").arg(results_->frames.size()).arg(failed.size()));
+    // Not modal-blocking: the results are already there to look at.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("DIC"),
+                                tr("%1 frame(s) could not be registered and have no results:%2")
+                                    .arg(failed.size())
+                                    .arg(list),
+                                QMessageBox::Ok, this);
+    box->setObjectName("failed_frames");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
   show_frame(std::max(1, current_));
   emit dic_finished(true);
 }
@@ -867,20 +893,26 @@ void MainWindow::show_frame(int k) {
   view_->set_templates(templates_, tracks_.empty() ? nullptr : &tracks_, current_);
 }
 
+const dic::FrameResult* MainWindow::result_of(int frame) const {
+  if (!results_) return nullptr;
+  for (const dic::FrameResult& fr : results_->frames)
+    if (fr.frame == frame) return &fr;
+  return nullptr;  // the reference, a failed frame, or no run
+}
+
 void MainWindow::refresh_results() {
-  const bool show =
-      results_ && current_ >= 1 && current_ <= static_cast<int>(results_->frames.size());
+  const dic::FrameResult* shown = result_of(current_);
+  const bool show = shown != nullptr;
   const auto f = static_cast<ResultField>(field_->currentData().toInt());
   const double lo = range_lo_->value(), hi = range_hi_->value();
-  view_->set_results(show ? &results_->frames[current_ - 1] : nullptr, f, lo, hi,
-                     ran_options_.step);
+  view_->set_results(shown, f, lo, hi, ran_options_.step);
   if (!show) {
     map_->data()->clear();
     plot_->replot();
     return;
   }
   const dic::Grid& g = results_->grid;
-  const auto& pts = results_->frames[current_ - 1].points;
+  const auto& pts = shown->points;
   map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
   map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
                          QCPRange(pts.front().y, pts.back().y));
@@ -924,13 +956,16 @@ Status MainWindow::export_csv(const QString& path, bool per_frame) const {
 
 Status MainWindow::export_frame_csv(const QString& path, int frame) const {
   if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
-  if (frame < 1 || frame > static_cast<int>(results_->frames.size()))
-    return {ErrorCode::invalid_argument, "show a deformed frame (1 or later) to export it"};
+  const dic::FrameResult* fr = result_of(frame);
+  if (fr == nullptr)
+    return {ErrorCode::invalid_argument,
+            frame < 1 ? "show a deformed frame (1 or later) to export it"
+                      : "frame " + std::to_string(frame) + " has no results (it failed)"};
   dic::DicResult one;
   one.grid = results_->grid;
   one.guess_variant = results_->guess_variant;
   one.device = results_->device;
-  one.frames.push_back(results_->frames[static_cast<std::size_t>(frame - 1)]);
+  one.frames.push_back(*fr);
   const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
                             results_->guess_variant, results_->device};
   auto written = dic::write_results(path.toStdString(), false, one, ctx);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/batch/report.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/io/lazy_stack.hpp"
@@ -62,7 +63,7 @@ class MainWindow : public QMainWindow {
   DicPanel* dic_panel() const { return panel_; }
   ImageView* view() const { return view_; }
   ProfilePanel* profile_panel() const { return profile_; }
-  void show_profile_panel();  // raises the Profiling dock
+  void show_profile_panel();    // raises the Profiling dock
   BatchDialog* batch_dialog();  // File > Batch runs (made on first use; new jobs get the project)
   QUndoStack* undo_stack() const { return undo_; }
 
@@ -111,7 +112,7 @@ class MainWindow : public QMainWindow {
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
   // frames decoded as stacks when a run needs them.
-  std::unique_ptr<io::LazyStack> source_;
+  std::shared_ptr<io::LazyStack> source_;  // shared with a running job
   Stack<float> reference_, frames_;
   QString stack_path_;  // what was opened (file or folder)
   std::string reference_name_;
@@ -127,7 +128,12 @@ class MainWindow : public QMainWindow {
   JobRunner* runner_;
   enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
   void run_started(RunKind kind, int steps, const QString& text);  // buttons, progress, message
-  std::shared_ptr<dic::DicResult> dic_out_;
+  struct DicRun {  // what a DIC job hands back (written on the job's thread)
+    dic::DicResult result;
+    batch::JobReport report;
+  };
+  std::shared_ptr<DicRun> dic_out_;
+  const dic::FrameResult* result_of(int frame) const;  // the result of deformed frame `frame`
   std::shared_ptr<std::vector<Track>> tracks_out_;
   std::vector<TemplateRect> templates_;
   std::vector<Track> tracks_;

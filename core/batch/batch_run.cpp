@@ -24,18 +24,22 @@ namespace {
 // kUnreachable stands for a stack's pages after damage that stopped its indexing.
 constexpr Index kUnreachable = -1;
 struct Sources {
-  std::vector<std::unique_ptr<io::LazyStack>> stacks;
+  std::vector<std::shared_ptr<io::LazyStack>> stacks;
   io::LazyStack* reference = nullptr;
   std::vector<std::pair<io::LazyStack*, Index>> frames;
   std::vector<std::string> names;        // of the frames
   std::vector<FrameFailure> unreadable;  // damaged pages found while indexing
 };
 
-Result<Sources> open_sources(const dic::DicJob& job) {
+Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::LazyStack>& open) {
   Sources s;
-  auto ref = io::LazyStack::open(job.reference);
-  if (!ref.is_ok()) return ref.status();
-  s.stacks.push_back(std::move(ref).value());
+  if (open) {
+    s.stacks.push_back(open);
+  } else {
+    auto ref = io::LazyStack::open(job.reference);
+    if (!ref.is_ok()) return ref.status();
+    s.stacks.push_back(std::move(ref).value());
+  }
   s.reference = s.stacks.back().get();
   auto add_all = [&s](io::LazyStack* st, Index first) {
     const Status indexed = st->wait_indexed();
@@ -54,7 +58,7 @@ Result<Sources> open_sources(const dic::DicJob& job) {
           {static_cast<Index>(s.frames.size()), s.names.back(), indexed.message()});
     }
   };
-  if (job.frames.empty()) {
+  if (job.frames.empty() || open) {
     add_all(s.reference, 1);
   } else {
     for (const std::string& f : job.frames) {
@@ -279,14 +283,15 @@ Status validate_batch(const dic::Batch& b) {
 }
 
 Result<Index> count_frames(const dic::DicJob& job) {
-  auto sources = open_sources(job);
+  auto sources = open_sources(job, nullptr);
   if (!sources.is_ok()) return sources.status();
   return static_cast<Index>(sources.value().frames.size());
 }
 
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
-                          const FrameProgress& progress, const ResultHook& result_hook) {
-  auto sources = open_sources(job);
+                          const FrameProgress& progress, const ResultHook& result_hook,
+                          const std::shared_ptr<io::LazyStack>& open_stack) {
+  auto sources = open_sources(job, open_stack);
   if (!sources.is_ok()) return sources.status();
   Sources& src = sources.value();
   auto ref = src.reference->frame(0);
@@ -302,23 +307,27 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   report.name = job.name;
   report.out = job.out;
   report.frames = static_cast<Index>(src.frames.size());
-  const fs::path partial = partial_folder(job);
+  // A job without an output runs in memory: nothing is committed or written.
+  const bool persist = !job.out.empty();
+  const fs::path partial = persist ? fs::path(partial_folder(job)) : fs::path();
   std::error_code ec;
-  fs::create_directories(partial, ec);
-  if (ec) return Status{ErrorCode::io_error, "cannot create '" + partial.string() + "'"};
-  // The folder carries its job's identity: commits of another job (the same output spelled
-  // differently, other settings or images) are never resumed.
-  const std::string fingerprint = dic::to_json(job);
-  XCORR_RETURN_IF_ERROR(same_job_or_none(partial, fingerprint));
-  if (!fs::exists(partial / "job.json"))
-    XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
+  if (persist) {
+    fs::create_directories(partial, ec);
+    if (ec) return Status{ErrorCode::io_error, "cannot create '" + partial.string() + "'"};
+    // The folder carries its job's identity: commits of another job (the same output spelled
+    // differently, other settings or images) are never resumed.
+    const std::string fingerprint = dic::to_json(job);
+    XCORR_RETURN_IF_ERROR(same_job_or_none(partial, fingerprint));
+    if (!fs::exists(partial / "job.json"))
+      XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
+  }
 
   // Earlier commits: results, failures, and the state after the last committed frame.
   std::map<Index, dic::FrameResult> done;
   std::map<Index, FrameFailure> failed;
   dic::DicState last;
   Index last_frame = 0;
-  for (Index f = 1; f <= report.frames; ++f) {
+  for (Index f = 1; persist && f <= report.frames; ++f) {
     const fs::path bin = partial / numbered("frame", f, ".bin");
     const fs::path bad = partial / numbered("failed", f, ".txt");
     if (fs::exists(bin)) {
@@ -367,7 +376,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
 
   auto fail_frame = [&](Index f, const std::string& reason) -> Status {
     failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)], reason};
-    return io::write_text_atomically(partial / numbered("failed", f, ".txt"), reason);
+    return persist ? io::write_text_atomically(partial / numbered("failed", f, ".txt"), reason)
+                   : Status::ok();
   };
   for (const FrameFailure& u : src.unreadable) {
     if (!done.count(u.frame) && !failed.count(u.frame))
@@ -387,15 +397,16 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
         if (fr.status().code() == ErrorCode::cancelled) return fr.status();
         XCORR_RETURN_IF_ERROR(fail_frame(f, fr.status().message()));
       } else {
-        XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / numbered("frame", f, ".bin"),
-                                                        encode(fr.value(), s.state())));
+        if (persist)
+          XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / numbered("frame", f, ".bin"),
+                                                          encode(fr.value(), s.state())));
         done[f] = std::move(fr).value();
         ++report.computed;
       }
     }
     if (progress && !progress(f, report.frames))
-      return Status{ErrorCode::cancelled,
-                    "cancelled after frame " + std::to_string(f) + "; run again to resume"};
+      return Status{ErrorCode::cancelled, "cancelled after frame " + std::to_string(f) +
+                                              (persist ? "; run again to resume" : "")};
   }
 
   dic::DicResult result;
@@ -409,6 +420,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   if (result_hook) result_hook(result);
+  if (!persist) return report;
   const dic::CsvContext ctx{src.reference->source(0), src.names,    job.options, job.roi,
                             result.guess_variant,     result.device};
   auto written = dic::write_results(job.out, job.per_frame, result, ctx);

@@ -23,6 +23,10 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
 
+namespace xcorr::io {
+class LazyStack;
+}  // namespace xcorr::io
+
 namespace xcorr::batch {
 
 using RegistrarFactory =
@@ -41,9 +45,16 @@ using FrameProgress = std::function<bool(Index done, Index total)>;
 // The job's whole result (every frame computed or resumed), before it is written.
 using ResultHook = std::function<void(const dic::DicResult& result)>;
 
-// One job, resumably; its <out>.partial folder is kept (run_batch removes it).
+// One job, resumably; its <out>.partial folder is kept (run_batch removes it). Every front end
+// runs DIC through this: `xcorr dic`, `xcorr run` (through run_batch) and the desktop window.
+// A job with an empty `out` runs in memory (the window's interactive run): nothing is committed
+// or written, the result comes through `result` and failed frames through the report.
+// `open_stack`: a stack the caller already has open (the window's, with its decoded-frame cache):
+// its page 0 is the reference and the pages after it the frames; job.reference then only names
+// it (CSV settings).
 Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
-                          const FrameProgress& progress = {}, const ResultHook& result = {});
+                          const FrameProgress& progress = {}, const ResultHook& result = {},
+                          const std::shared_ptr<io::LazyStack>& open_stack = nullptr);
 
 // Hooks of a batch run (each optional), called on the running thread.
 struct BatchHooks {

@@ -24,7 +24,7 @@ Result<Index> count_frames(const dic::DicJob&) {
 }
 
 Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&,
-                          const ResultHook&) {
+                          const ResultHook&, const std::shared_ptr<io::LazyStack>&) {
   return no_images();
 }
 

@@ -44,6 +44,11 @@ struct DicResult {
 // Called after each frame; return false to cancel (the run then returns ErrorCode::cancelled).
 using DicProgress = std::function<bool(Index frames_done, Index frames_total)>;
 
+// DIC of frames already in memory, all or nothing (the first frame that fails ends the run):
+// for benchmarks (`xcorr bench-dic` renders its pair in-process) and tests. The front ends
+// (`xcorr dic`, `xcorr run`, the desktop window) run jobs through batch::run_job instead, which
+// reads frames one at a time, keeps the frames that register when one fails, and commits.
+
 // On the CPU (integer guess through `engine`).
 Result<DicResult> run_dic(const Registry& engine, MatrixView<const float> reference,
                           StackView<const float> frames, const Roi& roi, const DicOptions& o,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QMessageBox>
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
@@ -14,9 +15,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/dic/roi.hpp"
+#include "core/io/image_io.hpp"
 #include "tests/support/option_values.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
@@ -141,6 +144,50 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   ASSERT_TRUE(again.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
   const std::string cli = std::string(XCORR_EXE) + " run --quiet " + path("project.json");
   ASSERT_EQ(std::system(cli.c_str()), 0) << cli;
+  EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
+}
+
+// The window runs DIC through the same job runner as `xcorr run` (batch::run_job): a frame
+// that cannot be registered (NaN pixels in frame 3) fails alone, is named with its reason, has
+// no results in the window, and the other frames export to the CSV `xcorr run` writes.
+TEST_F(Studio, AFailedFrameIsNamedAndTheRestMatchXcorrRun) {
+  auto sample =
+      io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
+  ASSERT_TRUE(sample.is_ok()) << sample.status().message();
+  Stack<float> frames = std::move(sample.value().frames);
+  for (Index r = 100; r < 140; ++r)
+    for (Index c = 100; c < 140; ++c) frames[3](r, c) = std::numeric_limits<float>::quiet_NaN();
+  const std::string stack = path("nan_frame3.tif");
+  ASSERT_TRUE(io::write_image_stack(stack, frames.view(), io::PixelType::f32).is_ok());
+
+  MainWindow w;
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(stack)).is_ok());
+  w.add_roi_shape(dic::parse_roi_shape("ellipse:127.5,127.5,110,100").value());
+  dic::DicOptions o = w.dic_panel()->options();
+  o.step = 12;
+  w.dic_panel()->set_options(o);
+  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  ASSERT_TRUE(w.start_dic());
+  ASSERT_TRUE(wait_for_run(w, finished));
+  ASSERT_TRUE(finished.first().first().toBool());
+  ASSERT_TRUE(w.has_results());
+  std::vector<Index> numbers;
+  for (const auto& fr : w.results()->frames) numbers.push_back(fr.frame);
+  EXPECT_EQ(numbers, (std::vector<Index>{1, 2, 4, 5}));
+  auto* box = w.findChild<QMessageBox*>("failed_frames");
+  ASSERT_NE(box, nullptr) << "the failed frame is named in a message";
+  EXPECT_TRUE(box->text().contains("frame 3")) << box->text().toStdString();
+  EXPECT_TRUE(box->text().contains("NaN", Qt::CaseInsensitive)) << box->text().toStdString();
+  const Status none = w.export_frame_csv(QString::fromStdString(path("frame3.csv")), 3);
+  EXPECT_FALSE(none.is_ok());
+  EXPECT_NE(none.message().find("frame 3 has no results"), std::string::npos) << none.message();
+  EXPECT_FALSE(fs::exists(path("frame3.csv")));
+  ASSERT_TRUE(w.export_frame_csv(QString::fromStdString(path("frame4.csv")), 4).is_ok());
+  ASSERT_TRUE(w.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
+
+  ASSERT_TRUE(w.save_project(QString::fromStdString(path("project.json"))).is_ok());
+  const std::string cli = std::string(XCORR_EXE) + " run --quiet " + path("project.json");
+  EXPECT_EQ(WEXITSTATUS(std::system(cli.c_str())), 2) << "xcorr run reports the failed frame";
   EXPECT_EQ(read(path("gui.csv")), read(path("project.csv")));
 }
 
