@@ -17,10 +17,9 @@
 #include <sstream>
 
 #include "app/commands.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/synth/speckle.hpp"
-#include "gpu/device.hpp"
-#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -77,10 +76,10 @@ struct BenchOptions {
 };
 
 Status run_bench(const BenchOptions& o) {
-  const Registry& reg = gpu::engine_registry();
+  const Registry& reg = engine::registry();
   if (std::none_of(reg.all().begin(), reg.all().end(),
-                   [](const auto& v) { return gpu::is_gpu_variant(*v); })) {
-    const auto devices = gpu::list_devices();
+                   [](const auto& v) { return engine::is_gpu_variant(*v); })) {
+    const auto devices = engine::devices();
     return {ErrorCode::unsupported,
             "no GPU variant to benchmark: " +
                 (devices.is_ok() ? std::string("none registered") : devices.status().message())};
@@ -107,7 +106,8 @@ Status run_bench(const BenchOptions& o) {
                                   ? std::string(c.output == Output::peak ? "peak/" : "zncc/") +
                                         to_string(c.form) + "/" + std::to_string(window)
                                   : std::string(to_string(c.form));
-    auto emit = [&](const std::string& name, const std::string& params, const gpu::GpuTiming& t) {
+    auto emit = [&](const std::string& name, const std::string& params,
+                    const engine::GpuTiming& t) {
       const double gflops = flops / (t.kernel_median_ms * 1e-3) / 1e9;
       std::printf("%-12s %5d %6d %4d  %-44s %10.4f %10.4f %10.1f  %s\n", label.c_str(), c.size, c.n,
                   c.m, name.c_str(), t.kernel_median_ms, t.e2e_median_ms, gflops, params.c_str());
@@ -131,16 +131,16 @@ Status run_bench(const BenchOptions& o) {
                       {"e2e_ms", t.e2e_median_ms},
                       {"gflops", gflops}});
     };
-    std::map<std::string, gpu::GpuTiming> timed;
+    std::map<std::string, engine::GpuTiming> timed;
     for (const auto& v : reg.all()) {
       const std::string& name = v->info().name;
-      if (!gpu::is_gpu_variant(*v) || !v->can_implement(p).is_ok()) continue;
+      if (!engine::is_gpu_variant(*v) || !v->can_implement(p).is_ok()) continue;
       if (!o.variants.empty() &&
           std::find(o.variants.begin(), o.variants.end(), name) == o.variants.end())
         continue;
       // Slow baselines (prior > 5 ms, e.g. the warp-shuffle family on 512x512) get 1 + 3 runs.
       const bool slow = v->estimate_seconds(p) > 5e-3;
-      auto t = gpu::time_on_gpu(*v, p, slow ? 1 : o.warmup, slow ? 3 : o.repeats);
+      auto t = engine::time_on_gpu(*v, p, slow ? 1 : o.warmup, slow ? 3 : o.repeats);
       if (!t.is_ok()) return t.status();
       timed[name] = t.value();
       emit(name, format_params(v->info().params, v->params()), t.value());
@@ -151,8 +151,8 @@ Status run_bench(const BenchOptions& o) {
       if (colon == std::string::npos) continue;
       auto v = configure_variant(reg, method.substr(0, colon), method.substr(colon + 1));
       if (!v.is_ok()) return v.status();
-      if (!gpu::is_gpu_variant(*v.value()) || !v.value()->can_implement(p).is_ok()) continue;
-      auto t = gpu::time_on_gpu(*v.value(), p, o.warmup, o.repeats);
+      if (!engine::is_gpu_variant(*v.value()) || !v.value()->can_implement(p).is_ok()) continue;
+      auto t = engine::time_on_gpu(*v.value(), p, o.warmup, o.repeats);
       if (!t.is_ok()) return t.status();
       emit(v.value()->info().name, format_params(v.value()->info().params, v.value()->params()),
            t.value());
@@ -161,17 +161,17 @@ Status run_bench(const BenchOptions& o) {
     if (!chosen.is_ok()) return chosen.status();
     const std::string name = chosen.value()->info().name;
     if (!timed.count(name)) {
-      auto t = gpu::time_on_gpu(*chosen.value(), p, o.warmup, o.repeats);
+      auto t = engine::time_on_gpu(*chosen.value(), p, o.warmup, o.repeats);
       if (!t.is_ok()) return t.status();
       timed[name] = t.value();
     }
     emit("auto", "chosen=" + name, timed[name]);
-    auto tuned = gpu::tuned_gpu_variant(reg, p);
+    auto tuned = engine::tuned_gpu_variant(reg, p);
     if (!tuned.is_ok()) return tuned.status();
     const Correlator& tc = *tuned.value();
     const std::string tuned_params = format_params(tc.info().params, tc.params());
     if (timed.count(tc.info().name) && tc.params() != reg.find(tc.info().name)->params()) {
-      auto t = gpu::time_on_gpu(tc, p, o.warmup, o.repeats);  // tuned parameters: time them
+      auto t = engine::time_on_gpu(tc, p, o.warmup, o.repeats);  // tuned parameters: time them
       if (!t.is_ok()) return t.status();
       emit("auto_tuned", "chosen=" + tc.info().name + ":" + tuned_params, t.value());
     } else {

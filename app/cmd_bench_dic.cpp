@@ -14,10 +14,9 @@
 #include "app/commands.hpp"
 #include "app/option_flags.hpp"
 #include "core/dic/dic.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/synth/speckle.hpp"
-#include "gpu/dic_gpu.hpp"
-#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -40,7 +39,7 @@ Status run_bench_dic(BenchDicOptions o) {
   std::printf("rendering a %dx%d pair ...\n", o.size, o.size);
   const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
   const Stack<float> def = synth::render_speckle_field(s, field, 1);
-  auto registrar = gpu::make_dic_registrar(o.dic);
+  auto registrar = engine::make_dic_registrar(o.dic);
   if (!registrar.is_ok()) return registrar.status();
   nlohmann::json rows = nlohmann::json::array();
   for (int rep = 0; rep < o.repeats; ++rep) {
@@ -49,7 +48,7 @@ Status run_bench_dic(BenchDicOptions o) {
     if (!r.is_ok()) return r.status();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double device_s = gpu::last_gpu_frame_seconds(*registrar.value());
+    const double device_s = engine::last_gpu_frame_seconds(*registrar.value());
     std::size_t points = 0, converged = 0;
     double max_err = 0;
     for (const dic::PointResult& p : r.value().frames[0].points) {
@@ -67,7 +66,7 @@ Status run_bench_dic(BenchDicOptions o) {
         r.value().device.c_str(), points, converged, max_err, r.value().guess_variant.c_str(),
         timed, device_s > 0 ? "device-resident" : "wall", wall,
         static_cast<double>(points) / timed);
-    const gpu::GpuDicStages st = gpu::last_gpu_stage_seconds(*registrar.value());
+    const engine::DicStages st = engine::last_gpu_stage_seconds(*registrar.value());
     if (device_s > 0)
       std::printf(
           "  stages (s): coefficients %.4f, integer guess %.4f (gather %.4f, search %.4f), IC-GN "

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/io/peaks_csv.hpp"
 #include "core/peak.hpp"
-#include "gpu/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -76,13 +76,13 @@ void print_summary(const CorrelateOptions& o, const CorrelationProblem& p,
 // else the model prior. A configured variant is kept in `configured`.
 Result<const Correlator*> choose_correlator(const CorrelateOptions& o, const CorrelationProblem& p,
                                             std::unique_ptr<Correlator>& configured) {
-  const Registry& reg = gpu::engine_registry();
+  const Registry& reg = engine::registry();
   if (o.method == "auto") {
     if (!o.params.empty())
       return Status{ErrorCode::invalid_argument, "--param needs --method NAME, not auto"};
     if (o.tune) {
       XCORR_RETURN_IF_ERROR(p.validate());
-      if (auto tuned = gpu::tuned_gpu_variant(reg, p); tuned.is_ok()) return tuned.value();
+      if (auto tuned = engine::tuned_gpu_variant(reg, p); tuned.is_ok()) return tuned.value();
     }
     return choose_variant(reg, p, "auto");
   }

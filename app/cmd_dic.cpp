@@ -10,8 +10,8 @@
 #include "app/option_flags.hpp"
 #include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
-#include "gpu/dic_gpu.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -73,7 +73,7 @@ Status run_job(const dic::DicJob& job, bool quiet) {
     print_table(r, job.options,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
-  auto report = batch::run_job(job, gpu::make_dic_registrar, progress, table);
+  auto report = batch::run_job(job, engine::make_dic_registrar, progress, table);
   if (progress_line) std::fprintf(stderr, "\n");
   if (!report.is_ok()) {
     // A job that stopped before committing any frame leaves nothing behind; committed frames

@@ -3,8 +3,7 @@
 #include <string>
 
 #include "app/commands.hpp"
-#include "gpu/device.hpp"
-#include "gpu/engine.hpp"
+#include "core/engine/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -19,7 +18,7 @@ std::string join(const std::vector<T>& v) {
 Status run_list() {
   std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %-13s %s\n", "variant", "device", "family",
               "forms", "modes", "norms", "outputs", "summary");
-  for (const auto& v : gpu::engine_registry().all()) {
+  for (const auto& v : engine::registry().all()) {
     const VariantInfo& i = v->info();
     std::printf("%-46s %-6s %-12s %-38s %-11s %-9s %-13s %s\n", i.name.c_str(), i.device.c_str(),
                 i.family.c_str(), join(i.forms).c_str(), join(i.modes).c_str(),
@@ -32,7 +31,7 @@ Status run_list() {
           prm.doc.c_str());
     }
   }
-  const auto devices = gpu::list_devices();
+  const auto devices = engine::devices();
   if (!devices.is_ok()) {
     std::printf("\nGPU: none (%s)\n", devices.status().message().c_str());
   } else {

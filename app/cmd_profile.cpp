@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
-#include "gpu/profile.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -18,7 +18,7 @@ struct ProfileOptions {
   std::string form = "one_to_many", mode = "full", norm = "none", output = "surface", out;
   std::vector<Index> size{64, 64};
   std::vector<Index> sizes;  // a sweep of square sizes instead of --size
-  gpu::ProfileRequest request;
+  engine::ProfileRequest request;
 };
 
 std::string count(double v) {
@@ -28,14 +28,14 @@ std::string count(double v) {
 }
 
 // Shared-memory wavefronts and bank conflicts per kernel, model beside measurement.
-void print_shared_memory(const std::vector<gpu::VariantProfile>& rows) {
+void print_shared_memory(const std::vector<engine::VariantProfile>& rows) {
   std::printf("\nshared memory per launch (warp-level; model | measured by CUPTI)\n");
   std::printf("%-46s %-22s %27s %27s %9s\n", "variant", "kernel", "loads instr/wavefr/confl",
               "stores instr/wavefr/confl", "achieved");
   std::string last_note;
-  for (const gpu::VariantProfile& v : rows) {
+  for (const engine::VariantProfile& v : rows) {
     if (v.device != "gpu") continue;
-    for (const gpu::KernelRow& k : v.kernels) {
+    for (const engine::KernelRow& k : v.kernels) {
       auto cell = [](const std::optional<profiling::SmemTraffic>& t, bool load) {
         if (!t) return std::string("-");
         return load ? count(t->load_instructions) + "/" + count(t->load_wavefronts) + "/" +
@@ -66,7 +66,7 @@ void print_shared_memory(const std::vector<gpu::VariantProfile>& rows) {
 }
 
 Status run_profile(ProfileOptions o) {
-  gpu::ProfileRequest& r = o.request;
+  engine::ProfileRequest& r = o.request;
   r.form = *parse_form(o.form);
   r.mode = *parse_mode(o.mode);
   r.norm = *parse_normalization(o.norm);
@@ -74,19 +74,19 @@ Status run_profile(ProfileOptions o) {
   std::vector<std::pair<Index, Index>> shapes;
   if (o.sizes.empty()) shapes.push_back({o.size[0], o.size.size() > 1 ? o.size[1] : o.size[0]});
   for (const Index s : o.sizes) shapes.push_back({s, s});
-  Result<std::vector<gpu::VariantProfile>> rows = std::vector<gpu::VariantProfile>{};
+  Result<std::vector<engine::VariantProfile>> rows = std::vector<engine::VariantProfile>{};
   for (const auto& [h, w] : shapes) {
     r.rows = h;
     r.cols = w;
-    auto part = gpu::profile_problem(r);
+    auto part = engine::profile_problem(r);
     if (!part.is_ok()) return part.status();
     rows.value().insert(rows.value().end(), part.value().begin(), part.value().end());
   }
   std::printf("%-46s %10s %10s %10s %9s %9s  %s\n", "variant", "median_ms", "p90_ms", "e2e_ms",
               "GFLOP/s", "GB/s", "kernels: regs smem(B) block occupancy ours/CUDA limiter");
-  for (const gpu::VariantProfile& v : rows.value()) {
+  for (const engine::VariantProfile& v : rows.value()) {
     std::string kernels;
-    for (const gpu::KernelRow& k : v.kernels) {
+    for (const engine::KernelRow& k : v.kernels) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "%s %d %d %d %.0f%%/%.0f%% %s", k.kernel.c_str(), k.registers,
                     k.static_shared_bytes + k.dynamic_shared_bytes, k.threads_per_block,
@@ -100,8 +100,8 @@ Status run_profile(ProfileOptions o) {
   print_shared_memory(rows.value());
   if (o.out.empty()) return Status::ok();
   const std::string text = io::lowercase_extension(o.out) == ".csv"
-                               ? gpu::profile_to_csv(rows.value())
-                               : gpu::profile_to_json(rows.value());
+                               ? engine::profile_to_csv(rows.value())
+                               : engine::profile_to_json(rows.value());
   return io::write_text_atomically(o.out, text);
 }
 

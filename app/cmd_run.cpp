@@ -8,7 +8,7 @@
 
 #include "app/commands.hpp"
 #include "core/batch/batch_run.hpp"
-#include "gpu/dic_gpu.hpp"
+#include "core/engine/engine.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -71,7 +71,7 @@ Status run_batch_file(const std::string& file, bool quiet) {
     return true;
   };
   hooks.job_done = [&](std::size_t, const batch::JobReport&) { bar->finish(); };
-  auto reports = batch::run_batch(b, gpu::make_dic_registrar, hooks);
+  auto reports = batch::run_batch(b, engine::make_dic_registrar, hooks);
   if (!reports.is_ok()) {
     if (bar) bar->finish();
     return reports.status();

@@ -8,19 +8,12 @@
 #include <vector>
 
 #include "core/correlator.hpp"
+#include "core/engine/engine.hpp"
 #include "core/profiling/kernel_smem.hpp"
 
 namespace xcorr::gpu {
 
-struct KernelCounters {
-  std::string range;              // CUPTI's range name
-  double achieved_occupancy = 0;  // sm__warps_active.avg.pct_of_peak_sustained_active / 100
-  double duration_ms = 0;         // gpu__time_duration.sum (under the profiler)
-  // Warp-level shared instructions and wavefronts (smsp__sass_inst_executed_op_shared_*,
-  // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*); ideal = wavefronts - bank conflicts
-  // (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*).
-  profiling::SmemTraffic smem;
-};
+using engine::KernelCounters;  // core/engine/engine.hpp
 
 struct CounterReadout {
   std::string unavailable;  // empty when `ranges` holds the measurement

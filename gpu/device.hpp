@@ -6,21 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/engine.hpp"
 #include "core/status.hpp"
 
 namespace xcorr::gpu {
 
-struct DeviceInfo {
-  int index = 0;
-  std::string name;
-  int compute_major = 0;
-  int compute_minor = 0;
-  int multiprocessors = 0;
-  std::size_t global_memory_bytes = 0;
-  std::size_t shared_memory_per_block_optin_bytes = 0;
-  std::size_t shared_memory_per_multiprocessor_bytes = 0;
-  int registers_per_multiprocessor = 0;
-};
+using engine::DeviceInfo;  // core/engine/engine.hpp
 
 bool built_with_cuda();
 

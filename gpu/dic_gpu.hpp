@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/dic/frame_registrar.hpp"
+#include "core/engine/engine.hpp"
 
 namespace xcorr::gpu {
 
@@ -28,10 +29,7 @@ double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 // integer_guess spans the host's point lists and the dispatcher's choice too (the device waits
 // for them); guess_gather and guess_search are its two device parts: cutting subsets and
 // windows, and the engine's peak search.
-struct GpuDicStages {
-  double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
-  double guess_gather = 0, guess_search = 0;
-};
+using GpuDicStages = engine::DicStages;  // core/engine/engine.hpp
 GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
 
 }  // namespace xcorr::gpu

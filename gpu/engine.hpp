@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "core/engine/engine.hpp"
 #include "core/profiling/kernel_smem.hpp"
 #include "core/registry.hpp"
 
@@ -30,11 +31,7 @@ void set_device_memory_limit(std::size_t bytes);
 // back_to_back = `repeats` device-resident runs launched without waiting, total / repeats
 // (throughput: launch overhead overlaps; how the thesis timed its FFT path);
 // e2e = pinned host inputs -> device -> run -> pinned host output.
-struct GpuTiming {
-  double kernel_median_ms = 0, kernel_min_ms = 0, kernel_p90_ms = 0;
-  double back_to_back_ms = 0;
-  double e2e_median_ms = 0;
-};
+using engine::GpuTiming;  // core/engine/engine.hpp
 // When `last_output` has data, the result of the last device-resident run is copied there
 // (tests use it: repeated runs are the ones that replay captured CUDA graphs).
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,

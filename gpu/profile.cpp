@@ -130,6 +130,11 @@ KernelRow kernel_from_json(const nlohmann::json& k) {
 }
 
 }  // namespace
+}  // namespace xcorr::gpu
+
+// The engine facade's profiles (core/engine/engine.hpp).
+namespace xcorr::engine {
+using namespace gpu;  // NOLINT: the helpers above
 
 Result<std::vector<VariantProfile>> profile_problem(
     const ProfileRequest& r, const std::function<bool(long long, long long)>& progress) {
@@ -326,4 +331,4 @@ std::string profile_to_csv(const std::vector<VariantProfile>& rows) {
   return s;
 }
 
-}  // namespace xcorr::gpu
+}  // namespace xcorr::engine

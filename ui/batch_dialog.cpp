@@ -22,9 +22,9 @@
 
 #include "core/batch/batch_run.hpp"
 #include "core/dic/result_writers.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
-#include "gpu/dic_gpu.hpp"
 #include "ui/job_runner.hpp"
 #include "ui/qt_text.hpp"
 
@@ -491,7 +491,7 @@ bool BatchDialog::start() {
           summary_->appendPlainText(qs(line));
       });
     };
-    auto r = batch::run_batch(*queue, gpu::make_dic_registrar, hooks);
+    auto r = batch::run_batch(*queue, engine::make_dic_registrar, hooks);
     if (!r.is_ok()) {  // the job that stopped: the first without a report
       post([this, row = static_cast<int>(reports->size()), s = r.status()] {
         set_job_status(row, s.code() == ErrorCode::cancelled

@@ -36,10 +36,9 @@
 #include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
 #include "core/dic/result_writers.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
-#include "gpu/dic_gpu.hpp"
-#include "gpu/engine.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/profile_panel.hpp"
@@ -414,7 +413,7 @@ void MainWindow::build_docks() {
   panel_ = new DicPanel;
   {  // the integer guess's variants: auto and every registered one
     std::vector<std::string> methods = {"auto"};
-    for (const auto& v : gpu::engine_registry().all()) methods.push_back(v->info().name);
+    for (const auto& v : engine::registry().all()) methods.push_back(v->info().name);
     panel_->set_suggestions("method", methods);
   }
   run_button_ = new QPushButton(tr("Run DIC"));
@@ -680,7 +679,7 @@ bool MainWindow::start_dic() {
   const std::shared_ptr<io::LazyStack> stack = source_;
   const bool started = runner_->start([out, job, stack](const JobProgress& progress) {
     auto report = batch::run_job(
-        job, gpu::make_dic_registrar,
+        job, engine::make_dic_registrar,
         [&](Index done, Index total) { return progress(done, total); },
         [&](const dic::DicResult& r) { out->result = r; }, stack);
     if (!report.is_ok()) return report.status();
@@ -722,7 +721,7 @@ bool MainWindow::start_tracking() {
   auto fr = std::make_shared<Stack<float>>(frames_);
   const std::vector<TemplateRect> templates = templates_;
   const bool started = runner_->start([out, ref, fr, templates, o](const JobProgress& progress) {
-    auto r = track_templates(gpu::engine_registry(), (*ref)[0], fr->view(), templates, o,
+    auto r = track_templates(engine::registry(), (*ref)[0], fr->view(), templates, o,
                              [&](Index done, Index total) { return progress(done, total); });
     if (!r.is_ok()) return r.status();
     *out = std::move(r).value();
@@ -847,7 +846,7 @@ Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
                                    1,
                                    b.row_stride,
                                    0};
-  auto out = correlate(gpu::engine_registry(),
+  auto out = correlate(engine::registry(),
                        {{Form::one_to_one, Mode::valid, Normalization::zncc}, tmpl, win});
   if (!out.is_ok()) return out.status();
   const Stack<float>& m = out.value().result;

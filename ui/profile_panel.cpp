@@ -20,9 +20,9 @@
 #include <limits>
 #include <map>
 
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/read_file.hpp"
-#include "gpu/device.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -105,8 +105,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   norm_->addItems({"none", "zncc"});
   output_ = new QComboBox;
   output_->addItems({"surface", "peak"});
-  output_->setToolTip(tr("peak: per pair the maximum and its refinement (valid mode); "
-                         "gpu_zncc_tiled fuses the search, the others reduce their surfaces"));
+  output_->setToolTip(
+      tr("peak: per pair the maximum and its refinement (valid mode); "
+         "gpu_zncc_tiled fuses the search, the others reduce their surfaces"));
   size_ = spin(2, 4096, 64);
   template_ = spin(0, 4096, 0);
   template_->setToolTip(tr("valid mode: the template's side in px (0: half the size)"));
@@ -122,8 +123,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   sweep_ = new QCheckBox(tr("sweep sizes 8 ... 128"));
   counters_ = new QCheckBox(tr("hardware counters"));
   counters_->setChecked(true);
-  counters_->setToolTip(tr("Read achieved occupancy and shared-memory wavefronts and bank "
-                           "conflicts through CUPTI (kernel replay: slower)"));
+  counters_->setToolTip(
+      tr("Read achieved occupancy and shared-memory wavefronts and bank "
+         "conflicts through CUPTI (kernel replay: slower)"));
   auto* row1 = new QHBoxLayout;
   row1->addWidget(form_);
   row1->addWidget(mode_);
@@ -158,11 +160,27 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   note_->setWordWrap(true);
   layout->addWidget(note_);
   table_ = new QTableWidget(0, 21);
-  table_->setHorizontalHeaderLabels(
-      {"variant", "device", "size", "median ms", "p90 ms", "e2e ms", "GFLOP/s", "GB/s", "kernel",
-       "regs", "smem B", "threads", "occupancy %", "CUDA %", "limiter", "achieved %",
-       "wavefronts model", "wavefronts measured", "conflicts model", "conflicts measured",
-       "shared arrays: pitch, gcd degree, padding"});
+  table_->setHorizontalHeaderLabels({"variant",
+                                     "device",
+                                     "size",
+                                     "median ms",
+                                     "p90 ms",
+                                     "e2e ms",
+                                     "GFLOP/s",
+                                     "GB/s",
+                                     "kernel",
+                                     "regs",
+                                     "smem B",
+                                     "threads",
+                                     "occupancy %",
+                                     "CUDA %",
+                                     "limiter",
+                                     "achieved %",
+                                     "wavefronts model",
+                                     "wavefronts measured",
+                                     "conflicts model",
+                                     "conflicts measured",
+                                     "shared arrays: pitch, gcd degree, padding"});
   table_->setSortingEnabled(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -215,7 +233,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   connect(runner_, &JobRunner::finished, this, [this](const Status& s) {
     run_->setEnabled(true);
     if (s.is_ok()) {
-      std::vector<gpu::VariantProfile> all = rows_;
+      std::vector<engine::VariantProfile> all = rows_;
       all.insert(all.end(), pending_->begin(), pending_->end());
       set_rows(std::move(all));
     } else {
@@ -223,7 +241,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     }
     emit finished(s.is_ok());
   });
-  const auto devices = gpu::list_devices();
+  const auto devices = engine::devices();
   if (!devices.is_ok()) {
     note_->setText(tr("No GPU here (%1): Run profiles the CPU variants; the GPU columns stay "
                       "empty. Load a profile measured on a GPU to see them.")
@@ -238,7 +256,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
 
 bool ProfilePanel::run() {
   if (runner_->busy()) return false;
-  gpu::ProfileRequest base;
+  engine::ProfileRequest base;
   base.form = *parse_form(form_->currentText().toStdString());
   base.mode = *parse_mode(mode_->currentText().toStdString());
   base.norm = *parse_normalization(norm_->currentText().toStdString());
@@ -250,14 +268,14 @@ bool ProfilePanel::run() {
   base.counters = counters_->isChecked();
   std::vector<Index> sizes = {size_->value()};
   if (sweep_->isChecked()) sizes = {8, 16, 32, 64, 128};
-  auto out = std::make_shared<std::vector<gpu::VariantProfile>>();
+  auto out = std::make_shared<std::vector<engine::VariantProfile>>();
   pending_ = out;
   run_->setEnabled(false);
   return runner_->start([out, base, sizes](const JobProgress& progress) -> Status {
     for (std::size_t k = 0; k < sizes.size(); ++k) {
-      gpu::ProfileRequest r = base;
+      engine::ProfileRequest r = base;
       r.rows = r.cols = sizes[k];
-      auto rows = gpu::profile_problem(r);
+      auto rows = engine::profile_problem(r);
       if (!rows.is_ok()) return rows.status();
       out->insert(out->end(), rows.value().begin(), rows.value().end());
       if (!progress(static_cast<long long>(k + 1), static_cast<long long>(sizes.size())))
@@ -270,15 +288,15 @@ bool ProfilePanel::run() {
 Status ProfilePanel::load(const QString& json_path) {
   auto text = io::read_file(json_path.toStdString());
   if (!text.is_ok()) return text.status();
-  auto rows = gpu::profile_from_json(text.value());
+  auto rows = engine::profile_from_json(text.value());
   if (!rows.is_ok()) return rows.status();
-  std::vector<gpu::VariantProfile> all = rows_;
+  std::vector<engine::VariantProfile> all = rows_;
   all.insert(all.end(), rows.value().begin(), rows.value().end());
   set_rows(std::move(all));
   return Status::ok();
 }
 
-void ProfilePanel::set_rows(std::vector<gpu::VariantProfile> rows) {
+void ProfilePanel::set_rows(std::vector<engine::VariantProfile> rows) {
   rows_ = std::move(rows);
   refresh();
 }
@@ -286,7 +304,7 @@ void ProfilePanel::set_rows(std::vector<gpu::VariantProfile> rows) {
 void ProfilePanel::fill_table() {
   table_->setSortingEnabled(false);
   table_->setRowCount(0);
-  for (const gpu::VariantProfile& v : rows_) {
+  for (const engine::VariantProfile& v : rows_) {
     const std::size_t lines = std::max<std::size_t>(1, v.kernels.size());
     for (std::size_t k = 0; k < lines; ++k) {
       const int r = table_->rowCount();
@@ -300,7 +318,7 @@ void ProfilePanel::fill_table() {
       table_->setItem(r, 6, number(v.gflops, 1));
       table_->setItem(r, 7, number(v.bandwidth_gb_s, 1));
       if (k < v.kernels.size()) {
-        const gpu::KernelRow& kr = v.kernels[k];
+        const engine::KernelRow& kr = v.kernels[k];
         table_->setItem(r, 8, new QTableWidgetItem(QString::fromStdString(kr.kernel)));
         table_->setItem(r, 9, number(kr.registers, 0));
         table_->setItem(r, 10, number(kr.static_shared_bytes + kr.dynamic_shared_bytes, 0));
@@ -379,7 +397,7 @@ void ProfilePanel::plot_occupancy() {
   bool measured = false;
   for (const auto& v : rows_) {
     if (v.kernels.empty()) continue;
-    const gpu::KernelRow& k = v.kernels.front();
+    const engine::KernelRow& k = v.kernels.front();
     occ[v.variant] = {100 * k.occupancy, k.counters ? 100 * k.counters->achieved_occupancy : 0};
     measured = measured || k.counters.has_value();
   }
@@ -402,7 +420,7 @@ void ProfilePanel::plot_conflicts() {
   bool measured = false;
   for (const auto& v : rows_) {
     if (v.kernels.empty() || !v.kernels.front().smem_model) continue;
-    const gpu::KernelRow& k = v.kernels.front();
+    const engine::KernelRow& k = v.kernels.front();
     const double model = wavefronts(*k.smem_model) > 0
                              ? 100 * conflicts(*k.smem_model) / wavefronts(*k.smem_model)
                              : 0;
@@ -445,7 +463,7 @@ bool ProfilePanel::show_plot(const QString& title) {
 }
 
 Status ProfilePanel::export_csv(const QString& path) const {
-  const std::string text = gpu::profile_to_csv(rows_);
+  const std::string text = engine::profile_to_csv(rows_);
   return io::write_text_atomically(path.toStdString(), text);
 }
 

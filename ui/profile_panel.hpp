@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "gpu/profile.hpp"
+#include "core/engine/engine.hpp"
 #include "ui/job_runner.hpp"
 
 class QCheckBox;
@@ -33,12 +33,13 @@ class ProfilePanel : public QWidget {
 
   bool run();                             // the picked problem (or the sweep); false when busy
   Status load(const QString& json_path);  // appends the rows of a profile JSON
-  void set_rows(std::vector<gpu::VariantProfile> rows);
-  const std::vector<gpu::VariantProfile>& rows() const { return rows_; }
+  void set_rows(std::vector<engine::VariantProfile> rows);
+  const std::vector<engine::VariantProfile>& rows() const { return rows_; }
   Status export_csv(const QString& path) const;
   Status export_plot(const QString& path) const;
   bool busy() const { return runner_->busy(); }
-  // Shows the plot tab whose title starts with `title` ("Time", "Occupancy", "Bank"); false if none.
+  // Shows the plot tab whose title starts with `title` ("Time", "Occupancy", "Bank"); false if
+  // none.
   bool show_plot(const QString& title);
 
  signals:
@@ -50,9 +51,9 @@ class ProfilePanel : public QWidget {
   void plot_time();
   void plot_occupancy();
   void plot_conflicts();
-  std::vector<gpu::VariantProfile> rows_;
+  std::vector<engine::VariantProfile> rows_;
   JobRunner* runner_;
-  std::shared_ptr<std::vector<gpu::VariantProfile>> pending_;
+  std::shared_ptr<std::vector<engine::VariantProfile>> pending_;
   QComboBox *form_, *mode_, *norm_, *output_;
   QSpinBox *size_, *template_, *n_, *m_, *repeats_;
   QCheckBox *sweep_, *counters_;

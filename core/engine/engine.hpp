@@ -1,0 +1,135 @@
+// The engine facade: everything a front end (app/, ui/) asks of the correlation engine, in one
+// CUDA-free header: the registry, the devices, the DIC registrar for a job's options, timing,
+// the measured choice, kernel profiles and their JSON/CSV. Declared here in core; defined by the
+// xcorr_gpu library (gpu/engine_facade.cpp forwards to the GPU engine, which in a build without
+// CUDA reports "not available" and registers nothing), so front ends include no gpu/ header and
+// link xcorr_gpu. Units: milliseconds for timings, bytes for memory.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/correlation.hpp"
+#include "core/dic/frame_registrar.hpp"
+#include "core/profiling/kernel_smem.hpp"
+#include "core/registry.hpp"
+
+namespace xcorr::engine {
+
+// --- Registry and devices -------------------------------------------------------------------
+
+// The registry every front end uses: the CPU variants, and the GPU variants when a device is
+// present. Built on first use.
+const Registry& registry();
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int compute_major = 0;
+  int compute_minor = 0;
+  int multiprocessors = 0;
+  std::size_t global_memory_bytes = 0;
+  std::size_t shared_memory_per_block_optin_bytes = 0;
+  std::size_t shared_memory_per_multiprocessor_bytes = 0;
+  int registers_per_multiprocessor = 0;
+};
+bool built_with_cuda();
+// The CUDA devices, or why there are none ("built without CUDA", "no CUDA-capable device ...").
+Result<std::vector<DeviceInfo>> devices();
+
+bool is_gpu_variant(const Correlator& c);
+
+// --- DIC --------------------------------------------------------------------------------------
+
+// The frame registrar options.device asks for: cpu; gpu (an error without a device); auto = the
+// GPU when present and the options allow it (first-order shape function, independent points),
+// else the CPU.
+Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOptions& o);
+
+// Seconds of the last GPU register_frame with images already on the device, up to the results in
+// host memory; negative before the first frame or on the CPU. By stage (CUDA events): integer
+// guess (host point lists and the dispatcher's choice included; guess_gather and guess_search
+// its device parts), IC-GN, download.
+struct DicStages {
+  double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
+  double guess_gather = 0, guess_search = 0;
+};
+double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
+DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
+
+// --- Timing and the measured choice ---------------------------------------------------------
+
+// One GPU variant on one problem, milliseconds from CUDA events: kernel = device-resident run;
+// back_to_back = `repeats` runs launched without waiting, total / repeats; e2e = pinned host
+// inputs -> device -> run -> pinned host output.
+struct GpuTiming {
+  double kernel_median_ms = 0, kernel_min_ms = 0, kernel_p90_ms = 0;
+  double back_to_back_ms = 0;
+  double e2e_median_ms = 0;
+};
+// When `last_output` has data, the last device-resident run's result is copied there.
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
+                              int repeats, StackView<float> last_output = {});
+
+// Every GPU variant that can run `p` timed on p's own data, then every parameter combination of
+// the fastest; winners cached per device and problem (gpu/tuning.cu says where).
+Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p);
+
+// --- Profiles ---------------------------------------------------------------------------------
+
+// Hardware counters of one kernel launch (CUPTI range profiler), when they can be read.
+struct KernelCounters {
+  std::string range;              // CUPTI's range name
+  double achieved_occupancy = 0;  // sm__warps_active.avg.pct_of_peak_sustained_active / 100
+  double duration_ms = 0;         // gpu__time_duration.sum (under the profiler)
+  // Warp-level shared instructions and wavefronts; ideal = wavefronts - bank conflicts.
+  profiling::SmemTraffic smem;
+};
+
+struct KernelRow {
+  std::string kernel;
+  int registers = 0, static_shared_bytes = 0, dynamic_shared_bytes = 0, local_bytes = 0;
+  int threads_per_block = 0;
+  double occupancy = 0, cuda_occupancy = 0;  // active warps / max warps
+  std::string limiter;
+  std::optional<profiling::SmemTraffic> smem_model;  // none: the kernel has no shared arrays
+  std::vector<profiling::SmemArray> smem_arrays;
+  std::optional<KernelCounters> counters;  // measured, matched to the launch by order
+};
+
+struct VariantProfile {
+  std::string variant, device, params;
+  std::string form, mode, norm, output = "surface";
+  Index rows = 0, cols = 0, n = 0, m = 0;  // right matrices' size; left and right counts
+  double median_ms = 0, min_ms = 0, p90_ms = 0, e2e_ms = 0, gflops = 0, bandwidth_gb_s = 0;
+  std::vector<KernelRow> kernels;  // empty on the CPU and for cuFFT
+  std::string counters_note;       // why counters are missing (empty when read)
+};
+
+struct ProfileRequest {
+  Form form = Form::one_to_many;
+  Mode mode = Mode::full;
+  Normalization norm = Normalization::none;
+  Output output = Output::surface;  // peak: valid mode only
+  Index rows = 64, cols = 64;       // right matrices (valid mode: templates of half the size)
+  Index template_size = 0;          // valid mode: template side (px) instead of half the size
+  Index n = 1, m = 16;              // lefts (n_to_m, n_to_mn); rights (or rights per left: n_to_mn)
+  int repeats = 10;
+  bool counters = true;               // read hardware counters (CUPTI) for GPU variants
+  std::vector<std::string> variants;  // empty: all that can run it
+};
+
+// Every variant that can run the request's problem: timings, resources, occupancy, modelled and
+// (with CUPTI) measured shared-memory traffic. Progress after each variant; false cancels.
+Result<std::vector<VariantProfile>> profile_problem(
+    const ProfileRequest& r, const std::function<bool(long long, long long)>& progress = {});
+
+std::string profile_to_json(const std::vector<VariantProfile>& rows);
+Result<std::vector<VariantProfile>> profile_from_json(const std::string& text);
+std::string profile_to_csv(const std::vector<VariantProfile>& rows);  // one row per kernel
+
+}  // namespace xcorr::engine
