@@ -8,6 +8,26 @@
 
 namespace xcorr {
 
+std::string to_string(const TemplateRect& r) {
+  return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.width) + "," +
+         std::to_string(r.height);
+}
+
+Result<TemplateRect> parse_template_rect(const std::string& text) {
+  TemplateRect r;
+  long long v[4] = {};
+  int used = 0;
+  const bool read =
+      std::sscanf(text.c_str(), "%lld,%lld,%lld,%lld%n", &v[0], &v[1], &v[2], &v[3], &used) == 4 &&
+      static_cast<std::size_t>(used) == text.size();
+  if (!read || v[0] < 0 || v[1] < 0 || v[2] < 1 || v[3] < 1) {
+    return Status{ErrorCode::invalid_argument,
+                  "template '" + text + "' is not x,y,w,h (px: corner >= 0, size >= 1)"};
+  }
+  r.x = v[0], r.y = v[1], r.width = v[2], r.height = v[3];
+  return r;
+}
+
 Result<std::vector<Track>> track_templates(const Registry& engine,
                                            MatrixView<const float> reference,
                                            StackView<const float> frames,

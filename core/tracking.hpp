@@ -16,7 +16,13 @@ namespace xcorr {
 
 struct TemplateRect {
   Index x = 0, y = 0, width = 0, height = 0;  // px: top-left corner and size
+  bool operator==(const TemplateRect&) const = default;
 };
+
+// "x,y,w,h" in px (integers), as job and project files write templates; parse refuses anything
+// else (negative corner, empty size, extra text) with a message that quotes the text.
+std::string to_string(const TemplateRect& r);
+Result<TemplateRect> parse_template_rect(const std::string& text);
 
 struct TrackingOptions {
   // Peak refinement; the 2-D quadratic fit is the most accurate here (speckle tests: <= 0.04 px,

@@ -210,9 +210,7 @@ dic::DicJob MainWindow::project() const {
   job.reference = stack_path_.toStdString();
   job.roi = roi_;
   job.options = panel_->options();
-  for (const TemplateRect& r : templates_)
-    job.templates.push_back(std::to_string(r.x) + "," + std::to_string(r.y) + "," +
-                            std::to_string(r.width) + "," + std::to_string(r.height));
+  job.templates = templates_;
   return job;
 }
 
@@ -247,15 +245,7 @@ Status MainWindow::open_project(const QString& path) {
   undo_->push(new RoiCommand(tr("Project ROI"), roi_, job.value().roi,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
   panel_->set_options(job.value().options);
-  std::vector<TemplateRect> templates;
-  for (const std::string& t : job.value().templates) {
-    TemplateRect r;
-    if (std::sscanf(t.c_str(), "%td,%td,%td,%td", &r.x, &r.y, &r.width, &r.height) != 4) {
-      return {ErrorCode::invalid_argument,
-              path.toStdString() + ": template '" + t + "' is not x,y,w,h (px)"};
-    }
-    templates.push_back(r);
-  }
+  const std::vector<TemplateRect>& templates = job.value().templates;
   if (!templates.empty()) set_templates_internal(templates);
   remember_recent(path);
   return Status::ok();

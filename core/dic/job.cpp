@@ -101,7 +101,9 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       return bad("job key 'templates': expected a list of \"x,y,w,h\"");
     for (const json& t : j["templates"]) {
       if (!t.is_string()) return bad("job key 'templates': expected a list of \"x,y,w,h\"");
-      job.templates.push_back(t.get<std::string>());
+      auto rect = parse_template_rect(t.get<std::string>());
+      if (!rect.is_ok()) return bad("job key 'templates': " + rect.status().message());
+      job.templates.push_back(rect.value());
     }
   }
   if (j.contains("roi")) {
@@ -142,7 +144,10 @@ std::string to_json(const DicJob& job) {
   j["roi"] = roi;
   j["out"] = job.out;
   j["per_frame"] = job.per_frame;
-  if (!job.templates.empty()) j["templates"] = job.templates;
+  if (!job.templates.empty()) {
+    j["templates"] = json::array();
+    for (const TemplateRect& t : job.templates) j["templates"].push_back(to_string(t));
+  }
   for (const OptionField<DicOptions>& f : dic_option_table()) {
     if (f.kind == OptionKind::integer)
       j[f.key] = static_cast<int>(f.number(o));

@@ -9,6 +9,7 @@
 
 #include "core/dic/options.hpp"
 #include "core/dic/roi.hpp"
+#include "core/tracking.hpp"
 
 namespace xcorr::dic {
 
@@ -22,7 +23,7 @@ struct DicJob {
   bool per_frame = false;  // one CSV per frame (<stem>_frame0001.csv, ...)
   // Template rectangles "x,y,w,h" (px) of the desktop app's tracking mode, kept with the
   // project; `xcorr dic` does not use them.
-  std::vector<std::string> templates;
+  std::vector<TemplateRect> templates;  // tracking templates of the project (px)
 
   Status check() const;
 };

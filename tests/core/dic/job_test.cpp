@@ -28,11 +28,33 @@ TEST(JobFile, RoundTripsThroughItsJson) {
   job.options.subset = 41;
   job.options.step = 7;
   job.roi.shapes.push_back(parse_roi_shape("ellipse:50,60,20,10").value());
+  job.templates = {{40, 50, 32, 24}, {0, 0, 1, 1}};
   auto back = parse_dic_job(to_json(job), "/");
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(to_json(back.value()), to_json(job));
   EXPECT_EQ(back.value().options.subset, 41);
   EXPECT_EQ(back.value().frames, job.frames);
+  EXPECT_EQ(back.value().templates, job.templates);
+  EXPECT_NE(to_json(job).find("\"40,50,32,24\""), std::string::npos)
+      << "the file format is x,y,w,h";
+}
+
+// Templates are typed in the job and refused by name when a file spells one wrong (the window
+// used to find out only when it opened the project, after opening its stack).
+TEST(JobFile, TemplatesAreParsedStrictly) {
+  EXPECT_EQ(parse_template_rect("40,50,32,24").value(), (TemplateRect{40, 50, 32, 24}));
+  EXPECT_EQ(to_string(TemplateRect{7, 8, 9, 10}), "7,8,9,10");
+  for (const char* bad : {"40,50,32", "40,50,32,24x", "-1,0,3,3", "1,1,0,3", "", "a,b,c,d"}) {
+    const auto r = parse_template_rect(bad);
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_NE(r.status().message().find(std::string("'") + bad + "'"), std::string::npos)
+        << r.status().message();
+  }
+  const auto job = parse_dic_job(
+      R"({"reference": "r.tif", "out": "o.csv", "templates": ["1,2,3,4", "5,6,7"]})", "/");
+  ASSERT_FALSE(job.is_ok());
+  EXPECT_NE(job.status().message().find("templates"), std::string::npos) << job.status().message();
+  EXPECT_NE(job.status().message().find("'5,6,7'"), std::string::npos) << job.status().message();
 }
 
 TEST(JobFile, DeepNestingIsRefusedByName) {
