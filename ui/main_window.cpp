@@ -623,7 +623,7 @@ void MainWindow::clear_roi() {
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
 }
 
-bool MainWindow::load_frames_for_run() {
+bool MainWindow::stack_ready() {
   if (!source_) {
     message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
     return false;
@@ -632,6 +632,11 @@ bool MainWindow::load_frames_for_run() {
     message(tr("Indexing the stack..."));
     (void)source_->wait_indexed();
   }
+  return true;
+}
+
+bool MainWindow::load_frames_for_run() {
+  if (!stack_ready()) return false;
   if (frames_.count() == 0) {  // decode the whole stack once, for runs
     auto ref = source_->frames(0, 1);
     auto fr = source_->frames(1, source_->count() - 1);
@@ -646,15 +651,7 @@ bool MainWindow::load_frames_for_run() {
 }
 
 bool MainWindow::start_dic() {
-  if (running()) return false;
-  if (!source_) {
-    message(tr("Open a stack first (File > Open stack, or Help > Open sample)"));
-    return false;
-  }
-  if (source_->indexing()) {
-    message(tr("Indexing the stack..."));
-    (void)source_->wait_indexed();
-  }
+  if (running() || !stack_ready()) return false;
   // The project as a job without an output: batch::run_job runs it in memory on the open
   // stack, the same runner as `xcorr dic` and `xcorr run`.
   const dic::DicJob job = project();

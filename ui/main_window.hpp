@@ -103,7 +103,8 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void build_docks();
   void on_finished(const Status& status);
-  bool load_frames_for_run();
+  bool stack_ready();          // a stack is open and indexed (else a message; false)
+  bool load_frames_for_run();  // stack_ready, and the frames decoded (tracking)
   void set_templates_internal(const std::vector<TemplateRect>& t);
   void refresh_tracks();
   void refresh_results();

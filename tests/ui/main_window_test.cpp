@@ -41,6 +41,18 @@ bool wait_for_run(MainWindow& w, QSignalSpy& finished) {
   return finished.count() > 0 && !w.running();
 }
 
+// Sets the grid step, runs DIC to its end and checks that it finished with results.
+void run_dic_with_step(MainWindow& w, int step) {
+  dic::DicOptions o = w.dic_panel()->options();
+  o.step = step;
+  w.dic_panel()->set_options(o);
+  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  ASSERT_TRUE(w.start_dic());
+  ASSERT_TRUE(wait_for_run(w, finished));
+  ASSERT_TRUE(finished.first().first().toBool());
+  ASSERT_TRUE(w.has_results());
+}
+
 class Studio : public testing::TempDirTest {};
 
 TEST_F(Studio, RunsDicOnTheSampleAndExportsTheSameCsvAsTheCli) {
@@ -56,15 +68,7 @@ TEST_F(Studio, RunsDicOnTheSampleAndExportsTheSameCsvAsTheCli) {
   EXPECT_EQ(w.roi().shapes.size(), 1u);
   w.undo_stack()->redo();
   ASSERT_EQ(w.roi().shapes.size(), 2u);
-  dic::DicOptions o = w.dic_panel()->options();
-  o.step = 10;
-  w.dic_panel()->set_options(o);
-
-  QSignalSpy finished(&w, &MainWindow::dic_finished);
-  ASSERT_TRUE(w.start_dic());
-  ASSERT_TRUE(wait_for_run(w, finished));
-  ASSERT_TRUE(finished.first().first().toBool());
-  ASSERT_TRUE(w.has_results());
+  ASSERT_NO_FATAL_FAILURE(run_dic_with_step(w, 10));
   EXPECT_EQ(w.results()->frames.size(), 5u);
   w.show_frame(5);
   ASSERT_TRUE(w.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
@@ -163,14 +167,7 @@ TEST_F(Studio, AFailedFrameIsNamedAndTheRestMatchXcorrRun) {
   MainWindow w;
   ASSERT_TRUE(w.open_stack(QString::fromStdString(stack)).is_ok());
   w.add_roi_shape(dic::parse_roi_shape("ellipse:127.5,127.5,110,100").value());
-  dic::DicOptions o = w.dic_panel()->options();
-  o.step = 12;
-  w.dic_panel()->set_options(o);
-  QSignalSpy finished(&w, &MainWindow::dic_finished);
-  ASSERT_TRUE(w.start_dic());
-  ASSERT_TRUE(wait_for_run(w, finished));
-  ASSERT_TRUE(finished.first().first().toBool());
-  ASSERT_TRUE(w.has_results());
+  ASSERT_NO_FATAL_FAILURE(run_dic_with_step(w, 12));
   std::vector<Index> numbers;
   for (const auto& fr : w.results()->frames) numbers.push_back(fr.frame);
   EXPECT_EQ(numbers, (std::vector<Index>{1, 2, 4, 5}));
