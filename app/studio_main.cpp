@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
     return QApplication::exec();
   }
   if (args.isSet("run") || !shot.isEmpty()) {
-    QObject::connect(&w, &xcorr::ui::MainWindow::dic_finished, &app, [&](bool ok) {
+    QObject::connect(&w, &xcorr::ui::MainWindow::run_finished, &app, [&](bool ok) {
       if (shot.isEmpty()) return;
       w.show_frame(w.frame_count() - 1);  // the last frame: the largest displacements
       QTimer::singleShot(300, &app, [&, ok] {

@@ -106,8 +106,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(index_timer_, &QTimer::timeout, this, [this] {
     if (!source_) return index_timer_->stop();
     const bool done = !source_->indexing();
-    frame_names_.clear();
-    for (Index k = 1; k < source_->count(); ++k) frame_names_.push_back(source_->source(k));
+    project_.frame_names.clear();
+    for (Index k = 1; k < source_->count(); ++k) project_.frame_names.push_back(source_->source(k));
     slider_->setRange(0, frame_count() - 1);
     if (done) {
       index_timer_->stop();
@@ -139,15 +139,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
   connect(view_, &ImageView::shape_edited, this, [this](int k, const dic::RoiShape& s) {
-    dic::Roi after = roi_;
+    dic::Roi after = project_.roi;
     after.shapes[static_cast<std::size_t>(k)] = s;
-    undo_->push(new RoiCommand(tr("Edit %1").arg(qs(dic::to_string(s))), roi_, after,
+    undo_->push(new RoiCommand(tr("Edit %1").arg(qs(dic::to_string(s))), project_.roi, after,
                                [this](const dic::Roi& r) { set_roi_internal(r); }));
   });
   connect(view_, &ImageView::shape_deleted, this, [this](int k) {
-    dic::Roi after = roi_;
+    dic::Roi after = project_.roi;
     after.shapes.erase(after.shapes.begin() + k);
-    undo_->push(new RoiCommand(tr("Delete shape"), roi_, after,
+    undo_->push(new RoiCommand(tr("Delete shape"), project_.roi, after,
                                [this](const dic::Roi& r) { set_roi_internal(r); }));
   });
   connect(view_, &ImageView::template_drawn, this,
@@ -206,25 +206,11 @@ void MainWindow::rebuild_recent_menu() {
 }
 
 dic::DicJob MainWindow::project() const {
-  dic::DicJob job;
-  job.reference = stack_path_.toStdString();
-  job.roi = roi_;
-  job.options = panel_->options();
-  job.templates = templates_;
-  return job;
+  return project_.job();
 }
 
 Status MainWindow::save_project(const QString& path) const {
-  if (stack_path_.isEmpty()) {
-    return {ErrorCode::invalid_argument,
-            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
-  }
-  dic::DicJob job = project();
-  const std::filesystem::path p = path.toStdString();
-  job.out = (p.parent_path() / (p.stem().string() + ".csv")).string();
-  XCORR_RETURN_IF_ERROR(job.check());
-  const std::string text = dic::to_json(job);
-  return io::write_text_atomically(p, text);
+  return project_.save(path.toStdString());
 }
 
 BatchDialog* MainWindow::batch_dialog() {
@@ -242,7 +228,7 @@ Status MainWindow::open_project(const QString& path) {
                 "(the app opens one stack: the reference and its later pages)"};
   }
   XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(job.value().reference)));
-  undo_->push(new RoiCommand(tr("Project ROI"), roi_, job.value().roi,
+  undo_->push(new RoiCommand(tr("Project ROI"), project_.roi, job.value().roi,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
   panel_->set_options(job.value().options);
   const std::vector<TemplateRect>& templates = job.value().templates;
@@ -401,6 +387,8 @@ void MainWindow::build_docks() {
   auto* dic_widget = new QWidget;
   auto* dic_layout = new QVBoxLayout(dic_widget);
   panel_ = new DicPanel;
+  project_.options = panel_->options();
+  connect(panel_, &DicPanel::changed, this, [this] { project_.options = panel_->options(); });
   {  // the integer guess's variants: auto and every registered one
     std::vector<std::string> methods = {"auto"};
     for (const auto& v : engine::registry().all()) methods.push_back(v->info().name);
@@ -438,7 +426,7 @@ void MainWindow::build_docks() {
   track_layout->addLayout(track_buttons);
   track_layout->addStretch(1);
   connect(track_button_, &QPushButton::clicked, this, [this] { start_tracking(); });
-  connect(track_cancel, &QPushButton::clicked, this, [this] { cancel_dic(); });
+  connect(track_cancel, &QPushButton::clicked, this, [this] { cancel_run(); });
   auto* modes = new QTabWidget;
   modes->addTab(dic_widget, tr("DIC"));
   modes->addTab(track_widget, tr("Tracking"));
@@ -446,7 +434,7 @@ void MainWindow::build_docks() {
   dic_dock->setWindowTitle(tr("Analysis"));
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
   connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
-  connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_dic(); });
+  connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_run(); });
   connect(panel_, &DicPanel::changed, this,
           [this] { run_button_->setEnabled(panel_->valid() && !running()); });
 
@@ -544,8 +532,7 @@ Status MainWindow::open_stack(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   auto opened = io::LazyStack::open(path.toStdString());
   if (!opened.is_ok()) return opened.status();
-  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path));
-  stack_path_ = path;
+  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString()));
   remember_recent(path);
   return Status::ok();
 }
@@ -556,12 +543,14 @@ Status MainWindow::open_files(const QStringList& files) {
   for (const QString& f : files) paths.emplace_back(f.toStdString());
   auto opened = io::LazyStack::open_files(paths);
   if (!opened.is_ok()) return opened.status();
-  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), tr("%1 files").arg(files.size())));
-  stack_path_.clear();  // a list of files is not a project stack (projects name one path)
+  // A list of files is not a project stack (projects name one path): no stack path.
+  XCORR_RETURN_IF_ERROR(
+      adopt_source(std::move(opened).value(), tr("%1 files").arg(files.size()), std::string()));
   return Status::ok();
 }
 
-Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label) {
+Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,
+                                const std::string& path) {
   (void)source->wait_indexed(300);  // small stacks are indexed by then; large ones keep going
   if (source->count() < 2 && !source->indexing()) {
     return {ErrorCode::invalid_argument,
@@ -570,14 +559,11 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   source_ = std::move(source);
   reference_ = Stack<float>();
   frames_ = Stack<float>();
-  reference_name_ = source_->source(0);
-  frame_names_.clear();
-  for (Index k = 1; k < source_->count(); ++k) frame_names_.push_back(source_->source(k));
-  results_.reset();
+  std::vector<std::string> frames;
+  for (Index k = 1; k < source_->count(); ++k) frames.push_back(source_->source(k));
+  project_.adopt_stack(path, source_->source(0), std::move(frames));
   undo_->clear();
   set_roi_internal({});
-  templates_.clear();
-  tracks_.clear();
   slider_->blockSignals(true);
   slider_->setRange(0, frame_count() - 1);
   slider_->setValue(0);
@@ -603,8 +589,8 @@ Status MainWindow::open_sample() {
 }
 
 void MainWindow::set_roi_internal(const dic::Roi& roi) {
-  roi_ = roi;
-  view_->set_roi(roi_);
+  project_.roi = roi;
+  view_->set_roi(project_.roi);
 }
 
 void MainWindow::set_roi_for_tests(const dic::Roi& roi) {
@@ -612,14 +598,14 @@ void MainWindow::set_roi_for_tests(const dic::Roi& roi) {
 }
 
 void MainWindow::add_roi_shape(const dic::RoiShape& s) {
-  dic::Roi after = roi_;
+  dic::Roi after = project_.roi;
   after.shapes.push_back(s);
-  undo_->push(new RoiCommand(tr("Add %1").arg(qs(dic::to_string(s))), roi_, after,
+  undo_->push(new RoiCommand(tr("Add %1").arg(qs(dic::to_string(s))), project_.roi, after,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
 }
 
 void MainWindow::clear_roi() {
-  undo_->push(new RoiCommand(tr("Clear ROI"), roi_, {},
+  undo_->push(new RoiCommand(tr("Clear ROI"), project_.roi, {},
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
 }
 
@@ -659,8 +645,8 @@ bool MainWindow::start_dic() {
     message(qs(s.message()));
     return false;
   }
-  ran_options_ = job.options;
-  ran_roi_ = job.roi;
+  project_.ran_options = job.options;
+  project_.ran_roi = job.roi;
   auto out = std::make_shared<DicRun>();
   dic_out_ = out;
   const std::shared_ptr<io::LazyStack> stack = source_;
@@ -690,13 +676,13 @@ void MainWindow::run_started(RunKind kind, int steps, const QString& text) {
   message(text);
 }
 
-void MainWindow::cancel_dic() {
+void MainWindow::cancel_run() {
   runner_->cancel();
 }
 
 bool MainWindow::start_tracking() {
   if (running() || !load_frames_for_run()) return false;
-  if (templates_.empty()) {
+  if (project_.templates.empty()) {
     message(tr("Draw a template first (Template tool)"));
     return false;
   }
@@ -706,7 +692,7 @@ bool MainWindow::start_tracking() {
   tracks_out_ = out;
   auto ref = std::make_shared<Stack<float>>(reference_);
   auto fr = std::make_shared<Stack<float>>(frames_);
-  const std::vector<TemplateRect> templates = templates_;
+  const std::vector<TemplateRect> templates = project_.templates;
   const bool started = runner_->start([out, ref, fr, templates, o](const JobProgress& progress) {
     auto r = track_templates(engine::registry(), (*ref)[0], fr->view(), templates, o,
                              [&](Index done, Index total) { return progress(done, total); });
@@ -715,8 +701,8 @@ bool MainWindow::start_tracking() {
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::tracking, static_cast<int>(templates_.size()),
-              tr("Tracking %1 template(s)...").arg(templates_.size()));
+  run_started(RunKind::tracking, static_cast<int>(project_.templates.size()),
+              tr("Tracking %1 template(s)...").arg(project_.templates.size()));
   return true;
 }
 
@@ -732,28 +718,33 @@ void MainWindow::on_finished(const Status& status) {
                                                   : qs(status.message()));
     if (status.code() != ErrorCode::cancelled)
       QMessageBox::warning(this, what, qs(status.message()));
-    emit dic_finished(false);
+    emit run_finished(false);
     return;
   }
   if (run_kind_ == RunKind::tracking) {
-    tracks_ = *tracks_out_;
-    message(
-        tr("Tracking done: %1 template(s) in %2 frames").arg(tracks_.size()).arg(frame_count()));
+    project_.tracks = *tracks_out_;
+    message(tr("Tracking done: %1 template(s) in %2 frames")
+                .arg(project_.tracks.size())
+                .arg(frame_count()));
     refresh_tracks();
-    emit dic_finished(true);
+    emit run_finished(true);
     return;
   }
-  results_ = dic_out_->result;
+  project_.results = dic_out_->result;
+  project_.failed = dic_out_->report.failed;
   engine_label_->setText(
-      tr("ran on %1 (integer guess: %2)").arg(qs(results_->device), qs(results_->guess_variant)));
+      tr("ran on %1 (integer guess: %2)")
+          .arg(qs(project_.results->device), qs(project_.results->guess_variant)));
   const std::vector<batch::FrameFailure>& failed = dic_out_->report.failed;
   if (failed.empty()) {
-    message(tr("DIC done: %1 frames").arg(results_->frames.size()));
+    message(tr("DIC done: %1 frames").arg(project_.results->frames.size()));
   } else {  // the other frames are kept; the failed ones are named with their reason
     QString list;
     for (const batch::FrameFailure& x : failed)
       list += tr("\nframe %1 (%2): %3").arg(x.frame).arg(qs(x.source), qs(x.reason));
-    message(tr("DIC done: %1 frames, %2 failed").arg(results_->frames.size()).arg(failed.size()));
+    message(tr("DIC done: %1 frames, %2 failed")
+                .arg(project_.results->frames.size())
+                .arg(failed.size()));
     // Not modal-blocking: the results are already there to look at.
     auto* box = new QMessageBox(QMessageBox::Warning, tr("DIC"),
                                 tr("%1 frame(s) could not be registered and have no results:%2")
@@ -765,29 +756,30 @@ void MainWindow::on_finished(const Status& status) {
     box->open();
   }
   show_frame(std::max(1, current_));
-  emit dic_finished(true);
+  emit run_finished(true);
 }
 
 void MainWindow::add_template(const TemplateRect& r) {
-  std::vector<TemplateRect> after = templates_;
+  std::vector<TemplateRect> after = project_.templates;
   after.push_back(r);
-  const std::vector<TemplateRect> before = templates_;
+  const std::vector<TemplateRect> before = project_.templates;
   undo_->push(new LambdaCommand(
       tr("Add template"), [this, before] { set_templates_internal(before); },
       [this, after] { set_templates_internal(after); }));
 }
 
 void MainWindow::set_templates_internal(const std::vector<TemplateRect>& t) {
-  templates_ = t;
-  tracks_.clear();
+  project_.templates = t;
+  project_.tracks.clear();
   refresh_tracks();
 }
 
 void MainWindow::refresh_tracks() {
-  view_->set_templates(templates_, tracks_.empty() ? nullptr : &tracks_, current_);
+  view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
+                       current_);
   tracks_plot_->clearGraphs();
-  for (std::size_t t = 0; t < tracks_.size(); ++t) {
-    const Track& track = tracks_[t];
+  for (std::size_t t = 0; t < project_.tracks.size(); ++t) {
+    const Track& track = project_.tracks[t];
     QVector<double> frame, dx, dy;
     for (std::size_t k = 0; k < track.x.size(); ++k) {
       frame << static_cast<double>(k);
@@ -804,7 +796,7 @@ void MainWindow::refresh_tracks() {
     gy->setPen(QPen(c, 2, Qt::DashLine));
     gy->setName(tr("%1: dy").arg(t + 1));
   }
-  tracks_plot_->legend->setVisible(!tracks_.empty());
+  tracks_plot_->legend->setVisible(!project_.tracks.empty());
   tracks_plot_->rescaleAxes();
   tracks_plot_->replot();
 }
@@ -851,9 +843,7 @@ Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
 }
 
 Status MainWindow::export_tracks_csv(const QString& path) const {
-  if (tracks_.empty())
-    return {ErrorCode::invalid_argument, "no tracks to export: run tracking first"};
-  return write_tracks_csv(path.toStdString(), tracks_, reference_name_);
+  return project_.export_tracks_csv(path.toStdString());
 }
 
 void MainWindow::show_frame(int k) {
@@ -865,39 +855,33 @@ void MainWindow::show_frame(int k) {
     return;
   }
   view_->set_frame((*frame.value())[0]);
-  frame_label_->setText(current_ == 0 ? tr("reference (%1)").arg(qs(reference_name_))
+  frame_label_->setText(current_ == 0 ? tr("reference (%1)").arg(qs(project_.reference_name))
                                       : tr("frame %1/%2 (%3)")
                                             .arg(current_)
                                             .arg(frame_count() - 1)
-                                            .arg(qs(frame_names_[current_ - 1])));
+                                            .arg(qs(project_.frame_names[current_ - 1])));
   if (slider_->value() != current_) {
     slider_->blockSignals(true);
     slider_->setValue(current_);
     slider_->blockSignals(false);
   }
   refresh_results();
-  view_->set_templates(templates_, tracks_.empty() ? nullptr : &tracks_, current_);
-}
-
-const dic::FrameResult* MainWindow::result_of(int frame) const {
-  if (!results_) return nullptr;
-  for (const dic::FrameResult& fr : results_->frames)
-    if (fr.frame == frame) return &fr;
-  return nullptr;  // the reference, a failed frame, or no run
+  view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
+                       current_);
 }
 
 void MainWindow::refresh_results() {
-  const dic::FrameResult* shown = result_of(current_);
+  const dic::FrameResult* shown = project_.result_of(current_);
   const bool show = shown != nullptr;
   const auto f = static_cast<ResultField>(field_->currentData().toInt());
   const double lo = range_lo_->value(), hi = range_hi_->value();
-  view_->set_results(shown, f, lo, hi, ran_options_.step);
+  view_->set_results(shown, f, lo, hi, project_.ran_options.step);
   if (!show) {
     map_->data()->clear();
     plot_->replot();
     return;
   }
-  const dic::Grid& g = results_->grid;
+  const dic::Grid& g = project_.results->grid;
   const auto& pts = shown->points;
   map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
   map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
@@ -933,29 +917,11 @@ void MainWindow::refresh_results() {
 }
 
 Status MainWindow::export_csv(const QString& path, bool per_frame) const {
-  if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
-  const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
-                            results_->guess_variant, results_->device};
-  auto written = dic::write_results(path.toStdString(), per_frame, *results_, ctx);
-  return written.is_ok() ? Status::ok() : written.status();
+  return project_.export_csv(path.toStdString(), per_frame);
 }
 
 Status MainWindow::export_frame_csv(const QString& path, int frame) const {
-  if (!results_) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
-  const dic::FrameResult* fr = result_of(frame);
-  if (fr == nullptr)
-    return {ErrorCode::invalid_argument,
-            frame < 1 ? "show a deformed frame (1 or later) to export it"
-                      : "frame " + std::to_string(frame) + " has no results (it failed)"};
-  dic::DicResult one;
-  one.grid = results_->grid;
-  one.guess_variant = results_->guess_variant;
-  one.device = results_->device;
-  one.frames.push_back(*fr);
-  const dic::CsvContext ctx{reference_name_,         frame_names_,    ran_options_, ran_roi_,
-                            results_->guess_variant, results_->device};
-  auto written = dic::write_results(path.toStdString(), false, one, ctx);
-  return written.is_ok() ? Status::ok() : written.status();
+  return project_.export_frame_csv(path.toStdString(), frame);
 }
 
 Status MainWindow::export_plot(const QString& path) const {

@@ -17,6 +17,7 @@
 #include "core/dic/job.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/status.hpp"
+#include "core/studio_project.hpp"
 #include "core/tracking.hpp"
 #include "ui/image_view.hpp"
 #include "ui/job_runner.hpp"
@@ -59,7 +60,7 @@ class MainWindow : public QMainWindow {
   Status open_project(const QString& path);
   void add_roi_shape(const dic::RoiShape& s);  // undoable
   void clear_roi();                            // undoable
-  const dic::Roi& roi() const { return roi_; }
+  const dic::Roi& roi() const { return project_.roi; }
   DicPanel* dic_panel() const { return panel_; }
   ImageView* view() const { return view_; }
   ProfilePanel* profile_panel() const { return profile_; }
@@ -68,22 +69,22 @@ class MainWindow : public QMainWindow {
   QUndoStack* undo_stack() const { return undo_; }
 
   bool start_dic();   // false (and a message in the status bar) when it cannot start
-  void cancel_dic();  // cancels whatever runs (DIC or tracking)
+  void cancel_run();  // cancels whatever runs (DIC or tracking)
   bool running() const { return runner_->busy(); }
 
   // Template tracking: templates (reference-frame rectangles, undoable), run, results, CSV.
   void add_template(const TemplateRect& r);
-  const std::vector<TemplateRect>& templates() const { return templates_; }
+  const std::vector<TemplateRect>& templates() const { return project_.templates; }
   bool start_tracking();
-  const std::vector<Track>& tracks() const { return tracks_; }
+  const std::vector<Track>& tracks() const { return project_.tracks; }
   Status export_tracks_csv(const QString& path) const;
 
   // The ZNCC surface of the reference subset (DIC subset size) centred at (x, y) px against the
   // current frame, over +- the search radius; shown in the Results dock's "Surface" tab.
   // Returns the surface (rows: v from -R to R, columns: u from -R to R).
   Result<Stack<float>> probe_surface(double x, double y);
-  bool has_results() const { return results_.has_value(); }
-  const std::optional<dic::DicResult>& results() const { return results_; }
+  bool has_results() const { return project_.results.has_value(); }
+  const std::optional<dic::DicResult>& results() const { return project_.results; }
   Status export_csv(const QString& path, bool per_frame = false) const;
   Status export_frame_csv(const QString& path, int frame) const;  // one deformed frame (>= 1)
   Status export_plot(const QString& path) const;                  // .png or .pdf
@@ -92,14 +93,16 @@ class MainWindow : public QMainWindow {
   void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
 
  signals:
-  void dic_finished(bool ok);
+  void run_finished(bool ok);  // a DIC or tracking run ended (false: failed or cancelled)
 
  private:
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void build_menus();
   void remember_recent(const QString& path);
-  Status adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label);
+  // path: the project's stack path (empty for a list of files).
+  Status adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,
+                      const std::string& path);
   void rebuild_recent_menu();
   void build_docks();
   void on_finished(const Status& status);
@@ -112,17 +115,10 @@ class MainWindow : public QMainWindow {
   void message(const QString& text);
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
-  // frames decoded as stacks when a run needs them.
+  // frames decoded as stacks when tracking needs them; the project (core/studio_project.hpp).
   std::shared_ptr<io::LazyStack> source_;  // shared with a running job
   Stack<float> reference_, frames_;
-  QString stack_path_;  // what was opened (file or folder)
-  std::string reference_name_;
-  std::vector<std::string> frame_names_;
-  dic::Roi roi_;
-  // The last run: what ran and its result.
-  std::optional<dic::DicResult> results_;
-  dic::DicOptions ran_options_;
-  dic::Roi ran_roi_;
+  StudioProject project_;
 
   ImageView* view_;
   DicPanel* panel_;
@@ -134,10 +130,7 @@ class MainWindow : public QMainWindow {
     batch::JobReport report;
   };
   std::shared_ptr<DicRun> dic_out_;
-  const dic::FrameResult* result_of(int frame) const;  // the result of deformed frame `frame`
   std::shared_ptr<std::vector<Track>> tracks_out_;
-  std::vector<TemplateRect> templates_;
-  std::vector<Track> tracks_;
   QComboBox* subpixel_ = nullptr;
   QCustomPlot* tracks_plot_ = nullptr;
   QCustomPlot* surface_plot_ = nullptr;

@@ -46,7 +46,7 @@ void run_dic_with_step(MainWindow& w, int step) {
   dic::DicOptions o = w.dic_panel()->options();
   o.step = step;
   w.dic_panel()->set_options(o);
-  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  QSignalSpy finished(&w, &MainWindow::run_finished);
   ASSERT_TRUE(w.start_dic());
   ASSERT_TRUE(wait_for_run(w, finished));
   ASSERT_TRUE(finished.first().first().toBool());
@@ -96,11 +96,11 @@ TEST_F(Studio, CancelLeavesTheWindowUsableAndWritesNothing) {
   o.step = 2;  // a longer run, so that Cancel lands mid-run
   o.propagation = dic::Propagation::reliability_guided;
   w.dic_panel()->set_options(o);
-  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  QSignalSpy finished(&w, &MainWindow::run_finished);
   ASSERT_TRUE(w.start_dic());
   EXPECT_TRUE(w.running());
   EXPECT_FALSE(w.start_dic()) << "one run at a time";
-  w.cancel_dic();
+  w.cancel_run();
   ASSERT_TRUE(wait_for_run(w, finished));
   EXPECT_FALSE(finished.first().first().toBool());
   EXPECT_FALSE(w.has_results());
@@ -142,7 +142,7 @@ TEST_F(Studio, ProjectsReopenAndRunHeadlessToTheSameCsv) {
   ASSERT_EQ(again.templates().size(), 1u);
   EXPECT_EQ(again.templates()[0].width, 32);
 
-  QSignalSpy finished(&again, &MainWindow::dic_finished);
+  QSignalSpy finished(&again, &MainWindow::run_finished);
   ASSERT_TRUE(again.start_dic());
   ASSERT_TRUE(wait_for_run(again, finished));
   ASSERT_TRUE(again.export_csv(QString::fromStdString(path("gui.csv"))).is_ok());
@@ -228,7 +228,7 @@ TEST_F(Studio, TracksTemplatesThroughTheStack) {
   w.add_template({20, 150, 40, 40});
   w.undo_stack()->undo();
   ASSERT_EQ(w.templates().size(), 1u);
-  QSignalSpy finished(&w, &MainWindow::dic_finished);
+  QSignalSpy finished(&w, &MainWindow::run_finished);
   ASSERT_TRUE(w.start_tracking());
   ASSERT_TRUE(wait_for_run(w, finished));
   ASSERT_TRUE(finished.first().first().toBool());

@@ -1,0 +1,82 @@
+#include "core/studio_project.hpp"
+
+#include <utility>
+
+#include "core/dic/result_writers.hpp"
+#include "core/io/atomic_write.hpp"
+
+namespace xcorr {
+
+dic::DicJob StudioProject::job() const {
+  dic::DicJob job;
+  job.reference = stack_path;
+  job.roi = roi;
+  job.options = options;
+  job.templates = templates;
+  return job;
+}
+
+Status StudioProject::save(const std::filesystem::path& path) const {
+  if (stack_path.empty()) {
+    return {ErrorCode::invalid_argument,
+            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
+  }
+  dic::DicJob j = job();
+  j.out = (path.parent_path() / (path.stem().string() + ".csv")).string();
+  XCORR_RETURN_IF_ERROR(j.check());
+  return io::write_text_atomically(path, dic::to_json(j));
+}
+
+void StudioProject::adopt_stack(std::string path, std::string reference,
+                                std::vector<std::string> frames) {
+  stack_path = std::move(path);
+  reference_name = std::move(reference);
+  frame_names = std::move(frames);
+  roi = {};
+  templates.clear();
+  results.reset();
+  failed.clear();
+  tracks.clear();
+}
+
+const dic::FrameResult* StudioProject::result_of(Index frame) const {
+  if (!results) return nullptr;
+  for (const dic::FrameResult& fr : results->frames)
+    if (fr.frame == frame) return &fr;
+  return nullptr;
+}
+
+dic::CsvContext StudioProject::csv_context() const {
+  return {reference_name,         frame_names,    ran_options, ran_roi,
+          results->guess_variant, results->device};
+}
+
+Status StudioProject::export_csv(const std::string& path, bool per_frame) const {
+  if (!results) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
+  auto written = dic::write_results(path, per_frame, *results, csv_context());
+  return written.is_ok() ? Status::ok() : written.status();
+}
+
+Status StudioProject::export_frame_csv(const std::string& path, Index frame) const {
+  if (!results) return {ErrorCode::invalid_argument, "no DIC results to export: run DIC first"};
+  const dic::FrameResult* fr = result_of(frame);
+  if (fr == nullptr)
+    return {ErrorCode::invalid_argument,
+            frame < 1 ? "show a deformed frame (1 or later) to export it"
+                      : "frame " + std::to_string(frame) + " has no results (it failed)"};
+  dic::DicResult one;
+  one.grid = results->grid;
+  one.guess_variant = results->guess_variant;
+  one.device = results->device;
+  one.frames.push_back(*fr);
+  auto written = dic::write_results(path, false, one, csv_context());
+  return written.is_ok() ? Status::ok() : written.status();
+}
+
+Status StudioProject::export_tracks_csv(const std::string& path) const {
+  if (tracks.empty())
+    return {ErrorCode::invalid_argument, "no tracks to export: run tracking first"};
+  return write_tracks_csv(path, tracks, reference_name);
+}
+
+}  // namespace xcorr

@@ -1,0 +1,61 @@
+// The desktop app's project, without widgets: what the window edits (stack, ROI, DIC options,
+// tracking templates) and what its last runs produced (DIC results with the settings they ran
+// with and the frames that failed; tracks), with the operations on them that need no Qt: the
+// project as a job, saving it, finding a frame's results, and the CSV exports (their settings
+// are assembled in one place). ui/main_window.cpp shows it and edits it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/batch/report.hpp"
+#include "core/dic/dic.hpp"
+#include "core/dic/job.hpp"
+#include "core/dic/results_csv.hpp"
+#include "core/tracking.hpp"
+
+namespace xcorr {
+
+struct StudioProject {
+  // Edited.
+  std::string stack_path;  // the opened stack (file or folder); empty for a list of files
+  dic::Roi roi;
+  dic::DicOptions options;
+  std::vector<TemplateRect> templates;
+  // Named by the opened stack: frame 0 and the deformed frames 1..n.
+  std::string reference_name;
+  std::vector<std::string> frame_names;
+
+  // The last DIC run: its result, the options and ROI it ran with, the frames that failed.
+  std::optional<dic::DicResult> results;
+  dic::DicOptions ran_options;
+  dic::Roi ran_roi;
+  std::vector<batch::FrameFailure> failed;
+  // The last tracking run.
+  std::vector<Track> tracks;
+
+  // The project as a DIC job without an output (the window's run; save() names one).
+  dic::DicJob job() const;
+  // The job file at `path` with out = <stem>.csv beside it, checked, written atomically;
+  // refused when the project names no single stack.
+  Status save(const std::filesystem::path& path) const;
+
+  // A new stack: the names, and no results, templates or tracks of the previous one.
+  void adopt_stack(std::string path, std::string reference, std::vector<std::string> frames);
+
+  // The results of deformed frame `frame` (1-based), or null: the reference, a failed frame,
+  // no run.
+  const dic::FrameResult* result_of(Index frame) const;
+
+  // Exports of the last runs; each refuses, by what is missing, when there is nothing to write.
+  Status export_csv(const std::string& path, bool per_frame) const;
+  Status export_frame_csv(const std::string& path, Index frame) const;
+  Status export_tracks_csv(const std::string& path) const;
+
+ private:
+  dic::CsvContext csv_context() const;
+};
+
+}  // namespace xcorr
