@@ -21,7 +21,7 @@ class Registry {
 };
 
 // Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.
-void register_cpu_variants(Registry& r);
+void add_cpu_variants(Registry& r);
 
 // The variant `method` names: "name" or "name:param=value,..." (the parameters checked too);
 // invalid_argument naming an unknown method or a bad parameter. Not for "auto".

@@ -13,7 +13,7 @@
 namespace xcorr::gpu {
 
 // Adds the GPU variants when a usable CUDA device is present; otherwise adds nothing.
-void register_gpu_variants(Registry& r);
+void add_gpu_variants(Registry& r);
 
 // The registry every front end uses (CLI, desktop app): the CPU variants, and the GPU variants
 // when a device is present. Built on first use.

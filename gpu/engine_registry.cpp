@@ -1,4 +1,4 @@
-// The registry every front end uses, in both builds (with CUDA, register_gpu_variants adds the GPU
+// The registry every front end uses, in both builds (with CUDA, add_gpu_variants adds the GPU
 // variants when a device is present; without, it adds nothing).
 #include "gpu/engine.hpp"
 
@@ -7,8 +7,8 @@ namespace xcorr::gpu {
 const Registry& engine_registry() {
   static const Registry r = [] {
     Registry reg;
-    register_cpu_variants(reg);
-    register_gpu_variants(reg);
+    add_cpu_variants(reg);
+    add_gpu_variants(reg);
     return reg;
   }();
   return r;

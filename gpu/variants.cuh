@@ -1,4 +1,4 @@
-// Factories of the GPU variants (registered by register_gpu_variants) and shared model pieces.
+// Factories of the GPU variants (registered by add_gpu_variants) and shared model pieces.
 #pragma once
 
 #include <memory>

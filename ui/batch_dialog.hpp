@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/batch/report.hpp"
-#include "core/dic/batch_file.hpp"
+#include "core/batch/batch_file.hpp"
 #include "core/status.hpp"
 #include "ui/job_runner.hpp"  // also declares Status as a Qt metatype, for batch_finished
 

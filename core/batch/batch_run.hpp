@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/batch/report.hpp"
-#include "core/dic/batch_file.hpp"
+#include "core/batch/batch_file.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
 

@@ -1,4 +1,4 @@
-// Factories of the CPU correlators (registered by register_cpu_variants) and the float64 oracle.
+// Factories of the CPU correlators (registered by add_cpu_variants) and the float64 oracle.
 #pragma once
 
 #include <memory>

@@ -4,7 +4,7 @@
 // aligned).
 #pragma once
 
-#include "core/smem/hd.hpp"
+#include "core/smem/int_math.hpp"
 
 namespace xcorr::smem {
 

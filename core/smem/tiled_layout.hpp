@@ -8,7 +8,7 @@
 // reads (sS, s_rows x s_cols, row-major).
 #pragma once
 
-#include "core/smem/hd.hpp"
+#include "core/smem/int_math.hpp"
 
 namespace xcorr::smem {
 

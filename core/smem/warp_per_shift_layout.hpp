@@ -5,7 +5,7 @@
 // columns (pitch xw, the columns the block's output columns read).
 #pragma once
 
-#include "core/smem/hd.hpp"
+#include "core/smem/int_math.hpp"
 
 namespace xcorr::smem {
 

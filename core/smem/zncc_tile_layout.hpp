@@ -23,7 +23,7 @@
 //   sR  block reductions: one double slot per warp and quantity (kZnccReduce doubles a warp).
 #pragma once
 
-#include "core/smem/hd.hpp"
+#include "core/smem/int_math.hpp"
 
 namespace xcorr::smem {
 

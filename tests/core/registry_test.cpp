@@ -14,7 +14,7 @@ namespace {
 
 Registry cpu() {
   Registry r;
-  register_cpu_variants(r);
+  add_cpu_variants(r);
   return r;
 }
 

@@ -26,7 +26,7 @@ namespace {
 TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
   XCORR_SKIP_WITHOUT_GPU();
   Registry reg;
-  gpu::register_gpu_variants(reg);
+  gpu::add_gpu_variants(reg);
   const std::vector<testing::Case> cases = {
       // ZNCC and peak output first (the newest kernels): the epilogue's and the fused kernels
       // (one tile; several tiles).

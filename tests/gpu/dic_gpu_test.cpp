@@ -22,8 +22,8 @@ namespace {
 const Registry& engine() {
   static const Registry r = [] {
     Registry reg;
-    register_cpu_variants(reg);
-    gpu::register_gpu_variants(reg);
+    add_cpu_variants(reg);
+    gpu::add_gpu_variants(reg);
     return reg;
   }();
   return r;

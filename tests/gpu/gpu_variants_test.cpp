@@ -23,7 +23,7 @@ namespace {
 const Registry& gpu_registry() {
   static const Registry r = [] {
     Registry reg;
-    gpu::register_gpu_variants(reg);
+    gpu::add_gpu_variants(reg);
     gpu::set_poison_outputs(true);
     return reg;
   }();

@@ -19,7 +19,7 @@ namespace {
 TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
   XCORR_SKIP_WITHOUT_GPU();
   Registry reg;
-  gpu::register_gpu_variants(reg);
+  gpu::add_gpu_variants(reg);
   const std::vector<testing::Case> cases = {
       {Form::n_to_m, Mode::full, Normalization::none, {37, 29}, {37, 29}, 3, 5},
       {Form::one_to_many, Mode::valid, Normalization::none, {13, 11}, {40, 37}, 1, 7},

@@ -8,7 +8,7 @@ namespace xcorr::testing {
 inline const Registry& cpu_registry() {
   static const Registry r = [] {
     Registry reg;
-    register_cpu_variants(reg);
+    add_cpu_variants(reg);
     return reg;
   }();
   return r;

@@ -24,7 +24,7 @@ const std::string kSample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/d
 Registry& cpu_engine() {
   static Registry r = [] {
     Registry reg;
-    register_cpu_variants(reg);
+    add_cpu_variants(reg);
     return reg;
   }();
   return r;

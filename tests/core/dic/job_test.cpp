@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/dic/batch_file.hpp"
+#include "core/batch/batch_file.hpp"
 #include "core/io/json_parse.hpp"
 
 namespace xcorr::dic {

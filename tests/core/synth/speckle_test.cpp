@@ -51,7 +51,7 @@ TEST(Speckle, HasTexture) {
 // the usual peak-locking bias of ~0.06 px, which is why DIC refines with IC-GN instead.)
 TEST(Speckle, SubpixelTranslationIsRecoveredThroughTheEngine) {
   Registry r;
-  register_cpu_variants(r);
+  add_cpu_variants(r);
   SpeckleOptions o;
   o.rows = 128;
   o.cols = 128;

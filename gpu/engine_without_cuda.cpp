@@ -4,7 +4,7 @@
 
 namespace xcorr::gpu {
 
-void register_gpu_variants(Registry&) {}
+void add_gpu_variants(Registry&) {}
 void set_poison_outputs(bool) {}
 void set_device_memory_limit(std::size_t) {}
 bool is_gpu_variant(const Correlator&) {

@@ -3,7 +3,7 @@
 
 namespace xcorr {
 
-void register_cpu_variants(Registry& r) {
+void add_cpu_variants(Registry& r) {
   r.add(cpu::make_reference_correlator());
   r.add(cpu::make_direct_correlator());
   if (auto fft = cpu::make_fft_correlator()) r.add(std::move(fft));

@@ -1,4 +1,4 @@
-#include "core/dic/batch_file.hpp"
+#include "core/batch/batch_file.hpp"
 
 #include <nlohmann/json.hpp>
 

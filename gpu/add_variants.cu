@@ -5,7 +5,7 @@
 
 namespace xcorr::gpu {
 
-void register_gpu_variants(Registry& r) {
+void add_gpu_variants(Registry& r) {
   if (!list_devices().is_ok()) return;
   r.add(make_basic_correlator());
   if (cufft_api().is_ok()) r.add(make_fft_correlator());  // not where cuFFT is not installed
