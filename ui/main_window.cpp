@@ -43,6 +43,8 @@
 #include "ui/dic_panel.hpp"
 #include "ui/profile_panel.hpp"
 #include "ui/qt_text.hpp"
+#include "ui/results_panel.hpp"
+#include "ui/tracking_panel.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -404,32 +406,12 @@ void MainWindow::build_docks() {
   dic_layout->addLayout(buttons);
   dic_layout->addStretch(1);
   // Tracking: sub-pixel method and Run; templates come from the Template tool.
-  auto* track_widget = new QWidget;
-  auto* track_layout = new QVBoxLayout(track_widget);
-  auto* track_help =
-      new QLabel(tr("Draw templates with the Template tool on the reference "
-                    "frame; each is found in every frame by ZNCC (integer peak, "
-                    "then sub-pixel)."));
-  track_help->setWordWrap(true);
-  subpixel_ = new QComboBox;
-  subpixel_->addItems({"quadratic2d", "parabolic", "gaussian", "none"});
-  track_button_ = new QPushButton(tr("Run tracking"));
-  auto* track_cancel = new QPushButton(tr("Cancel"));
-  track_layout->addWidget(track_help);
-  auto* sub_row = new QHBoxLayout;
-  sub_row->addWidget(new QLabel(tr("Sub-pixel")));
-  sub_row->addWidget(subpixel_, 1);
-  track_layout->addLayout(sub_row);
-  auto* track_buttons = new QHBoxLayout;
-  track_buttons->addWidget(track_button_);
-  track_buttons->addWidget(track_cancel);
-  track_layout->addLayout(track_buttons);
-  track_layout->addStretch(1);
-  connect(track_button_, &QPushButton::clicked, this, [this] { start_tracking(); });
-  connect(track_cancel, &QPushButton::clicked, this, [this] { cancel_run(); });
+  tracking_panel_ = new TrackingPanel;
+  connect(tracking_panel_, &TrackingPanel::run_requested, this, [this] { start_tracking(); });
+  connect(tracking_panel_, &TrackingPanel::cancel_requested, this, [this] { cancel_run(); });
   auto* modes = new QTabWidget;
   modes->addTab(dic_widget, tr("DIC"));
-  modes->addTab(track_widget, tr("Tracking"));
+  modes->addTab(tracking_panel_, tr("Tracking"));
   dic_dock->setWidget(modes);
   dic_dock->setWindowTitle(tr("Analysis"));
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
@@ -438,81 +420,21 @@ void MainWindow::build_docks() {
   connect(panel_, &DicPanel::changed, this,
           [this] { run_button_->setEnabled(panel_->valid() && !running()); });
 
-  // Results: field, range, colour map with colour scale.
+  // Results: map, trajectories, probed surface.
   auto* res_dock = new QDockWidget(tr("Results"), this);
-  auto* res_widget = new QWidget;
-  auto* res_layout = new QVBoxLayout(res_widget);
-  auto* controls = new QHBoxLayout;
-  field_ = new QComboBox;
-  for (ResultField f : {ResultField::u, ResultField::v, ResultField::magnitude, ResultField::exx,
-                        ResultField::eyy, ResultField::exy})
-    field_->addItem(to_string(f), static_cast<int>(f));
-  range_lo_ = new QDoubleSpinBox;
-  range_hi_ = new QDoubleSpinBox;
-  for (auto* s : {range_lo_, range_hi_}) {
-    s->setDecimals(5);
-    s->setRange(-1e6, 1e6);
-    s->setSingleStep(0.01);
-    s->setValue(-1e6);  // the minimum reads "auto"
-    s->setSpecialValueText(tr("auto"));
-    s->setToolTip(tr("Colour range; 'auto' (or low >= high): the data's range"));
-  }
-  controls->addWidget(field_);
-  controls->addWidget(new QLabel(tr("range")));
-  controls->addWidget(range_lo_);
-  controls->addWidget(range_hi_);
-  res_layout->addLayout(controls);
-  plot_ = new QCustomPlot;
-  plot_->setMinimumSize(360, 320);
-  plot_->axisRect()->setupFullAxesBox(true);
-  plot_->xAxis->setLabel("x (px)");
-  plot_->yAxis->setLabel("y (px)");
-  plot_->yAxis->setRangeReversed(true);
-  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
-  scale_ = new QCPColorScale(plot_);
-  plot_->plotLayout()->addElement(0, 1, scale_);
-  map_->setColorScale(scale_);
-  QCPColorGradient gradient(QCPColorGradient::gpJet);
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);
-  map_->setGradient(gradient);
-  map_->setInterpolate(false);
-  res_layout->addWidget(plot_, 1);
-  tracks_plot_ = new QCustomPlot;
-  tracks_plot_->xAxis->setLabel(tr("frame"));
-  tracks_plot_->yAxis->setLabel(tr("displacement (px): dx solid, dy dashed"));
-  auto* res_tabs = new QTabWidget;
-  results_tabs_ = res_tabs;
-  res_tabs->addTab(res_widget, tr("Map"));
-  res_tabs->addTab(tracks_plot_, tr("Trajectories"));
-  surface_plot_ = new QCustomPlot;
-  surface_plot_->xAxis->setLabel(tr("u (px)"));
-  surface_plot_->yAxis->setLabel(tr("v (px)"));
-  surface_plot_->yAxis->setRangeReversed(true);
-  surface_map_ = new QCPColorMap(surface_plot_->xAxis, surface_plot_->yAxis);
-  auto* surface_scale = new QCPColorScale(surface_plot_);
-  surface_plot_->plotLayout()->addElement(0, 1, surface_scale);
-  surface_map_->setColorScale(surface_scale);
-  surface_map_->setGradient(QCPColorGradient::gpJet);
-  surface_scale->axis()->setLabel("ZNCC");
-  res_tabs->addTab(surface_plot_, tr("Surface"));
-  connect(view_, &ImageView::probed, this, [this, res_tabs](double x, double y) {
+  results_panel_ = new ResultsPanel;
+  connect(results_panel_, &ResultsPanel::display_changed, this, [this] { refresh_results(); });
+  connect(view_, &ImageView::probed, this, [this](double x, double y) {
     auto s = probe_surface(x, y);
-    if (!s.is_ok()) {
-      message(qs(s.status().message()));
-      return;
-    }
-    res_tabs->setCurrentWidget(surface_plot_);
+    if (!s.is_ok()) message(qs(s.status().message()));
   });
-  res_dock->setWidget(res_tabs);
+  res_dock->setWidget(results_panel_);
   profile_ = new ProfilePanel;
   profile_dock_ = new QDockWidget(tr("Profiling"), this);
   profile_dock_->setWidget(profile_);
   addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
   profile_dock_->hide();  // View > Profiling panel
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
-  connect(field_, &QComboBox::currentIndexChanged, this, [this] { refresh_results(); });
-  connect(range_lo_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
-  connect(range_hi_, &QDoubleSpinBox::valueChanged, this, [this] { refresh_results(); });
 }
 
 void MainWindow::show_profile_panel() {
@@ -667,7 +589,7 @@ bool MainWindow::start_dic() {
 void MainWindow::run_started(RunKind kind, int steps, const QString& text) {
   run_kind_ = kind;
   run_button_->setEnabled(false);
-  track_button_->setEnabled(false);
+  tracking_panel_->set_run_enabled(false);
   cancel_button_->setEnabled(true);
   progress_->setVisible(true);
   progress_->setRange(0, steps);
@@ -687,7 +609,7 @@ bool MainWindow::start_tracking() {
     return false;
   }
   TrackingOptions o;
-  o.subpixel = *parse_subpixel_method(subpixel_->currentText().toStdString());
+  o.subpixel = tracking_panel_->subpixel();
   auto out = std::make_shared<std::vector<Track>>();
   tracks_out_ = out;
   auto ref = std::make_shared<Stack<float>>(reference_);
@@ -708,7 +630,7 @@ bool MainWindow::start_tracking() {
 
 void MainWindow::on_finished(const Status& status) {
   run_button_->setEnabled(panel_->valid());
-  track_button_->setEnabled(true);
+  tracking_panel_->set_run_enabled(true);
   cancel_button_->setEnabled(false);
   progress_->setVisible(false);
   eta_label_->clear();
@@ -777,28 +699,7 @@ void MainWindow::set_templates_internal(const std::vector<TemplateRect>& t) {
 void MainWindow::refresh_tracks() {
   view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
                        current_);
-  tracks_plot_->clearGraphs();
-  for (std::size_t t = 0; t < project_.tracks.size(); ++t) {
-    const Track& track = project_.tracks[t];
-    QVector<double> frame, dx, dy;
-    for (std::size_t k = 0; k < track.x.size(); ++k) {
-      frame << static_cast<double>(k);
-      dx << track.x[k] - track.x[0];
-      dy << track.y[k] - track.y[0];
-    }
-    const QColor c = QColor::fromHsv(static_cast<int>((t * 67) % 360), 200, 220);
-    QCPGraph* gx = tracks_plot_->addGraph();
-    gx->setData(frame, dx);
-    gx->setPen(QPen(c, 2));
-    gx->setName(tr("%1: dx").arg(t + 1));
-    QCPGraph* gy = tracks_plot_->addGraph();
-    gy->setData(frame, dy);
-    gy->setPen(QPen(c, 2, Qt::DashLine));
-    gy->setName(tr("%1: dy").arg(t + 1));
-  }
-  tracks_plot_->legend->setVisible(!project_.tracks.empty());
-  tracks_plot_->rescaleAxes();
-  tracks_plot_->replot();
+  results_panel_->show_tracks(project_.tracks);
 }
 
 Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
@@ -829,15 +730,7 @@ Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
                        {{Form::one_to_one, Mode::valid, Normalization::zncc}, tmpl, win});
   if (!out.is_ok()) return out.status();
   const Stack<float>& m = out.value().result;
-  const int side = static_cast<int>(2 * R + 1);
-  surface_map_->data()->setSize(side, side);
-  surface_map_->data()->setRange(QCPRange(-static_cast<double>(R), static_cast<double>(R)),
-                                 QCPRange(-static_cast<double>(R), static_cast<double>(R)));
-  for (int r = 0; r < side; ++r)
-    for (int c = 0; c < side; ++c) surface_map_->data()->setCell(c, r, m[0](r, c));
-  surface_map_->rescaleDataRange(true);
-  surface_plot_->rescaleAxes();
-  surface_plot_->replot();
+  results_panel_->show_surface(m[0], static_cast<int>(R));
   message(tr("ZNCC surface at (%1, %2), frame %3").arg(cx).arg(cy).arg(std::max(1, current_)));
   return m;
 }
@@ -872,48 +765,9 @@ void MainWindow::show_frame(int k) {
 
 void MainWindow::refresh_results() {
   const dic::FrameResult* shown = project_.result_of(current_);
-  const bool show = shown != nullptr;
-  const auto f = static_cast<ResultField>(field_->currentData().toInt());
-  const double lo = range_lo_->value(), hi = range_hi_->value();
-  view_->set_results(shown, f, lo, hi, project_.ran_options.step);
-  if (!show) {
-    map_->data()->clear();
-    plot_->replot();
-    return;
-  }
-  const dic::Grid& g = project_.results->grid;
-  const auto& pts = shown->points;
-  map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
-  map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
-                         QCPRange(pts.front().y, pts.back().y));
-  for (Index r = 0; r < g.rows; ++r)
-    for (Index c = 0; c < g.cols; ++c)
-      map_->data()->setCell(static_cast<int>(c), static_cast<int>(r),
-                            field_value(pts[static_cast<std::size_t>(r * g.cols + c)], f));
-  scale_->axis()->setLabel(to_string(f));
-  double dlo = lo, dhi = hi;
-  if (!(dlo < dhi)) {  // the data's range, NaN (invalid points) left out
-    dlo = std::numeric_limits<double>::infinity();
-    dhi = -dlo;
-    for (const auto& p : pts) {
-      const double v = field_value(p, f);
-      if (std::isnan(v)) continue;
-      dlo = std::min(dlo, v);
-      dhi = std::max(dhi, v);
-    }
-    if (!(dlo < dhi)) dhi = dlo + 1e-12;
-  }
-  map_->setDataRange(QCPRange(dlo, dhi));
-  plot_->rescaleAxes();
-  // Square pixels: widen the axis that has more screen pixels per image pixel.
-  const QRect area = plot_->axisRect()->rect();
-  const double kx = area.width() / plot_->xAxis->range().size();
-  const double ky = area.height() / plot_->yAxis->range().size();
-  if (kx > ky)
-    plot_->xAxis->setScaleRatio(plot_->yAxis, 1.0);
-  else
-    plot_->yAxis->setScaleRatio(plot_->xAxis, 1.0);
-  plot_->replot();
+  view_->set_results(shown, results_panel_->field(), results_panel_->range_lo(),
+                     results_panel_->range_hi(), project_.ran_options.step);
+  results_panel_->show_map(shown, shown != nullptr ? project_.results->grid : dic::Grid{});
 }
 
 Status MainWindow::export_csv(const QString& path, bool per_frame) const {
@@ -925,12 +779,7 @@ Status MainWindow::export_frame_csv(const QString& path, int frame) const {
 }
 
 Status MainWindow::export_plot(const QString& path) const {
-  auto* shown = qobject_cast<QCustomPlot*>(results_tabs_->currentWidget());
-  QCustomPlot* plot = shown != nullptr ? shown : plot_;  // the Map tab holds plot_ in a widget
-  const bool ok =
-      path.endsWith(".pdf", Qt::CaseInsensitive) ? plot->savePdf(path) : plot->savePng(path);
-  return ok ? Status::ok()
-            : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
+  return results_panel_->export_plot(path);
 }
 
 }  // namespace xcorr::ui

@@ -131,12 +131,7 @@ class MainWindow : public QMainWindow {
   };
   std::shared_ptr<DicRun> dic_out_;
   std::shared_ptr<std::vector<Track>> tracks_out_;
-  QComboBox* subpixel_ = nullptr;
-  QCustomPlot* tracks_plot_ = nullptr;
-  QCustomPlot* surface_plot_ = nullptr;
-  class QTabWidget* results_tabs_ = nullptr;
-  QCPColorMap* surface_map_ = nullptr;
-  QPushButton* track_button_ = nullptr;
+  class TrackingPanel* tracking_panel_ = nullptr;
   QUndoStack* undo_;
   QSlider* slider_;
   QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_;
@@ -144,13 +139,9 @@ class MainWindow : public QMainWindow {
   QPushButton *run_button_, *cancel_button_;
   QTimer* play_timer_;
   QTimer* index_timer_;
-  QComboBox* field_;
-  QDoubleSpinBox *range_lo_, *range_hi_;
-  QCustomPlot* plot_;
-  QCPColorMap* map_ = nullptr;
-  QCPColorScale* scale_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   ProfilePanel* profile_ = nullptr;
+  class ResultsPanel* results_panel_ = nullptr;
   BatchDialog* batch_ = nullptr;
   class QDockWidget* profile_dock_ = nullptr;
   QDoubleSpinBox *black_, *white_;

@@ -1,0 +1,44 @@
+#include "ui/tracking_panel.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace xcorr::ui {
+
+TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* help =
+      new QLabel(tr("Draw templates with the Template tool on the reference "
+                    "frame; each is found in every frame by ZNCC (integer peak, "
+                    "then sub-pixel)."));
+  help->setWordWrap(true);
+  subpixel_ = new QComboBox;
+  for (const char* m : {"quadratic2d", "parabolic", "gaussian", "none"}) subpixel_->addItem(m);
+  run_ = new QPushButton(tr("Run tracking"));
+  auto* cancel = new QPushButton(tr("Cancel"));
+  layout->addWidget(help);
+  auto* sub_row = new QHBoxLayout;
+  sub_row->addWidget(new QLabel(tr("Sub-pixel")));
+  sub_row->addWidget(subpixel_, 1);
+  layout->addLayout(sub_row);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel);
+  layout->addLayout(buttons);
+  layout->addStretch(1);
+  connect(run_, &QPushButton::clicked, this, &TrackingPanel::run_requested);
+  connect(cancel, &QPushButton::clicked, this, &TrackingPanel::cancel_requested);
+}
+
+SubpixelMethod TrackingPanel::subpixel() const {
+  return *parse_subpixel_method(subpixel_->currentText().toStdString());
+}
+
+void TrackingPanel::set_run_enabled(bool on) {
+  run_->setEnabled(on);
+}
+
+}  // namespace xcorr::ui

@@ -1,0 +1,31 @@
+// The Tracking tab of the Analysis dock: what tracking does, its sub-pixel method, Run and
+// Cancel. Templates are drawn with the Template tool on the reference frame (MainWindow keeps
+// them in the project).
+#pragma once
+
+#include <QWidget>
+
+#include "core/peak.hpp"
+
+class QComboBox;
+class QPushButton;
+
+namespace xcorr::ui {
+
+class TrackingPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrackingPanel(QWidget* parent = nullptr);
+  SubpixelMethod subpixel() const;  // the chosen refinement
+  void set_run_enabled(bool on);    // off while a run is going
+
+ signals:
+  void run_requested();
+  void cancel_requested();
+
+ private:
+  QComboBox* subpixel_;
+  QPushButton* run_;
+};
+
+}  // namespace xcorr::ui
