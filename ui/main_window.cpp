@@ -1,10 +1,8 @@
 #include "ui/main_window.hpp"
 
-#include <qcustomplot.h>
-
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -28,16 +26,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <limits>
 
 #include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
-#include "core/dic/result_writers.hpp"
 #include "core/engine/engine.hpp"
-#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
@@ -567,9 +559,9 @@ bool MainWindow::start_dic() {
     message(qs(s.message()));
     return false;
   }
-  project_.ran_options = job.options;
-  project_.ran_roi = job.roi;
   auto out = std::make_shared<DicRun>();
+  out->options = job.options;
+  out->roi = job.roi;
   dic_out_ = out;
   const std::shared_ptr<io::LazyStack> stack = source_;
   const bool started = runner_->start([out, job, stack](const JobProgress& progress) {
@@ -652,12 +644,15 @@ void MainWindow::on_finished(const Status& status) {
     emit run_finished(true);
     return;
   }
+  // The results with the settings they ran with (a failed or cancelled run keeps the last ones).
   project_.results = dic_out_->result;
+  project_.ran_options = dic_out_->options;
+  project_.ran_roi = dic_out_->roi;
   project_.failed = dic_out_->report.failed;
   engine_label_->setText(
       tr("ran on %1 (integer guess: %2)")
           .arg(qs(project_.results->device), qs(project_.results->guess_variant)));
-  const std::vector<batch::FrameFailure>& failed = dic_out_->report.failed;
+  const std::vector<batch::FrameFailure>& failed = project_.failed;
   if (failed.empty()) {
     message(tr("DIC done: %1 frames").arg(project_.results->frames.size()));
   } else {  // the other frames are kept; the failed ones are named with their reason

@@ -1,6 +1,7 @@
 // The main window of xcorr-studio: image stack viewer with a frame slider, ROI drawing with
 // undo/redo, the DIC parameters panel, runs off the GUI thread with progress/ETA/Cancel, results
-// as an overlay and a QCustomPlot colour map with colour scale, CSV export in the CLI's format.
+// as an overlay and in the Results dock (ui/results_panel.hpp), CSV export in the CLI's format;
+// the project itself is core/studio_project.hpp.
 // The public methods are what the menus call; tests and --screenshot drive them directly.
 #pragma once
 
@@ -22,10 +23,6 @@
 #include "ui/image_view.hpp"
 #include "ui/job_runner.hpp"
 
-class QComboBox;
-class QCPColorMap;
-class QCPColorScale;
-class QCustomPlot;
 class QDoubleSpinBox;
 class QDragEnterEvent;
 class QDropEvent;
@@ -125,7 +122,9 @@ class MainWindow : public QMainWindow {
   JobRunner* runner_;
   enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
   void run_started(RunKind kind, int steps, const QString& text);  // buttons, progress, message
-  struct DicRun {  // what a DIC job hands back (written on the job's thread)
+  struct DicRun {  // what a DIC job ran with and hands back (written on the job's thread)
+    dic::DicOptions options;
+    dic::Roi roi;
     dic::DicResult result;
     batch::JobReport report;
   };

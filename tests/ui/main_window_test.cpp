@@ -116,6 +116,18 @@ TEST_F(Studio, CancelLeavesTheWindowUsableAndWritesNothing) {
   ASSERT_TRUE(wait_for_run(w, finished));
   EXPECT_TRUE(finished.first().first().toBool());
   EXPECT_TRUE(w.has_results());
+  ASSERT_TRUE(w.export_csv(QString::fromStdString(path("step16.csv"))).is_ok());
+  // A cancelled run keeps the last results with the settings they ran with.
+  o.step = 2;
+  o.propagation = dic::Propagation::reliability_guided;
+  w.dic_panel()->set_options(o);
+  finished.clear();
+  ASSERT_TRUE(w.start_dic());
+  w.cancel_run();
+  ASSERT_TRUE(wait_for_run(w, finished));
+  EXPECT_FALSE(finished.first().first().toBool());
+  ASSERT_TRUE(w.export_csv(QString::fromStdString(path("again.csv"))).is_ok());
+  EXPECT_EQ(read(path("again.csv")), read(path("step16.csv")));
 }
 
 // A saved project is the DIC job file: it reopens with the same stack, ROI and options, and
