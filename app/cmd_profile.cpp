@@ -1,7 +1,8 @@
 // xcorr profile: for every variant that can run one problem, what it costs and why
-// (gpu/profile.hpp): timings, GFLOP/s, bandwidth, and per GPU kernel its resources and occupancy
-// (ours beside CUDA's), then per kernel its shared-memory traffic: modelled from the kernel's own
-// index functions beside CUPTI's counters (or why they could not be read).
+// (engine::profile_problem, core/engine/profile.cpp): timings, GFLOP/s, bandwidth, and per GPU
+// kernel its resources and occupancy (ours beside CUDA's), then per kernel its shared-memory
+// traffic: modelled from the kernel's own index functions beside CUPTI's counters (or why they
+// could not be read).
 #include <cstdio>
 #include <fstream>
 #include <memory>

@@ -4,9 +4,11 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "core/engine/engine.hpp"
 #include "core/version.hpp"
 
 int main(int argc, char** argv) {
+  xcorr::engine::install_gpu();  // before any command uses the engine
   CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)",
                "xcorr"};
   app.set_version_flag("--version", std::string("xcorr ") + xcorr::kVersion);

@@ -9,12 +9,14 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "core/engine/engine.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/main_window.hpp"
 #include "ui/profile_panel.hpp"
 
 int main(int argc, char** argv) {
+  xcorr::engine::install_gpu();  // before any panel uses the engine
   QApplication app(argc, argv);
   QApplication::setApplicationName("xcorr-studio");
   QApplication::setApplicationVersion(xcorr::kVersion);

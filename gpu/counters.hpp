@@ -1,6 +1,6 @@
 // Hardware counters of one GPU variant's kernels, read through CUPTI's range profiler (auto
 // range, kernel replay: one range per kernel launch, in launch order). CUDA-free header.
-// When counters cannot be read (no GPU, no permission, a build without CUDA, kernels that run
+// When counters cannot be read (no GPU, no permission, CUPTI absent, kernels that run
 // inside a CUDA graph), `unavailable` says why and no numbers are given: never invented.
 #pragma once
 
@@ -9,16 +9,13 @@
 
 #include "core/correlator.hpp"
 #include "core/engine/engine.hpp"
+#include "core/engine/gpu_backend.hpp"
 #include "core/profiling/kernel_smem.hpp"
 
 namespace xcorr::gpu {
 
+using engine::CounterReadout;  // core/engine/gpu_backend.hpp
 using engine::KernelCounters;  // core/engine/engine.hpp
-
-struct CounterReadout {
-  std::string unavailable;  // empty when `ranges` holds the measurement
-  std::vector<KernelCounters> ranges;
-};
 
 // The metrics read, in this order (names as Nsight Compute and CUPTI spell them).
 inline constexpr const char* kCounterMetrics[] = {

@@ -1,5 +1,5 @@
-// CUDA devices visible to this process. CUDA-free header: the same functions exist in a build
-// without CUDA and report "not available", so callers never need #ifdef.
+// CUDA devices visible to this process (CUDA-free header; the engine facade's devices() when the
+// GPU backend is installed).
 #pragma once
 
 #include <cstddef>
@@ -12,8 +12,6 @@
 namespace xcorr::gpu {
 
 using engine::DeviceInfo;  // core/engine/engine.hpp
-
-bool built_with_cuda();
 
 // The devices, or why there are none ("built without CUDA", "no CUDA-capable device ...").
 Result<std::vector<DeviceInfo>> list_devices();

@@ -4,10 +4,6 @@
 
 namespace xcorr::gpu {
 
-bool built_with_cuda() {
-  return true;
-}
-
 Result<std::vector<DeviceInfo>> list_devices() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

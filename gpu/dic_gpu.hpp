@@ -16,11 +16,6 @@ namespace xcorr::gpu {
 
 Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& engine);
 
-// The registrar options.device asks for, over engine_registry(): cpu; gpu (an error without a
-// device); auto = the GPU when present and the options allow it (first-order shape function,
-// independent points), else the CPU.
-Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOptions& o);
-
 // Seconds of the last register_frame spent with images already on the device, up to the results
 // in host memory (the DIC speed benchmark's measure); negative before the first frame.
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);

@@ -1,9 +1,11 @@
 // The engine facade: everything a front end (app/, ui/) asks of the correlation engine, in one
 // CUDA-free header: the registry, the devices, the DIC registrar for a job's options, timing,
-// the measured choice, kernel profiles and their JSON/CSV. Declared here in core; defined by the
-// xcorr_gpu library (gpu/engine_facade.cpp forwards to the GPU engine, which in a build without
-// CUDA reports "not available" and registers nothing), so front ends include no gpu/ header and
-// link xcorr_gpu. Units: milliseconds for timings, bytes for memory.
+// the measured choice, kernel profiles and their JSON/CSV. Declared and defined in core
+// (core/engine/*.cpp); the few things only CUDA code can do come from a backend table
+// (core/engine/gpu_backend.hpp) that the xcorr_gpu library installs with install_gpu(). Front
+// ends call install_gpu() once at start, include no gpu/ header and link xcorr_gpu; a program
+// that does not install it (or a build without CUDA) gets a CPU-only engine.
+// Units: milliseconds for timings, bytes for memory.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,10 @@ namespace xcorr::engine {
 
 // --- Registry and devices -------------------------------------------------------------------
 
+// Installs the GPU backend when this build has CUDA (defined by xcorr_gpu: gpu/install.cpp, or
+// gpu/install_without_cuda.cpp, which installs nothing). Call it before the first registry().
+void install_gpu();
+
 // The registry every front end uses: the CPU variants, and the GPU variants when a device is
 // present. Built on first use.
 const Registry& registry();
@@ -37,6 +43,7 @@ struct DeviceInfo {
   std::size_t shared_memory_per_multiprocessor_bytes = 0;
   int registers_per_multiprocessor = 0;
 };
+// True when a GPU backend is installed (the build has CUDA; a device may still be absent).
 bool built_with_cuda();
 // The CUDA devices, or why there are none ("built without CUDA", "no CUDA-capable device ...").
 Result<std::vector<DeviceInfo>> devices();
@@ -76,8 +83,14 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
                               int repeats, StackView<float> last_output = {});
 
 // Every GPU variant that can run `p` timed on p's own data, then every parameter combination of
-// the fastest; winners cached per device and problem (gpu/tuning.cu says where).
+// the fastest (the returned variant lives as long as the process). Winners are cached per
+// device and problem key in memory and in a JSON file ($XCORR_TUNING_CACHE, else
+// $HOME/.cache/xcorr/gpu-tuning.json) as "variant" or "variant:param=value,...".
 Result<const Correlator*> tuned_gpu_variant(const Registry& r, const CorrelationProblem& p);
+
+// "<device>|form|mode|norm|left shape|right shape|left count bucket|right count bucket", with
+// "|peak" after it for peak output; counts are rounded up to powers of two.
+std::string tuning_key(const CorrelationProblem& p);
 
 // --- Profiles ---------------------------------------------------------------------------------
 

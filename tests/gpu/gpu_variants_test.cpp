@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/cpu/cpu_variants.hpp"
+#include "core/engine/engine.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
 #include "tests/support/correlation_cases.hpp"
@@ -259,10 +260,11 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
   const std::string path = ::testing::TempDir() + "xcorr_tuning_test.json";
   std::remove(path.c_str());
   setenv("XCORR_TUNING_CACHE", path.c_str(), 1);
+  engine::install_gpu();  // the facade's tuning times through the installed backend
   const Stack<float> a = testing::random_stack(24, 24, 1, 3, 0, 1),
                      b = testing::random_stack(24, 24, 16, 4, 0, 1);
   const CorrelationProblem p{{Form::one_to_many, Mode::full}, a.view(), b.view()};
-  const auto first = gpu::tuned_gpu_variant(gpu_registry(), p);
+  const auto first = engine::tuned_gpu_variant(gpu_registry(), p);
   ASSERT_TRUE(first.is_ok()) << first.status().message();
   EXPECT_TRUE(gpu::is_gpu_variant(*first.value()));
   std::ifstream f(path);
@@ -271,7 +273,7 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
   EXPECT_NE(text.str().find(first.value()->info().name), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("one_to_many|full|none|24x24|24x24|1|16"), std::string::npos)
       << text.str();
-  const auto second = gpu::tuned_gpu_variant(gpu_registry(), p);
+  const auto second = engine::tuned_gpu_variant(gpu_registry(), p);
   ASSERT_TRUE(second.is_ok());
   EXPECT_EQ(second.value(), first.value()) << "the cached winner is reused";
 }

@@ -1,3 +1,6 @@
+// Measured choice of a GPU variant and its cache (core/engine/engine.hpp: tuned_gpu_variant,
+// tuning_key). Timing goes through the installed GPU backend; without one nothing is a GPU
+// variant and the choice says so.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,11 +12,10 @@
 #include <optional>
 #include <vector>
 
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
-#include "gpu/device.hpp"
-#include "gpu/engine.hpp"
 
-namespace xcorr::gpu {
+namespace xcorr::engine {
 namespace {
 
 namespace fs = std::filesystem;
@@ -75,8 +77,8 @@ TuningCache& cache() {
 // Queried once: device properties are slow to read and do not change within a process.
 const std::string& device_name() {
   static const std::string name = [] {
-    const auto devices = list_devices();
-    return devices.is_ok() ? devices.value()[0].name : std::string("none");
+    const auto d = devices();
+    return d.is_ok() ? d.value()[0].name : std::string("none");
   }();
   return name;
 }
@@ -174,4 +176,4 @@ Result<const Correlator*> tuned_gpu_variant(const Registry& r, const Correlation
   return best;
 }
 
-}  // namespace xcorr::gpu
+}  // namespace xcorr::engine

@@ -1,15 +1,19 @@
-#include "gpu/profile.hpp"
-
+// Profiles of one correlation problem across every variant that can run it
+// (core/engine/engine.hpp): timings (kernel-only with CUDA events on the GPU, wall time on the
+// CPU), GFLOP/s, bandwidth, and per GPU kernel its resources, occupancy (ours and CUDA's), modelled
+// shared-memory traffic and bank conflicts and, when CUPTI can read them, the measured counters;
+// their JSON and CSV.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "core/engine/engine.hpp"
+#include "core/engine/gpu_backend.hpp"
 #include "core/profiling/occupancy.hpp"
 #include "core/synth/speckle.hpp"
-#include "gpu/engine.hpp"
 
-namespace xcorr::gpu {
+namespace xcorr::engine {
 namespace {
 
 std::string fmt_number(double v) {
@@ -25,7 +29,7 @@ double quantile(std::vector<double> v, double q) {
 
 // Measured counters, one CUPTI range per launch in launch order.
 void attach_counters(const Correlator& v, const CorrelationProblem& p, VariantProfile& row) {
-  const CounterReadout c = read_counters(v, p);
+  const CounterReadout c = gpu_backend()->read_counters(v, p);
   if (!c.unavailable.empty()) {
     row.counters_note = c.unavailable;
   } else if (c.ranges.size() != row.kernels.size()) {
@@ -130,11 +134,6 @@ KernelRow kernel_from_json(const nlohmann::json& k) {
 }
 
 }  // namespace
-}  // namespace xcorr::gpu
-
-// The engine facade's profiles (core/engine/engine.hpp).
-namespace xcorr::engine {
-using namespace gpu;  // NOLINT: the helpers above
 
 Result<std::vector<VariantProfile>> profile_problem(
     const ProfileRequest& r, const std::function<bool(long long, long long)>& progress) {
@@ -153,7 +152,7 @@ Result<std::vector<VariantProfile>> profile_problem(
   const double bytes = 4.0 * static_cast<double>(left.values().size() + right.values().size() +
                                                  p.output_shape().area() * p.output_count());
   std::vector<const Correlator*> todo;
-  for (const auto& v : engine_registry().all()) {
+  for (const auto& v : registry().all()) {
     if (!v->info().auto_eligible || !v->can_implement(p).is_ok()) continue;
     if (!r.variants.empty() &&
         std::find(r.variants.begin(), r.variants.end(), v->info().name) == r.variants.end())
@@ -177,7 +176,7 @@ Result<std::vector<VariantProfile>> profile_problem(
       if (!t.is_ok()) return t.status();
       row.median_ms = t.value().kernel_median_ms, row.min_ms = t.value().kernel_min_ms;
       row.p90_ms = t.value().kernel_p90_ms, row.e2e_ms = t.value().e2e_median_ms;
-      auto kernels = kernel_profiles(*v, p);
+      auto kernels = gpu_backend()->kernel_profiles(*v, p);
       if (!kernels.is_ok()) return kernels.status();
       for (const KernelProfile& k : kernels.value()) {
         const auto occ = profiling::theoretical_occupancy(

@@ -1,0 +1,99 @@
+// The engine facade's registry, devices, DIC device choice and timing (core/engine/engine.hpp):
+// policy here, the CUDA work through the installed backend (core/engine/gpu_backend.hpp).
+#include "core/engine/engine.hpp"
+
+#include <atomic>
+#include <optional>
+#include <stdexcept>
+
+#include "core/engine/gpu_backend.hpp"
+
+namespace xcorr::engine {
+namespace {
+
+std::optional<GpuBackend>& backend_slot() {
+  static std::optional<GpuBackend> b;
+  return b;
+}
+
+std::atomic<bool>& registry_built() {
+  static std::atomic<bool> built{false};
+  return built;
+}
+
+Status no_backend() {
+  return Status{ErrorCode::unsupported, "this build has no GPU support (built without CUDA)"};
+}
+
+}  // namespace
+
+void set_gpu_backend(const GpuBackend& b) {
+  if (registry_built())
+    throw std::logic_error("engine::install_gpu() must come before the first engine::registry()");
+  backend_slot() = b;
+}
+
+const GpuBackend* gpu_backend() {
+  return backend_slot() ? &*backend_slot() : nullptr;
+}
+
+const Registry& registry() {
+  static const Registry r = [] {
+    registry_built() = true;
+    Registry reg;
+    add_cpu_variants(reg);
+    if (const GpuBackend* g = gpu_backend()) g->add_variants(reg);
+    return reg;
+  }();
+  return r;
+}
+
+bool built_with_cuda() {
+  return gpu_backend() != nullptr;
+}
+
+Result<std::vector<DeviceInfo>> devices() {
+  if (const GpuBackend* g = gpu_backend()) return g->devices();
+  return no_backend();
+}
+
+bool is_gpu_variant(const Correlator& c) {
+  const GpuBackend* g = gpu_backend();
+  return g != nullptr && g->is_gpu_variant(c);
+}
+
+Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOptions& o) {
+  // An unknown guess method is the job's error, found before any frame (not a failure of each).
+  if (o.method != "auto") {
+    auto named = find_method(registry(), o.method);
+    if (!named.is_ok()) return named.status();
+  }
+  const bool cpu_only =
+      o.device == "cpu" || (o.device == "auto" && (o.propagation != dic::Propagation::independent ||
+                                                   o.shape != dic::ShapeFunction::first_order));
+  if (!cpu_only) {
+    const GpuBackend* g = gpu_backend();
+    auto gpu = g != nullptr ? g->make_dic_registrar(registry())
+                            : Result<std::unique_ptr<dic::FrameRegistrar>>(no_backend());
+    if (gpu.is_ok() || o.device == "gpu") return gpu;
+  }
+  return dic::make_cpu_registrar(registry());
+}
+
+double last_gpu_frame_seconds(const dic::FrameRegistrar& r) {
+  const GpuBackend* g = gpu_backend();
+  return g != nullptr ? g->last_frame_seconds(r) : -1.0;
+}
+
+DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r) {
+  const GpuBackend* g = gpu_backend();
+  return g != nullptr ? g->last_stage_seconds(r) : DicStages{};
+}
+
+Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
+                              int repeats, StackView<float> last_output) {
+  if (const GpuBackend* g = gpu_backend()) return g->time(c, p, warmup, repeats, last_output);
+  return no_backend();
+}
+
+}  // namespace xcorr::engine

@@ -1,0 +1,23 @@
+// engine::install_gpu() in a build with CUDA: the engine facade's backend table
+// (core/engine/gpu_backend.hpp) filled with the GPU engine's functions.
+#include "core/engine/gpu_backend.hpp"
+#include "gpu/counters.hpp"
+#include "gpu/device.hpp"
+#include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
+
+namespace xcorr::engine {
+
+void install_gpu() {
+  set_gpu_backend({.add_variants = gpu::add_gpu_variants,
+                   .devices = gpu::list_devices,
+                   .is_gpu_variant = gpu::is_gpu_variant,
+                   .make_dic_registrar = gpu::make_gpu_registrar,
+                   .last_frame_seconds = gpu::last_gpu_frame_seconds,
+                   .last_stage_seconds = gpu::last_gpu_stage_seconds,
+                   .time = gpu::time_on_gpu,
+                   .kernel_profiles = gpu::kernel_profiles,
+                   .read_counters = gpu::read_counters});
+}
+
+}  // namespace xcorr::engine
