@@ -10,6 +10,7 @@
 
 #include "app/commands.hpp"
 #include "core/engine/engine.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/io/peaks_csv.hpp"
@@ -114,6 +115,7 @@ Status run_correlate(const CorrelateOptions& o) {
     return {ErrorCode::invalid_argument,
             "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};
   }
+  XCORR_RETURN_IF_ERROR(io::check_output_target(o.out));
   if (*output == Output::peak && *mode != Mode::valid) {
     return {ErrorCode::invalid_argument,
             "--output peak needs --mode valid (template inside a search window)"};

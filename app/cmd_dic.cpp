@@ -60,15 +60,16 @@ void print_table(const dic::DicResult& r, const dic::DicOptions& o, double secon
 Status run_job(const dic::DicJob& job, bool quiet) {
   XCORR_RETURN_IF_ERROR(batch::validate_job(job));
   const auto t0 = std::chrono::steady_clock::now();
-  const batch::FrameProgress progress = [quiet](Index done, Index total) {
-    if (!quiet)
-      std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done), static_cast<long>(total));
+  bool progress_line = false;  // a progress line is open on stderr (ended before other output)
+  const batch::FrameProgress progress = [quiet, &progress_line](Index done, Index total) {
+    if (quiet) return true;
+    std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done), static_cast<long>(total));
+    progress_line = true;
     return true;
   };
-  bool progress_line = !quiet;  // the progress line still open on stderr
   const batch::ResultHook table = [&](const dic::DicResult& r) {
     if (quiet) return;
-    std::fprintf(stderr, "\n");
+    if (progress_line) std::fprintf(stderr, "\n");
     progress_line = false;
     print_table(r, job.options,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());

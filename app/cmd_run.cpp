@@ -44,8 +44,8 @@ class ProgressBar {
                  static_cast<long>(done), static_cast<long>(total), bar.c_str(), speed,
                  eta.c_str());
   }
-  void finish() {
-    if (!quiet_) std::fprintf(stderr, "\n");
+  void finish() {  // ends the progress line, when one was drawn
+    if (!quiet_ && first_ >= 0) std::fprintf(stderr, "\n");
   }
 
  private:

@@ -220,7 +220,8 @@ std::string numbered(const char* prefix, Index frame, const char* ext) {
 
 // ok when `partial` holds no job, or the job whose fingerprint (its JSON) is given.
 Status same_job_or_none(const fs::path& partial, const std::string& fingerprint) {
-  if (!fs::exists(partial / "job.json")) return Status::ok();
+  std::error_code ec;
+  if (!fs::exists(partial / "job.json", ec)) return Status::ok();
   auto saved = io::read_file(partial / "job.json");
   if (saved.is_ok() && saved.value() == fingerprint) return Status::ok();
   return {ErrorCode::invalid_argument,
@@ -233,15 +234,18 @@ Status same_job_or_none(const fs::path& partial, const std::string& fingerprint)
 Status validate_job(const dic::DicJob& job) {
   if (Status s = job.check(); !s.is_ok()) return s;
   if (auto w = dic::writer_for(job.out); !w.is_ok()) return w.status();
+  XCORR_RETURN_IF_ERROR(io::check_output_name(job.out));
+  XCORR_RETURN_IF_ERROR(io::check_output_name(partial_folder(job)));
   const fs::path folder = fs::path(job.out).parent_path();
-  if (!folder.empty() && !fs::is_directory(folder))
+  std::error_code ec;
+  if (!folder.empty() && !fs::is_directory(folder, ec))
     return {ErrorCode::not_found, "output folder '" + folder.string() + "' does not exist"};
-  if (std::error_code ec; fs::is_directory(job.out, ec))
+  if (fs::is_directory(job.out, ec))
     return {ErrorCode::invalid_argument, "output '" + job.out + "' is a folder, not a file"};
-  if (!fs::exists(job.reference))
+  if (!fs::exists(job.reference, ec))
     return {ErrorCode::not_found, "reference image '" + job.reference + "' not found"};
   for (const std::string& f : job.frames) {
-    if (!fs::exists(f)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
+    if (!fs::exists(f, ec)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
   }
   auto ref = io::LazyStack::open(job.reference);
   if (!ref.is_ok()) return ref.status();
@@ -318,7 +322,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     // differently, other settings or images) are never resumed.
     const std::string fingerprint = dic::to_json(job);
     XCORR_RETURN_IF_ERROR(same_job_or_none(partial, fingerprint));
-    if (!fs::exists(partial / "job.json"))
+    if (!fs::exists(partial / "job.json", ec))
       XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
   }
 
@@ -330,7 +334,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   for (Index f = 1; persist && f <= report.frames; ++f) {
     const fs::path bin = partial / numbered("frame", f, ".bin");
     const fs::path bad = partial / numbered("failed", f, ".txt");
-    if (fs::exists(bin)) {
+    if (fs::exists(bin, ec)) {
       auto bytes = io::read_file(bin);
       dic::FrameResult fr;
       dic::DicState st;
@@ -347,7 +351,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       done[f] = std::move(fr);
       last = std::move(st);
       last_frame = f;
-    } else if (fs::exists(bad)) {
+    } else if (fs::exists(bad, ec)) {
       auto reason = io::read_file(bad);
       failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
                    reason.is_ok() ? reason.value() : "unknown"};

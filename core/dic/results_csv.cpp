@@ -59,6 +59,8 @@ Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, cons
 
 Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
     const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
+  // All files or none: a full disk halfway leaves no frame's file behind.
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
   std::vector<std::filesystem::path> written;
   for (const FrameResult& f : r.frames) {
     char suffix[32];
@@ -67,9 +69,10 @@ Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
         path.parent_path() / (path.stem().string() + suffix + path.extension().string());
     std::string text = csv_header(c) + kColumns;
     append_rows(text, f);
-    XCORR_RETURN_IF_ERROR(io::write_text_atomically(p, text));
+    files.emplace_back(p, std::move(text));
     written.push_back(p);
   }
+  XCORR_RETURN_IF_ERROR(io::write_texts_atomically(files));
   return written;
 }
 

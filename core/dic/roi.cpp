@@ -31,6 +31,9 @@ bool inside(const RoiShape& s, double x, double y) {
 
 Result<std::vector<double>> numbers(const std::string& text, const std::string& what) {
   std::vector<double> out;
+  if (!text.empty() && text.back() == ',')
+    return Status{ErrorCode::invalid_argument,
+                  what + ": '" + text + "' ends in a comma (a number is missing)"};
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/dic/limits.hpp"
 #include "core/dic/strain.hpp"
 
 namespace xcorr::dic {
@@ -44,6 +45,7 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<cons
                   "the ROI holds no point of interest (subset " + std::to_string(o.subset) +
                       " px, step " + std::to_string(o.step) + " px): enlarge it or the step"};
   }
+  XCORR_RETURN_IF_ERROR(check_size_limits(o, reference.shape(), s.grid_));
   s.reference_ = copy_of(reference);
   DicState& st = s.state_;
   st.cx.resize(n);

@@ -10,6 +10,7 @@
 
 #include "core/engine/engine.hpp"
 #include "core/engine/gpu_backend.hpp"
+#include "core/io/json_parse.hpp"
 #include "core/profiling/occupancy.hpp"
 #include "core/synth/speckle.hpp"
 
@@ -249,8 +250,10 @@ std::string profile_to_json(const std::vector<VariantProfile>& rows) {
 }
 
 Result<std::vector<VariantProfile>> profile_from_json(const std::string& text) {
+  auto parsed = io::parse_json(text, "the profile");
+  if (!parsed.is_ok()) return parsed.status();
   try {
-    const auto j = nlohmann::json::parse(text);
+    const nlohmann::json& j = parsed.value();
     if (!j.is_array()) return Status{ErrorCode::parse_error, "a profile is a JSON list of rows"};
     std::vector<VariantProfile> rows;
     for (const auto& e : j) {

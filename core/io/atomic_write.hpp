@@ -1,22 +1,47 @@
 // Every output goes through write_atomically: the writer fills a temporary file in the target's
 // folder (same extension, so format-by-extension writers still work), which is renamed over the
 // target only when the writer succeeded. On failure the temporary file is removed and the
-// target is left as it was: no half-written outputs.
+// target is left as it was: no half-written outputs. Temporary files are named
+// ".<stem>.partial-<pid>-<n><ext>"; a program killed by SIGINT/SIGTERM removes its own (front
+// ends call remove_temporaries_now from their handler), and the first write into a folder
+// removes those of processes that no longer run (SIGKILL, power loss).
 #pragma once
 
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/status.hpp"
 
 namespace xcorr::io {
 
+// File names hold at most 255 bytes here; the temporary copy's name adds up to 30.
+inline constexpr std::size_t kMaxOutputNameBytes = 225;
+
+// invalid_argument when the target's file name is longer than kMaxOutputNameBytes.
+Status check_output_name(const std::filesystem::path& target);
+
+// What write_atomically checks before writing, for front ends to check before any work: the
+// name's length, that the folder exists and that the target is not a folder.
+Status check_output_target(const std::filesystem::path& target);
+
 Status write_atomically(
     const std::filesystem::path& target,
     const std::function<Status(const std::filesystem::path& temporary)>& writer);
 
-// The common case: `text` written as the whole file (binary, so bytes are as given).
+// The common case: `text` written as the whole file (binary, so bytes are as given). A failed
+// write names its reason (e.g. "No space left on device").
 Status write_text_atomically(const std::filesystem::path& target, const std::string& text);
+
+// Several files as one step: every temporary file is written first, and only when all succeeded
+// are they renamed over their targets; otherwise none of the targets is touched.
+Status write_texts_atomically(
+    const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+
+// Removes the temporary files this process is writing now. Async-signal-safe: for a SIGINT or
+// SIGTERM handler.
+void remove_temporaries_now();
 
 }  // namespace xcorr::io

@@ -1,6 +1,10 @@
-// Image stacks from TIFF (single and multi-page; 8, 16 and 32-bit), PNG, BMP and JPEG files, or
-// from a folder of such files in natural order. Pixels become float32 grey values without
-// rescaling (a 16-bit 40000 stays 40000.0f); colour images are converted to grey.
+// Image stacks from TIFF (single and multi-page), PNG, BMP and JPEG files, or from a folder of
+// such files in natural order. Pixels become float32 grey values without rescaling: a 16-bit
+// 40000 stays 40000.0f, a 12-bit TIFF's 2793 stays 2793.0f, a 1-bit TIFF gives 0 and 1. Grey
+// TIFF pages are read with libtiff (core/io/tiff_page.hpp: every depth it lists); colour images
+// (RGB/RGBA TIFF of 8 or 16 bits, PNG, BMP, JPEG) become grey with OpenCV's weights
+// (0.299 R + 0.587 G + 0.114 B). Pixel type: u8 for unsigned <= 8 bits, u16 for 9-16 bits, f32
+// for the rest.
 // Built without OpenCV, every call returns ErrorCode::unsupported.
 #pragma once
 
@@ -25,6 +29,10 @@ struct ImageStack {
 
 bool images_supported();                                   // false when built without OpenCV
 bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
+
+// The image files of a folder (by extension), naturally sorted; an entry that cannot be examined
+// (a symbolic link loop, a dangling link) is an error naming it, and so is a folder without images.
+Result<std::vector<std::string>> image_names_in(const std::filesystem::path& folder);
 
 // A file (all its pages) or a folder (all image files in it, naturally sorted).
 Result<ImageStack> read_image_stack(const std::filesystem::path& path);

@@ -5,6 +5,7 @@
 #include "core/enum_labels.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
+#include "core/io/natural_sort.hpp"
 
 namespace xcorr {
 template <>
@@ -26,6 +27,32 @@ bool has_image_extension(const std::filesystem::path& p) {
   const std::string ext = lowercase_extension(p);
   return ext == ".tif" || ext == ".tiff" || ext == ".png" || ext == ".bmp" || ext == ".jpg" ||
          ext == ".jpeg";
+}
+
+Result<std::vector<std::string>> image_names_in(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!has_image_extension(it->path())) continue;
+    std::error_code type_ec;
+    const bool file = it->is_regular_file(type_ec);
+    if (type_ec) {  // a symbolic link loop, a dangling link, no permission
+      return Status{ErrorCode::io_error,
+                    "cannot read '" + it->path().string() + "': " + type_ec.message()};
+    }
+    if (file) names.push_back(it->path().filename().string());
+  }
+  if (ec)
+    return Status{ErrorCode::io_error,
+                  "cannot list folder '" + folder.string() + "': " + ec.message()};
+  if (names.empty()) {
+    return Status{ErrorCode::invalid_argument,
+                  "folder '" + folder.string() +
+                      "' contains no images (.tif .tiff .png .bmp .jpg .jpeg): empty stack"};
+  }
+  natural_sort(names);
+  return names;
 }
 
 Result<Stack<float>> read_matrices(const std::filesystem::path& path) {

@@ -1,4 +1,7 @@
+#include <tiffio.h>
+
 #include <algorithm>
+#include <memory>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -6,8 +9,8 @@
 
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
-#include "core/io/natural_sort.hpp"
 #include "core/io/tiff_integrity.hpp"
+#include "core/io/tiff_page.hpp"
 
 namespace xcorr::io {
 namespace {
@@ -32,8 +35,72 @@ Result<PixelType> pixel_type_of(const cv::Mat& m, const std::string& source) {
   }
 }
 
+// A decoded page: float32 values as stored (libtiff's grey pages) or OpenCV's grey image of
+// another file (its depth gives the pixel type).
+struct Page {
+  cv::Mat pixels;
+  PixelType type = PixelType::u8;
+};
+
+struct TiffCloser {
+  void operator()(TIFF* t) const { TIFFClose(t); }
+};
+
+// Whether OpenCV should read this TIFF: page 0 is colour (RGB or RGBA of 8 or 16 bits), which
+// OpenCV turns into grey. Grey pages are libtiff's.
+bool colour_tiff(TIFF* tif) {
+  uint16_t bits = 0, samples = 1, format = SAMPLEFORMAT_UINT;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+  return (samples == 3 || samples == 4) && (bits == 8 || bits == 16) && format == SAMPLEFORMAT_UINT;
+}
+
+// Every page of a grey TIFF through libtiff (core/io/tiff_page.hpp: values as stored). Sets
+// `colour` instead when page 0 is a colour page, for OpenCV.
+Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page>& pages,
+                      std::vector<std::string>& sources, bool& colour) {
+  const std::string name = file.string();
+  capture_tiff_errors();
+  std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "r"));
+  if (!tif) return {ErrorCode::io_error, "cannot decode '" + name + "': corrupt or truncated"};
+  colour = colour_tiff(tif.get());
+  if (colour) return Status::ok();
+  std::error_code ec;
+  const auto file_bytes = static_cast<std::uint64_t>(fs::file_size(file, ec));
+  int page = 0;
+  do {
+    const std::string source =
+        expected_pages == 1 ? file.filename().string()
+                            : file.filename().string() + "[page " + std::to_string(page) + "]";
+    auto layout = tiff_grey_layout(tif.get());
+    if (!layout.is_ok()) {
+      return {layout.status().code(),
+              "'" + name + "' page " + std::to_string(page) + " holds " +
+                  layout.status().message() +
+                  ": this reader takes grey pages (unsigned 1-16 and 32-bit, signed 8/16/32-bit, "
+                  "32/64-bit float) and RGB/RGBA pages of 8 or 16 bits"};
+    }
+    if (!tiff_page_inside(tif.get(), file_bytes))
+      return {ErrorCode::io_error,
+              "cannot decode " + source + ": its data lies past the file's end"};
+    cv::Mat m(static_cast<int>(layout.value().height), static_cast<int>(layout.value().width),
+              CV_32F);
+    XCORR_RETURN_IF_ERROR(decode_tiff_page(tif.get(), layout.value(), m.ptr<float>(), source));
+    pages.push_back({std::move(m), layout.value().type});
+    sources.push_back(source);
+    ++page;
+  } while (TIFFReadDirectory(tif.get()) == 1);
+  if (page != expected_pages) {
+    return {ErrorCode::io_error, "cannot decode '" + name + "': only " + std::to_string(page) +
+                                     " of its " + std::to_string(expected_pages) +
+                                     " pages could be decoded"};
+  }
+  return Status::ok();
+}
+
 // All pages of one file, grey, appended to `pages`.
-Status read_file_pages(const fs::path& file, std::vector<cv::Mat>& pages,
+Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
                        std::vector<std::string>& sources) {
   const std::string name = file.string();
   std::error_code ec;
@@ -42,15 +109,18 @@ Status read_file_pages(const fs::path& file, std::vector<cv::Mat>& pages,
     return {ErrorCode::invalid_argument, "'" + name + "' is not a file"};
   if (fs::file_size(file, ec) == 0)
     return {ErrorCode::io_error, "'" + name + "' is empty (0 bytes)"};
-  if (!cv::haveImageReader(name)) {
-    return {ErrorCode::unsupported,
-            "'" + name + "' is not an image this reader knows (TIFF, PNG, BMP, JPEG)"};
-  }
   int expected_pages = 0;  // 0: not a TIFF, any page count accepted
   if (is_tiff_file(file)) {
     const auto pages_in_file = check_tiff_integrity(file);
     if (!pages_in_file.is_ok()) return pages_in_file.status();
     expected_pages = pages_in_file.value();
+    bool colour = false;
+    XCORR_RETURN_IF_ERROR(read_grey_tiff(file, expected_pages, pages, sources, colour));
+    if (!colour) return Status::ok();
+  }
+  if (!cv::haveImageReader(name)) {
+    return {ErrorCode::unsupported,
+            "'" + name + "' is not an image this reader knows (TIFF, PNG, BMP, JPEG)"};
   }
   std::vector<cv::Mat> read;
   bool ok = false;
@@ -69,10 +139,13 @@ Status read_file_pages(const fs::path& file, std::vector<cv::Mat>& pages,
                                      std::to_string(expected_pages) + " pages could be decoded"};
   }
   for (std::size_t i = 0; i < read.size(); ++i) {
-    sources.push_back(read.size() == 1
-                          ? file.filename().string()
-                          : file.filename().string() + "[page " + std::to_string(i) + "]");
-    pages.push_back(std::move(read[i]));
+    const std::string source = read.size() == 1
+                                   ? file.filename().string()
+                                   : file.filename().string() + "[page " + std::to_string(i) + "]";
+    auto type = pixel_type_of(read[i], source);
+    if (!type.is_ok()) return type.status();
+    sources.push_back(source);
+    pages.push_back({std::move(read[i]), type.value()});
   }
   return Status::ok();
 }
@@ -86,37 +159,23 @@ bool images_supported() {
 Result<ImageStack> read_image_stack(const fs::path& path) {
   cv::utils::logging::setLogLevel(
       cv::utils::logging::LOG_LEVEL_SILENT);  // we report errors ourselves
-  std::vector<cv::Mat> pages;
+  std::vector<Page> pages;
   ImageStack stack;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      if (entry.is_regular_file() && has_image_extension(entry.path()))
-        names.push_back(entry.path().filename().string());
-    }
-    if (ec)
-      return Status{ErrorCode::io_error,
-                    "cannot list folder '" + path.string() + "': " + ec.message()};
-    if (names.empty()) {
-      return Status{ErrorCode::invalid_argument,
-                    "folder '" + path.string() +
-                        "' contains no images (.tif .tiff .png .bmp .jpg .jpeg): empty stack"};
-    }
-    natural_sort(names);
-    for (const auto& n : names)
+    auto names = image_names_in(path);
+    if (!names.is_ok()) return names.status();
+    for (const auto& n : names.value())
       XCORR_RETURN_IF_ERROR(read_file_pages(path / n, pages, stack.frame_sources));
   } else {
     XCORR_RETURN_IF_ERROR(read_file_pages(path, pages, stack.frame_sources));
   }
 
-  auto type = pixel_type_of(pages[0], stack.frame_sources[0]);
-  if (!type.is_ok()) return type.status();
-  stack.pixel_type = type.value();
-  const int rows = pages[0].rows, cols = pages[0].cols;
+  stack.pixel_type = pages[0].type;
+  const int rows = pages[0].pixels.rows, cols = pages[0].pixels.cols;
   stack.frames = Stack<float>(rows, cols, static_cast<Index>(pages.size()));
   for (std::size_t i = 0; i < pages.size(); ++i) {
-    const cv::Mat& m = pages[i];
+    const cv::Mat& m = pages[i].pixels;
     if (m.rows != rows || m.cols != cols) {
       return Status{ErrorCode::size_mismatch,
                     "frame '" + stack.frame_sources[i] + "' is " + std::to_string(m.rows) + "x" +
@@ -124,12 +183,10 @@ Result<ImageStack> read_image_stack(const fs::path& path) {
                         std::to_string(rows) + "x" + std::to_string(cols) +
                         ": all frames of a stack must have one size"};
     }
-    auto t = pixel_type_of(m, stack.frame_sources[i]);
-    if (!t.is_ok()) return t.status();
-    if (t.value() != stack.pixel_type) {
+    if (pages[i].type != stack.pixel_type) {
       return Status{ErrorCode::size_mismatch,
-                    "frame '" + stack.frame_sources[i] + "' is " + to_string(t.value()) + " but '" +
-                        stack.frame_sources[0] + "' is " + to_string(stack.pixel_type) +
+                    "frame '" + stack.frame_sources[i] + "' is " + to_string(pages[i].type) +
+                        " but '" + stack.frame_sources[0] + "' is " + to_string(stack.pixel_type) +
                         ": all frames need one pixel type"};
     }
     cv::Mat dst(rows, cols, CV_32F, stack.frames[static_cast<Index>(i)].data);

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/io/natural_sort.hpp"
 #include "core/io/tiff_integrity.hpp"
+#include "core/io/tiff_page.hpp"
 
 namespace xcorr::io {
 namespace {
@@ -16,39 +16,6 @@ namespace fs = std::filesystem;
 
 TIFF* as_tiff(void* p) {
   return static_cast<TIFF*>(p);
-}
-
-// Whether the current directory is a layout the lazy decoder reads, and its pixel type.
-bool lazy_layout(TIFF* tif, PixelType& type) {
-  uint16_t bits = 0, samples = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
-  TIFFGetField(tif, TIFFTAG_BITSPERSAMPLE, &bits);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-  if (TIFFIsTiled(tif) || samples != 1) return false;
-  if (format == SAMPLEFORMAT_UINT && bits == 8)
-    type = PixelType::u8;
-  else if (format == SAMPLEFORMAT_UINT && bits == 16)
-    type = PixelType::u16;
-  else if (format == SAMPLEFORMAT_IEEEFP && bits == 32)
-    type = PixelType::f32;
-  else
-    return false;
-  return true;
-}
-
-// Whether every strip of the current directory lies inside a file of `size` bytes.
-bool strips_inside(TIFF* tif, std::uint64_t size) {
-  uint64_t* offsets = nullptr;
-  uint64_t* counts = nullptr;
-  if (!TIFFGetField(tif, TIFFTAG_STRIPOFFSETS, &offsets) ||
-      !TIFFGetField(tif, TIFFTAG_STRIPBYTECOUNTS, &counts))
-    return false;
-  const uint32_t n = TIFFNumberOfStrips(tif);
-  for (uint32_t i = 0; i < n; ++i) {
-    if (offsets[i] + counts[i] > size) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -99,21 +66,25 @@ void LazyStack::index_rest(void* handle) {
                                          std::to_string(offsets_.size() - 1) + " are used"};
       break;
     }
-    PixelType t;
-    uint32_t w = 0, h = 0;
-    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
-    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    const auto layout = tiff_grey_layout(tif);
     std::lock_guard lock(mutex_);
     const auto page = offsets_.size();
-    if (!lazy_layout(tif, t) || t != type_ || static_cast<Index>(w) != shape_.cols ||
-        static_cast<Index>(h) != shape_.rows) {
-      status = {ErrorCode::unsupported, "'" + name + "' page " + std::to_string(page) +
-                                            " differs from page 0 in size or pixel type; only "
-                                            "pages 0-" +
-                                            std::to_string(page - 1) + " are used"};
+    const std::string used = "; only pages 0-" + std::to_string(page - 1) + " are used";
+    if (!layout.is_ok()) {
+      status = {ErrorCode::unsupported, "'" + name + "' page " + std::to_string(page) + " holds " +
+                                            layout.status().message() + used};
       break;
     }
-    if (!strips_inside(tif, size)) {
+    const Shape shape{static_cast<Index>(layout.value().height),
+                      static_cast<Index>(layout.value().width)};
+    if (layout.value().type != type_ || shape != shape_) {
+      status = {ErrorCode::unsupported, "'" + name + "' page " + std::to_string(page) + " is " +
+                                            to_string(shape) + " " +
+                                            to_string(layout.value().type) + " but page 0 is " +
+                                            to_string(shape_) + " " + to_string(type_) + used};
+      break;
+    }
+    if (!tiff_page_inside(tif, size)) {
       status = {ErrorCode::io_error, "cannot decode '" + name +
                                          "': the file is corrupt or "
                                          "truncated (page " +
@@ -154,17 +125,9 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
   s->cache_bytes_ = cache_bytes;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      if (e.is_regular_file() && has_image_extension(e.path()))
-        names.push_back(e.path().filename().string());
-    }
-    if (names.empty()) {
-      return Status{ErrorCode::invalid_argument,
-                    "folder '" + path.string() +
-                        "' contains no images (.tif .tiff .png .bmp .jpg .jpeg): empty stack"};
-    }
-    natural_sort(names);
+    auto listed = image_names_in(path);
+    if (!listed.is_ok()) return listed.status();
+    const std::vector<std::string>& names = listed.value();
     s->folder_ = true;
     for (const auto& n : names) {
       s->files_.push_back(path / n);
@@ -188,18 +151,18 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
                                              "header)"};
     }
     s->tiff_ = tif;
-    uint32_t w = 0, h = 0;
-    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
-    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
-    lazy = lazy_layout(tif, s->type_);
+    const auto layout = tiff_grey_layout(tif);
+    lazy = layout.is_ok();  // colour and unsupported pages: read_image_stack says what they hold
     if (lazy) {
+      s->type_ = layout.value().type;
       const auto size = static_cast<std::uint64_t>(fs::file_size(path, ec));
-      if (!strips_inside(tif, size)) {
+      if (!tiff_page_inside(tif, size)) {
         return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
                                                "': the file is corrupt or truncated (page 0 "
                                                "lies past its end)"};
       }
-      s->shape_ = {static_cast<Index>(h), static_cast<Index>(w)};
+      s->shape_ = {static_cast<Index>(layout.value().height),
+                   static_cast<Index>(layout.value().width)};
       s->offsets_.push_back(TIFFCurrentDirOffset(tif));
       // The other pages are indexed in the background with a handle of their own.
       TIFF* indexer = TIFFOpen(path.c_str(), "r");
@@ -272,27 +235,12 @@ Result<Stack<float>> LazyStack::decode(Index k) {
   TIFF* tif = as_tiff(tiff_);
   if (!TIFFSetSubDirectory(tif, offsets_[static_cast<std::size_t>(k)]))
     return Status{ErrorCode::io_error, "cannot read " + sources_[static_cast<std::size_t>(k)]};
+  const std::string& source = sources_[static_cast<std::size_t>(k)];
+  const auto layout = tiff_grey_layout(tif);
+  if (!layout.is_ok())
+    return Status{layout.status().code(), source + " holds " + layout.status().message()};
   Stack<float> f(shape_.rows, shape_.cols, 1);
-  std::vector<unsigned char> line(static_cast<std::size_t>(TIFFScanlineSize(tif)));
-  for (Index r = 0; r < shape_.rows; ++r) {
-    if (TIFFReadScanline(tif, line.data(), static_cast<uint32_t>(r)) < 0) {
-      return Status{ErrorCode::io_error, "cannot decode " + sources_[static_cast<std::size_t>(k)] +
-                                             " row " + std::to_string(r) +
-                                             ": corrupt or truncated"};
-    }
-    float* out = f[0].row(r);
-    for (Index c = 0; c < shape_.cols; ++c) {
-      if (type_ == PixelType::u8) {
-        out[c] = line[static_cast<std::size_t>(c)];
-      } else if (type_ == PixelType::u16) {
-        uint16_t v;
-        std::memcpy(&v, line.data() + 2 * c, 2);
-        out[c] = v;
-      } else {
-        std::memcpy(&out[c], line.data() + 4 * c, 4);
-      }
-    }
-  }
+  XCORR_RETURN_IF_ERROR(decode_tiff_page(tif, layout.value(), f.data(), source));
   return f;
 }
 

@@ -2,8 +2,8 @@
 // offsets are read at open; a page is decoded on demand with libtiff), a folder of images or a
 // list of image files (one file decoded on demand), behind a bounded LRU frame cache. Opening costs
 // one pass over the TIFF directories (the integrity check) regardless of the pixel data. Lazy TIFF
-// decoding covers grey 8/16-bit unsigned and 32-bit float pages in strips (what microscopes and our
-// writer produce); other layouts decode through read_image_stack.
+// decoding covers every grey page core/io/tiff_page.hpp reads (values as stored, strips or
+// tiles); colour TIFFs decode whole through read_image_stack.
 #pragma once
 
 #include <atomic>

@@ -1,7 +1,11 @@
 #include "core/io/matrix_csv.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -58,7 +62,10 @@ Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
   if (!in) return Status{ErrorCode::io_error, "cannot open '" + name + "' for reading"};
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  LineReader lines(std::move(buffer).str());
+  std::string text = std::move(buffer).str();
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
+  const std::size_t text_bytes = text.size();
+  LineReader lines(std::move(text));
   auto error = [&](const std::string& what) {
     return Status{ErrorCode::parse_error,
                   name + ":" + std::to_string(lines.number()) + ": " + what};
@@ -92,6 +99,16 @@ Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
   if (static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(count) > 4e9) {
     return error("header announces " + std::to_string(rows) + "x" + std::to_string(cols) + "x" +
                  std::to_string(count) + " values, more than this reader accepts (4e9)");
+  }
+  // Every value takes at least two bytes ("0," or "0\n"): a header announcing far more values
+  // than the file can hold is refused before 64 MiB or more are allocated (smaller ones are read
+  // until the data runs out, which names the row).
+  const double values =
+      static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(count);
+  if (2 * values > static_cast<double>(text_bytes) && values > (1 << 24)) {
+    return error("header announces " + std::to_string(rows) + "x" + std::to_string(cols) + "x" +
+                 std::to_string(count) + " values, but the file has only " +
+                 std::to_string(text_bytes) + " bytes");
   }
   Stack<float> stack(rows, cols, count);
   float* out = stack.data();
@@ -133,7 +150,8 @@ Result<Stack<float>> read_matrix_csv(const std::filesystem::path& path) {
 Status write_matrix_csv(const std::filesystem::path& path, StackView<const float> s) {
   return write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (f == nullptr) return {ErrorCode::io_error, "cannot write '" + path.string() + "'"};
+    if (f == nullptr)
+      return {ErrorCode::io_error, "cannot write '" + path.string() + "': " + std::strerror(errno)};
     std::string line = "# " + std::to_string(s.rows) + "," + std::to_string(s.cols) + "," +
                        std::to_string(s.count) + "\n";
     bool ok = std::fputs(line.c_str(), f) >= 0;
@@ -151,8 +169,14 @@ Status write_matrix_csv(const std::filesystem::path& path, StackView<const float
         ok = std::fwrite(line.data(), 1, line.size(), f) == line.size();
       }
     }
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok) return {ErrorCode::io_error, "writing '" + path.string() + "' failed (disk full?)"};
+    int error = ok ? 0 : errno;
+    if (std::fflush(f) != 0 && error == 0) error = errno;
+    if (::fsync(fileno(f)) != 0 && error == 0 && errno != EINVAL) error = errno;
+    if (std::fclose(f) != 0 && error == 0) error = errno;
+    if (!ok || error != 0) {
+      return {ErrorCode::io_error,
+              "cannot write '" + path.string() + "': " + std::strerror(error != 0 ? error : EIO)};
+    }
     return Status::ok();
   });
 }

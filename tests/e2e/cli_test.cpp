@@ -19,27 +19,17 @@
 #include "core/peak.hpp"
 #include "tests/support/matrix_testing.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/xcorr_cli.hpp"
 
 namespace xcorr {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
+using testing::CliRun;
 
 CliRun xcorr(const std::string& args) {
-  CliRun r;
-  const std::string cmd = std::string(XCORR_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return testing::run_xcorr(args);
 }
 
 class Cli : public testing::TempDirTest {

@@ -67,5 +67,29 @@ TEST_F(AtomicWrite, AFolderAsTheTargetIsRefusedBeforeWriting) {
   EXPECT_EQ(files(), 1) << "only the folder";
 }
 
+// Several files are one step (per-frame CSVs): when one cannot be written, none is.
+TEST_F(AtomicWrite, SeveralFilesAreWrittenAllOrNone) {
+  ASSERT_TRUE(write_text_atomically(path("f1.csv"), "old\n").is_ok());
+  const Status s = write_texts_atomically(
+      {{path("f1.csv"), "new 1\n"}, {path("f2.csv"), "new 2\n"}, {path("no/f3.csv"), "3\n"}});
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("f3.csv"), std::string::npos) << s.message();
+  EXPECT_EQ(read(path("f1.csv")), "old\n") << "an earlier file of the step is untouched";
+  EXPECT_FALSE(fs::exists(path("f2.csv")));
+  EXPECT_EQ(files(), 1) << "no temporary file left";
+  ASSERT_TRUE(
+      write_texts_atomically({{path("f1.csv"), "new 1\n"}, {path("f2.csv"), "2\n"}}).is_ok());
+  EXPECT_EQ(read(path("f1.csv")), "new 1\n");
+  EXPECT_EQ(read(path("f2.csv")), "2\n");
+}
+
+TEST_F(AtomicWrite, NamesTooLongForTheTemporaryCopyAreRefused) {
+  const std::string name(kMaxOutputNameBytes + 1, 'n');
+  const Status s = write_text_atomically(path(name), "x");
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("bytes long"), std::string::npos) << s.message();
+  EXPECT_TRUE(write_text_atomically(path(std::string(kMaxOutputNameBytes, 'n')), "x").is_ok());
+}
+
 }  // namespace
 }  // namespace xcorr::io

@@ -1,0 +1,169 @@
+#include "core/io/tiff_page.hpp"
+
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace xcorr::io {
+namespace {
+
+const char* kind_of(std::uint16_t format) {
+  switch (format) {
+    case SAMPLEFORMAT_UINT:
+      return "unsigned integer";
+    case SAMPLEFORMAT_INT:
+      return "signed integer";
+    case SAMPLEFORMAT_IEEEFP:
+      return "float";
+    default:
+      return "complex or untyped";
+  }
+}
+
+bool decodable(std::uint16_t bits, std::uint16_t format) {
+  switch (format) {
+    case SAMPLEFORMAT_UINT:
+      return (bits >= 1 && bits <= 16) || bits == 32;
+    case SAMPLEFORMAT_INT:
+      return bits == 8 || bits == 16 || bits == 32;
+    case SAMPLEFORMAT_IEEEFP:
+      return bits == 32 || bits == 64;
+    default:
+      return false;
+  }
+}
+
+// One row of `n` samples, as stored, into floats. libtiff has already put 16/32/64-bit samples
+// in host byte order; other depths are a big-endian bit stream that starts each row on a byte.
+void unpack_row(const unsigned char* src, std::uint32_t n, const TiffGreyLayout& l, float* dst) {
+  auto typed = [&](auto zero) {
+    using T = decltype(zero);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, src + std::size_t{i} * sizeof(T), sizeof(T));
+      dst[i] = static_cast<float>(v);
+    }
+  };
+  const bool u = l.format == SAMPLEFORMAT_UINT, s = l.format == SAMPLEFORMAT_INT;
+  if (u && l.bits == 8) return typed(std::uint8_t{});
+  if (s && l.bits == 8) return typed(std::int8_t{});
+  if (u && l.bits == 16) return typed(std::uint16_t{});
+  if (s && l.bits == 16) return typed(std::int16_t{});
+  if (u && l.bits == 32) return typed(std::uint32_t{});
+  if (s && l.bits == 32) return typed(std::int32_t{});
+  if (l.format == SAMPLEFORMAT_IEEEFP && l.bits == 32) return typed(float{});
+  if (l.format == SAMPLEFORMAT_IEEEFP && l.bits == 64) return typed(double{});
+  std::uint64_t bit = 0;  // unsigned 1-7 and 9-15 bits
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint32_t v = 0;
+    for (int b = 0; b < l.bits; ++b, ++bit)
+      v = (v << 1) | ((src[bit >> 3] >> (7 - (bit & 7))) & 1u);
+    dst[i] = static_cast<float>(v);
+  }
+}
+
+}  // namespace
+
+std::string describe_tiff_page(TIFF* tif) {
+  uint16_t bits = 0, samples = 1, format = SAMPLEFORMAT_UINT;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+  return std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " per pixel of " +
+         std::to_string(bits) + "-bit " + kind_of(format);
+}
+
+Result<TiffGreyLayout> tiff_grey_layout(TIFF* tif) {
+  TiffGreyLayout l;
+  uint16_t samples = 1;
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &l.width);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &l.height);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &l.bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &l.format);
+  l.tiled = TIFFIsTiled(tif) != 0;
+  if (samples != 1 || !decodable(l.bits, l.format))
+    return Status{ErrorCode::unsupported, describe_tiff_page(tif)};
+  if (l.width == 0 || l.height == 0)
+    return Status{ErrorCode::invalid_argument, "a page of " + std::to_string(l.height) + "x" +
+                                                   std::to_string(l.width) + " pixels (empty)"};
+  if (std::uint64_t{l.width} * l.height > kMaxTiffPagePixels)
+    return Status{ErrorCode::invalid_argument,
+                  "a page of " + std::to_string(l.height) + "x" + std::to_string(l.width) +
+                      " pixels, more than this reader's limit of 2^31 pixels (8 GiB as float32)"};
+  l.type = l.format != SAMPLEFORMAT_UINT ? PixelType::f32
+           : l.bits <= 8                 ? PixelType::u8
+           : l.bits <= 16                ? PixelType::u16
+                                         : PixelType::f32;
+  return l;
+}
+
+bool tiff_page_inside(TIFF* tif, std::uint64_t file_bytes) {
+  const bool tiled = TIFFIsTiled(tif) != 0;
+  uint64_t* offsets = nullptr;
+  uint64_t* counts = nullptr;
+  if (!TIFFGetField(tif, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) ||
+      !TIFFGetField(tif, tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts))
+    return false;
+  const uint32_t n = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (offsets[i] > file_bytes || counts[i] > file_bytes - offsets[i]) return false;
+  }
+  return true;
+}
+
+Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out, const std::string& source) {
+  auto damaged = [&](const std::string& where) {
+    return Status{ErrorCode::io_error,
+                  "cannot decode " + source + ": corrupt or truncated (" + where + ")"};
+  };
+  const std::size_t w = l.width;
+  if (!l.tiled) {
+    const tmsize_t line_bytes = TIFFScanlineSize(tif);
+    if (line_bytes <= 0 || static_cast<std::uint64_t>(line_bytes) < (w * l.bits + 7) / 8)
+      return damaged("row size");
+    uint32_t rows_per_strip = l.height;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+    rows_per_strip = std::clamp<uint32_t>(rows_per_strip, 1, l.height);
+    std::vector<unsigned char> strip(static_cast<std::size_t>(line_bytes) * rows_per_strip);
+    for (uint32_t row = 0; row < l.height; row += rows_per_strip) {
+      const uint32_t rows = std::min(rows_per_strip, l.height - row);
+      const tmsize_t want = line_bytes * static_cast<tmsize_t>(rows);
+      const tmsize_t got =
+          TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, row, 0), strip.data(), want);
+      if (got < want)
+        return damaged("rows " + std::to_string(row) + "-" + std::to_string(row + rows - 1));
+      for (uint32_t r = 0; r < rows; ++r)
+        unpack_row(strip.data() + static_cast<std::size_t>(line_bytes) * r, l.width, l,
+                   out + (std::size_t{row} + r) * w);
+    }
+    return Status::ok();
+  }
+  uint32_t tw = 0, th = 0;
+  TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+  TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+  const tmsize_t tile_bytes = TIFFTileSize(tif), tile_row_bytes = TIFFTileRowSize(tif);
+  if (tw == 0 || th == 0 || tile_bytes <= 0 || tile_row_bytes <= 0 ||
+      static_cast<std::uint64_t>(tile_row_bytes) < (std::uint64_t{tw} * l.bits + 7) / 8)
+    return damaged("tile size");
+  std::vector<unsigned char> tile(static_cast<std::size_t>(tile_bytes));
+  std::vector<float> row_values(tw);
+  for (uint32_t y = 0; y < l.height; y += th) {
+    for (uint32_t x = 0; x < l.width; x += tw) {
+      if (TIFFReadEncodedTile(tif, TIFFComputeTile(tif, x, y, 0, 0), tile.data(), tile_bytes) <
+          tile_bytes)
+        return damaged("the tile at row " + std::to_string(y) + ", column " + std::to_string(x));
+      const uint32_t cols = std::min(tw, l.width - x), rows = std::min(th, l.height - y);
+      for (uint32_t r = 0; r < rows; ++r) {
+        unpack_row(tile.data() + static_cast<std::size_t>(tile_row_bytes) * r, tw, l,
+                   row_values.data());
+        std::copy_n(row_values.data(), cols, out + (std::size_t{y} + r) * w + x);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace xcorr::io

@@ -1,0 +1,150 @@
+// TIFF pages of every depth the readers take, written with libtiff on fresh random values: the
+// eager reader (read_image_stack) and the lazy one (LazyStack) both return the stored numbers,
+// unscaled (issue 15 item 5: 12-bit pages used to come back x16 and 1-bit ones as 0/255).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/io/image_io.hpp"
+#include "core/io/lazy_stack.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/tiff_writing.hpp"
+
+namespace xcorr::io {
+namespace {
+
+using testing::TiffPageSpec;
+
+struct Depth {
+  const char* name;
+  std::uint16_t bits, format;
+  double lo, hi;  // stored values drawn in [lo, hi], integers unless float
+  PixelType type;
+  std::uint32_t tile = 0;
+};
+
+std::ostream& operator<<(std::ostream& o, const Depth& d) {
+  return o << d.name;
+}
+
+TiffPageSpec page_of(const Depth& d, std::uint32_t h, std::uint32_t w, unsigned seed) {
+  TiffPageSpec p{w, h, d.bits, d.format, 1, d.tile, 3, {}};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(d.lo, d.hi);
+  for (std::uint32_t i = 0; i < w * h; ++i) {
+    const double v = u(rng);
+    p.values.push_back(d.format == SAMPLEFORMAT_IEEEFP ? v : std::floor(v + 0.5));
+  }
+  if (d.format != SAMPLEFORMAT_IEEEFP) p.values[0] = d.hi;  // the extremes are stored too
+  if (d.format != SAMPLEFORMAT_IEEEFP) p.values[1] = d.lo;
+  return p;
+}
+
+class TiffDepths : public testing::TempDirTest, public ::testing::WithParamInterface<Depth> {};
+
+TEST_P(TiffDepths, BothReadersReturnTheStoredValues) {
+  const Depth& d = GetParam();
+  const std::uint32_t h = 29, w = 37;  // odd, prime, rows not a whole number of bytes at 1-12 bits
+  const std::vector<TiffPageSpec> pages = {page_of(d, h, w, 1), page_of(d, h, w, 2)};
+  const auto path = dir_ / "d.tif";
+  testing::write_tiff(path, pages);
+
+  const auto eager = read_image_stack(path);
+  ASSERT_TRUE(eager.is_ok()) << eager.status().message();
+  EXPECT_EQ(eager.value().pixel_type, d.type);
+  ASSERT_EQ(eager.value().frames.count(), 2);
+  auto lazy = LazyStack::open(path);
+  ASSERT_TRUE(lazy.is_ok()) << lazy.status().message();
+  ASSERT_TRUE(lazy.value()->wait_indexed().is_ok());
+  EXPECT_EQ(lazy.value()->pixel_type(), d.type);
+  ASSERT_EQ(lazy.value()->count(), 2);
+  for (Index k = 0; k < 2; ++k) {
+    const auto f = lazy.value()->frame(k);
+    ASSERT_TRUE(f.is_ok()) << f.status().message();
+    for (std::uint32_t i = 0; i < h * w; ++i) {
+      const auto want = static_cast<float>(pages[static_cast<std::size_t>(k)].values[i]);
+      ASSERT_EQ(eager.value().frames[k].data[i], want) << "eager, page " << k << ", pixel " << i;
+      ASSERT_EQ(f.value()->data()[i], want) << "lazy, page " << k << ", pixel " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryDepth, TiffDepths,
+    ::testing::Values(Depth{"u1", 1, SAMPLEFORMAT_UINT, 0, 1, PixelType::u8},
+                      Depth{"u4", 4, SAMPLEFORMAT_UINT, 0, 15, PixelType::u8},
+                      Depth{"u8", 8, SAMPLEFORMAT_UINT, 0, 255, PixelType::u8},
+                      Depth{"u10", 10, SAMPLEFORMAT_UINT, 0, 1023, PixelType::u16},
+                      Depth{"u12", 12, SAMPLEFORMAT_UINT, 0, 4095, PixelType::u16},
+                      Depth{"u12_tiled", 12, SAMPLEFORMAT_UINT, 0, 4095, PixelType::u16, 16},
+                      Depth{"u16", 16, SAMPLEFORMAT_UINT, 0, 65535, PixelType::u16},
+                      Depth{"u16_tiled", 16, SAMPLEFORMAT_UINT, 0, 65535, PixelType::u16, 16},
+                      Depth{"u32", 32, SAMPLEFORMAT_UINT, 0, 16777216, PixelType::f32},
+                      Depth{"i8", 8, SAMPLEFORMAT_INT, -128, 127, PixelType::f32},
+                      Depth{"i16", 16, SAMPLEFORMAT_INT, -32768, 32767, PixelType::f32},
+                      Depth{"i32", 32, SAMPLEFORMAT_INT, -16777216, 16777216, PixelType::f32},
+                      Depth{"f32", 32, SAMPLEFORMAT_IEEEFP, -1e3, 1e3, PixelType::f32},
+                      Depth{"f64", 64, SAMPLEFORMAT_IEEEFP, -1e3, 1e3, PixelType::f32},
+                      Depth{"f32_tiled", 32, SAMPLEFORMAT_IEEEFP, -1, 1, PixelType::f32, 32}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+class TiffLayouts : public testing::TempDirTest {};
+
+TEST_F(TiffLayouts, A12BitValueStaysItself) {
+  TiffPageSpec p{3, 2, 12, SAMPLEFORMAT_UINT, 1, 0, 2, {2793, 0, 4095, 1, 2048, 7}};
+  testing::write_tiff(dir_ / "twelve.tif", {p});
+  const auto s = read_image_stack(dir_ / "twelve.tif");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s.value().frames.values(), (std::vector<float>{2793, 0, 4095, 1, 2048, 7}));
+}
+
+TEST_F(TiffLayouts, UnsupportedLayoutsAreNamedNotCalledCorrupt) {
+  TiffPageSpec p{5, 4, 32, SAMPLEFORMAT_IEEEFP, 4, 0, 4, std::vector<double>(80, 0.5)};
+  testing::write_tiff(dir_ / "rgba_float.tif", {p});
+  for (const auto& path : {dir_ / "rgba_float.tif"}) {
+    const auto eager = read_image_stack(path);
+    ASSERT_FALSE(eager.is_ok());
+    EXPECT_EQ(eager.status().code(), ErrorCode::unsupported);
+    EXPECT_NE(eager.status().message().find("4 samples per pixel of 32-bit float"),
+              std::string::npos)
+        << eager.status().message();
+    EXPECT_EQ(eager.status().message().find("corrupt"), std::string::npos);
+    const auto lazy = LazyStack::open(path);
+    ASSERT_FALSE(lazy.is_ok());
+    EXPECT_EQ(lazy.status().message(), eager.status().message());
+  }
+}
+
+TEST_F(TiffLayouts, RgbPagesBecomeGrey) {
+  TiffPageSpec p{4, 3, 8, SAMPLEFORMAT_UINT, 3, 0, 3, {}};
+  for (int i = 0; i < 12; ++i) {
+    p.values.push_back(100);  // R
+    p.values.push_back(100);  // G
+    p.values.push_back(100);  // B
+  }
+  testing::write_tiff(dir_ / "rgb.tif", {p});
+  const auto s = read_image_stack(dir_ / "rgb.tif");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ(s.value().pixel_type, PixelType::u8);
+  for (float v : s.value().frames.values()) EXPECT_EQ(v, 100.0f);
+}
+
+TEST_F(TiffLayouts, APageOfAnotherDepthIsNamed) {
+  const Depth u8{"u8", 8, SAMPLEFORMAT_UINT, 0, 255, PixelType::u8};
+  const Depth u12{"u12", 12, SAMPLEFORMAT_UINT, 0, 4095, PixelType::u16};
+  testing::write_tiff(dir_ / "mixed.tif", {page_of(u8, 9, 7, 1), page_of(u12, 9, 7, 2)});
+  const auto eager = read_image_stack(dir_ / "mixed.tif");
+  ASSERT_FALSE(eager.is_ok());
+  EXPECT_NE(eager.status().message().find("mixed.tif[page 1]"), std::string::npos)
+      << eager.status().message();
+  auto lazy = LazyStack::open(dir_ / "mixed.tif");
+  ASSERT_TRUE(lazy.is_ok());
+  const Status indexed = lazy.value()->wait_indexed();
+  ASSERT_FALSE(indexed.is_ok());
+  EXPECT_NE(indexed.message().find("page 1 is 9x7 16-bit but page 0 is 9x7 8-bit"), std::string::npos)
+      << indexed.message();
+}
+
+}  // namespace
+}  // namespace xcorr::io

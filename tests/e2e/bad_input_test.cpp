@@ -1,0 +1,157 @@
+// Bad input through the real `xcorr` executable (issue 15's catalogue, docs/reliability.md):
+// each case exits 2 with one line that names the problem and leaves no output, no temporary
+// file and no .partial folder behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/xcorr_cli.hpp"
+
+namespace xcorr {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_xcorr;
+
+class BadInput : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    ASSERT_EQ(run_xcorr("speckle --out " + path("s.tif") +
+                        " --size 96,96 --frames 3 --shift 0.5,0.5 --seed 2")
+                  .code,
+              0);
+  }
+  void text(const std::string& name, const std::string& content) const {
+    std::ofstream(path(name), std::ios::binary) << content;
+  }
+  // Exit 2, one line holding `message`, and nothing written beside the inputs.
+  void expect_refused(const std::string& args, const std::string& message) {
+    const auto before = files();
+    const testing::CliRun r = run_xcorr(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << "\n" << r.output;
+    EXPECT_EQ(files(), before) << args << ": something was left behind";
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      names.push_back(e.path().lexically_relative(dir_).string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::string job(const std::string& name, const std::string& fields) const {
+    text(name, "{\"reference\": \"" + path("s.tif") + "\", \"out\": \"" + path("out.csv") + "\"" +
+                   fields + "}");
+    return path(name);
+  }
+};
+
+TEST_F(BadInput, SizeOptionsPastTheImagesAreRefusedBeforeAnyWork) {
+  // These ran for ever (window^2 cells per point; a radius of 10^6 px).
+  const std::string dic = "dic --reference " + path("s.tif") + " --out " + path("out.csv");
+  expect_refused(dic + " --strain-window 99999", "strain_window 99999 points is larger than");
+  expect_refused(dic + " --strain-window 2147483647", "strain_window 2147483647 points");
+  expect_refused(dic + " --search-radius 1000000", "search_radius 1000000 px is larger than");
+  expect_refused("run " + job("w.json", ", \"strain_window\": 99999"), "strain_window 99999");
+  expect_refused("dic --job " + job("r.json", ", \"search_radius\": 1000000"), "search_radius");
+}
+
+TEST_F(BadInput, FilesystemTroubleIsNamed) {
+  fs::create_directories(dir_ / "frames");
+  fs::copy_file(path("s.tif"), dir_ / "frames" / "a.tif");
+  fs::create_symlink("c.tif", dir_ / "frames" / "b.tif");  // b -> c -> b
+  fs::create_symlink("b.tif", dir_ / "frames" / "c.tif");
+  expect_refused("dic --reference " + path("s.tif") + " --frames " + path("frames") + " --out " +
+                     path("out.csv"),
+                 "Too many levels of symbolic links");
+  const std::string long_name = path(std::string(300, 'a') + ".csv");
+  expect_refused("dic --reference " + path("s.tif") + " --out " + long_name, "bytes long");
+  text("m.csv", "# 2,2\n1,2\n3,4\n");
+  expect_refused("correlate --form one_to_one --left " + path("m.csv") + " --right " +
+                     path("m.csv") + " --out " + long_name,
+                 "bytes long");
+}
+
+TEST_F(BadInput, TextThatParsersUsedToAcceptIsRefused) {
+  expect_refused(
+      "dic --reference " + path("s.tif") + " --roi rect:10,10,50,50, --out " + path("out.csv"),
+      "ends in a comma");
+  expect_refused("run " + job("dup.json", ", \"subset\": 21, \"subset\": 31"),
+                 "names the key 'subset' twice");
+  text("nul.json", "{\"reference\": \"" + path("s.tif") + "\\u0000.png\", \"out\": \"" +
+                       path("out.csv") + "\"}");
+  expect_refused("run " + path("nul.json"), "NUL character");
+  expect_refused("run " + job("wrap.json", ", \"subset\": 4294967327"), "subset");
+  expect_refused("run " + job("wrap2.json", ", \"step\": -4294967288"), "step");
+}
+
+TEST_F(BadInput, MatrixCsvHeadersAreCheckedAgainstTheFile) {
+  text("big.csv", "# 20000,20000,1\n0\n");  // allocated 1.6 GB before finding line 2 missing
+  expect_refused("correlate --form one_to_one --left " + path("big.csv") + " --right " +
+                     path("big.csv") + " --out " + path("out.csv"),
+                 "but the file has only 18 bytes");
+  text("bom.csv", "\xEF\xBB\xBF# 2,2\n1,2\n3,4\n");  // a byte-order mark is not part of the header
+  const testing::CliRun r = run_xcorr("correlate --form one_to_one --left " + path("bom.csv") +
+                                      " --right " + path("bom.csv") + " --out " + path("o.csv"));
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
+TEST_F(BadInput, StaleTemporaryFilesOfDeadProcessesAreRemoved) {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);  // a process id that no longer runs
+  const fs::path stale = dir_ / (".o.partial-" + std::to_string(child) + "-0.csv");
+  const fs::path alive = dir_ / (".o.partial-" + std::to_string(getpid()) + "-0.csv");
+  text(stale.filename().string(), "half");
+  text(alive.filename().string(), "another process is writing this");
+  text("m.csv", "# 2,2\n1,2\n3,4\n");
+  ASSERT_EQ(run_xcorr("correlate --form one_to_one --left " + path("m.csv") + " --right " +
+                      path("m.csv") + " --out " + path("o.csv"))
+                .code,
+            0);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(alive)) << "a running process's temporary file is kept";
+}
+
+TEST_F(BadInput, InterruptedWritesLeaveNoTemporaryFile) {
+  // A 10^6-value CSV takes a while to write; SIGINT and SIGTERM at several moments.
+  ASSERT_EQ(run_xcorr("speckle --out " + path("big.tif") + " --size 700,700 --seed 4").code, 0);
+  for (int sig : {SIGINT, SIGTERM}) {
+    for (int delay_ms : {20, 150, 250, 300, 350, 400, 500}) {
+      const std::string cmd = std::string(XCORR_EXE) + " correlate --form one_to_one --left " +
+                              path("big.tif") + " --right " + path("big.tif") + " --out " +
+                              path("big.csv");
+      const pid_t child = fork();
+      if (child == 0) {
+        execl("/bin/sh", "sh", "-c", ("exec " + cmd + " > /dev/null 2>&1").c_str(), nullptr);
+        _exit(127);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      kill(child, sig);
+      int status = 0;
+      waitpid(child, &status, 0);
+      for (const auto& e : fs::directory_iterator(dir_)) {
+        EXPECT_EQ(e.path().filename().string().find(".partial-"), std::string::npos)
+            << "left behind after signal " << sig << " at " << delay_ms << " ms";
+      }
+      if (WIFSIGNALED(status)) {
+        EXPECT_FALSE(fs::exists(path("big.csv")));
+      }
+      fs::remove(path("big.csv"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xcorr
