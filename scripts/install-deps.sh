@@ -11,6 +11,7 @@ packages=(
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   xvfb xauth                                       # GUI tests and screenshots without a display
+  clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,13 +1,12 @@
 #include "core/batch/batch_run.hpp"
 
-#include <zlib.h>
-
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <string_view>
 
+#include "core/batch/commit.hpp"
 #include "core/dic/result_writers.hpp"
 #include "core/dic/session.hpp"
 #include "core/io/atomic_write.hpp"
@@ -97,133 +96,42 @@ Status roi_inside(const dic::Roi& roi, Shape image) {
   return Status::ok();
 }
 
-// --- commits: one binary file per frame (result + state after it), exact doubles -------------
-
-class Writer {
- public:
-  template <class T>
-  void put(const T& v) {
-    const auto* p = reinterpret_cast<const char*>(&v);
-    bytes_.append(p, sizeof(T));
-  }
-  template <class T>
-  void put_all(const std::vector<T>& v) {
-    put<std::uint64_t>(v.size());
-    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  }
-  void put_text(const std::string& s) {
-    put<std::uint64_t>(s.size());
-    bytes_ += s;
-  }
-  const std::string& bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view b) : b_(b) {}
-  template <class T>
-  bool get(T& v) {
-    if (at_ + sizeof(T) > b_.size()) return false;
-    std::memcpy(&v, b_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
-  }
-  template <class T>
-  bool get_all(std::vector<T>& v) {
-    std::uint64_t n = 0;
-    if (!get(n) || n > (b_.size() - at_) / sizeof(T)) return false;
-    v.resize(n);
-    std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
-    return true;
-  }
-  bool get_text(std::string& s) {
-    std::uint64_t n = 0;
-    if (!get(n) || n > b_.size() - at_) return false;
-    s.assign(b_.data() + at_, n);
-    at_ += n;
-    return true;
-  }
-  bool done() const { return at_ == b_.size(); }
-
- private:
-  std::string_view b_;  // not owned
-  std::size_t at_ = 0;
-};
-
-constexpr std::uint32_t kMagic = 0x32464358;  // "XCF2": XCF1 + the size and CRC-32 trailer
-
-// A commit ends in its payload's size (uint64) and CRC-32 (zlib, uint32): a flipped bit or a cut
-// file is found before anything is parsed.
-std::string with_trailer(std::string payload) {
-  const std::uint64_t size = payload.size();
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
-  payload.append(reinterpret_cast<const char*>(&size), sizeof size);
-  payload.append(reinterpret_cast<const char*>(&crc), sizeof crc);
-  return payload;
-}
-
-// The payload of a commit whose trailer matches; false when it does not.
-bool without_trailer(std::string_view bytes, std::string_view& payload) {
-  constexpr std::size_t kTrailer = sizeof(std::uint64_t) + sizeof(std::uint32_t);
-  if (bytes.size() < kTrailer) return false;
-  std::uint64_t size = 0;
-  std::uint32_t crc = 0;
-  std::memcpy(&size, bytes.data() + bytes.size() - kTrailer, sizeof size);
-  std::memcpy(&crc, bytes.data() + bytes.size() - sizeof crc, sizeof crc);
-  if (size != bytes.size() - kTrailer) return false;
-  payload = bytes.substr(0, bytes.size() - kTrailer);
-  return crc == static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()),
-                                                 static_cast<uInt>(payload.size())));
-}
-
-std::string encode(const dic::FrameResult& fr, const dic::DicState& st) {
-  Writer w;
-  w.put(kMagic);
-  w.put<std::int64_t>(fr.frame);
-  w.put_all(fr.points);  // PointResult: plain doubles and ints
-  w.put<std::int64_t>(st.ref_frame);
-  w.put_text(st.guess_variant);
-  w.put_all(st.cx);
-  w.put_all(st.cy);
-  w.put_all(st.ref_u);
-  w.put_all(st.ref_v);
-  w.put_all(st.active);
-  w.put_all(st.predicted);
-  return with_trailer(w.bytes());
-}
-
-bool decode(std::string_view bytes, dic::FrameResult& fr, dic::DicState& st) {
-  std::string_view payload;
-  if (!without_trailer(bytes, payload)) return false;
-  Reader r(payload);
-  std::uint32_t magic = 0;
-  std::int64_t frame = 0, ref = 0;
-  const bool ok = r.get(magic) && magic == kMagic && r.get(frame) && r.get_all(fr.points) &&
-                  r.get(ref) && r.get_text(st.guess_variant) && r.get_all(st.cx) &&
-                  r.get_all(st.cy) && r.get_all(st.ref_u) && r.get_all(st.ref_v) &&
-                  r.get_all(st.active) && r.get_all(st.predicted) && r.done();
-  fr.frame = frame;
-  st.ref_frame = ref;
-  return ok;
-}
-
 std::string numbered(const char* prefix, Index frame, const char* ext) {
   char b[64];
   std::snprintf(b, sizeof b, "%s_%06ld%s", prefix, static_cast<long>(frame), ext);
   return b;
 }
 
-// ok when `partial` holds no job, or the job whose fingerprint (its JSON) is given.
+// A job's identity for its .partial folder: its JSON (settings, paths, output) and, per input
+// file, its size and modification time, so commits are never resumed from other versions of
+// the images (a damaged file replaced by a good one is computed again).
+std::string job_fingerprint(const dic::DicJob& job) {
+  std::string inputs;
+  std::vector<std::string> paths = {job.reference};
+  paths.insert(paths.end(), job.frames.begin(), job.frames.end());
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);  // folders: their entries are not listed here
+    const auto time = fs::last_write_time(p, ec);
+    inputs += "# input: " + p + " " + std::to_string(ec ? 0 : size) + " bytes, modified " +
+              std::to_string(time.time_since_epoch().count()) + "\n";
+  }
+  return dic::to_json(job) + inputs;
+}
+
+// ok when `partial` holds no job, or the job whose fingerprint is given.
 Status same_job_or_none(const fs::path& partial, const std::string& fingerprint) {
   std::error_code ec;
   if (!fs::exists(partial / "job.json", ec)) return Status::ok();
   auto saved = io::read_file(partial / "job.json");
   if (saved.is_ok() && saved.value() == fingerprint) return Status::ok();
+  const std::size_t settings_end = fingerprint.find("# input: ");
+  if (saved.is_ok() && saved.value().compare(0, settings_end, fingerprint, 0, settings_end) == 0) {
+    return {ErrorCode::invalid_argument,
+            "'" + partial.string() +
+                "' holds frames computed from other versions of the input files; delete it to "
+                "start over"};
+  }
   return {ErrorCode::invalid_argument,
           "'" + partial.string() +
               "' holds frames of a different job; delete it to start over, or write elsewhere"};
@@ -265,7 +173,7 @@ Status validate_job(const dic::DicJob& job) {
             "no frames: '" + job.reference + "' has one page and the job lists no frames"};
   }
   XCORR_RETURN_IF_ERROR(roi_inside(job.roi, shape));
-  return same_job_or_none(partial_folder(job), dic::to_json(job));
+  return same_job_or_none(partial_folder(job), job_fingerprint(job));
 }
 
 Status validate_batch(const dic::Batch& b) {
@@ -320,7 +228,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     if (ec) return Status{ErrorCode::io_error, "cannot create '" + partial.string() + "'"};
     // The folder carries its job's identity: commits of another job (the same output spelled
     // differently, other settings or images) are never resumed.
-    const std::string fingerprint = dic::to_json(job);
+    const std::string fingerprint = job_fingerprint(job);
     XCORR_RETURN_IF_ERROR(same_job_or_none(partial, fingerprint));
     if (!fs::exists(partial / "job.json", ec))
       XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
@@ -338,7 +246,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       auto bytes = io::read_file(bin);
       dic::FrameResult fr;
       dic::DicState st;
-      if (!bytes.is_ok() || !decode(bytes.value(), fr, st) || fr.frame != f) {
+      if (!bytes.is_ok() || !decode_commit(bytes.value(), fr, st) || fr.frame != f) {
         // A damaged commit (checksum, size, content): it and every later one are dropped and
         // computed again from the state after the last good one.
         report.recomputed_from = f;
@@ -403,7 +311,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       } else {
         if (persist)
           XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / numbered("frame", f, ".bin"),
-                                                          encode(fr.value(), s.state())));
+                                                          encode_commit(fr.value(), s.state())));
         done[f] = std::move(fr).value();
         ++report.computed;
       }

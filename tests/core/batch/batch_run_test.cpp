@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -256,6 +257,23 @@ TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResume
   auto resumed = run_job(a, cpu_factory());  // the job itself still resumes
   ASSERT_TRUE(resumed.is_ok()) << resumed.status().message();
   EXPECT_EQ(resumed.value().resumed, 1);
+}
+
+// Commits made from other versions of the inputs are never resumed: a damaged stack replaced by a
+// good one (same path, same settings) is refused by name instead of mixing the two files' frames.
+TEST_F(BatchRun, CommitsFromAnotherVersionOfTheInputsAreNotResumed) {
+  dic::DicJob j = job("changed.csv");
+  fs::copy_file(kSample, path("stack.tif"));
+  j.reference = path("stack.tif");
+  auto stopped = run_job(j, cpu_factory(), [](Index done, Index) { return done < 1; });
+  ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
+  fs::last_write_time(path("stack.tif"),
+                      fs::last_write_time(path("stack.tif")) + std::chrono::seconds(5));
+  auto again = run_job(j, cpu_factory());
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_NE(again.status().message().find("other versions of the input files"), std::string::npos)
+      << again.status().message();
+  EXPECT_FALSE(fs::exists(j.out));
 }
 
 // Issue 15, item 4: every commit carries its size and CRC-32. One flipped bit in a commit, or a
