@@ -1,7 +1,12 @@
+#include <fcntl.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <memory>
+#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -81,9 +86,9 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
                   ": this reader takes grey pages (unsigned 1-16 and 32-bit, signed 8/16/32-bit, "
                   "32/64-bit float) and RGB/RGBA pages of 8 or 16 bits"};
     }
-    if (!tiff_page_inside(tif.get(), file_bytes))
+    if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes); !why.empty())
       return {ErrorCode::io_error,
-              "cannot decode " + source + ": its data lies past the file's end"};
+              "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
     cv::Mat m(static_cast<int>(layout.value().height), static_cast<int>(layout.value().width),
               CV_32F);
     XCORR_RETURN_IF_ERROR(decode_tiff_page(tif.get(), layout.value(), m.ptr<float>(), source));
@@ -98,6 +103,49 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
   }
   return Status::ok();
 }
+
+// Whether the file starts like a PNG, BMP or JPEG file (TIFF is checked on its own).
+bool opencv_format(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  unsigned char m[8] = {};
+  in.read(reinterpret_cast<char*>(m), sizeof m);
+  const auto got = static_cast<std::size_t>(in.gcount());
+  const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  return (got >= 8 && std::equal(m, m + 8, png)) || (got >= 2 && m[0] == 'B' && m[1] == 'M') ||
+         (got >= 3 && m[0] == 0xFF && m[1] == 0xD8 && m[2] == 0xFF);
+}
+
+// Standard error silenced while OpenCV decodes (its codecs print their own warnings beside our
+// one-line message); one decode at a time holds it.
+class QuietStderr {
+ public:
+  QuietStderr() : lock_(mutex()) {
+    std::fflush(stderr);
+    saved_ = ::dup(2);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+      ::dup2(null, 2);
+      ::close(null);
+    }
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      ::dup2(saved_, 2);
+      ::close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> lock_;
+  int saved_ = -1;
+};
 
 // All pages of one file, grey, appended to `pages`.
 Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
@@ -118,13 +166,16 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
     XCORR_RETURN_IF_ERROR(read_grey_tiff(file, expected_pages, pages, sources, colour));
     if (!colour) return Status::ok();
   }
-  if (!cv::haveImageReader(name)) {
+  // OpenCV picks a decoder by content, among many (DICOM, GDAL, ...) that crash or print on
+  // hostile files (the fuzz target found a gdcm assertion): only our four formats reach it.
+  if (!(expected_pages > 0 || opencv_format(file))) {
     return {ErrorCode::unsupported,
             "'" + name + "' is not an image this reader knows (TIFF, PNG, BMP, JPEG)"};
   }
   std::vector<cv::Mat> read;
   bool ok = false;
   try {
+    const QuietStderr quiet;  // libjpeg and libpng print warnings of their own
     ok = cv::imreadmulti(name, read, cv::IMREAD_ANYDEPTH | cv::IMREAD_GRAYSCALE);
   } catch (const cv::Exception&) {
     ok = false;

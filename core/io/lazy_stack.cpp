@@ -84,12 +84,10 @@ void LazyStack::index_rest(void* handle) {
                                             to_string(shape_) + " " + to_string(type_) + used};
       break;
     }
-    if (!tiff_page_inside(tif, size)) {
+    if (const std::string why = tiff_page_data_problem(tif, size); !why.empty()) {
       status = {ErrorCode::io_error, "cannot decode '" + name +
-                                         "': the file is corrupt or "
-                                         "truncated (page " +
-                                         std::to_string(page) + " lies past its end); pages 0-" +
-                                         std::to_string(page - 1) + " are used"};
+                                         "': the file is corrupt or truncated (page " +
+                                         std::to_string(page) + ": " + why + ")" + used};
       break;
     }
     if (const std::string e = take_tiff_error(); !e.empty()) {
@@ -156,10 +154,10 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     if (lazy) {
       s->type_ = layout.value().type;
       const auto size = static_cast<std::uint64_t>(fs::file_size(path, ec));
-      if (!tiff_page_inside(tif, size)) {
-        return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
-                                               "': the file is corrupt or truncated (page 0 "
-                                               "lies past its end)"};
+      if (const std::string why = tiff_page_data_problem(tif, size); !why.empty()) {
+        return Status{ErrorCode::io_error,
+                      "cannot decode '" + path.string() +
+                          "': the file is corrupt or truncated (page 0: " + why + ")"};
       }
       s->shape_ = {static_cast<Index>(layout.value().height),
                    static_cast<Index>(layout.value().width)};

@@ -100,18 +100,38 @@ Result<TiffGreyLayout> tiff_grey_layout(TIFF* tif) {
   return l;
 }
 
-bool tiff_page_inside(TIFF* tif, std::uint64_t file_bytes) {
+std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes) {
   const bool tiled = TIFFIsTiled(tif) != 0;
   uint64_t* offsets = nullptr;
   uint64_t* counts = nullptr;
   if (!TIFFGetField(tif, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) ||
       !TIFFGetField(tif, tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts))
-    return false;
+    return "it has no image data table";
   const uint32_t n = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+  std::uint64_t stored = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    if (offsets[i] > file_bytes || counts[i] > file_bytes - offsets[i]) return false;
+    if (offsets[i] > file_bytes || counts[i] > file_bytes - offsets[i])
+      return "its data lies past the file's end";
+    stored += counts[i];
   }
-  return true;
+  uint32_t w = 0, h = 0;
+  uint16_t bits = 0, samples = 1, compression = COMPRESSION_NONE;
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  const double pixels = static_cast<double>(w) * h;
+  const double raw = static_cast<double>((std::uint64_t{w} * bits * samples + 7) / 8) * h;
+  if (compression == COMPRESSION_NONE && !tiled && static_cast<double>(stored) < raw)
+    return "it stores " + std::to_string(stored) + " bytes for a " + std::to_string(h) + "x" +
+           std::to_string(w) + " page of " + std::to_string(static_cast<std::uint64_t>(raw));
+  if (4.0 * pixels >
+      std::max(kMaxExpansionFloor, kMaxCompressionRatio * static_cast<double>(stored)))
+    return "a " + std::to_string(h) + "x" + std::to_string(w) + " page from " +
+           std::to_string(stored) + " stored bytes is more than this reader expands (" +
+           std::to_string(static_cast<int>(kMaxCompressionRatio)) + ":1 beyond 256 MiB)";
+  return {};
 }
 
 Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out, const std::string& source) {

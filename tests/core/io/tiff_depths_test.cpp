@@ -142,8 +142,40 @@ TEST_F(TiffLayouts, APageOfAnotherDepthIsNamed) {
   ASSERT_TRUE(lazy.is_ok());
   const Status indexed = lazy.value()->wait_indexed();
   ASSERT_FALSE(indexed.is_ok());
-  EXPECT_NE(indexed.message().find("page 1 is 9x7 16-bit but page 0 is 9x7 8-bit"), std::string::npos)
+  EXPECT_NE(indexed.message().find("page 1 is 9x7 16-bit but page 0 is 9x7 8-bit"),
+            std::string::npos)
       << indexed.message();
+}
+
+// A few bytes that announce a huge page are refused before its memory is taken (2.5e9 pixels
+// would be 10 GB as float32), by both readers, naming what the page claims.
+TEST_F(TiffLayouts, AHugePageFromAFewBytesIsRefusedBeforeAllocating) {
+  for (const uint16_t compression : {COMPRESSION_NONE, COMPRESSION_LZW}) {
+    const auto file = dir_ / ("huge" + std::to_string(compression) + ".tif");
+    TIFF* t = TIFFOpen(file.c_str(), "w");
+    ASSERT_NE(t, nullptr);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 40000u);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 40000u);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, compression);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 40000u);
+    unsigned char few[16] = {};
+    TIFFWriteRawStrip(t, 0, few, sizeof few);
+    TIFFWriteDirectory(t);
+    TIFFClose(t);
+    const auto eager = read_image_stack(file);
+    ASSERT_FALSE(eager.is_ok());
+    const auto lazy = LazyStack::open(file);
+    ASSERT_FALSE(lazy.is_ok());
+    for (const std::string& m : {eager.status().message(), lazy.status().message()}) {
+      EXPECT_NE(m.find("corrupt or truncated"), std::string::npos) << m;
+      if (compression == COMPRESSION_LZW) {  // libtiff finds the uncompressed one short
+        EXPECT_NE(m.find("40000x40000 page from 16 stored bytes"), std::string::npos) << m;
+      }
+    }
+  }
 }
 
 }  // namespace
