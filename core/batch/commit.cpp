@@ -63,7 +63,7 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint32_t kMagic = 0x32464358;  // "XCF2": XCF1 + the size and CRC-32 trailer
+constexpr std::uint32_t kMagic = 0x33464358;  // "XCF3": XCF2 (size and CRC-32 trailer) + window
 
 }  // namespace
 
@@ -107,6 +107,8 @@ std::string encode_commit(const dic::FrameResult& fr, const dic::DicState& st) {
   w.put_all(st.ref_v);
   w.put_all(st.active);
   w.put_all(st.predicted);
+  for (const Index v : {st.window.x, st.window.y, st.window.rows, st.window.cols})
+    w.put<std::int64_t>(v);
   return with_commit_trailer(w.bytes());
 }
 
@@ -115,11 +117,13 @@ bool decode_commit(std::string_view bytes, dic::FrameResult& fr, dic::DicState& 
   if (!without_trailer(bytes, payload)) return false;
   Reader r(payload);
   std::uint32_t magic = 0;
-  std::int64_t frame = 0, ref = 0;
+  std::int64_t frame = 0, ref = 0, window[4] = {};
   const bool ok = r.get(magic) && magic == kMagic && r.get(frame) && r.get_all(fr.points) &&
                   r.get(ref) && r.get_text(st.guess_variant) && r.get_all(st.cx) &&
                   r.get_all(st.cy) && r.get_all(st.ref_u) && r.get_all(st.ref_v) &&
-                  r.get_all(st.active) && r.get_all(st.predicted) && r.done();
+                  r.get_all(st.active) && r.get_all(st.predicted) && r.get(window[0]) &&
+                  r.get(window[1]) && r.get(window[2]) && r.get(window[3]) && r.done();
+  st.window = {window[0], window[1], window[2], window[3]};
   fr.frame = frame;
   st.ref_frame = ref;
   return ok;

@@ -18,7 +18,115 @@ Stack<float> copy_of(MatrixView<const float> m) {
   return s;
 }
 
+// Rows [w.y, w.y + w.rows) and columns [w.x, w.x + w.cols) of `m`, contiguous.
+void copy_window(MatrixView<const float> m, const Window& w, Stack<float>& out) {
+  if (out.rows() != w.rows || out.cols() != w.cols || out.count() != 1)
+    out = Stack<float>(w.rows, w.cols, 1);
+  for (Index r = 0; r < w.rows; ++r)
+    std::copy(m.row(w.y + r) + w.x, m.row(w.y + r) + w.x + w.cols, out[0].row(r));
+}
+
+RoiShape shifted(RoiShape s, double dx, double dy) {
+  s.x += dx, s.y += dy;
+  for (Point2& p : s.vertices) p.x += dx, p.y += dy;
+  return s;
+}
+
+// The ROI's bounding box plus `margin` px, its corner on the grid's lattice (a multiple of the
+// step, so the window's grid points are the whole image's), inside the image; the whole image
+// without ROI.
+Window window_for(const Roi& roi, Shape image, int step, double margin) {
+  if (roi.shapes.empty()) return {0, 0, image.rows, image.cols};
+  double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+  for (const RoiShape& r : roi.shapes) {
+    if (r.subtract) continue;  // cannot extend the region
+    double a = r.x, b = r.y, c = r.x + r.width, d = r.y + r.height;
+    if (r.kind == RoiShapeKind::ellipse)
+      a = r.x - r.rx, c = r.x + r.rx, b = r.y - r.ry, d = r.y + r.ry;
+    if (r.kind == RoiShapeKind::polygon) {
+      a = b = 1e300, c = d = -1e300;
+      for (const Point2& p : r.vertices)
+        a = std::min(a, p.x), c = std::max(c, p.x), b = std::min(b, p.y), d = std::max(d, p.y);
+    }
+    x0 = std::min(x0, a), y0 = std::min(y0, b), x1 = std::max(x1, c), y1 = std::max(y1, d);
+  }
+  if (x0 > x1) return {0, 0, image.rows, image.cols};  // only subtracting shapes: nothing
+  auto lo = [&](double v) {
+    const double t = std::max(0.0, std::floor(v - margin));
+    return static_cast<Index>(t) / step * step;
+  };
+  auto hi = [&](double v, Index size) {
+    return std::min<Index>(size, static_cast<Index>(std::max(0.0, std::ceil(v + margin))) + 1);
+  };
+  Window w;
+  w.x = std::min(lo(x0), image.cols - 1);
+  w.y = std::min(lo(y0), image.rows - 1);
+  w.cols = std::max<Index>(1, hi(x1, image.cols) - w.x);
+  w.rows = std::max<Index>(1, hi(y1, image.rows) - w.y);
+  return w;
+}
+
 }  // namespace
+
+void DicSession::move_to(const Window& w) {
+  const Window old = state_.window;
+  const Grid old_grid = grid_;
+  Roi local;
+  for (const RoiShape& r : roi_.shapes)
+    local.shapes.push_back(shifted(r, -static_cast<double>(w.x), -static_cast<double>(w.y)));
+  grid_ = make_grid(w.rows, w.cols, o_.subset, o_.step, local.render(w.rows, w.cols));
+  const std::size_t n = grid_.points.size();
+  // A point of the old grid at window position (x, y) is here at (x + dx, y + dy).
+  const double dx = static_cast<double>(old.x - w.x), dy = static_cast<double>(old.y - w.y);
+  const double h = o_.subset / 2;
+  auto index_of = [&](double x, double y) {
+    const auto c = static_cast<Index>(std::lround((x - h) / o_.step));
+    const auto r = static_cast<Index>(std::lround((y - h) / o_.step));
+    return static_cast<std::size_t>(r * grid_.cols + c);
+  };
+  DicState st;
+  st.ref_frame = state_.ref_frame;
+  st.guess_variant = state_.guess_variant;
+  st.window = w;
+  st.cx.resize(n), st.cy.resize(n), st.active.assign(n, 0);
+  st.ref_u.assign(n, 0), st.ref_v.assign(n, 0), st.predicted.assign(n, Warp{});
+  for (std::size_t k = 0; k < n; ++k) st.cx[k] = grid_.points[k].x, st.cy[k] = grid_.points[k].y;
+  std::vector<std::size_t> moved(old_grid.points.size());
+  for (std::size_t k = 0; k < old_grid.points.size() && !state_.cx.empty(); ++k) {
+    const std::size_t j = index_of(old_grid.points[k].x + dx, old_grid.points[k].y + dy);
+    moved[k] = j;
+    st.cx[j] = state_.cx[k] + dx, st.cy[j] = state_.cy[k] + dy;
+    st.ref_u[j] = state_.ref_u[k], st.ref_v[j] = state_.ref_v[k];
+    st.active[j] = state_.active[k], st.predicted[j] = state_.predicted[k];
+  }
+  for (std::size_t& r : report_) r = moved[r];
+  state_ = std::move(st);
+  copy_window(reference_[0], w, reference_window_);
+  reference_changed_ = true;
+}
+
+void DicSession::grow_if_needed() {
+  const Window& w = state_.window;
+  // The next frame searches +-search_radius around each point's prediction, with the subset and
+  // the B-spline's support (4 px) around it.
+  const double reach = o_.subset / 2 + o_.search_radius + 4;
+  double over = 0;
+  for (std::size_t k = 0; k < grid_.points.size(); ++k) {
+    if (!state_.active[k]) continue;
+    const double x = state_.cx[k] + state_.predicted[k][0],
+                 y = state_.cy[k] + state_.predicted[k][3];
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    if (w.x > 0) over = std::max(over, reach - x);
+    if (w.y > 0) over = std::max(over, reach - y);
+    if (w.x + w.cols < image_.cols)
+      over = std::max(over, x + reach - static_cast<double>(w.cols - 1));
+    if (w.y + w.rows < image_.rows)
+      over = std::max(over, y + reach - static_cast<double>(w.rows - 1));
+  }
+  if (over <= 0) return;
+  margin_ = 2 * margin_ + over;
+  move_to(window_for(roi_, image_, o_.step, margin_));
+}
 
 Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<const float> reference,
                                       const Roi& roi, const DicOptions& o) {
@@ -36,8 +144,11 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<cons
   DicSession s;
   s.registrar_ = &registrar;
   s.o_ = o;
-  const Mask mask = roi.render(reference.rows, reference.cols);
-  s.grid_ = make_grid(reference.rows, reference.cols, o.subset, o.step, mask);
+  s.roi_ = roi;
+  s.image_ = reference.shape();
+  s.reference_ = copy_of(reference);
+  s.margin_ = o.subset / 2 + 2.0 * o.search_radius + 8;
+  s.move_to(window_for(roi, s.image_, o.step, s.margin_));
   const std::size_t n = s.grid_.points.size();
   if (std::none_of(s.grid_.points.begin(), s.grid_.points.end(),
                    [](const GridPoint& p) { return p.valid; })) {
@@ -46,23 +157,29 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<cons
                       " px, step " + std::to_string(o.step) + " px): enlarge it or the step"};
   }
   XCORR_RETURN_IF_ERROR(check_size_limits(o, reference.shape(), s.grid_));
-  s.reference_ = copy_of(reference);
   DicState& st = s.state_;
-  st.cx.resize(n);
-  st.cy.resize(n);
-  st.ref_u.assign(n, 0);
-  st.ref_v.assign(n, 0);
-  st.active.resize(n);
-  st.predicted.assign(n, Warp{});
-  for (std::size_t k = 0; k < n; ++k) {
-    st.cx[k] = s.grid_.points[k].x;
-    st.cy[k] = s.grid_.points[k].y;
-    st.active[k] = s.grid_.points[k].valid ? 1 : 0;
+  for (std::size_t k = 0; k < n; ++k) st.active[k] = s.grid_.points[k].valid ? 1 : 0;
+  s.result_grid_ = s.grid_;
+  for (GridPoint& p : s.result_grid_.points) {
+    p.x += static_cast<double>(st.window.x);
+    p.y += static_cast<double>(st.window.y);
   }
+  s.report_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) s.report_[k] = k;
   return s;
 }
 
 Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) {
+  if (s.window != state_.window) {  // the run had grown its window: work on that one
+    const Window& w = s.window;
+    if (w.rows < 1 || w.cols < 1 || w.x < 0 || w.y < 0 || w.x + w.cols > image_.cols ||
+        w.y + w.rows > image_.rows || w.x % o_.step != 0 || w.y % o_.step != 0 ||
+        w.x > state_.window.x || w.y > state_.window.y ||
+        w.x + w.cols < state_.window.x + state_.window.cols ||
+        w.y + w.rows < state_.window.y + state_.window.rows)
+      return {ErrorCode::invalid_argument, "a saved DIC state names a window this job cannot have"};
+    move_to(w);
+  }
   const std::size_t n = grid_.points.size();
   if (s.cx.size() != n || s.cy.size() != n || s.ref_u.size() != n || s.ref_v.size() != n ||
       s.active.size() != n || s.predicted.size() != n) {
@@ -78,6 +195,7 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
     reference_ = copy_of(reference_frame);
   }
   state_ = std::move(s);
+  copy_window(reference_[0], state_.window, reference_window_);
   reference_changed_ = true;
   return Status::ok();
 }
@@ -93,20 +211,19 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
       "frame " + std::to_string(number)));
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
-  FrameInputs in{reference_[0], image,  reference_changed_, &grid_,
-                 &st.cx,        &st.cy, &st.active,         &st.predicted};
+  copy_window(image, st.window, frame_window_);
+  FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
+                 &st.active,           &st.predicted};
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
   reference_changed_ = false;
   const FrameRegistration& registration = *reg.value();
   if (st.guess_variant.empty()) st.guess_variant = registration.variant;
 
-  FrameResult fr;
-  fr.frame = number;
-  fr.points.resize(n);
+  std::vector<PointResult> points(n);
   std::vector<double> u(n, kNaN), v(n, kNaN);
   for (std::size_t k = 0; k < n; ++k) {
-    PointResult& p = fr.points[k];
+    PointResult& p = points[k];
     const IcgnResult& q = registration.points[k];
     p.x = grid_.points[k].x;
     p.y = grid_.points[k].y;
@@ -126,9 +243,17 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
   }
   const auto strain = compute_strain(grid_, u, v, o_.strain_window, o_.strain);
   for (std::size_t k = 0; k < n; ++k) {
-    fr.points[k].exx = strain[k].exx;
-    fr.points[k].eyy = strain[k].eyy;
-    fr.points[k].exy = strain[k].exy;
+    points[k].exx = strain[k].exx;
+    points[k].eyy = strain[k].eyy;
+    points[k].exy = strain[k].exy;
+  }
+  FrameResult fr;  // the reported points, in image coordinates
+  fr.frame = number;
+  fr.points.reserve(report_.size());
+  for (const std::size_t k : report_) {
+    fr.points.push_back(points[k]);
+    fr.points.back().x += static_cast<double>(st.window.x);
+    fr.points.back().y += static_cast<double>(st.window.y);
   }
   // Incremental mode: move the reference to this frame every `reference_update` frames; points
   // that did not converge cannot be followed further.
@@ -147,9 +272,11 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
       st.predicted[k] = Warp{};
     }
     reference_ = copy_of(image);
+    copy_window(reference_[0], st.window, reference_window_);
     reference_changed_ = true;
     st.ref_frame = number;
   }
+  grow_if_needed();
   return fr;
 }
 

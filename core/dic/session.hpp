@@ -11,7 +11,14 @@
 
 namespace xcorr::dic {
 
-// Everything the next frame depends on (per grid point, in grid order).
+// The part of the images a session works on (px, in the reference image): the ROI's bounding box
+// plus a margin for the subset, the search and the motion so far (the whole image without ROI).
+struct Window {
+  Index x = 0, y = 0, rows = 0, cols = 0;
+  bool operator==(const Window&) const = default;
+};
+
+// Everything the next frame depends on (per point of the window's grid, in grid order).
 struct DicState {
   std::vector<double> cx, cy;        // px, position in the current reference
   std::vector<double> ref_u, ref_v;  // px, total displacement of the current reference
@@ -19,15 +26,23 @@ struct DicState {
   std::vector<Warp> predicted;       // last warp relative to the current reference
   Index ref_frame = 0;               // frame number of the current reference (0 = reference image)
   std::string guess_variant;
+  Window window;  // the grid's window; cx, cy are relative to its corner
 };
 
 class DicSession {
  public:
   // Checks inputs and options, builds the grid. `registrar` must outlive the session.
+  // With an ROI, the work (B-spline coefficients, the guess, IC-GN, the grid and its state) covers
+  // only a window around it: the ROI's bounding box plus half a subset, twice the search radius
+  // and 8 px, on the grid's lattice. The window grows before any point's next search could reach
+  // past it (points that move far), so results equal a run on the whole image.
   static Result<DicSession> create(FrameRegistrar& registrar, MatrixView<const float> reference,
                                    const Roi& roi, const DicOptions& o);
 
-  const Grid& grid() const { return grid_; }
+  // The points results are reported for (image coordinates): the first window's grid. Points a
+  // grown window adds lie outside the ROI and are not reported.
+  const Grid& grid() const { return result_grid_; }
+  const Window& window() const { return state_.window; }
   const DicState& state() const { return state_; }
   std::string device() const { return registrar_->device(); }
 
@@ -41,10 +56,22 @@ class DicSession {
 
  private:
   DicSession() = default;
+  // Moves the work to window `w` (containing the current one): the grid, the state (by point
+  // position; new points are outside the ROI), the report map and the reference window.
+  void move_to(const Window& w);
+  // After a frame: a larger window when a point's next search could reach past this one.
+  void grow_if_needed();
+
   FrameRegistrar* registrar_ = nullptr;
   DicOptions o_;
-  Grid grid_;
-  Stack<float> reference_;  // the current reference image (a copy; one matrix)
+  Roi roi_;
+  Shape image_;
+  double margin_ = 0;                // px around the ROI's bounding box
+  Grid grid_;                        // of the window, window coordinates
+  Grid result_grid_;                 // of the first window, image coordinates
+  std::vector<std::size_t> report_;  // per result point, its index in grid_
+  Stack<float> reference_;           // the current reference image (a copy; one matrix)
+  Stack<float> reference_window_, frame_window_;  // contiguous copies of the window
   bool reference_changed_ = true;
   DicState state_;
 };

@@ -74,6 +74,7 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
   std::error_code ec;
   const auto file_bytes = static_cast<std::uint64_t>(fs::file_size(file, ec));
   int page = 0;
+  double decoded = 0;  // bytes of the pages so far, as float32
   do {
     const std::string source =
         expected_pages == 1 ? file.filename().string()
@@ -86,7 +87,8 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
                   ": this reader takes grey pages (unsigned 1-16 and 32-bit, signed 8/16/32-bit, "
                   "32/64-bit float) and RGB/RGBA pages of 8 or 16 bits"};
     }
-    if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes); !why.empty())
+    if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes, decoded);
+        !why.empty())
       return {ErrorCode::io_error,
               "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
     cv::Mat m(static_cast<int>(layout.value().height), static_cast<int>(layout.value().width),

@@ -84,7 +84,7 @@ void LazyStack::index_rest(void* handle) {
                                             to_string(shape_) + " " + to_string(type_) + used};
       break;
     }
-    if (const std::string why = tiff_page_data_problem(tif, size); !why.empty()) {
+    if (const std::string why = tiff_page_data_problem(tif, size, decoded_bytes_); !why.empty()) {
       status = {ErrorCode::io_error, "cannot decode '" + name +
                                          "': the file is corrupt or truncated (page " +
                                          std::to_string(page) + ": " + why + ")" + used};
@@ -154,7 +154,8 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     if (lazy) {
       s->type_ = layout.value().type;
       const auto size = static_cast<std::uint64_t>(fs::file_size(path, ec));
-      if (const std::string why = tiff_page_data_problem(tif, size); !why.empty()) {
+      if (const std::string why = tiff_page_data_problem(tif, size, s->decoded_bytes_);
+          !why.empty()) {
         return Status{ErrorCode::io_error,
                       "cannot decode '" + path.string() +
                           "': the file is corrupt or truncated (page 0: " + why + ")"};

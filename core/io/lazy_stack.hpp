@@ -58,6 +58,7 @@ class LazyStack {
   bool folder_ = false;
   std::vector<std::filesystem::path> files_;  // folder: one per frame
   std::vector<std::uint64_t> offsets_;        // TIFF: directory offset per page
+  double decoded_bytes_ = 0;                  // TIFF: the indexed pages' size as float32
   void* tiff_ = nullptr;                      // TIFF*: kept open
   std::vector<std::string> sources_;
   Shape shape_;

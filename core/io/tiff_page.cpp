@@ -100,7 +100,7 @@ Result<TiffGreyLayout> tiff_grey_layout(TIFF* tif) {
   return l;
 }
 
-std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes) {
+std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes, double& decoded_bytes) {
   const bool tiled = TIFFIsTiled(tif) != 0;
   uint64_t* offsets = nullptr;
   uint64_t* counts = nullptr;
@@ -126,10 +126,20 @@ std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes) {
   if (compression == COMPRESSION_NONE && !tiled && static_cast<double>(stored) < raw)
     return "it stores " + std::to_string(stored) + " bytes for a " + std::to_string(h) + "x" +
            std::to_string(w) + " page of " + std::to_string(static_cast<std::uint64_t>(raw));
-  if (4.0 * pixels >
-      std::max(kMaxExpansionFloor, kMaxCompressionRatio * static_cast<double>(stored)))
+  // Strips may share bytes: a page expands from at most the whole file.
+  stored = std::min(stored, file_bytes);
+  const auto limit = [](std::uint64_t from) {
+    return std::max(kMaxExpansionFloor, kMaxCompressionRatio * static_cast<double>(from));
+  };
+  if (4.0 * pixels > limit(stored))
     return "a " + std::to_string(h) + "x" + std::to_string(w) + " page from " +
            std::to_string(stored) + " stored bytes is more than this reader expands (" +
+           std::to_string(static_cast<int>(kMaxCompressionRatio)) + ":1 beyond 256 MiB)";
+  decoded_bytes += 4.0 * pixels;
+  if (decoded_bytes > limit(file_bytes))
+    return "its pages would decode to " +
+           std::to_string(static_cast<std::uint64_t>(decoded_bytes / 1048576)) + " MiB from " +
+           std::to_string(file_bytes) + " bytes, more than this reader expands (" +
            std::to_string(static_cast<int>(kMaxCompressionRatio)) + ":1 beyond 256 MiB)";
   return {};
 }

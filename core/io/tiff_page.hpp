@@ -36,16 +36,17 @@ Result<TiffGreyLayout> tiff_grey_layout(tiff* tif);
 // "4 samples per pixel of 32-bit float", "1 sample per pixel of 12-bit unsigned integer".
 std::string describe_tiff_page(tiff* tif);
 
-// A decoded page (float32) may be at most this many times the bytes stored for it, once past
-// 256 MiB: a few hostile bytes that announce a huge compressed page are refused before the
-// memory is taken. Real images (noise) compress far less; a constant 20000^2 page fits.
+// A decoded page (float32), and a file's decoded pages together, may be at most this many times
+// the bytes stored for them, once past 256 MiB: a few hostile bytes that announce huge compressed
+// pages are refused before the memory is taken. Real images (noise) compress far less.
 inline constexpr double kMaxCompressionRatio = 4096;
 inline constexpr double kMaxExpansionFloor = 256.0 * (1 << 20);
 
 // Why the current page's data cannot be what it claims, or "" when it can: every strip or tile
-// inside a file of `file_bytes` bytes, an uncompressed page holding all its pixels, and a
-// compressed one within kMaxCompressionRatio.
-std::string tiff_page_data_problem(tiff* tif, std::uint64_t file_bytes);
+// inside a file of `file_bytes` bytes, an uncompressed page holding all its pixels, and the page
+// (and all pages so far: `decoded_bytes`, float32, which this call adds to) within
+// kMaxCompressionRatio of what is stored.
+std::string tiff_page_data_problem(tiff* tif, std::uint64_t file_bytes, double& decoded_bytes);
 
 // Decodes the current page (layout from tiff_grey_layout) into `out`, row-major,
 // height x width floats. `source` names the page in errors ("a.tif[page 3]").

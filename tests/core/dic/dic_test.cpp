@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
+#include "core/dic/session.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/cpu_registry.hpp"
 #include "tests/support/matrix_testing.hpp"
@@ -258,6 +260,108 @@ TEST(Dic, CancelStopsAfterTheCurrentFrame) {
                    });
   EXPECT_EQ(r.status().code(), ErrorCode::cancelled);
   EXPECT_EQ(seen, 1);
+}
+
+// With an ROI the work covers a window around it (DicSession); points that move far make the
+// window grow before their search could reach past it. The results must equal the whole image's:
+// an ROI with the same mask whose bounding box spans the image (a 2 px corner added and taken away
+// again at two corners) runs on the whole image. 8 frames moving 4.5 px and -2 px each (36 px in
+// all, more than the first window's margin of 28 px) at search radius 5, in both stack modes.
+// Points that fail may fail differently (an IC-GN that wanders off reads outside_roi at the
+// window's edge, diverged inside the image): only converged points are compared.
+TEST(Dic, AnRoiWindowGivesTheWholeImagesResults) {
+  const auto o = pattern(200, 21);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  constexpr Index kFrames = 8;
+  Stack<float> frames(200, 200, kFrames);
+  for (Index k = 0; k < kFrames; ++k) {
+    const double t = static_cast<double>(k + 1);
+    const Stack<float> f =
+        synth::render_speckle_field(o, synth::translation_field(4.5 * t, -2.0 * t));
+    std::copy(f.values().begin(), f.values().end(), frames[k].data);
+  }
+  const Roi small{{parse_roi_shape("rect:60,70,50,40").value()}};
+  Roi spanning = small;
+  for (const char* s : {"rect:0,0,2,2", "-rect:0,0,2,2", "rect:197,197,2,2", "-rect:197,197,2,2"})
+    spanning.shapes.push_back(parse_roi_shape(s).value());
+  for (const StackMode mode : {StackMode::reference, StackMode::incremental}) {
+    DicOptions opt;
+    opt.subset = 21;
+    opt.step = 6;
+    opt.search_radius = 5;
+    opt.stack_mode = mode;
+    auto windowed = run_dic(testing::cpu_registry(), ref[0], frames.view(), small, opt);
+    auto whole = run_dic(testing::cpu_registry(), ref[0], frames.view(), spanning, opt);
+    ASSERT_TRUE(windowed.is_ok()) << windowed.status().message();
+    ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+    EXPECT_LT(windowed.value().grid.points.size(), whole.value().grid.points.size() / 3);
+    for (std::size_t f = 0; f < static_cast<std::size_t>(kFrames); ++f) {
+      std::map<std::pair<double, double>, const PointResult*> by_position;
+      for (const PointResult& p : whole.value().frames[f].points) by_position[{p.x, p.y}] = &p;
+      int compared = 0;
+      for (const PointResult& p : windowed.value().frames[f].points) {
+        const auto it = by_position.find({p.x, p.y});
+        ASSERT_NE(it, by_position.end()) << "off the image's grid: " << p.x << "," << p.y;
+        const PointResult& q = *it->second;
+        const std::string where = "frame " + std::to_string(f + 1) + " at " + std::to_string(p.x) +
+                                  "," + std::to_string(p.y);
+        ASSERT_EQ(p.status == PointStatus::converged, q.status == PointStatus::converged) << where;
+        if (p.status != PointStatus::converged) continue;
+        ++compared;
+        EXPECT_NEAR(p.u, q.u, 1e-6) << where;
+        EXPECT_NEAR(p.v, q.v, 1e-6) << where;
+        EXPECT_NEAR(p.exx, q.exx, 1e-6) << where;
+        EXPECT_NEAR(p.zncc, q.zncc, 1e-6) << where;
+        EXPECT_NEAR(p.u, 4.5 * static_cast<double>(f + 1), 0.02) << where;
+      }
+      EXPECT_GE(compared, 40) << "frame " << f + 1;
+    }
+  }
+}
+
+// A run resumed from the state after frame 4 (its window grew at frame 3) continues exactly as
+// the uninterrupted run: the state carries its window.
+TEST(Dic, AGrownWindowResumesExactly) {
+  const auto o = pattern(200, 21);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  auto frame = [&](int k) {
+    return synth::render_speckle_field(o, synth::translation_field(4.5 * k, -2.0 * k));
+  };
+  const Roi roi{{parse_roi_shape("rect:60,70,50,40").value()}};
+  DicOptions opt;
+  opt.subset = 21;
+  opt.step = 6;
+  opt.search_radius = 5;
+  auto registrar = make_cpu_registrar(testing::cpu_registry());
+  auto whole = DicSession::create(*registrar, ref[0], roi, opt);
+  ASSERT_TRUE(whole.is_ok());
+  const Window first = whole.value().window();
+  std::vector<FrameResult> expected;
+  DicState after4;
+  for (int k = 1; k <= 8; ++k) {
+    auto r = whole.value().next(frame(k)[0], k);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    expected.push_back(r.value());
+    if (k == 4) after4 = whole.value().state();
+  }
+  ASSERT_NE(after4.window, first) << "the test needs a grown window";
+  auto resumed = DicSession::create(*registrar, ref[0], roi, opt);
+  ASSERT_TRUE(resumed.is_ok());
+  ASSERT_TRUE(resumed.value().restore(after4).is_ok());
+  for (int k = 5; k <= 8; ++k) {
+    auto r = resumed.value().next(frame(k)[0], k);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    const FrameResult& e = expected[static_cast<std::size_t>(k - 1)];
+    ASSERT_EQ(r.value().points.size(), e.points.size());
+    for (std::size_t i = 0; i < e.points.size(); ++i) {
+      const PointResult &a = r.value().points[i], &b = e.points[i];
+      ASSERT_EQ(a.x, b.x);
+      ASSERT_EQ(a.status, b.status);
+      if (b.status == PointStatus::converged) {
+        ASSERT_EQ(a.u, b.u) << "frame " << k;
+      }
+    }
+  }
 }
 
 TEST(Dic, BadInputGetsAClearError) {
