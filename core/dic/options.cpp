@@ -48,6 +48,10 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                        "Plane-fit window for strain, points per side (odd)", &O::strain_window, 3,
                        kNoLimit, true),
       enum_field<O>("strain", "Strain", "Strain measure", &O::strain),
+      enum_field<O>("roi_only", "ROI rows only",
+                    "on: results files hold the points inside the ROI; off: every point of the "
+                    "grid around it too (marked outside_roi)",
+                    &O::roi_only),
       text_field<O>("method", "Guess variant",
                     "Correlation variant of the integer guess: auto or a name from `xcorr list`",
                     &O::method, {"auto"}, false),

@@ -18,6 +18,7 @@ enum class ShapeFunction { first_order, second_order };
 enum class Propagation { independent, reliability_guided };
 enum class StackMode { reference, incremental };
 enum class StrainKind { green_lagrange, engineering };
+enum class OnOff { on, off };
 
 }  // namespace xcorr::dic
 
@@ -37,6 +38,11 @@ template <>
 struct EnumLabels<dic::StackMode> {
   static constexpr std::pair<dic::StackMode, const char*> table[] = {
       {dic::StackMode::reference, "reference"}, {dic::StackMode::incremental, "incremental"}};
+};
+template <>
+struct EnumLabels<dic::OnOff> {
+  static constexpr std::pair<dic::OnOff, const char*> table[] = {{dic::OnOff::on, "on"},
+                                                                  {dic::OnOff::off, "off"}};
 };
 template <>
 struct EnumLabels<dic::StrainKind> {
@@ -63,6 +69,8 @@ struct DicOptions {
                              // frame)
   int strain_window = 5;     // points (odd): the plane fit for strain spans this many per side
   StrainKind strain = StrainKind::green_lagrange;
+  OnOff roi_only = OnOff::on;  // results files: only points inside the ROI (off: every point of
+                               // the work window's grid, outside_roi ones included)
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
   std::string device = "auto";  // where frames are registered: auto (GPU when present and the
                                 // propagation is independent), cpu or gpu

@@ -17,8 +17,11 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-void append_rows(std::string& out, const FrameResult& f) {
-  for (const PointResult& p : f.points) {
+// The frame's rows; with roi_only, only the grid points inside the ROI (whatever their status).
+void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const DicOptions& o) {
+  for (std::size_t k = 0; k < f.points.size(); ++k) {
+    const PointResult& p = f.points[k];
+    if (o.roi_only == OnOff::on && k < grid.points.size() && !grid.points[k].valid) continue;
     out += std::to_string(f.frame) + "," + fmt("%.1f", p.x) + "," + fmt("%.1f", p.y) + "," +
            fmt("%.6f", p.u) + "," + fmt("%.6f", p.v) + "," + fmt("%.8f", p.exx) + "," +
            fmt("%.8f", p.eyy) + "," + fmt("%.8f", p.exy) + "," + fmt("%.6f", p.zncc) + "," +
@@ -53,7 +56,7 @@ std::string csv_header(const CsvContext& c) {
 
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
   std::string text = csv_header(c) + kColumns;
-  for (const FrameResult& f : r.frames) append_rows(text, f);
+  for (const FrameResult& f : r.frames) append_rows(text, f, r.grid, c.options);
   return io::write_text_atomically(path, text);
 }
 
@@ -68,7 +71,7 @@ Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
     std::filesystem::path p =
         path.parent_path() / (path.stem().string() + suffix + path.extension().string());
     std::string text = csv_header(c) + kColumns;
-    append_rows(text, f);
+    append_rows(text, f, r.grid, c.options);
     files.emplace_back(p, std::move(text));
     written.push_back(p);
   }

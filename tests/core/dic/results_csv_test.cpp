@@ -57,8 +57,14 @@ TEST_F(ResultsCsv, HeaderColumnsAndRows) {
         "ran cpu_fft\n", "# registered on: cpu\n",
         "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n",
         "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged\n",
-        "2,23.0,15.0,nan,nan,nan,nan,nan,nan,0,outside_roi\n"})
+        "roi_only=on"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  EXPECT_EQ(text.find("outside_roi"), std::string::npos) << "roi_only: the ROI's points only";
+  CsvContext all = ctx;
+  all.options.roi_only = OnOff::off;
+  ASSERT_TRUE(write_dic_csv(path("all.csv"), two_frames(), all).is_ok());
+  EXPECT_NE(read(path("all.csv")).find("2,23.0,15.0,nan,nan,nan,nan,nan,nan,0,outside_roi\n"),
+            std::string::npos);
 }
 
 TEST_F(ResultsCsv, OneFilePerFrame) {
