@@ -55,12 +55,12 @@ Pair affine_stack(std::uint64_t stream, Index size, int frames) {
   return p;
 }
 
-void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o) {
+void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o, const Roi& roi = {}) {
   auto gpu = gpu::make_gpu_registrar(engine());
   ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
   const auto cpu = make_cpu_registrar(engine());
-  auto rg = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
-  auto rc = run_dic(*cpu, p.reference[0], p.frames.view(), Roi{}, o);
+  auto rg = run_dic(*gpu.value(), p.reference[0], p.frames.view(), roi, o);
+  auto rc = run_dic(*cpu, p.reference[0], p.frames.view(), roi, o);
   ASSERT_TRUE(rg.is_ok()) << rg.status().message();
   ASSERT_TRUE(rc.is_ok()) << rc.status().message();
   EXPECT_EQ(rg.value().device, "gpu");
@@ -106,6 +106,29 @@ TEST(DicGpu, MatchesTheCpuPathInIncrementalModeWithAnotherGuessVariant) {
   o.stack_mode = StackMode::incremental;
   o.method = "gpu_basic";
   expect_gpu_equals_cpu(affine_stack(2, 160, 3), o);
+}
+
+// An ROI's work window on the device, growing as the points travel 36 px over 8 frames
+// (DicSession): the GPU registrar gets windows of changing size and must still match the CPU.
+TEST(DicGpu, MatchesTheCpuPathInAGrowingRoiWindow) {
+  XCORR_SKIP_WITHOUT_GPU();
+  synth::SpeckleOptions s;
+  s.rows = s.cols = 200;
+  s.speckle_radius = 2.5;
+  s.seed = 21;
+  Pair p{synth::render_speckle_field(s, synth::translation_field(0, 0), 0),
+         Stack<float>(200, 200, 8)};
+  for (int k = 0; k < 8; ++k) {
+    const Stack<float> d =
+        synth::render_speckle_field(s, synth::translation_field(4.5 * (k + 1), -2.0 * (k + 1)),
+                                    static_cast<std::uint64_t>(k + 1));
+    std::copy(d.values().begin(), d.values().end(), p.frames[k].data);
+  }
+  DicOptions o;
+  o.subset = 21;
+  o.step = 6;
+  o.search_radius = 5;
+  expect_gpu_equals_cpu(p, o, Roi{{parse_roi_shape("rect:60,70,50,40").value()}});
 }
 
 TEST(DicGpu, ReliabilityGuidedAndSecondOrderAreRefused) {
