@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset fuzz: clang, ASan + UBSan) and runs each on a copy of its
-# seed corpus (tests/fuzz/corpus/<name>) for XCORR_FUZZ_SECONDS seconds (default 60). A crash, a
+# seed corpus (tests/fuzz/corpus/<name>, plus <name>-found.tar.gz: the inputs longer runs kept)
+# for XCORR_FUZZ_SECONDS seconds (default 60). A crash, a
 # sanitizer report, a leak, a readers' disagreement (__builtin_trap) or an input that takes more
 # than 10 s or 2 GiB fails the run; the offending input is kept in build/fuzz/artifacts/ (print it
 # with `xxd`, replay it with `build/fuzz/tests/fuzz/fuzz_<name> <file>`).
@@ -17,6 +18,8 @@ failed=0
 for t in "${targets[@]}"; do
   work=$(mktemp -d)
   cp -r "tests/fuzz/corpus/$t/." "$work/"
+  # What longer runs found (libFuzzer -set_cover_merge of their corpora), one archive per target.
+  [ -f "tests/fuzz/corpus/$t-found.tar.gz" ] && tar -C "$work" -xzf "tests/fuzz/corpus/$t-found.tar.gz"
   log=build/fuzz/fuzz_$t.log
   if build/fuzz/tests/fuzz/fuzz_$t "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -max_len=65536 -artifact_prefix=build/fuzz/artifacts/"$t"- -print_final_stats=1 > "$log" 2>&1; then
