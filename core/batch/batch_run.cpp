@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string_view>
+#include <tuple>
 
 #include "core/batch/commit.hpp"
 #include "core/dic/result_writers.hpp"
@@ -206,12 +207,23 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   auto sources = open_sources(job, open_stack);
   if (!sources.is_ok()) return sources.status();
   Sources& src = sources.value();
-  auto ref = src.reference->frame(0);
-  if (!ref.is_ok()) return ref.status();
   auto registrar = make_registrar(job.options);
   if (!registrar.is_ok()) return registrar.status();
-  auto session =
-      dic::DicSession::create(*registrar.value(), (*ref.value())[0], job.roi, job.options);
+  // Frames are read a window at a time (DicSession): only the pixels DIC works on are decoded.
+  const Shape shape = src.reference->shape();
+  const dic::DicSession::RegionSource source =
+      [&src, shape](Index frame, const dic::Window& w) -> Result<Stack<float>> {
+    io::LazyStack* stack = src.reference;
+    Index index = 0;
+    if (frame > 0) std::tie(stack, index) = src.frames[static_cast<std::size_t>(frame - 1)];
+    if (stack->shape() != shape) {
+      return Status{ErrorCode::size_mismatch,
+                    "frame " + std::to_string(frame) + " is " + to_string(stack->shape()) +
+                        " px but the reference is " + to_string(shape) + " px"};
+    }
+    return stack->region(index, w.y, w.x, w.rows, w.cols);
+  };
+  auto session = dic::DicSession::create(*registrar.value(), shape, source, job.roi, job.options);
   if (!session.is_ok()) return session.status();
   dic::DicSession& s = session.value();
 
@@ -275,16 +287,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     }
   }
   report.resumed = static_cast<Index>(done.size());
-  if (last_frame > 0) {
-    std::shared_ptr<const Stack<float>> ref_frame;
-    if (job.options.stack_mode == dic::StackMode::incremental && last.ref_frame > 0) {
-      const auto& [stack, index] = src.frames[static_cast<std::size_t>(last.ref_frame - 1)];
-      auto img = stack->frame(index);
-      if (!img.is_ok()) return img.status();
-      ref_frame = img.value();
-    }
-    XCORR_RETURN_IF_ERROR(s.restore(last, ref_frame ? (*ref_frame)[0] : MatrixView<const float>{}));
-  }
+  if (last_frame > 0) XCORR_RETURN_IF_ERROR(s.restore(last));  // reads its reference's window
 
   auto fail_frame = [&](Index f, const std::string& reason) -> Status {
     failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)], reason};
@@ -299,12 +302,11 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
   for (Index f = 1; f <= report.frames; ++f) {
     if (f <= last_frame || failed.count(f)) continue;
-    const auto& [stack, index] = src.frames[static_cast<std::size_t>(f - 1)];
-    auto img = stack->frame(index);
+    auto img = source(f, s.window());
     if (!img.is_ok()) {
       XCORR_RETURN_IF_ERROR(fail_frame(f, img.status().message()));
     } else {
-      auto fr = s.next((*img.value())[0], f);
+      auto fr = s.next_window(std::move(img).value(), f);
       if (!fr.is_ok()) {
         if (fr.status().code() == ErrorCode::cancelled) return fr.status();
         XCORR_RETURN_IF_ERROR(fail_frame(f, fr.status().message()));

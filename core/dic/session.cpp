@@ -68,7 +68,19 @@ Window window_for(const Roi& roi, Shape image, int step, double margin) {
 
 }  // namespace
 
-void DicSession::move_to(const Window& w) {
+Status DicSession::load_reference_window() {
+  if (!source_) {
+    copy_window(reference_[0], state_.window, reference_window_);
+  } else {
+    auto region = source_(state_.ref_frame, state_.window);
+    if (!region.is_ok()) return region.status();
+    reference_window_ = std::move(region).value();
+  }
+  reference_changed_ = true;
+  return Status::ok();
+}
+
+Status DicSession::move_to(const Window& w) {
   const Window old = state_.window;
   const Grid old_grid = grid_;
   Roi local;
@@ -101,11 +113,10 @@ void DicSession::move_to(const Window& w) {
   }
   for (std::size_t& r : report_) r = moved[r];
   state_ = std::move(st);
-  copy_window(reference_[0], w, reference_window_);
-  reference_changed_ = true;
+  return load_reference_window();
 }
 
-void DicSession::grow_if_needed() {
+Status DicSession::grow_if_needed() {
   const Window& w = state_.window;
   // The next frame searches +-search_radius around each point's prediction, with the subset and
   // the B-spline's support (4 px) around it.
@@ -123,50 +134,76 @@ void DicSession::grow_if_needed() {
     if (w.y + w.rows < image_.rows)
       over = std::max(over, y + reach - static_cast<double>(w.rows - 1));
   }
-  if (over <= 0) return;
+  if (over <= 0) return Status::ok();
   margin_ = 2 * margin_ + over;
-  move_to(window_for(roi_, image_, o_.step, margin_));
+  return move_to(window_for(roi_, image_, o_.step, margin_));
 }
 
 Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<const float> reference,
                                       const Roi& roi, const DicOptions& o) {
   XCORR_RETURN_IF_ERROR(o.check());
   XCORR_RETURN_IF_ERROR(roi.check());
-  if (reference.rows < o.subset || reference.cols < o.subset) {
-    return Status{ErrorCode::invalid_argument, "the images (" + to_string(reference.shape()) +
-                                                   " px) are smaller than one subset (" +
-                                                   std::to_string(o.subset) + " px)"};
-  }
   XCORR_RETURN_IF_ERROR(
       check_finite(StackView<const float>{reference.data, reference.rows, reference.cols, 1,
                                           reference.row_stride, 0},
                    "reference image"));
   DicSession s;
-  s.registrar_ = &registrar;
-  s.o_ = o;
-  s.roi_ = roi;
-  s.image_ = reference.shape();
   s.reference_ = copy_of(reference);
-  s.margin_ = o.subset / 2 + 2.0 * o.search_radius + 8;
-  s.move_to(window_for(roi, s.image_, o.step, s.margin_));
-  const std::size_t n = s.grid_.points.size();
-  if (std::none_of(s.grid_.points.begin(), s.grid_.points.end(),
+  XCORR_RETURN_IF_ERROR(s.start(registrar, reference.shape(), roi, o));
+  return s;
+}
+
+Result<DicSession> DicSession::create(FrameRegistrar& registrar, Shape image, RegionSource source,
+                                      const Roi& roi, const DicOptions& o) {
+  XCORR_RETURN_IF_ERROR(o.check());
+  XCORR_RETURN_IF_ERROR(roi.check());
+  DicSession s;
+  s.source_ = std::move(source);
+  XCORR_RETURN_IF_ERROR(s.start(registrar, image, roi, o));
+  const Stack<float>& w = s.reference_window_;
+  XCORR_RETURN_IF_ERROR(check_finite(w.view(), "reference image"));
+  return s;
+}
+
+Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
+                         const DicOptions& o) {
+  if (image.rows < o.subset || image.cols < o.subset) {
+    return Status{ErrorCode::invalid_argument, "the images (" + to_string(image) +
+                                                   " px) are smaller than one subset (" +
+                                                   std::to_string(o.subset) + " px)"};
+  }
+  registrar_ = &registrar;
+  o_ = o;
+  roi_ = roi;
+  image_ = image;
+  margin_ = o.subset / 2 + 2.0 * o.search_radius + 8;
+  const Window first = window_for(roi, image_, o.step, margin_);
+  // The grid first (the checks below need no pixels), then the reference's window.
+  Roi local;
+  for (const RoiShape& r : roi_.shapes)
+    local.shapes.push_back(
+        shifted(r, -static_cast<double>(first.x), -static_cast<double>(first.y)));
+  const Grid grid =
+      make_grid(first.rows, first.cols, o.subset, o.step, local.render(first.rows, first.cols));
+  if (std::none_of(grid.points.begin(), grid.points.end(),
                    [](const GridPoint& p) { return p.valid; })) {
     return Status{ErrorCode::invalid_argument,
                   "the ROI holds no point of interest (subset " + std::to_string(o.subset) +
                       " px, step " + std::to_string(o.step) + " px): enlarge it or the step"};
   }
-  XCORR_RETURN_IF_ERROR(check_size_limits(o, reference.shape(), s.grid_));
-  DicState& st = s.state_;
-  for (std::size_t k = 0; k < n; ++k) st.active[k] = s.grid_.points[k].valid ? 1 : 0;
-  s.result_grid_ = s.grid_;
-  for (GridPoint& p : s.result_grid_.points) {
+  XCORR_RETURN_IF_ERROR(check_size_limits(o, image, grid));
+  XCORR_RETURN_IF_ERROR(move_to(first));
+  const std::size_t n = grid_.points.size();
+  DicState& st = state_;
+  for (std::size_t k = 0; k < n; ++k) st.active[k] = grid_.points[k].valid ? 1 : 0;
+  result_grid_ = grid_;
+  for (GridPoint& p : result_grid_.points) {
     p.x += static_cast<double>(st.window.x);
     p.y += static_cast<double>(st.window.y);
   }
-  s.report_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) s.report_[k] = k;
-  return s;
+  report_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) report_[k] = k;
+  return Status::ok();
 }
 
 Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) {
@@ -178,7 +215,7 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
         w.x + w.cols < state_.window.x + state_.window.cols ||
         w.y + w.rows < state_.window.y + state_.window.rows)
       return {ErrorCode::invalid_argument, "a saved DIC state names a window this job cannot have"};
-    move_to(w);
+    XCORR_RETURN_IF_ERROR(move_to(w));
   }
   const std::size_t n = grid_.points.size();
   if (s.cx.size() != n || s.cy.size() != n || s.ref_u.size() != n || s.ref_v.size() != n ||
@@ -186,7 +223,7 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
     return {ErrorCode::invalid_argument, "a saved DIC state has " + std::to_string(s.cx.size()) +
                                              " points; this grid has " + std::to_string(n)};
   }
-  if (o_.stack_mode == StackMode::incremental && s.ref_frame > 0) {
+  if (!source_ && o_.stack_mode == StackMode::incremental && s.ref_frame > 0) {
     if (reference_frame.shape() != reference_.shape()) {
       return {ErrorCode::size_mismatch, "the reference frame to resume from is " +
                                             to_string(reference_frame.shape()) + " px, not " +
@@ -195,23 +232,34 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
     reference_ = copy_of(reference_frame);
   }
   state_ = std::move(s);
-  copy_window(reference_[0], state_.window, reference_window_);
-  reference_changed_ = true;
-  return Status::ok();
+  return load_reference_window();
 }
 
 Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number) {
-  if (image.shape() != reference_.shape()) {
+  if (image.shape() != image_) {
     return Status{ErrorCode::size_mismatch,
                   "frame " + std::to_string(number) + " is " + to_string(image.shape()) +
-                      " px but the reference is " + to_string(reference_.shape()) + " px"};
+                      " px but the reference is " + to_string(image_) + " px"};
   }
-  XCORR_RETURN_IF_ERROR(check_finite(
-      StackView<const float>{image.data, image.rows, image.cols, 1, image.row_stride, 0},
-      "frame " + std::to_string(number)));
+  if (source_)
+    return Status{ErrorCode::internal, "a session over a region source takes next_window()"};
+  copy_window(image, state_.window, frame_window_);
+  return register_window(&image, number);
+}
+
+Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index number) {
+  const Window& w = state_.window;
+  if (window_image.rows() != w.rows || window_image.cols() != w.cols || window_image.count() != 1)
+    return Status{ErrorCode::internal, "frame " + std::to_string(number) + ": not the window"};
+  frame_window_ = std::move(window_image);
+  return register_window(nullptr, number);
+}
+
+Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image,
+                                                Index number) {
+  XCORR_RETURN_IF_ERROR(check_finite(frame_window_.view(), "frame " + std::to_string(number)));
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
-  copy_window(image, st.window, frame_window_);
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
                  &st.active,           &st.predicted};
   auto reg = registrar_->register_frame(in, o_);
@@ -271,12 +319,12 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
       st.ref_v[k] = v[k];
       st.predicted[k] = Warp{};
     }
-    reference_ = copy_of(image);
-    copy_window(reference_[0], st.window, reference_window_);
+    if (image != nullptr) reference_ = copy_of(*image);
+    reference_window_ = frame_window_;
     reference_changed_ = true;
     st.ref_frame = number;
   }
-  grow_if_needed();
+  XCORR_RETURN_IF_ERROR(grow_if_needed());
   return fr;
 }
 

@@ -4,6 +4,7 @@
 // exactly the result of an uninterrupted run.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ class DicSession {
   static Result<DicSession> create(FrameRegistrar& registrar, MatrixView<const float> reference,
                                    const Roi& roi, const DicOptions& o);
 
+  // The same over images of `image` px that are read a window at a time: `source(frame, w)`
+  // returns pixels w of the reference (frame 0) or of deformed frame `frame` (1-based), and the
+  // frames come through next_window(). Memory then scales with the window, not the image.
+  using RegionSource = std::function<Result<Stack<float>>(Index frame, const Window& w)>;
+  static Result<DicSession> create(FrameRegistrar& registrar, Shape image, RegionSource source,
+                                   const Roi& roi, const DicOptions& o);
+
   // The points results are reported for (image coordinates): the first window's grid. Points a
   // grown window adds lie outside the ROI and are not reported.
   const Grid& grid() const { return result_grid_; }
@@ -49,18 +57,23 @@ class DicSession {
   // Registers frame `number` (1-based position among the deformed frames; numbers may skip
   // frames that could not be read). The image is copied when it becomes the reference.
   Result<FrameResult> next(MatrixView<const float> image, Index number);
+  // Sessions over a region source: frame `number`'s pixels of window() (read them just before).
+  Result<FrameResult> next_window(Stack<float> window_image, Index number);
 
   // Continues from a state committed after some frame. In incremental mode with ref_frame > 0,
-  // `reference_frame` is that frame's image (otherwise ignored).
+  // `reference_frame` is that frame's image (otherwise, and over a region source, ignored).
   Status restore(DicState s, MatrixView<const float> reference_frame = {});
 
  private:
   DicSession() = default;
   // Moves the work to window `w` (containing the current one): the grid, the state (by point
   // position; new points are outside the ROI), the report map and the reference window.
-  void move_to(const Window& w);
+  Status move_to(const Window& w);
   // After a frame: a larger window when a point's next search could reach past this one.
-  void grow_if_needed();
+  Status grow_if_needed();
+  Status start(FrameRegistrar& registrar, Shape image, const Roi& roi, const DicOptions& o);
+  Status load_reference_window();  // the current reference's pixels of the window
+  Result<FrameResult> register_window(const MatrixView<const float>* image, Index number);
 
   FrameRegistrar* registrar_ = nullptr;
   DicOptions o_;
@@ -70,7 +83,8 @@ class DicSession {
   Grid grid_;                        // of the window, window coordinates
   Grid result_grid_;                 // of the first window, image coordinates
   std::vector<std::size_t> report_;  // per result point, its index in grid_
-  Stack<float> reference_;           // the current reference image (a copy; one matrix)
+  RegionSource source_;              // when set, images come a window at a time
+  Stack<float> reference_;           // without a source: the current reference image (a copy)
   Stack<float> reference_window_, frame_window_;  // contiguous copies of the window
   bool reference_changed_ = true;
   DicState state_;

@@ -262,6 +262,34 @@ Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
   return f;
 }
 
+Result<Stack<float>> LazyStack::region(Index k, Index y, Index x, Index rows, Index cols) {
+  if (k < 0 || k >= count())
+    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
+  if (y < 0 || x < 0 || rows < 1 || cols < 1 || y + rows > shape_.rows || x + cols > shape_.cols)
+    return Status{ErrorCode::invalid_argument, "a region outside the " + to_string(shape_) +
+                                                   " px frame"};
+  Stack<float> out(rows, cols, 1);
+  if (tiff_ == nullptr) {  // folders, file lists, images decoded whole
+    auto f = frame(k);
+    if (!f.is_ok()) return f.status();
+    for (Index r = 0; r < rows; ++r)
+      std::copy_n((*f.value())[0].row(y + r) + x, cols, out[0].row(r));
+    return out;
+  }
+  std::lock_guard lock(mutex_);
+  TIFF* tif = as_tiff(tiff_);
+  const std::string& source = sources_[static_cast<std::size_t>(k)];
+  if (!TIFFSetSubDirectory(tif, offsets_[static_cast<std::size_t>(k)]))
+    return Status{ErrorCode::io_error, "cannot read " + source};
+  const auto layout = tiff_grey_layout(tif);
+  if (!layout.is_ok())
+    return Status{layout.status().code(), source + " holds " + layout.status().message()};
+  const PixelRect rect{static_cast<std::uint32_t>(y), static_cast<std::uint32_t>(x),
+                       static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols)};
+  XCORR_RETURN_IF_ERROR(decode_tiff_region(tif, layout.value(), rect, out.data(), source));
+  return out;
+}
+
 Result<Stack<float>> LazyStack::frames(Index first, Index n) {
   if (indexing_.load()) (void)wait_indexed();
   Stack<float> out(shape_.rows, shape_.cols, n);

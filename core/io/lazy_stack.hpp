@@ -48,6 +48,10 @@ class LazyStack {
   Result<std::shared_ptr<const Stack<float>>> frame(Index k);
   // Frames [first, first + n) in one stack (for runs).
   Result<Stack<float>> frames(Index first, Index n);
+  // Pixels [y, y + rows) x [x, x + cols) of frame k (1 x rows x cols), not cached: a TIFF page
+  // decodes only the strips or tiles they touch (DIC with an ROI reads its window this way);
+  // other images are decoded whole and cut.
+  Result<Stack<float>> region(Index k, Index y, Index x, Index rows, Index cols);
 
  private:
   LazyStack() = default;

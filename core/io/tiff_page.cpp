@@ -144,30 +144,50 @@ std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes, double& 
   return {};
 }
 
-Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out, const std::string& source) {
+Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out,
+                        const std::string& source) {
+  return decode_tiff_region(tif, l, {0, 0, l.height, l.width}, out, source);
+}
+
+Status decode_tiff_region(TIFF* tif, const TiffGreyLayout& l, const PixelRect& rect, float* out,
+                          const std::string& source) {
   auto damaged = [&](const std::string& where) {
     return Status{ErrorCode::io_error,
                   "cannot decode " + source + ": corrupt or truncated (" + where + ")"};
   };
-  const std::size_t w = l.width;
+  if (rect.rows == 0 || rect.cols == 0 || rect.y > l.height || rect.rows > l.height - rect.y ||
+      rect.x > l.width || rect.cols > l.width - rect.x)
+    return Status{ErrorCode::invalid_argument, "a region outside " + source};
+  const std::uint32_t y_end = rect.y + rect.rows, x_end = rect.x + rect.cols;
+  // Writes source row `row` (its columns [c0, c0 + n) are in `values`) into `out`.
+  auto put = [&](std::uint32_t row, std::uint32_t c0, const float* values, std::uint32_t n) {
+    const std::uint32_t a = std::max(c0, rect.x), b = std::min(c0 + n, x_end);
+    if (row < rect.y || row >= y_end || a >= b) return;
+    std::copy(values + (a - c0), values + (b - c0),
+              out + std::size_t{row - rect.y} * rect.cols + (a - rect.x));
+  };
   if (!l.tiled) {
     const tmsize_t line_bytes = TIFFScanlineSize(tif);
-    if (line_bytes <= 0 || static_cast<std::uint64_t>(line_bytes) < (w * l.bits + 7) / 8)
+    if (line_bytes <= 0 || static_cast<std::uint64_t>(line_bytes) < (std::uint64_t{l.width} * l.bits + 7) / 8)
       return damaged("row size");
     uint32_t rows_per_strip = l.height;
     TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     rows_per_strip = std::clamp<uint32_t>(rows_per_strip, 1, l.height);
     std::vector<unsigned char> strip(static_cast<std::size_t>(line_bytes) * rows_per_strip);
-    for (uint32_t row = 0; row < l.height; row += rows_per_strip) {
+    std::vector<float> values(l.width);
+    for (uint32_t row = rect.y / rows_per_strip * rows_per_strip; row < y_end; row += rows_per_strip) {
       const uint32_t rows = std::min(rows_per_strip, l.height - row);
       const tmsize_t want = line_bytes * static_cast<tmsize_t>(rows);
       const tmsize_t got =
           TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, row, 0), strip.data(), want);
       if (got < want)
         return damaged("rows " + std::to_string(row) + "-" + std::to_string(row + rows - 1));
-      for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t r = 0; r < rows; ++r) {
+        if (row + r < rect.y || row + r >= y_end) continue;
         unpack_row(strip.data() + static_cast<std::size_t>(line_bytes) * r, l.width, l,
-                   out + (std::size_t{row} + r) * w);
+                   values.data());
+        put(row + r, 0, values.data(), l.width);
+      }
     }
     return Status::ok();
   }
@@ -179,17 +199,17 @@ Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out, const st
       static_cast<std::uint64_t>(tile_row_bytes) < (std::uint64_t{tw} * l.bits + 7) / 8)
     return damaged("tile size");
   std::vector<unsigned char> tile(static_cast<std::size_t>(tile_bytes));
-  std::vector<float> row_values(tw);
-  for (uint32_t y = 0; y < l.height; y += th) {
-    for (uint32_t x = 0; x < l.width; x += tw) {
+  std::vector<float> values(tw);
+  for (uint32_t y = rect.y / th * th; y < y_end; y += th) {
+    for (uint32_t x = rect.x / tw * tw; x < x_end; x += tw) {
       if (TIFFReadEncodedTile(tif, TIFFComputeTile(tif, x, y, 0, 0), tile.data(), tile_bytes) <
           tile_bytes)
         return damaged("the tile at row " + std::to_string(y) + ", column " + std::to_string(x));
       const uint32_t cols = std::min(tw, l.width - x), rows = std::min(th, l.height - y);
       for (uint32_t r = 0; r < rows; ++r) {
         unpack_row(tile.data() + static_cast<std::size_t>(tile_row_bytes) * r, tw, l,
-                   row_values.data());
-        std::copy_n(row_values.data(), cols, out + (std::size_t{y} + r) * w + x);
+                   values.data());
+        put(y + r, x, values.data(), cols);
       }
     }
   }

@@ -53,4 +53,13 @@ std::string tiff_page_data_problem(tiff* tif, std::uint64_t file_bytes, double& 
 Status decode_tiff_page(tiff* tif, const TiffGreyLayout& layout, float* out,
                         const std::string& source);
 
+// Pixels [y, y + rows) x [x, x + cols) of a page.
+struct PixelRect {
+  std::uint32_t y = 0, x = 0, rows = 0, cols = 0;
+};
+
+// Only the strips or tiles that `rect` touches are read; `out` gets rect.rows x rect.cols floats.
+Status decode_tiff_region(tiff* tif, const TiffGreyLayout& layout, const PixelRect& rect,
+                          float* out, const std::string& source);
+
 }  // namespace xcorr::io

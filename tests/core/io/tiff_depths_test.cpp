@@ -67,7 +67,16 @@ TEST_P(TiffDepths, BothReadersReturnTheStoredValues) {
       ASSERT_EQ(eager.value().frames[k].data[i], want) << "eager, page " << k << ", pixel " << i;
       ASSERT_EQ(f.value()->data()[i], want) << "lazy, page " << k << ", pixel " << i;
     }
+    // A region decodes only the strips or tiles it touches, and equals the same pixels of the
+    // whole page (rows 5-20, columns 3-19: inside strips and tiles, not on their edges).
+    const auto region = lazy.value()->region(k, 5, 3, 16, 17);
+    ASSERT_TRUE(region.is_ok()) << region.status().message();
+    for (Index r = 0; r < 16; ++r)
+      for (Index c = 0; c < 17; ++c)
+        ASSERT_EQ(region.value()[0](r, c), eager.value().frames[k](5 + r, 3 + c))
+            << "region, page " << k << " at " << r << "," << c;
   }
+  EXPECT_FALSE(lazy.value()->region(0, 20, 0, 10, 5).is_ok()) << "rows past the page";
 }
 
 INSTANTIATE_TEST_SUITE_P(
