@@ -171,20 +171,12 @@ void ImageView::resizeEvent(QResizeEvent*) {
 
 namespace {
 
-// Bounding box of a shape (image px) and the shape scaled/moved to a new bounding box.
-QRectF bounds(const dic::RoiShape& s) {
-  switch (s.kind) {
-    case dic::RoiShapeKind::rectangle:
-      return {s.x - 0.5, s.y - 0.5, s.width, s.height};
-    case dic::RoiShapeKind::ellipse:
-      return {s.x - s.rx, s.y - s.ry, 2 * s.rx, 2 * s.ry};
-    case dic::RoiShapeKind::polygon: {
-      QPolygonF poly;
-      for (const auto& v : s.vertices) poly << QPointF(v.x, v.y);
-      return poly.boundingRect();
-    }
-  }
-  return {};
+// Bounding box of a shape as drawn (image px; a rectangle's edges are half a pixel outside its
+// pixel centres) and the shape scaled/moved to a new bounding box.
+QRectF drawn_bounds(const dic::RoiShape& s) {
+  const dic::RoiBounds b = dic::bounds(s);
+  const double edge = s.kind == dic::RoiShapeKind::rectangle ? 0.5 : 0.0;
+  return QRectF(QPointF(b.x0 - edge, b.y0 - edge), QPointF(b.x1 - edge, b.y1 - edge));
 }
 
 dic::RoiShape fitted(dic::RoiShape s, const QRectF& from, const QRectF& to) {
@@ -290,7 +282,7 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.setBrush(Qt::NoBrush);
     p.drawPath(shape_path(s));
     if (sel) {
-      const QRectF b = bounds(s);
+      const QRectF b = drawn_bounds(s);
       const double hs = 6 / scale_;
       p.setBrush(Qt::white);
       for (int c = 0; c < 4; ++c)
@@ -356,7 +348,7 @@ void ImageView::mousePressEvent(QMouseEvent* e) {
   if (tool_ == Tool::edit && e->button() == Qt::LeftButton) {
     handle_ = -1;
     if (selected_ >= 0 && selected_ < static_cast<int>(roi_.shapes.size())) {
-      const QRectF b = bounds(roi_.shapes[static_cast<std::size_t>(selected_)]);
+      const QRectF b = drawn_bounds(roi_.shapes[static_cast<std::size_t>(selected_)]);
       for (int c = 0; c < 4; ++c) {
         if (QLineF(to_widget(corner(b, c)), e->position()).length() < 8) handle_ = c;
       }
@@ -396,7 +388,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* e) {
                      inside ? pixels_[static_cast<std::size_t>(y) * cols_ + x] : 0.0, inside);
   if (dragging_ && tool_ == Tool::edit && selected_ >= 0) {
     const dic::RoiShape& orig = roi_.shapes[static_cast<std::size_t>(selected_)];
-    const QRectF b = bounds(orig);
+    const QRectF b = drawn_bounds(orig);
     QRectF to = b;
     if (handle_ < 0) {
       to.translate(current_image_ - press_image_);

@@ -78,17 +78,8 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
 Status roi_inside(const dic::Roi& roi, Shape image) {
   const double w = static_cast<double>(image.cols), h = static_cast<double>(image.rows);
   for (const dic::RoiShape& r : roi.shapes) {
-    double x0 = r.x, y0 = r.y, x1 = r.x + r.width, y1 = r.y + r.height;
-    if (r.kind == dic::RoiShapeKind::ellipse) {
-      x0 = r.x - r.rx, x1 = r.x + r.rx, y0 = r.y - r.ry, y1 = r.y + r.ry;
-    } else if (r.kind == dic::RoiShapeKind::polygon) {
-      x0 = y0 = 1e300, x1 = y1 = -1e300;
-      for (const dic::Point2& p : r.vertices) {
-        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
-        y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
-      }
-    }
-    if (x0 < -0.5 || y0 < -0.5 || x1 > w + 0.5 || y1 > h + 0.5) {
+    const dic::RoiBounds b = dic::bounds(r);
+    if (b.x0 < -0.5 || b.y0 < -0.5 || b.x1 > w + 0.5 || b.y1 > h + 0.5) {
       return {ErrorCode::invalid_argument, "ROI shape '" + dic::to_string(r) +
                                                "' reaches outside the " + to_string(image) +
                                                " px image"};

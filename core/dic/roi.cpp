@@ -1,5 +1,6 @@
 #include "core/dic/roi.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -59,6 +60,17 @@ std::string num(double v) {
 }
 
 }  // namespace
+
+RoiBounds bounds(const RoiShape& r) {
+  if (r.kind == RoiShapeKind::ellipse) return {r.x - r.rx, r.y - r.ry, r.x + r.rx, r.y + r.ry};
+  if (r.kind != RoiShapeKind::polygon) return {r.x, r.y, r.x + r.width, r.y + r.height};
+  RoiBounds b{1e300, 1e300, -1e300, -1e300};
+  for (const Point2& p : r.vertices) {
+    b.x0 = std::min(b.x0, p.x), b.x1 = std::max(b.x1, p.x);
+    b.y0 = std::min(b.y0, p.y), b.y1 = std::max(b.y1, p.y);
+  }
+  return b;
+}
 
 Status Roi::check() const {
   for (std::size_t k = 0; k < shapes.size(); ++k) {

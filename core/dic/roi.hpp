@@ -52,6 +52,12 @@ struct Roi {
   Mask render(Index rows, Index cols) const;
 };
 
+// A shape's bounding box (px): [x0, x1] x [y0, y1].
+struct RoiBounds {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+RoiBounds bounds(const RoiShape& s);
+
 // "rect:x,y,w,h" | "ellipse:cx,cy,rx,ry" | "poly:x1,y1,x2,y2,x3,y3,..." with an optional leading
 // '-' to subtract (CLI and job files).
 Result<RoiShape> parse_roi_shape(const std::string& text);

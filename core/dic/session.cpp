@@ -40,15 +40,9 @@ Window window_for(const Roi& roi, Shape image, int step, double margin) {
   double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
   for (const RoiShape& r : roi.shapes) {
     if (r.subtract) continue;  // cannot extend the region
-    double a = r.x, b = r.y, c = r.x + r.width, d = r.y + r.height;
-    if (r.kind == RoiShapeKind::ellipse)
-      a = r.x - r.rx, c = r.x + r.rx, b = r.y - r.ry, d = r.y + r.ry;
-    if (r.kind == RoiShapeKind::polygon) {
-      a = b = 1e300, c = d = -1e300;
-      for (const Point2& p : r.vertices)
-        a = std::min(a, p.x), c = std::max(c, p.x), b = std::min(b, p.y), d = std::max(d, p.y);
-    }
-    x0 = std::min(x0, a), y0 = std::min(y0, b), x1 = std::max(x1, c), y1 = std::max(y1, d);
+    const RoiBounds b = bounds(r);
+    x0 = std::min(x0, b.x0), y0 = std::min(y0, b.y0), x1 = std::max(x1, b.x1),
+    y1 = std::max(y1, b.y1);
   }
   if (x0 > x1) return {0, 0, image.rows, image.cols};  // only subtracting shapes: nothing
   auto lo = [&](double v) {
@@ -80,13 +74,17 @@ Status DicSession::load_reference_window() {
   return Status::ok();
 }
 
-Status DicSession::move_to(const Window& w) {
-  const Window old = state_.window;
-  const Grid old_grid = grid_;
+Grid DicSession::grid_of(const Window& w) const {
   Roi local;
   for (const RoiShape& r : roi_.shapes)
     local.shapes.push_back(shifted(r, -static_cast<double>(w.x), -static_cast<double>(w.y)));
-  grid_ = make_grid(w.rows, w.cols, o_.subset, o_.step, local.render(w.rows, w.cols));
+  return make_grid(w.rows, w.cols, o_.subset, o_.step, local.render(w.rows, w.cols));
+}
+
+Status DicSession::move_to(const Window& w, Grid grid) {
+  const Window old = state_.window;
+  const Grid old_grid = std::move(grid_);
+  grid_ = std::move(grid);
   const std::size_t n = grid_.points.size();
   // A point of the old grid at window position (x, y) is here at (x + dx, y + dy).
   const double dx = static_cast<double>(old.x - w.x), dy = static_cast<double>(old.y - w.y);
@@ -136,7 +134,8 @@ Status DicSession::grow_if_needed() {
   }
   if (over <= 0) return Status::ok();
   margin_ = 2 * margin_ + over;
-  return move_to(window_for(roi_, image_, o_.step, margin_));
+  const Window grown = window_for(roi_, image_, o_.step, margin_);
+  return move_to(grown, grid_of(grown));
 }
 
 Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<const float> reference,
@@ -179,12 +178,7 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
   margin_ = o.subset / 2 + 2.0 * o.search_radius + 8;
   const Window first = window_for(roi, image_, o.step, margin_);
   // The grid first (the checks below need no pixels), then the reference's window.
-  Roi local;
-  for (const RoiShape& r : roi_.shapes)
-    local.shapes.push_back(
-        shifted(r, -static_cast<double>(first.x), -static_cast<double>(first.y)));
-  const Grid grid =
-      make_grid(first.rows, first.cols, o.subset, o.step, local.render(first.rows, first.cols));
+  Grid grid = grid_of(first);
   if (std::none_of(grid.points.begin(), grid.points.end(),
                    [](const GridPoint& p) { return p.valid; })) {
     return Status{ErrorCode::invalid_argument,
@@ -192,7 +186,7 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
                       " px, step " + std::to_string(o.step) + " px): enlarge it or the step"};
   }
   XCORR_RETURN_IF_ERROR(check_size_limits(o, image, grid));
-  XCORR_RETURN_IF_ERROR(move_to(first));
+  XCORR_RETURN_IF_ERROR(move_to(first, std::move(grid)));
   const std::size_t n = grid_.points.size();
   DicState& st = state_;
   for (std::size_t k = 0; k < n; ++k) st.active[k] = grid_.points[k].valid ? 1 : 0;
@@ -215,7 +209,7 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
         w.x + w.cols < state_.window.x + state_.window.cols ||
         w.y + w.rows < state_.window.y + state_.window.rows)
       return {ErrorCode::invalid_argument, "a saved DIC state names a window this job cannot have"};
-    XCORR_RETURN_IF_ERROR(move_to(w));
+    XCORR_RETURN_IF_ERROR(move_to(w, grid_of(w)));
   }
   const std::size_t n = grid_.points.size();
   if (s.cx.size() != n || s.cy.size() != n || s.ref_u.size() != n || s.ref_v.size() != n ||

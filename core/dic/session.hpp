@@ -66,9 +66,11 @@ class DicSession {
 
  private:
   DicSession() = default;
-  // Moves the work to window `w` (containing the current one): the grid, the state (by point
+  // Moves the work to window `w` (containing the current one) and its grid (grid_of(w)): the
+  // state (by point
   // position; new points are outside the ROI), the report map and the reference window.
-  Status move_to(const Window& w);
+  Status move_to(const Window& w, Grid grid);
+  Grid grid_of(const Window& w) const;  // the ROI's grid over window w (window coordinates)
   // After a frame: a larger window when a point's next search could reach past this one.
   Status grow_if_needed();
   Status start(FrameRegistrar& registrar, Shape image, const Roi& roi, const DicOptions& o);
