@@ -10,6 +10,10 @@ namespace xcorr {
 dic::DicJob StudioProject::job() const {
   dic::DicJob job;
   job.reference = stack_path;
+  if (!files.empty()) {
+    job.reference = files.front();
+    job.frames.assign(files.begin() + 1, files.end());
+  }
   job.roi = roi;
   job.options = options;
   job.templates = templates;
@@ -17,19 +21,18 @@ dic::DicJob StudioProject::job() const {
 }
 
 Status StudioProject::save(const std::filesystem::path& path) const {
-  if (stack_path.empty()) {
-    return {ErrorCode::invalid_argument,
-            "a project names one stack (a multi-page TIFF or a folder): open one to save it"};
-  }
+  if (stack_path.empty() && files.empty())
+    return {ErrorCode::invalid_argument, "no images to save: open a stack or files first"};
   dic::DicJob j = job();
   j.out = (path.parent_path() / (path.stem().string() + ".csv")).string();
   XCORR_RETURN_IF_ERROR(j.check());
   return io::write_text_atomically(path, dic::to_json(j));
 }
 
-void StudioProject::adopt_stack(std::string path, std::string reference,
-                                std::vector<std::string> frames) {
+void StudioProject::adopt_stack(std::string path, std::vector<std::string> file_list,
+                                std::string reference, std::vector<std::string> frames) {
   stack_path = std::move(path);
+  files = std::move(file_list);
   reference_name = std::move(reference);
   frame_names = std::move(frames);
   roi = {};

@@ -20,7 +20,8 @@ namespace xcorr {
 
 struct StudioProject {
   // Edited.
-  std::string stack_path;  // the opened stack (file or folder); empty for a list of files
+  std::string stack_path;          // the opened stack (file or folder); empty for a list of files
+  std::vector<std::string> files;  // a list of files (the first is the reference); else empty
   dic::Roi roi;
   dic::DicOptions options;
   std::vector<TemplateRect> templates;
@@ -36,14 +37,17 @@ struct StudioProject {
   // The last tracking run.
   std::vector<Track> tracks;
 
-  // The project as a DIC job without an output (the window's run; save() names one).
+  // The project as a DIC job without an output (the window's run; save() names one): a stack
+  // path as the reference, or a list of files as the reference and its frames.
   dic::DicJob job() const;
   // The job file at `path` with out = <stem>.csv beside it, checked, written atomically;
-  // refused when the project names no single stack.
+  // refused when the project has no images.
   Status save(const std::filesystem::path& path) const;
 
-  // A new stack: the names, and no results, templates or tracks of the previous one.
-  void adopt_stack(std::string path, std::string reference, std::vector<std::string> frames);
+  // A new stack (a path, or a list of files), its frame names, and no results, templates or
+  // tracks of the previous one.
+  void adopt_stack(std::string path, std::vector<std::string> file_list, std::string reference,
+                   std::vector<std::string> frames);
 
   // The results of deformed frame `frame` (1-based), or null: the reference, a failed frame,
   // no run.

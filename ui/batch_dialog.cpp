@@ -329,11 +329,12 @@ Status BatchDialog::add_stacks(const QStringList& paths) {
 
 Status BatchDialog::add_current_stack() {
   const dic::DicJob project = current_project_ ? current_project_() : dic::DicJob{};
-  if (project.reference.empty()) {
-    return {ErrorCode::invalid_argument,
-            "the main window has no stack open (a multi-page TIFF or a folder)"};
-  }
-  return add_stacks({qs(project.reference)});
+  if (project.reference.empty())
+    return {ErrorCode::invalid_argument, "the main window has no stack open"};
+  if (project.frames.empty()) return add_stacks({qs(project.reference)});
+  QStringList files = {qs(project.reference)};  // a list of files: the reference first
+  for (const std::string& f : project.frames) files << qs(f);
+  return add_files_as_stack(files);
 }
 
 Status BatchDialog::add_files_as_stack(const QStringList& files) {

@@ -38,6 +38,9 @@ class ImageView : public QWidget {
   void set_frame(MatrixView<const float> frame);
   void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
+  double black() const { return black_; }        // the levels in use (grey values)
+  double white() const { return white_; }
+  bool auto_levels() const { return auto_levels_; }
   void set_roi(const dic::Roi& roi);
   void set_tool(Tool t) { tool_ = t; }
   void set_subtract(bool on) { subtract_ = on; }

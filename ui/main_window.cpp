@@ -3,16 +3,18 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QDateTime>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -26,13 +28,16 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/tiff_integrity.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/levels_bar.hpp"
 #include "ui/profile_panel.hpp"
 #include "ui/qt_text.hpp"
 #include "ui/results_panel.hpp"
@@ -103,10 +108,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     project_.frame_names.clear();
     for (Index k = 1; k < source_->count(); ++k) project_.frame_names.push_back(source_->source(k));
     slider_->setRange(0, frame_count() - 1);
+    refresh_frame_list();
     if (done) {
       index_timer_->stop();
       const Status s = source_->wait_indexed(0);
-      message(s.is_ok() ? tr("%1 frames indexed").arg(frame_count()) : qs(s.message()));
+      if (s.is_ok())
+        message(tr("%1 frames indexed").arg(frame_count()));
+      else
+        show_error(tr("Damaged stack"), qs(s.message()), "open_problem");
     }
   });
   play_timer_ = new QTimer(this);
@@ -172,7 +181,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
   const QString path = urls.first().toLocalFile();
   const Status s =
       path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
-  if (!s.is_ok()) QMessageBox::warning(this, tr("Open"), qs(s.message()));
+  if (!s.is_ok()) show_error(tr("Open"), qs(s.message()));
 }
 
 void MainWindow::remember_recent(const QString& path) {
@@ -193,7 +202,7 @@ void MainWindow::rebuild_recent_menu() {
     recent_menu_->addAction(path, this, [this, path] {
       const Status s =
           path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
-      if (!s.is_ok()) QMessageBox::warning(this, tr("Open recent"), qs(s.message()));
+      if (!s.is_ok()) show_error(tr("Open recent"), qs(s.message()));
     });
   }
   recent_menu_->setEnabled(!recent.isEmpty());
@@ -215,13 +224,25 @@ BatchDialog* MainWindow::batch_dialog() {
 Status MainWindow::open_project(const QString& path) {
   auto job = dic::read_dic_job(path.toStdString());
   if (!job.is_ok()) return job.status();
-  if (!job.value().frames.empty()) {
-    return {ErrorCode::unsupported,
-            path.toStdString() +
-                ": projects with separate frame files open with `xcorr dic --job` "
-                "(the app opens one stack: the reference and its later pages)"};
+  if (job.value().frames.empty()) {
+    XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(job.value().reference)));
+  } else {  // a list of single images: the window's stack of files
+    QStringList files = {QString::fromStdString(job.value().reference)};
+    for (const std::string& f : job.value().frames) {
+      std::error_code ec;
+      const Result<int> pages = io::is_tiff_file(f) ? io::check_tiff_integrity(f) : Result<int>(1);
+      const bool one_image =
+          std::filesystem::is_regular_file(f, ec) && pages.is_ok() && pages.value() == 1;
+      if (!one_image) {
+        return {ErrorCode::unsupported,
+                path.toStdString() + ": its frames '" + f +
+                    "' are a folder or a multi-page file; the window opens one stack or a list "
+                    "of single images (run it with `xcorr dic --job`)"};
+      }
+      files << QString::fromStdString(f);
+    }
+    XCORR_RETURN_IF_ERROR(open_files(files));
   }
-  XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(job.value().reference)));
   undo_->push(new RoiCommand(tr("Project ROI"), project_.roi, job.value().roi,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
   panel_->set_options(job.value().options);
@@ -238,7 +259,7 @@ void MainWindow::build_menus() {
                                                       tr("Images (*.tif *.tiff *.png *.bmp)"));
     if (path.isEmpty()) return;
     const Status s = open_stack(path);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Open stack"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Open stack"), qs(s.message()));
   });
   file->addAction(tr("Open &files..."), this, [this] {
     const QStringList files = QFileDialog::getOpenFileNames(
@@ -246,13 +267,28 @@ void MainWindow::build_menus() {
         tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
     if (files.isEmpty()) return;
     const Status s = open_files(files);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Open files"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Open files"), qs(s.message()));
   });
   file->addAction(tr("Open &folder..."), this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of images"));
     if (dir.isEmpty()) return;
     const Status s = open_stack(dir);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Open folder"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Open folder"), qs(s.message()));
+  });
+  file->addAction(tr("&Add frames..."), this, [this] {
+    const QStringList files =
+        QFileDialog::getOpenFileNames(this, tr("Add frames (deformed images)"), {},
+                                      tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
+    if (files.isEmpty()) return;
+    const Status s = add_frames(files);
+    if (!s.is_ok()) show_error(tr("Add frames"), qs(s.message()));
+  });
+  file->addAction(tr("Reference from &file..."), this, [this] {
+    const QString chosen = QFileDialog::getOpenFileName(
+        this, tr("Reference image"), {}, tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
+    if (chosen.isEmpty()) return;
+    const Status s = use_reference_file(chosen);
+    if (!s.is_ok()) show_error(tr("Reference"), qs(s.message()));
   });
   recent_menu_ = file->addMenu(tr("Open &recent"));
   rebuild_recent_menu();
@@ -262,7 +298,7 @@ void MainWindow::build_menus() {
         QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Projects (*.json)"));
     if (path.isEmpty()) return;
     const Status s = open_project(path);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Open project"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Open project"), qs(s.message()));
   });
   file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), "project.json",
@@ -270,7 +306,7 @@ void MainWindow::build_menus() {
     if (path.isEmpty()) return;
     const Status s = save_project(path);
     if (!s.is_ok())
-      QMessageBox::warning(this, tr("Save project"), qs(s.message()));
+      show_error(tr("Save project"), qs(s.message()));
     else
       remember_recent(path);
   });
@@ -286,28 +322,28 @@ void MainWindow::build_menus() {
         QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_csv(path);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
   file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_frame_csv(path, current_);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Export CSV"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
   file->addAction(tr("Export &tracks (CSV)..."), this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export tracks"), "tracks.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_tracks_csv(path);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Export tracks"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Export tracks"), qs(s.message()));
   });
   file->addAction(tr("Export &plot (PNG, PDF)..."), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), "plot.png",
                                                       tr("PNG (*.png);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
     const Status s = export_plot(path);
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Export plot"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Export plot"), qs(s.message()));
   });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
@@ -323,6 +359,10 @@ void MainWindow::build_menus() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    if (d != profile_dock_) view->addAction(d->toggleViewAction());
+  }
+  view->addSeparator();
   view->addAction(tr("&Fit"), this, [this] { view_->fit(); });
   view->addAction(tr("&1:1"), this, [this] { view_->one_to_one(); });
 
@@ -348,26 +388,10 @@ void MainWindow::build_menus() {
   tools->addAction(undo);
   tools->addAction(redo);
   tools->addSeparator();
-  tools->addWidget(new QLabel(tr(" Levels ")));
-  black_ = new QDoubleSpinBox;
-  white_ = new QDoubleSpinBox;
-  for (auto* b : {black_, white_}) {
-    b->setRange(-1, 1e9);
-    b->setValue(-1);  // the minimum reads "auto"
-    b->setSpecialValueText(tr("auto"));
-    b->setDecimals(1);
-    b->setToolTip(tr("Display black and white grey values; 'auto': 0.5 % / 99.5 % percentiles"));
-    tools->addWidget(b);
-    connect(b, &QDoubleSpinBox::valueChanged, this, [this] {
-      view_->set_levels(black_->value(), white_->value());  // black >= white: auto
-      show_frame(current_);
-    });
-  }
-
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Open &sample"), this, [this] {
     const Status s = open_sample();
-    if (!s.is_ok()) QMessageBox::warning(this, tr("Open sample"), qs(s.message()));
+    if (!s.is_ok()) show_error(tr("Open sample"), qs(s.message()));
   });
   help->addAction(tr("&About"), this, [this] {
     QMessageBox::about(this, tr("About XCorr Studio"),
@@ -427,6 +451,53 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
   profile_dock_->hide();  // View > Profiling panel
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
+
+  // Frames: the stack's images, the reference first; choose another reference.
+  auto* frames_dock = new QDockWidget(tr("Frames"), this);
+  frames_dock->setObjectName("frames_dock");
+  auto* frames_widget = new QWidget;
+  auto* frames_layout = new QVBoxLayout(frames_widget);
+  frames_layout->setContentsMargins(2, 2, 2, 2);
+  frame_list_ = new QListWidget;
+  frame_list_->setToolTip(tr("Click a frame to show it"));
+  connect(frame_list_, &QListWidget::currentRowChanged, this, [this](int k) {
+    if (k >= 0 && k != current_) show_frame(k);
+  });
+  auto* as_reference = new QPushButton(tr("Use as reference"));
+  as_reference->setToolTip(
+      tr("The selected frame becomes the reference (stacks of files: folders, lists, single "
+         "images)"));
+  connect(as_reference, &QPushButton::clicked, this, [this] {
+    const Status s = use_as_reference(frame_list_->currentRow());
+    if (!s.is_ok()) show_error(tr("Reference"), qs(s.message()));
+  });
+  frames_layout->addWidget(frame_list_, 1);
+  frames_layout->addWidget(as_reference);
+  frames_dock->setWidget(frames_widget);
+  addDockWidget(Qt::LeftDockWidgetArea, frames_dock);
+
+  auto* levels_dock = new QDockWidget(tr("Levels"), this);
+  levels_dock->setObjectName("levels_dock");
+  levels_ = new LevelsBar;
+  levels_dock->setWidget(levels_);
+  addDockWidget(Qt::LeftDockWidgetArea, levels_dock);
+  connect(levels_, &LevelsBar::levels_edited, this,
+          [this](double black, double white) { view_->set_levels(black, white); });
+  connect(levels_, &LevelsBar::auto_requested, this, [this] {
+    view_->set_levels(0, 0);
+    show_frame(current_);
+  });
+
+  auto* log_dock = new QDockWidget(tr("Log"), this);
+  log_dock->setObjectName("log_dock");
+  log_ = new QPlainTextEdit;
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(2000);
+  log_dock->setWidget(log_);
+  addDockWidget(Qt::BottomDockWidgetArea, log_dock);
+  tabifyDockWidget(log_dock, profile_dock_);
+  log_dock->raise();
+  log_dock->hide();  // View > Log
 }
 
 void MainWindow::show_profile_panel() {
@@ -436,6 +507,20 @@ void MainWindow::show_profile_panel() {
 
 void MainWindow::message(const QString& text) {
   statusBar()->showMessage(text, 8000);
+  log_->appendPlainText(QDateTime::currentDateTime().toString("HH:mm:ss  ") + text);
+}
+
+void MainWindow::show_error(const QString& title, const QString& text, const char* name) {
+  log_->appendPlainText(QDateTime::currentDateTime().toString("HH:mm:ss  ") + title + ": " + text);
+  statusBar()->showMessage(text, 8000);
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setObjectName(name);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+QString MainWindow::log_text() const {
+  return log_->toPlainText();
 }
 
 int MainWindow::frame_count() const {
@@ -446,7 +531,7 @@ Status MainWindow::open_stack(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   auto opened = io::LazyStack::open(path.toStdString());
   if (!opened.is_ok()) return opened.status();
-  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString()));
+  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
   return Status::ok();
 }
@@ -454,46 +539,122 @@ Status MainWindow::open_stack(const QString& path) {
 Status MainWindow::open_files(const QStringList& files) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   std::vector<std::filesystem::path> paths;
-  for (const QString& f : files) paths.emplace_back(f.toStdString());
+  std::vector<std::string> names;
+  for (const QString& f : files) {
+    paths.emplace_back(f.toStdString());
+    names.push_back(f.toStdString());
+  }
   auto opened = io::LazyStack::open_files(paths);
   if (!opened.is_ok()) return opened.status();
-  // A list of files is not a project stack (projects name one path): no stack path.
-  XCORR_RETURN_IF_ERROR(
-      adopt_source(std::move(opened).value(), tr("%1 files").arg(files.size()), std::string()));
+  const QString label = files.size() == 1 ? files[0] : tr("%1 files").arg(files.size());
+  return adopt_source(std::move(opened).value(), label, std::string(), std::move(names));
+}
+
+std::vector<std::string> MainWindow::stack_files() const {
+  if (!project_.files.empty()) return project_.files;
+  std::error_code ec;
+  const std::filesystem::path stack = project_.stack_path;
+  std::vector<std::string> files;
+  if (std::filesystem::is_directory(stack, ec)) {
+    for (Index k = 0; k < frame_count(); ++k)
+      files.push_back((stack / source_->source(k)).string());
+  } else if (source_ && frame_count() == 1 && !source_->indexing()) {
+    files.push_back(stack.string());  // a single image
+  }
+  return files;
+}
+
+Status MainWindow::reopen_files_keeping_project(const std::vector<std::string>& files) {
+  const dic::Roi roi = project_.roi;
+  const std::vector<TemplateRect> templates = project_.templates;
+  QStringList list;
+  for (const std::string& f : files) list << QString::fromStdString(f);
+  XCORR_RETURN_IF_ERROR(open_files(list));
+  set_roi_internal(roi);
+  if (!templates.empty()) set_templates_internal(templates);
   return Status::ok();
 }
 
-Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,
-                                const std::string& path) {
-  (void)source->wait_indexed(300);  // small stacks are indexed by then; large ones keep going
-  if (source->count() < 2 && !source->indexing()) {
+Status MainWindow::add_frames(const QStringList& added) {
+  std::vector<std::string> files = stack_files();
+  if (files.empty()) {
     return {ErrorCode::invalid_argument,
-            label.toStdString() + " holds one image: analysis needs a reference and frames"};
+            source_ ? "frames are added to a folder, a list of files or a single image; a "
+                      "multi-page TIFF holds its own frames"
+                    : "open an image first"};
   }
+  for (const QString& f : added) files.push_back(f.toStdString());
+  return reopen_files_keeping_project(files);
+}
+
+Status MainWindow::use_as_reference(int frame) {
+  std::vector<std::string> files = stack_files();
+  if (files.empty())
+    return {ErrorCode::unsupported,
+            "a multi-page TIFF's reference is its first page; open its pages as files to choose "
+            "another"};
+  if (frame < 1 || frame >= static_cast<int>(files.size()))
+    return {ErrorCode::invalid_argument, "no frame " + std::to_string(frame)};
+  std::rotate(files.begin(), files.begin() + frame, files.begin() + frame + 1);
+  return reopen_files_keeping_project(files);
+}
+
+Status MainWindow::use_reference_file(const QString& file) {
+  std::vector<std::string> files = stack_files();
+  if (files.empty())
+    return {ErrorCode::unsupported,
+            "a multi-page TIFF's reference is its first page; open its pages as files to choose "
+            "another"};
+  files.insert(files.begin(), file.toStdString());
+  return reopen_files_keeping_project(files);
+}
+
+Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,
+                                const std::string& path, std::vector<std::string> files) {
+  // One validation for the window and the command line: the index status names damaged pages
+  // (the pages before them are usable), frames of files must have the reference's size.
+  const Status indexed = source->wait_indexed(300);  // small stacks are indexed by then
+  XCORR_RETURN_IF_ERROR(source->check_frame_sizes());
   source_ = std::move(source);
   reference_ = Stack<float>();
   frames_ = Stack<float>();
   std::vector<std::string> frames;
   for (Index k = 1; k < source_->count(); ++k) frames.push_back(source_->source(k));
-  project_.adopt_stack(path, source_->source(0), std::move(frames));
+  project_.adopt_stack(path, std::move(files), source_->source(0), std::move(frames));
   undo_->clear();
   set_roi_internal({});
   slider_->blockSignals(true);
   slider_->setRange(0, frame_count() - 1);
   slider_->setValue(0);
   slider_->blockSignals(false);
+  view_->set_levels(0, 0);  // auto levels for every new stack
   view_->reset_levels();
   show_frame(0);
   view_->fit();
+  refresh_frame_list();
   setWindowTitle("XCorr Studio - " + label);
   if (source_->indexing()) index_timer_->start();
-  message(tr("%1: %2 frames of %3 x %4 px, %5-bit")
+  message(tr("%1: %2 of %3 x %4 px, %5")
               .arg(label)
-              .arg(frame_count())
+              .arg(frame_count() == 1 ? tr("one image") : tr("%1 images").arg(frame_count()))
               .arg(source_->shape().cols)
               .arg(source_->shape().rows)
               .arg(io::to_string(source_->pixel_type())));
+  if (!source_->indexing() && !indexed.is_ok())
+    show_error(tr("Damaged stack"), qs(indexed.message()), "open_problem");
   return Status::ok();
+}
+
+void MainWindow::refresh_frame_list() {
+  if (frame_list_ == nullptr) return;
+  frame_list_->blockSignals(true);
+  frame_list_->clear();
+  for (Index k = 0; source_ && k < frame_count(); ++k) {
+    frame_list_->addItem(k == 0 ? tr("reference: %1").arg(qs(source_->source(0)))
+                                : tr("%1: %2").arg(k).arg(qs(source_->source(k))));
+  }
+  frame_list_->setCurrentRow(current_);
+  frame_list_->blockSignals(false);
 }
 
 Status MainWindow::open_sample() {
@@ -531,6 +692,26 @@ bool MainWindow::stack_ready() {
   if (source_->indexing()) {
     message(tr("Indexing the stack..."));
     (void)source_->wait_indexed();
+  }
+  if (frame_count() < 2) {  // one image: ask for the deformed one(s)
+    show_error(tr("A second image is needed"),
+               tr("%1 is one image: analysis compares the reference with later frames. Choose "
+                  "the deformed image(s) (File > Add frames...).")
+                   .arg(qs(source_->source(0))),
+               "needs_frames");
+    if (!stack_files().empty()) {
+      auto* ask = new QFileDialog(this, tr("Add frames (deformed images)"), {},
+                                  tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
+      ask->setObjectName("ask_frames");
+      ask->setFileMode(QFileDialog::ExistingFiles);
+      ask->setAttribute(Qt::WA_DeleteOnClose);
+      connect(ask, &QFileDialog::filesSelected, this, [this](const QStringList& files) {
+        const Status s = add_frames(files);
+        if (!s.is_ok()) show_error(tr("Add frames"), qs(s.message()));
+      });
+      ask->open();
+    }
+    return false;
   }
   return true;
 }
@@ -630,8 +811,7 @@ void MainWindow::on_finished(const Status& status) {
   if (!status.is_ok()) {
     message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(what)
                                                   : qs(status.message()));
-    if (status.code() != ErrorCode::cancelled)
-      QMessageBox::warning(this, what, qs(status.message()));
+    if (status.code() != ErrorCode::cancelled) show_error(what, qs(status.message()), "run_error");
     emit run_finished(false);
     return;
   }
@@ -743,6 +923,12 @@ void MainWindow::show_frame(int k) {
     return;
   }
   view_->set_frame((*frame.value())[0]);
+  levels_->show_frame((*frame.value())[0], view_->black(), view_->white(), view_->auto_levels());
+  if (frame_list_->currentRow() != current_) {
+    frame_list_->blockSignals(true);
+    frame_list_->setCurrentRow(current_);
+    frame_list_->blockSignals(false);
+  }
   frame_label_->setText(current_ == 0 ? tr("reference (%1)").arg(qs(project_.reference_name))
                                       : tr("frame %1/%2 (%3)")
                                             .arg(current_)

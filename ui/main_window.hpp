@@ -23,10 +23,11 @@
 #include "ui/image_view.hpp"
 #include "ui/job_runner.hpp"
 
-class QDoubleSpinBox;
 class QDragEnterEvent;
 class QDropEvent;
 class QLabel;
+class QListWidget;
+class QPlainTextEdit;
 class QMenu;
 class QProgressBar;
 class QPushButton;
@@ -45,10 +46,18 @@ class MainWindow : public QMainWindow {
  public:
   explicit MainWindow(QWidget* parent = nullptr);
 
-  // A multi-page TIFF or a folder: the first image is the reference, the others the frames.
+  // A multi-page TIFF, a folder or a single image: the first image is the reference, the others
+  // the frames. A stack with damaged pages opens with the pages before the damage and a dialog
+  // naming the damage and the usable pages; a folder with images of another size is refused.
   Status open_stack(const QString& path);
   Status open_files(const QStringList& files);  // one frame per file, in this order
-  Status open_sample();                         // the bundled DIC sample, with its elliptical ROI
+  // Stacks of files (a folder, a list of files, a single image): more frames at the end, frame k
+  // (1-based) as the reference (the old reference becomes a frame), or another file as the
+  // reference. A multi-page TIFF's reference is its first page. ROI, options and templates stay.
+  Status add_frames(const QStringList& files);
+  Status use_as_reference(int frame);
+  Status use_reference_file(const QString& file);
+  Status open_sample();  // the bundled DIC sample, with its elliptical ROI
   // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
   // `xcorr dic --job` runs the same file headless.
   Status save_project(const QString& path) const;
@@ -61,6 +70,11 @@ class MainWindow : public QMainWindow {
   DicPanel* dic_panel() const { return panel_; }
   ImageView* view() const { return view_; }
   ProfilePanel* profile_panel() const { return profile_; }
+  class LevelsBar* levels_bar() const {
+    return levels_;
+  }
+  QListWidget* frame_list() const { return frame_list_; }
+  QString log_text() const;     // the Log dock: every message and error of this session
   void show_profile_panel();    // raises the Profiling dock
   BatchDialog* batch_dialog();  // File > Batch runs (made on first use; new jobs get the project)
   QUndoStack* undo_stack() const { return undo_; }
@@ -98,8 +112,9 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void remember_recent(const QString& path);
   // path: the project's stack path (empty for a list of files).
+  // files: a list of files (path empty).
   Status adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,
-                      const std::string& path);
+                      const std::string& path, std::vector<std::string> files);
   void rebuild_recent_menu();
   void build_docks();
   void on_finished(const Status& status);
@@ -109,7 +124,14 @@ class MainWindow : public QMainWindow {
   void refresh_tracks();
   void refresh_results();
   void set_roi_internal(const dic::Roi& roi);
-  void message(const QString& text);
+  void message(const QString& text);  // status bar and log
+  // A dialog that stays until dismissed (not blocking: runs and tests go on), and the log.
+  void show_error(const QString& title, const QString& text, const char* name = "error");
+  // The files of a stack of files, in frame order (empty for a multi-page TIFF).
+  std::vector<std::string> stack_files() const;
+  // Opens `files` as the stack, keeping the ROI, options and templates of the project.
+  Status reopen_files_keeping_project(const std::vector<std::string>& files);
+  void refresh_frame_list();
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
   // frames decoded as stacks when tracking needs them; the project (core/studio_project.hpp).
@@ -143,7 +165,9 @@ class MainWindow : public QMainWindow {
   class ResultsPanel* results_panel_ = nullptr;
   BatchDialog* batch_ = nullptr;
   class QDockWidget* profile_dock_ = nullptr;
-  QDoubleSpinBox *black_, *white_;
+  class LevelsBar* levels_ = nullptr;
+  QListWidget* frame_list_ = nullptr;
+  QPlainTextEdit* log_ = nullptr;
   int current_ = 0;
 };
 

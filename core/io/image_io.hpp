@@ -42,6 +42,10 @@ Result<ImageStack> read_image_stack(const std::filesystem::path& path);
 Status write_image_stack(const std::filesystem::path& path, StackView<const float> stack,
                          PixelType type);
 
+// The size of a file's first image (rows x cols px) from its header where the format allows
+// (TIFF, PNG, BMP), else by decoding it: for checking a folder's sizes without reading pixels.
+Result<Shape> image_shape(const std::filesystem::path& path);
+
 // Matrix CSV (.csv, .txt) or image file or folder, by path.
 Result<Stack<float>> read_matrices(const std::filesystem::path& path);
 

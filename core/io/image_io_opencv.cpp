@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -207,6 +209,45 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
 
 bool images_supported() {
   return true;
+}
+
+Result<Shape> image_shape(const fs::path& path) {
+  if (is_tiff_file(path)) {
+    capture_tiff_errors();
+    TIFF* tif = TIFFOpen(path.c_str(), "r");
+    if (tif == nullptr) {
+      return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
+                                             "': the file is corrupt or truncated (no readable "
+                                             "header)"};
+    }
+    std::uint32_t w = 0, h = 0;
+    const bool ok = TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) == 1 &&
+                    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) == 1 && w > 0 && h > 0;
+    TIFFClose(tif);
+    (void)take_tiff_error();
+    if (ok) return Shape{static_cast<Index>(h), static_cast<Index>(w)};
+  } else {
+    std::array<unsigned char, 26> b{};
+    std::ifstream f(path, std::ios::binary);
+    f.read(reinterpret_cast<char*>(b.data()), b.size());
+    const auto be32 = [&](int i) {
+      return static_cast<Index>(std::uint32_t{b[i]} << 24 | std::uint32_t{b[i + 1]} << 16 |
+                                std::uint32_t{b[i + 2]} << 8 | b[i + 3]);
+    };
+    const auto le32 = [&](int i) {
+      return static_cast<Index>(static_cast<std::int32_t>(std::uint32_t{b[i + 3]} << 24 |
+                                                          std::uint32_t{b[i + 2]} << 16 |
+                                                          std::uint32_t{b[i + 1]} << 8 | b[i]));
+    };
+    const bool png = f.gcount() >= 24 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' &&
+                     b[3] == 'G' && b[12] == 'I' && b[13] == 'H' && b[14] == 'D' && b[15] == 'R';
+    if (png && be32(16) > 0 && be32(20) > 0) return Shape{be32(20), be32(16)};
+    const bool bmp = f.gcount() >= 26 && b[0] == 'B' && b[1] == 'M';
+    if (bmp && le32(18) > 0 && le32(22) != 0) return Shape{std::abs(le32(22)), le32(18)};
+  }
+  auto decoded = read_image_stack(path);  // JPEG, and headers that did not parse
+  if (!decoded.is_ok()) return decoded.status();
+  return decoded.value().frames.shape();
 }
 
 Result<ImageStack> read_image_stack(const fs::path& path) {

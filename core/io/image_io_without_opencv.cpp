@@ -16,6 +16,9 @@ bool images_supported() {
 Result<ImageStack> read_image_stack(const std::filesystem::path& path) {
   return no_images(path);
 }
+Result<Shape> image_shape(const std::filesystem::path& path) {
+  return no_images(path);
+}
 Status write_image_stack(const std::filesystem::path& path, StackView<const float>, PixelType) {
   return no_images(path);
 }

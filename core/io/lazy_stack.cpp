@@ -217,6 +217,20 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
   return s;
 }
 
+Status LazyStack::check_frame_sizes() const {
+  for (std::size_t k = 1; k < files_.size(); ++k) {
+    auto shape = image_shape(files_[k]);
+    if (!shape.is_ok()) return shape.status();
+    if (shape.value() != shape_) {
+      return {ErrorCode::size_mismatch, "frame '" + sources_[k] + "' is " +
+                                            to_string(shape.value()) + " px but the reference '" +
+                                            sources_[0] + "' is " + to_string(shape_) +
+                                            " px: all frames of a stack must have one size"};
+    }
+  }
+  return Status::ok();
+}
+
 Result<Stack<float>> LazyStack::decode(Index k) {
   if (folder_) {
     auto one = read_image_stack(files_[static_cast<std::size_t>(k)]);
@@ -266,8 +280,8 @@ Result<Stack<float>> LazyStack::region(Index k, Index y, Index x, Index rows, In
   if (k < 0 || k >= count())
     return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
   if (y < 0 || x < 0 || rows < 1 || cols < 1 || y + rows > shape_.rows || x + cols > shape_.cols)
-    return Status{ErrorCode::invalid_argument, "a region outside the " + to_string(shape_) +
-                                                   " px frame"};
+    return Status{ErrorCode::invalid_argument,
+                  "a region outside the " + to_string(shape_) + " px frame"};
   Stack<float> out(rows, cols, 1);
   if (tiff_ == nullptr) {  // folders, file lists, images decoded whole
     auto f = frame(k);

@@ -40,6 +40,10 @@ class LazyStack {
   // Waits until every TIFF page is indexed (at most `ms` milliseconds when ms >= 0); the status
   // names a damaged or inconsistent page. ok immediately for folders and file lists.
   Status wait_indexed(int ms = -1);
+  // Folders and file lists (whose frames are read on demand): every file's size against the
+  // first one's, from the headers; the status names the first file of another size and both
+  // sizes. ok for TIFF stacks (their pages are checked while indexing).
+  Status check_frame_sizes() const;
   Shape shape() const { return shape_; }
   PixelType pixel_type() const { return type_; }
   std::string source(Index k) const;

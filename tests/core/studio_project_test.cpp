@@ -19,7 +19,7 @@ class Project : public testing::TempDirTest {};
 
 StudioProject with_results() {
   StudioProject p;
-  p.adopt_stack("/data/stack.tif", "stack.tif[page 0]",
+  p.adopt_stack("/data/stack.tif", {}, "stack.tif[page 0]",
                 {"stack.tif[page 1]", "stack.tif[page 2]", "stack.tif[page 3]"});
   dic::DicResult r;
   r.grid.rows = 1;
@@ -43,7 +43,7 @@ TEST_F(Project, MakesTheJobAndSavesItBesideItsCsv) {
   StudioProject p;
   EXPECT_FALSE(p.save(path("none.json")).is_ok()) << "no stack yet";
   EXPECT_FALSE(fs::exists(path("none.json")));
-  p.adopt_stack(path("stack.tif"), "stack.tif[page 0]", {"stack.tif[page 1]"});
+  p.adopt_stack(path("stack.tif"), {}, "stack.tif[page 0]", {"stack.tif[page 1]"});
   p.roi.shapes.push_back(dic::parse_roi_shape("rect:1,2,30,40").value());
   p.options.subset = 25;
   p.templates = {{3, 4, 10, 12}};
@@ -79,7 +79,7 @@ TEST_F(Project, ANewStackClearsTheOldRunsAndExportsRefuse) {
   StudioProject p = with_results();
   p.templates = {{1, 1, 5, 5}};
   p.tracks.resize(1);
-  p.adopt_stack("/data/other.tif", "other.tif[page 0]", {"other.tif[page 1]"});
+  p.adopt_stack("/data/other.tif", {}, "other.tif[page 0]", {"other.tif[page 1]"});
   EXPECT_FALSE(p.results.has_value());
   EXPECT_TRUE(p.failed.empty());
   EXPECT_TRUE(p.templates.empty());

@@ -247,5 +247,30 @@ TEST_F(Batch, TheMainWindowsProjectIsTheDefaultSettings) {
   EXPECT_EQ(d->queue().jobs[0].roi.shapes.size(), w.roi().shapes.size());
 }
 
+// A stack opened as a list of files is queued as that list (the reference first).
+TEST_F(Batch, AddCurrentStackTakesAListOfFiles) {
+  auto sample =
+      io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
+  ASSERT_TRUE(sample.is_ok());
+  QStringList files;
+  for (Index k = 0; k < 3; ++k) {
+    const std::string f = path("f" + std::to_string(k) + ".tif");
+    StackView<const float> one = sample.value().frames.view();
+    one.data += k * one.matrix_stride;
+    one.count = 1;
+    ASSERT_TRUE(io::write_image_stack(f, one, io::PixelType::u16).is_ok());
+    files << q(f);
+  }
+  MainWindow w;
+  ASSERT_TRUE(w.open_files(files).is_ok());
+  BatchDialog* d = w.batch_dialog();
+  d->set_output(q(dir_), "{stack}.csv");
+  const Status s = d->add_current_stack();
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  ASSERT_EQ(d->queue().jobs.size(), 1u);
+  EXPECT_EQ(d->queue().jobs[0].reference, path("f0.tif"));
+  EXPECT_EQ(d->queue().jobs[0].frames, (std::vector<std::string>{path("f1.tif"), path("f2.tif")}));
+}
+
 }  // namespace
 }  // namespace xcorr::ui
