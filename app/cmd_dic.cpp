@@ -61,9 +61,14 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   XCORR_RETURN_IF_ERROR(batch::validate_job(job));
   const auto t0 = std::chrono::steady_clock::now();
   bool progress_line = false;  // a progress line is open on stderr (ended before other output)
-  const batch::FrameProgress progress = [quiet, &progress_line](Index done, Index total) {
+  auto drawn = std::chrono::steady_clock::time_point{};
+  const batch::FrameProgress progress = [quiet, &progress_line, &drawn](double done, Index total) {
     if (quiet) return true;
-    std::fprintf(stderr, "\rframe %ld/%ld", static_cast<long>(done), static_cast<long>(total));
+    const auto now = std::chrono::steady_clock::now();
+    if (now - drawn < std::chrono::milliseconds(200) && done < static_cast<double>(total))
+      return true;
+    drawn = now;
+    std::fprintf(stderr, "\rframe %.1f/%ld", done, static_cast<long>(total));
     progress_line = true;
     return true;
   };

@@ -1,5 +1,6 @@
 #include "core/tracking.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -62,23 +63,32 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
     track.x.push_back(static_cast<double>(r.x));
     track.y.push_back(static_cast<double>(r.y));
     track.zncc.push_back(1.0);
-    if (frames.count > 0) {
+    // Frames in blocks, so that progress and Cancel come at least every block.
+    const double macs =
+        static_cast<double>(r.width * r.height) *
+        static_cast<double>((reference.rows - r.height + 1) * (reference.cols - r.width + 1));
+    const Index block = std::max<Index>(1, static_cast<Index>(4e8 / std::max(macs, 1.0)));
+    for (Index first = 0; first < frames.count; first += block) {
+      StackView<const float> part = frames;
+      part.data += first * frames.matrix_stride;
+      part.count = std::min(block, frames.count - first);
       const CorrelationProblem p{
           {Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak, o.subpixel},
           tmpl,
-          frames};
+          part};
       auto out = correlate(engine, p, o.method);
       if (!out.is_ok()) return out.status();
-      for (Index k = 0; k < frames.count; ++k) {
+      for (Index k = 0; k < part.count; ++k) {
         const Peak peak = decode_peak(out.value().result[k].row(0));
         track.x.push_back(peak.sub_col());
         track.y.push_back(peak.sub_row());
         track.zncc.push_back(peak.value);
       }
+      const auto pairs = static_cast<Index>(t) * frames.count + first + part.count;
+      if (progress && !progress(pairs, static_cast<Index>(templates.size()) * frames.count))
+        return Status{ErrorCode::cancelled, "tracking cancelled"};
     }
     tracks.push_back(std::move(track));
-    if (progress && !progress(static_cast<Index>(t + 1), static_cast<Index>(templates.size())))
-      return Status{ErrorCode::cancelled, "tracking cancelled"};
   }
   return tracks;
 }

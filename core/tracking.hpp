@@ -37,7 +37,9 @@ struct Track {
   std::vector<double> x, y, zncc;
 };
 
-// Called after each template; return false to cancel (ErrorCode::cancelled).
+// Template-frame pairs done of templates x frames: called after every block of frames (each
+// block at most ~4e8 multiply-adds of the direct correlation, a fraction of a second); return
+// false to cancel (ErrorCode::cancelled).
 using TrackingProgress = std::function<bool(Index done, Index total)>;
 
 Result<std::vector<Track>> track_templates(const Registry& engine,

@@ -407,6 +407,15 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     if (!variant.is_ok()) return variant.status();
     reg.variant = variant.value();
     XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
+    // Progress (when asked for) at the two stages' ends: a frame takes milliseconds here, about
+    // a second for 10^7 points; the extra synchronisation costs microseconds.
+    const dic::PointProgress* progress =
+        in.progress != nullptr && *in.progress ? in.progress : nullptr;
+    if (progress != nullptr) {
+      XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
+      if (!(*progress)(count, 2 * static_cast<Index>(count)))
+        return Status{ErrorCode::cancelled, "cancelled inside a frame"};
+    }
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
@@ -453,6 +462,9 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       }
     });
     last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (progress != nullptr &&
+        !(*progress)(2 * static_cast<Index>(count), 2 * static_cast<Index>(count)))
+      return Status{ErrorCode::cancelled, "cancelled inside a frame"};
     return &reg_;
   }
 

@@ -189,7 +189,7 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   run_form->addRow(job_label_, job_progress_);
   auto* overall_row = new QHBoxLayout;
   overall_progress_ = new QProgressBar;
-  overall_progress_->setFormat("%v / %m frames");
+  overall_progress_->setFormat("%p %");
   eta_label_ = new QLabel;
   overall_row->addWidget(overall_progress_, 1);
   overall_row->addWidget(eta_label_);
@@ -221,23 +221,14 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   connect(run_, &QPushButton::clicked, this, [this] { start(); });
   connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
   connect(close, &QPushButton::clicked, this, &BatchDialog::reject);
-  // The ETA counts only frames computed in this run: the first report of a resumed batch says
-  // how many were committed before, and its rate would be meaningless.
-  connect(runner_, &JobRunner::progress, this, [this](int done, int total, double) {
-    overall_progress_->setRange(0, total);
-    overall_progress_->setValue(done);
-    if (first_done_ < 0) {
-      first_done_ = done;
-      since_first_.start();
-    }
-    const double rate = done > first_done_ ? (done - first_done_) /
-                                                 (static_cast<double>(since_first_.elapsed()) / 1e3)
-                                           : 0;
-    eta_label_->setText(
-        done >= total ? QString()
-        : rate > 0
-            ? tr("%1 frames/s, ETA %2 s").arg(rate, 0, 'f', 1).arg((total - done) / rate, 0, 'f', 0)
-            : tr("ETA after the next frame"));
+  // Frames across the queue, fractional inside a frame; the ETA (JobRunner's) counts only the
+  // work of this run, not frames resumed from an earlier one.
+  connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
+    overall_progress_->setRange(0, static_cast<int>(100 * total));
+    overall_progress_->setValue(static_cast<int>(100 * done));
+    eta_label_->setText(done >= total ? QString()
+                        : eta >= 0    ? tr("ETA %1 s").arg(eta, 0, 'f', 0)
+                                      : tr("ETA after the first block of points"));
   });
   connect(runner_, &JobRunner::finished, this, [this](const Status& s) { on_finished(s); });
 
@@ -444,7 +435,6 @@ bool BatchDialog::start() {
   auto reports = std::make_shared<std::vector<batch::JobReport>>();
   reports_out_ = reports;
   reports_.clear();
-  first_done_ = -1;
   summary_->clear();
   for (int k = 0; k < static_cast<int>(queue_.jobs.size()); ++k) set_job_status(k, tr("queued"));
   // The worker posts per-job progress to this dialog; JobRunner reports the overall frames.
@@ -467,19 +457,24 @@ bool BatchDialog::start() {
       post([this, row = static_cast<int>(k), name = qs(queue->jobs[k].name), n,
             jobs = queue->jobs.size()] {
         job_label_->setText(tr("Job %1 of %2").arg(row + 1).arg(jobs));
-        job_progress_->setFormat(name.isEmpty() ? tr("%v / %m frames")
-                                                : tr("%1: %v / %m frames").arg(name));
-        job_progress_->setRange(0, static_cast<int>(n));
+        job_progress_->setFormat(name.isEmpty() ? tr("%1 frames").arg(n)
+                                                : tr("%1: %2 frames").arg(name).arg(n));
+        job_progress_->setRange(0, static_cast<int>(100 * n));
         job_progress_->setValue(0);
         set_job_status(row, tr("running"));
       });
     };
-    hooks.frame = [&](std::size_t k, Index done, Index n) {
-      post([this, row = static_cast<int>(k), done, n] {
-        job_progress_->setValue(static_cast<int>(done));
-        set_job_status(row, tr("frame %1/%2").arg(done).arg(n));
-      });
-      return overall(before[k] + done, total);
+    QElapsedTimer posted;  // the job's row and bar are told at most 10 times a second
+    posted.start();
+    hooks.frame = [&](std::size_t k, double done, Index n) {
+      if (posted.elapsed() >= 100 || done >= static_cast<double>(n)) {
+        posted.restart();
+        post([this, row = static_cast<int>(k), done, n] {
+          job_progress_->setValue(static_cast<int>(100 * done));
+          set_job_status(row, tr("frame %1/%2").arg(done, 0, 'f', 1).arg(n));
+        });
+      }
+      return overall(static_cast<double>(before[k]) + done, static_cast<double>(total));
     };
     hooks.job_done = [&](std::size_t k, const batch::JobReport& report) {
       reports->push_back(report);
@@ -511,7 +506,7 @@ bool BatchDialog::start() {
 void BatchDialog::cancel() {
   if (running()) {
     runner_->cancel();
-    say(tr("Cancelling after the current frame..."));
+    say(tr("Cancelling..."));
   }
 }
 

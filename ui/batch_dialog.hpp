@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/batch/report.hpp"
 #include "core/batch/batch_file.hpp"
+#include "core/batch/report.hpp"
 #include "core/status.hpp"
 #include "ui/job_runner.hpp"  // also declares Status as a Qt metatype, for batch_finished
 
@@ -92,8 +92,6 @@ class BatchDialog : public QDialog {
   std::vector<batch::JobReport> reports_;
   std::shared_ptr<std::vector<batch::JobReport>> reports_out_;  // filled by the running job
   bool close_when_done_ = false;
-  int first_done_ = -1;        // overall frames at the run's first progress report
-  QElapsedTimer since_first_;  // since that report
 
   JobRunner* runner_;
   QLabel *settings_label_, *message_, *job_label_, *eta_label_;

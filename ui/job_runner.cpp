@@ -19,18 +19,21 @@ JobRunner::~JobRunner() {
 bool JobRunner::start(Job job) {
   if (busy()) return false;
   cancel_ = false;
+  first_ = -1;
+  posted_ms_ = -1000;
   clock_.start();
   watcher_.setFuture(QtConcurrent::run([this, job = std::move(job)]() {
-    return job([this](long long done, long long total) {
-      const double elapsed = static_cast<double>(clock_.elapsed()) / 1e3;
-      const double eta =
-          done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
-      QMetaObject::invokeMethod(
-          this,
-          [this, done, total, eta] {
-            emit progress(static_cast<int>(done), static_cast<int>(total), eta);
-          },
-          Qt::QueuedConnection);
+    return job([this](double done, double total) {
+      const qint64 now = clock_.elapsed();
+      if (first_ < 0) first_ = done;
+      if (now - posted_ms_ >= 100 || done >= total) {
+        posted_ms_ = now;
+        const double rate = now > 0 ? (done - first_) / (static_cast<double>(now) / 1e3) : 0;
+        const double eta = rate > 0 ? (total - done) / rate : -1;
+        QMetaObject::invokeMethod(
+            this, [this, done, total, eta] { emit progress(done, total, eta); },
+            Qt::QueuedConnection);
+      }
       return !cancel_.load();
     });
   }));

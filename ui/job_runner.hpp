@@ -13,8 +13,9 @@
 
 namespace xcorr::ui {
 
-// A job's progress hook: call after each unit of work; false means "stop now".
-using JobProgress = std::function<bool(long long done, long long total)>;
+// A job's progress hook: `done` of `total` units (fractions allowed), called as often as the job
+// likes (the window is told at most 10 times a second); false means "stop now".
+using JobProgress = std::function<bool(double done, double total)>;
 using Job = std::function<Status(const JobProgress& progress)>;
 
 class JobRunner : public QObject {
@@ -28,13 +29,16 @@ class JobRunner : public QObject {
   void cancel() { cancel_ = true; }
 
  signals:
-  void progress(int done, int total, double eta_seconds);
+  // ETA from the rate since the first report (units resumed from earlier runs do not count).
+  void progress(double done, double total, double eta_seconds);
   void finished(const xcorr::Status& status);  // cancelled: ErrorCode::cancelled
 
  private:
   QFutureWatcher<Status> watcher_;
   std::atomic<bool> cancel_{false};
   QElapsedTimer clock_;
+  double first_ = -1;     // units done at the first report (the job's thread only)
+  qint64 posted_ms_ = 0;  // when progress was last posted
 };
 
 }  // namespace xcorr::ui

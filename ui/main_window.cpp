@@ -135,10 +135,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                                .arg(v, 0, 'g', 6)
                                          : QString());
           });
-  connect(runner_, &JobRunner::progress, this, [this](int done, int total, double eta) {
-    progress_->setRange(0, total);
-    progress_->setValue(done);
-    eta_label_->setText(tr("ETA %1 s").arg(eta, 0, 'f', 1));
+  connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
+    progress_->setRange(0, 1000);
+    progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+    progress_->setFormat(run_kind_ == RunKind::dic
+                             ? tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total)
+                             : tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total));
+    eta_label_->setText(eta < 0 ? tr("ETA ?") : tr("ETA %1 s").arg(eta, 0, 'f', 1));
   });
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
   connect(view_, &ImageView::shape_edited, this, [this](int k, const dic::RoiShape& s) {
@@ -748,25 +751,26 @@ bool MainWindow::start_dic() {
   const bool started = runner_->start([out, job, stack](const JobProgress& progress) {
     auto report = batch::run_job(
         job, engine::make_dic_registrar,
-        [&](Index done, Index total) { return progress(done, total); },
+        [&](double done, Index total) { return progress(done, static_cast<double>(total)); },
         [&](const dic::DicResult& r) { out->result = r; }, stack);
     if (!report.is_ok()) return report.status();
     out->report = std::move(report).value();
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::dic, frame_count() - 1, tr("DIC running..."));
+  run_started(RunKind::dic, tr("DIC running..."));
   return true;
 }
 
-void MainWindow::run_started(RunKind kind, int steps, const QString& text) {
+void MainWindow::run_started(RunKind kind, const QString& text) {
   run_kind_ = kind;
   run_button_->setEnabled(false);
   tracking_panel_->set_run_enabled(false);
   cancel_button_->setEnabled(true);
   progress_->setVisible(true);
-  progress_->setRange(0, steps);
+  progress_->setRange(0, 1000);  // per mille of the run (JobRunner::progress)
   progress_->setValue(0);
+  progress_->setFormat(tr("starting"));
   eta_label_->clear();
   message(text);
 }
@@ -796,8 +800,7 @@ bool MainWindow::start_tracking() {
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::tracking, static_cast<int>(project_.templates.size()),
-              tr("Tracking %1 template(s)...").arg(project_.templates.size()));
+  run_started(RunKind::tracking, tr("Tracking %1 template(s)...").arg(project_.templates.size()));
   return true;
 }
 

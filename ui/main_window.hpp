@@ -143,7 +143,7 @@ class MainWindow : public QMainWindow {
   DicPanel* panel_;
   JobRunner* runner_;
   enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
-  void run_started(RunKind kind, int steps, const QString& text);  // buttons, progress, message
+  void run_started(RunKind kind, const QString& text);  // buttons, progress, message
   struct DicRun {  // what a DIC job ran with and hands back (written on the job's thread)
     dic::DicOptions options;
     dic::Roi roi;

@@ -289,7 +289,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     if (!done.count(u.frame) && !failed.count(u.frame))
       XCORR_RETURN_IF_ERROR(fail_frame(u.frame, u.reason));
   }
-  if (last_frame > 0 && progress && !progress(last_frame, report.frames))
+  if (last_frame > 0 && progress && !progress(static_cast<double>(last_frame), report.frames))
     return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
   for (Index f = 1; f <= report.frames; ++f) {
     if (f <= last_frame || failed.count(f)) continue;
@@ -297,9 +297,19 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     if (!img.is_ok()) {
       XCORR_RETURN_IF_ERROR(fail_frame(f, img.status().message()));
     } else {
-      auto fr = s.next_window(std::move(img).value(), f);
+      // Inside the frame (its end is reported once committed, below).
+      const dic::PointProgress inside = [&](Index done_units, Index units) {
+        return !progress || done_units >= units ||
+               progress(static_cast<double>(f - 1) +
+                            static_cast<double>(done_units) / static_cast<double>(units),
+                        report.frames);
+      };
+      auto fr = s.next_window(std::move(img).value(), f, inside);
       if (!fr.is_ok()) {
-        if (fr.status().code() == ErrorCode::cancelled) return fr.status();
+        if (fr.status().code() == ErrorCode::cancelled) {
+          return Status{ErrorCode::cancelled, "cancelled in frame " + std::to_string(f) +
+                                                  (persist ? "; run again to resume" : "")};
+        }
         XCORR_RETURN_IF_ERROR(fail_frame(f, fr.status().message()));
       } else {
         if (persist)
@@ -309,7 +319,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
         ++report.computed;
       }
     }
-    if (progress && !progress(f, report.frames))
+    if (progress && !progress(static_cast<double>(f), report.frames))
       return Status{ErrorCode::cancelled, "cancelled after frame " + std::to_string(f) +
                                               (persist ? "; run again to resume" : "")};
   }
@@ -353,7 +363,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (hooks.job_started) hooks.job_started(k);
     FrameProgress progress;
     if (hooks.frame)
-      progress = [&hooks, k](Index done, Index total) { return hooks.frame(k, done, total); };
+      progress = [&hooks, k](double done, Index total) { return hooks.frame(k, done, total); };
     ResultHook result;
     if (hooks.result) result = [&hooks, k](const dic::DicResult& r) { hooks.result(k, r); };
     auto report = run_job(b.jobs[k], make_registrar, progress, result);

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/batch/report.hpp"
 #include "core/batch/batch_file.hpp"
+#include "core/batch/report.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
 
@@ -38,9 +38,11 @@ using RegistrarFactory =
 Status validate_job(const dic::DicJob& job);
 Status validate_batch(const dic::Batch& b);
 
-// Called once with the frames an earlier run committed (when there are any), then after each
-// frame; false cancels (ErrorCode::cancelled; committed frames stay for the next run).
-using FrameProgress = std::function<bool(Index done, Index total)>;
+// Frames done (fractional inside a frame, by its points: see dic::PointProgress) of `total`:
+// called once with the frames an earlier run committed (when there are any), then after every
+// block of points (a fraction of a second) and after each frame; false cancels within the block
+// (ErrorCode::cancelled; committed frames stay for the next run).
+using FrameProgress = std::function<bool(double done, Index total)>;
 
 // The job's whole result (every frame computed or resumed), before it is written.
 using ResultHook = std::function<void(const dic::DicResult& result)>;
@@ -60,7 +62,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
 struct BatchHooks {
   std::function<void(const std::vector<Index>& frames)> started;  // frames of every job
   std::function<void(std::size_t job)> job_started;
-  std::function<bool(std::size_t job, Index done, Index total)> frame;  // false cancels
+  std::function<bool(std::size_t job, double done, Index total)> frame;  // as FrameProgress
   std::function<void(std::size_t job, const dic::DicResult& result)> result;
   std::function<void(std::size_t job, const JobReport& report)> job_done;
 };

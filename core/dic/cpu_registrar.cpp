@@ -54,26 +54,51 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     requests.push_back({x, y, round_half_away(predicted[k][0]), round_half_away(predicted[k][3])});
     owner.push_back(k);
   }
+  // Progress: one unit per active point for the guess and one for IC-GN.
+  const Index total =
+      2 * static_cast<Index>(std::count(active.begin(), active.end(), static_cast<char>(1)));
+  Index done = 0;
+  const auto advance = [&](Index units) {
+    done += units;
+    return in.progress == nullptr || !*in.progress || (*in.progress)(std::min(done, total), total);
+  };
+  const Status cancelled{ErrorCode::cancelled, "cancelled inside a frame"};
   std::vector<Warp> guess(n, Warp{});
   std::vector<double> guess_zncc(n, -2);
-  if (!requests.empty()) {
+  // The guess in blocks of about 2e8 multiply-adds (a fraction of a second on a CPU core).
+  const double macs = static_cast<double>(o.subset) * o.subset * (2.0 * o.search_radius + 1) *
+                      (2.0 * o.search_radius + 1);
+  const auto block = static_cast<std::size_t>(std::clamp(2e8 / macs, 64.0, 65536.0));
+  for (std::size_t first = 0; first < requests.size(); first += block) {
+    const std::size_t last = std::min(requests.size(), first + block);
+    const std::vector<GuessRequest> part(requests.begin() + static_cast<long>(first),
+                                         requests.begin() + static_cast<long>(last));
     auto g =
-        integer_guess(engine_, o.method, ref_image, def_image, requests, o.subset, o.search_radius);
+        integer_guess(engine_, o.method, ref_image, def_image, part, o.subset, o.search_radius);
     if (!g.is_ok()) return g.status();
-    reg.variant = g.value().variant;
-    for (std::size_t i = 0; i < owner.size(); ++i) {
-      const IntegerGuess& q = g.value().guesses[i];
+    if (reg.variant.empty()) reg.variant = g.value().variant;
+    for (std::size_t i = first; i < last; ++i) {
+      const IntegerGuess& q = g.value().guesses[i - first];
       guess[owner[i]] = {static_cast<double>(q.u), 0, 0, static_cast<double>(q.v), 0, 0};
       guess_zncc[owner[i]] = q.zncc;
     }
+    if (!advance(static_cast<Index>(last - first))) return cancelled;
   }
+  if (!advance(total / 2 - static_cast<Index>(requests.size()))) return cancelled;
+  constexpr Index kIcgnBlock = 4096;  // points per progress report (~0.1 s on one core)
   if (o.propagation == Propagation::independent) {
-    parallel_for(static_cast<Index>(n), 8, [&](Index begin, Index end) {
-      for (Index k = begin; k < end; ++k) {
-        const auto i = static_cast<std::size_t>(k);
-        if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o);
-      }
-    });
+    for (Index first = 0; first < static_cast<Index>(n); first += kIcgnBlock) {
+      const Index count = std::min(kIcgnBlock, static_cast<Index>(n) - first);
+      Index units = 0;
+      for (Index k = first; k < first + count; ++k) units += active[static_cast<std::size_t>(k)];
+      parallel_for(count, 8, [&](Index begin, Index end) {
+        for (Index k = first + begin; k < first + end; ++k) {
+          const auto i = static_cast<std::size_t>(k);
+          if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o);
+        }
+      });
+      if (!advance(units)) return cancelled;
+    }
     return &reg_;
   }
   // Reliability-guided: seeds in order of their integer-guess ZNCC; from each converged point
@@ -84,12 +109,19 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
   }
   std::stable_sort(seeds.begin(), seeds.end(),
                    [&](std::size_t a, std::size_t b) { return guess_zncc[a] > guess_zncc[b]; });
-  std::vector<char> done(n, 0);
+  std::vector<char> visited(n, 0);
   std::priority_queue<std::pair<double, std::size_t>> queue;
+  Index since_report = 0;
+  const auto counted = [&] {  // one point done; false: cancelled (one thread: smaller blocks)
+    if (++since_report < kIcgnBlock / 4) return true;
+    since_report = 0;
+    return advance(kIcgnBlock / 4);
+  };
   for (const std::size_t s : seeds) {
-    if (done[s]) continue;
-    done[s] = 1;
+    if (visited[s]) continue;
+    visited[s] = 1;
     reg.points[s] = icgn(ref, def, cx[s], cy[s], guess[s], o);
+    if (!counted()) return cancelled;
     if (reg.points[s].status == PointStatus::converged) queue.push({reg.points[s].zncc, s});
     while (!queue.empty()) {
       const std::size_t q = queue.top().second;
@@ -99,10 +131,11 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
       for (int e = 0; e < 4; ++e) {
         if (nr[e] < 0 || nc[e] < 0 || nr[e] >= grid.rows || nc[e] >= grid.cols) continue;
         const auto k = static_cast<std::size_t>(nr[e] * grid.cols + nc[e]);
-        if (done[k] || !active[k]) continue;
-        done[k] = 1;
+        if (visited[k] || !active[k]) continue;
+        visited[k] = 1;
         reg.points[k] = icgn(ref, def, cx[k], cy[k],
                              start_from(reg.points[q], cx[k] - cx[q], cy[k] - cy[q]), o);
+        if (!counted()) return cancelled;
         if (reg.points[k].status == PointStatus::converged) queue.push({reg.points[k].zncc, k});
       }
     }

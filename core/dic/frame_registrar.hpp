@@ -3,6 +3,7 @@
 // integer guess for every active point, then IC-GN, per point an IcgnResult.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@
 #include "core/registry.hpp"
 
 namespace xcorr::dic {
+
+// Progress inside a frame: `done` of `total` work units (each active point counts one unit for
+// its integer guess and one for IC-GN), called on the registering thread after every block of
+// points (blocks are sized to a fraction of a second); returning false stops the frame, and the
+// registrar returns ErrorCode::cancelled.
+using PointProgress = std::function<bool(Index done, Index total)>;
 
 struct FrameInputs {
   MatrixView<const float> reference;  // the current reference frame
@@ -24,6 +31,7 @@ struct FrameInputs {
   const std::vector<double>* cy = nullptr;
   const std::vector<char>* active = nullptr;
   const std::vector<Warp>* predicted = nullptr;
+  const PointProgress* progress = nullptr;  // optional
 };
 
 struct FrameRegistration {

@@ -229,7 +229,8 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
   return load_reference_window();
 }
 
-Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number) {
+Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number,
+                                     const PointProgress& progress) {
   if (image.shape() != image_) {
     return Status{ErrorCode::size_mismatch,
                   "frame " + std::to_string(number) + " is " + to_string(image.shape()) +
@@ -238,24 +239,25 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
   if (source_)
     return Status{ErrorCode::internal, "a session over a region source takes next_window()"};
   copy_window(image, state_.window, frame_window_);
-  return register_window(&image, number);
+  return register_window(&image, number, progress);
 }
 
-Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index number) {
+Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index number,
+                                            const PointProgress& progress) {
   const Window& w = state_.window;
   if (window_image.rows() != w.rows || window_image.cols() != w.cols || window_image.count() != 1)
     return Status{ErrorCode::internal, "frame " + std::to_string(number) + ": not the window"};
   frame_window_ = std::move(window_image);
-  return register_window(nullptr, number);
+  return register_window(nullptr, number, progress);
 }
 
-Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image,
-                                                Index number) {
+Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image, Index number,
+                                                const PointProgress& progress) {
   XCORR_RETURN_IF_ERROR(check_finite(frame_window_.view(), "frame " + std::to_string(number)));
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
-                 &st.active,           &st.predicted};
+                 &st.active,           &st.predicted,    &progress};
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
   reference_changed_ = false;

@@ -56,9 +56,12 @@ class DicSession {
 
   // Registers frame `number` (1-based position among the deformed frames; numbers may skip
   // frames that could not be read). The image is copied when it becomes the reference.
-  Result<FrameResult> next(MatrixView<const float> image, Index number);
+  // `progress` reports inside the frame and cancels it (frame_registrar.hpp).
+  Result<FrameResult> next(MatrixView<const float> image, Index number,
+                           const PointProgress& progress = {});
   // Sessions over a region source: frame `number`'s pixels of window() (read them just before).
-  Result<FrameResult> next_window(Stack<float> window_image, Index number);
+  Result<FrameResult> next_window(Stack<float> window_image, Index number,
+                                  const PointProgress& progress = {});
 
   // Continues from a state committed after some frame. In incremental mode with ref_frame > 0,
   // `reference_frame` is that frame's image (otherwise, and over a region source, ignored).
@@ -75,7 +78,8 @@ class DicSession {
   Status grow_if_needed();
   Status start(FrameRegistrar& registrar, Shape image, const Roi& roi, const DicOptions& o);
   Status load_reference_window();  // the current reference's pixels of the window
-  Result<FrameResult> register_window(const MatrixView<const float>* image, Index number);
+  Result<FrameResult> register_window(const MatrixView<const float>* image, Index number,
+                                      const PointProgress& progress);
 
   FrameRegistrar* registrar_ = nullptr;
   DicOptions o_;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -66,7 +67,7 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   ASSERT_TRUE(whole.is_ok()) << whole.status().message();
   ASSERT_EQ(whole.value().frames, 5);
   // Cancel after frame 2: the CSV is not written, two frames are committed.
-  auto stopped = run_job(parts, cpu_factory(), [](Index done, Index) { return done < 2; });
+  auto stopped = run_job(parts, cpu_factory(), [](double done, Index) { return done < 2; });
   ASSERT_FALSE(stopped.is_ok());
   EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
   EXPECT_FALSE(fs::exists(parts.out));
@@ -104,7 +105,7 @@ TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
   BatchHooks stop;
   stop.started = [&](const std::vector<Index>& frames) { totals = frames; };
   stop.job_started = [&](std::size_t k) { started.push_back(k); };
-  stop.frame = [](std::size_t k, Index n, Index) { return k == 0 || n < 2; };
+  stop.frame = [](std::size_t k, double n, Index) { return k == 0 || n < 2; };
   stop.job_done = [&](std::size_t k, const JobReport&) { done.push_back(k); };
   auto stopped = run_batch(b, cpu_factory(), stop);
   ASSERT_FALSE(stopped.is_ok());
@@ -137,7 +138,7 @@ TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
 // as failed (not silently missing from the CSV); the later frames are kept.
 TEST_F(BatchRun, AMissingCommitBeforeTheLastIsListedAsFailed) {
   const dic::DicJob j = job("gap.csv");
-  ASSERT_EQ(run_job(j, cpu_factory(), [](Index done, Index) { return done < 3; }).status().code(),
+  ASSERT_EQ(run_job(j, cpu_factory(), [](double done, Index) { return done < 3; }).status().code(),
             ErrorCode::cancelled);
   fs::remove(fs::path(partial_folder(j)) / "frame_000002.bin");
   auto r = run_job(j, cpu_factory());
@@ -242,7 +243,7 @@ TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResume
     EXPECT_NE(s.message().find("like job 1"), std::string::npos) << s.message();
   }
   const dic::DicJob a = job("dup.csv");
-  auto stopped = run_job(a, cpu_factory(), [](Index done, Index) { return done < 1; });
+  auto stopped = run_job(a, cpu_factory(), [](double done, Index) { return done < 1; });
   ASSERT_FALSE(stopped.is_ok());
   ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
   dic::DicJob other = job("dup.csv");
@@ -265,7 +266,7 @@ TEST_F(BatchRun, CommitsFromAnotherVersionOfTheInputsAreNotResumed) {
   dic::DicJob j = job("changed.csv");
   fs::copy_file(kSample, path("stack.tif"));
   j.reference = path("stack.tif");
-  auto stopped = run_job(j, cpu_factory(), [](Index done, Index) { return done < 1; });
+  auto stopped = run_job(j, cpu_factory(), [](double done, Index) { return done < 1; });
   ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
   fs::last_write_time(path("stack.tif"),
                       fs::last_write_time(path("stack.tif")) + std::chrono::seconds(5));
@@ -284,7 +285,7 @@ TEST_F(BatchRun, ADamagedCommitIsRecomputedAndTheSummarySaysSo) {
   ASSERT_TRUE(run_job(full, cpu_factory()).is_ok());
   for (const bool cut : {false, true}) {
     const dic::DicJob parts = job(cut ? "cut.csv" : "flip.csv");
-    auto stopped = run_job(parts, cpu_factory(), [](Index done, Index) { return done < 3; });
+    auto stopped = run_job(parts, cpu_factory(), [](double done, Index) { return done < 3; });
     ASSERT_EQ(stopped.status().code(), ErrorCode::cancelled);
     const fs::path commit = fs::path(partial_folder(parts)) / "frame_000002.bin";
     ASSERT_TRUE(fs::exists(commit));
@@ -350,6 +351,62 @@ TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   ASSERT_TRUE(round.is_ok()) << round.status().message();
   EXPECT_EQ(dic::to_json(round.value()), dic::to_json(b));
 }
+
+}  // namespace
+}  // namespace xcorr::batch
+
+namespace xcorr::batch {
+namespace {
+
+// A pair (the sample's pages 0 and 1) as a job with many points: progress comes inside the
+// frame, by blocks of points (fractional frames, increasing), and a cancel stops the frame at
+// the next block (nothing committed, no report after it), for both propagation modes.
+class InFrame : public BatchRun, public ::testing::WithParamInterface<dic::Propagation> {};
+
+TEST_P(InFrame, ProgressComesInsideAFrameAndCancelStopsIt) {
+  auto s = io::read_image_stack(kSample);
+  ASSERT_TRUE(s.is_ok());
+  StackView<const float> pair = s.value().frames.view();
+  pair.count = 2;
+  ASSERT_TRUE(io::write_image_stack(path("pair.tif"), pair, io::PixelType::u16).is_ok());
+  dic::DicJob j = job("pair.csv");
+  j.reference = path("pair.tif");
+  j.options.step = 2;  // 8,100 points
+  j.options.propagation = GetParam();
+  std::vector<double> seen;
+  auto whole = run_job(j, cpu_factory(), [&](double done, Index total) {
+    EXPECT_EQ(total, 1);
+    seen.push_back(done);
+    return true;
+  });
+  ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+  ASSERT_GE(seen.size(), 4u) << "reports inside the frame";
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_GT(seen.front(), 0);
+  EXPECT_LT(seen[seen.size() - 2], 1) << "inside the frame";
+  EXPECT_EQ(seen.back(), 1) << "the frame's end, once";
+
+  fs::remove(path("pair.csv"));
+  fs::remove_all(partial_folder(j));
+  int after_cancel = 0;
+  bool cancelled = false;
+  auto stopped = run_job(j, cpu_factory(), [&](double done, Index) {
+    if (cancelled) ++after_cancel;
+    cancelled = cancelled || (done > 0.3 && done < 1);
+    return !cancelled;
+  });
+  ASSERT_FALSE(stopped.is_ok());
+  EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
+  EXPECT_NE(stopped.status().message().find("in frame 1"), std::string::npos)
+      << stopped.status().message();
+  EXPECT_EQ(after_cancel, 0);
+  EXPECT_FALSE(fs::exists(path("pair.csv")));
+  EXPECT_FALSE(fs::exists(fs::path(partial_folder(j)) / "frame_000001.bin"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Propagation, InFrame,
+                         ::testing::Values(dic::Propagation::independent,
+                                           dic::Propagation::reliability_guided));
 
 }  // namespace
 }  // namespace xcorr::batch
