@@ -12,52 +12,6 @@
 
 namespace xcorr::ui {
 
-const char* to_string(ResultField f) {
-  switch (f) {
-    case ResultField::u:
-      return "u (px)";
-    case ResultField::v:
-      return "v (px)";
-    case ResultField::magnitude:
-      return "|d| (px)";
-    case ResultField::exx:
-      return "exx";
-    case ResultField::eyy:
-      return "eyy";
-    case ResultField::exy:
-      return "exy";
-  }
-  return "?";
-}
-
-double field_value(const dic::PointResult& p, ResultField f) {
-  if (p.status != dic::PointStatus::converged) return std::numeric_limits<double>::quiet_NaN();
-  switch (f) {
-    case ResultField::u:
-      return p.u;
-    case ResultField::v:
-      return p.v;
-    case ResultField::magnitude:
-      return std::hypot(p.u, p.v);
-    case ResultField::exx:
-      return p.exx;
-    case ResultField::eyy:
-      return p.eyy;
-    case ResultField::exy:
-      return p.exy;
-  }
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-QColor colour_for(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  // Blue (0) -> cyan -> yellow -> red (1), as QCPColorGradient::gpJet.
-  const double r = std::clamp(1.5 - std::abs(4 * t - 3), 0.0, 1.0);
-  const double g = std::clamp(1.5 - std::abs(4 * t - 2), 0.0, 1.0);
-  const double b = std::clamp(1.5 - std::abs(4 * t - 1), 0.0, 1.0);
-  return QColor::fromRgbF(static_cast<float>(r), static_cast<float>(g), static_cast<float>(b));
-}
-
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
@@ -125,13 +79,27 @@ void ImageView::set_roi(const dic::Roi& roi) {
   update();
 }
 
-void ImageView::set_results(const dic::FrameResult* frame, ResultField field, double lo, double hi,
-                            int step) {
+void ImageView::set_results(const dic::FrameResult* frame, const MapStyle& style, int step) {
   results_ = frame;
-  field_ = field;
-  lo_ = lo;
-  hi_ = hi;
+  style_ = style;
   step_ = std::max(1, step);
+  update();
+}
+
+void ImageView::set_marks(QPointF cursor, QPointF probe, QLineF profile) {
+  cursor_mark_ = cursor;
+  probe_mark_ = probe;
+  profile_line_ = profile;
+  update();
+}
+
+void ImageView::set_tool(Tool t) {
+  tool_ = t;
+  polygon_.clear();  // a shape half drawn with another tool is dropped
+  dragging_ = false;
+  setCursor(t == Tool::pan    ? Qt::OpenHandCursor
+            : t == Tool::edit ? Qt::ArrowCursor
+                              : Qt::CrossCursor);
   update();
 }
 
@@ -243,36 +211,50 @@ void ImageView::paintEvent(QPaintEvent*) {
   p.scale(scale_, scale_);
   p.setRenderHint(QPainter::Antialiasing, true);
   if (results_ != nullptr) {
-    double lo = lo_, hi = hi_;
-    if (!(lo < hi)) {
-      lo = std::numeric_limits<double>::infinity();
-      hi = -lo;
-      for (const auto& pt : results_->points) {
-        const double v = field_value(pt, field_);
-        if (std::isnan(v)) continue;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
-      if (!(lo < hi)) hi = lo + 1e-12;
-    }
+    const ColourRange range =
+        range_in_use(style_.range, results_->points, style_.field, style_.map);
     for (const auto& pt : results_->points) {
-      const double v = field_value(pt, field_);
+      const double v = field_value(pt, style_.field);
       if (std::isnan(v)) continue;
-      QColor c = colour_for((v - lo) / (hi - lo));
-      c.setAlphaF(0.55f);
+      QColor c = style_.field == ResultField::status
+                     ? status_colour(pt.status)
+                     : colour_at(style_.map, (v - range.lo) / (range.hi - range.lo));
+      if (c.alpha() == 0) continue;
+      c.setAlphaF(static_cast<float>(style_.map_opacity));
       p.fillRect(QRectF(pt.x - step_ / 2.0, pt.y - step_ / 2.0, step_, step_), c);
     }
-    // Displacement vectors, scaled so that the largest is ~2 grid steps long.
-    double largest = 0;
-    for (const auto& pt : results_->points)
-      if (pt.status == dic::PointStatus::converged)
-        largest = std::max(largest, std::hypot(pt.u, pt.v));
-    const double k = largest > 0 ? 2.0 * step_ / largest : 0;
-    p.setPen(QPen(QColor(255, 255, 255, 200), 1.0 / scale_));
-    for (const auto& pt : results_->points) {
-      if (pt.status != dic::PointStatus::converged) continue;
-      p.drawLine(QPointF(pt.x, pt.y), QPointF(pt.x + k * pt.u, pt.y + k * pt.v));
+    if (style_.vectors) {  // the largest ~2 grid steps long, times the chosen scale
+      double largest = 0;
+      for (const auto& pt : results_->points)
+        if (pt.status == dic::PointStatus::converged)
+          largest = std::max(largest, std::hypot(pt.u, pt.v));
+      const double k = largest > 0 ? 2.0 * step_ / largest * style_.vector_scale : 0;
+      QColor c = style_.vector_colour;
+      c.setAlphaF(static_cast<float>(style_.vector_opacity));
+      p.setPen(QPen(c, 1.0 / scale_));
+      for (const auto& pt : results_->points) {
+        if (pt.status != dic::PointStatus::converged) continue;
+        p.drawLine(QPointF(pt.x, pt.y), QPointF(pt.x + k * pt.u, pt.y + k * pt.v));
+      }
     }
+  }
+  // Marks: the profile line (magenta), the probed point (cross), the data cursor's point.
+  if (!profile_line_.isNull()) {
+    p.setPen(QPen(QColor(255, 60, 255), 2.0 / scale_));
+    p.drawLine(profile_line_);
+  }
+  const double m = 6 / scale_;
+  if (!std::isnan(probe_mark_.x())) {
+    p.setPen(QPen(QColor(255, 60, 255), 2.0 / scale_));
+    p.drawLine(probe_mark_ - QPointF(m, m), probe_mark_ + QPointF(m, m));
+    p.drawLine(probe_mark_ - QPointF(m, -m), probe_mark_ + QPointF(m, -m));
+  }
+  if (!std::isnan(cursor_mark_.x())) {
+    p.setPen(QPen(Qt::black, 3.0 / scale_));
+    p.setBrush(Qt::NoBrush);
+    p.drawEllipse(cursor_mark_, m, m);
+    p.setPen(QPen(Qt::white, 1.5 / scale_));
+    p.drawEllipse(cursor_mark_, m, m);
   }
   for (std::size_t k = 0; k < roi_.shapes.size(); ++k) {
     const bool sel = static_cast<int>(k) == selected_ && tool_ == Tool::edit;
@@ -314,6 +296,7 @@ void ImageView::paintEvent(QPaintEvent*) {
   }
   // The shape being drawn.
   p.setPen(QPen(QColor(255, 220, 0), 1.5 / scale_, Qt::DashLine));
+  if (dragging_ && tool_ == Tool::line) p.drawLine(QLineF(press_image_, current_image_));
   if (dragging_ &&
       (tool_ == Tool::rectangle || tool_ == Tool::ellipse || tool_ == Tool::template_rect)) {
     const QRectF r = QRectF(press_image_, current_image_).normalized();
@@ -412,6 +395,11 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e) {
     if (selected_ >= 0 && current_image_ != press_image_) emit shape_edited(selected_, edited_);
     return update();
   }
+  if (tool_ == Tool::line) {
+    const QLineF line(press_image_, to_image(e->position()));
+    if (line.length() >= 1) emit line_drawn(line);
+    return update();
+  }
   const QRectF r = QRectF(press_image_, to_image(e->position())).normalized();
   if (r.width() < 1 || r.height() < 1) return update();
   dic::RoiShape s;
@@ -433,6 +421,12 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void ImageView::keyPressEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Escape && (dragging_ || !polygon_.empty())) {  // drop the shape
+    dragging_ = false;
+    polygon_.clear();
+    update();
+    return;
+  }
   if (tool_ == Tool::edit && selected_ >= 0 &&
       (e->key() == Qt::Key_Delete || e->key() == Qt::Key_Backspace)) {
     const int k = selected_;

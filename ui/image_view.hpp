@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QImage>
+#include <QLineF>
 #include <QPointF>
 #include <QWidget>
 #include <functional>
@@ -13,20 +14,14 @@
 #include "core/dic/roi.hpp"
 #include "core/matrix.hpp"
 #include "core/tracking.hpp"
+#include "ui/result_display.hpp"
 
 namespace xcorr::ui {
 
 // edit: click a ROI shape to select it, drag it to move, drag a corner handle to resize,
-// Delete removes it.
-enum class Tool { pan, rectangle, ellipse, polygon, template_rect, probe, edit };
-
-// What the result overlay shows.
-enum class ResultField { u, v, magnitude, exx, eyy, exy };
-const char* to_string(ResultField f);
-double field_value(const dic::PointResult& p, ResultField f);  // NaN when invalid
-
-// Blue-white-red-ish colour ramp (the one used by the overlay and the plot's colour scale).
-QColor colour_for(double t);  // t in [0, 1]
+// Delete removes it. line: drag a line for a profile of the results along it.
+// Esc cancels a shape being drawn.
+enum class Tool { pan, rectangle, ellipse, polygon, template_rect, probe, edit, line };
 
 class ImageView : public QWidget {
   Q_OBJECT
@@ -38,15 +33,17 @@ class ImageView : public QWidget {
   void set_frame(MatrixView<const float> frame);
   void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
-  double black() const { return black_; }        // the levels in use (grey values)
+  double black() const { return black_; }       // the levels in use (grey values)
   double white() const { return white_; }
   bool auto_levels() const { return auto_levels_; }
   void set_roi(const dic::Roi& roi);
-  void set_tool(Tool t) { tool_ = t; }
+  void set_tool(Tool t);
+  Tool tool() const { return tool_; }
   void set_subtract(bool on) { subtract_ = on; }
-  // Result overlay: points of one frame, the field, its colour range (min >= max: auto).
-  void set_results(const dic::FrameResult* frame, ResultField field, double lo, double hi,
-                   int step);
+  // Result overlay: points of one frame (grid spacing `step` px) in the given style.
+  void set_results(const dic::FrameResult* frame, const MapStyle& style, int step);
+  // Marks: the data cursor's point, the probed point, the profile line (none: NaN).
+  void set_marks(QPointF cursor, QPointF probe, QLineF profile);
   // Templates (reference rectangles) and their tracks: drawn at their position in `frame`, with
   // the trajectory so far.
   void set_templates(const std::vector<TemplateRect>& templates, const std::vector<Track>* tracks,
@@ -60,6 +57,7 @@ class ImageView : public QWidget {
   void shape_drawn(const xcorr::dic::RoiShape& shape);
   void template_drawn(const xcorr::TemplateRect& rect);
   void probed(double x, double y);  // Probe tool: a click at image position (x, y) px
+  void line_drawn(QLineF line);     // Line tool: from press to release, image px
   void shape_edited(int index, const xcorr::dic::RoiShape& shape);  // Edit tool: moved/resized
   void shape_deleted(int index);                                    // Edit tool: Delete key
   void pixel_hovered(double x, double y, double value, bool inside);
@@ -95,9 +93,10 @@ class ImageView : public QWidget {
   std::vector<TemplateRect> templates_;
   const std::vector<Track>* tracks_ = nullptr;
   int track_frame_ = 0;
-  ResultField field_ = ResultField::u;
-  double lo_ = 0, hi_ = 0;
+  MapStyle style_;
   int step_ = 8;
+  QPointF cursor_mark_{qQNaN(), qQNaN()}, probe_mark_{qQNaN(), qQNaN()};
+  QLineF profile_line_;
   // Interaction state.
   bool dragging_ = false;
   QPointF press_widget_, press_image_, current_image_;

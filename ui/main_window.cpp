@@ -9,6 +9,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -19,6 +20,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -35,6 +37,7 @@
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/tiff_integrity.hpp"
+#include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/levels_bar.hpp"
@@ -62,6 +65,14 @@ class RoiCommand : public QUndoCommand {
   dic::Roi before_, after_;
   std::function<void(const dic::Roi&)> apply_;
 };
+
+// "rectangle", "ellipse (subtract)": an ROI edit's short name (undo texts stay short).
+QString shape_name(const dic::RoiShape& s) {
+  const QString kind = s.kind == dic::RoiShapeKind::rectangle ? QObject::tr("rectangle")
+                       : s.kind == dic::RoiShapeKind::ellipse ? QObject::tr("ellipse")
+                                                              : QObject::tr("polygon");
+  return s.subtract ? QObject::tr("%1 (subtract)").arg(kind) : kind;
+}
 
 // An undoable edit given as its two directions.
 class LambdaCommand : public QUndoCommand {
@@ -91,7 +102,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   slider_ = new QSlider(Qt::Horizontal);
   slider_->setRange(0, 0);
   frame_label_ = new QLabel(tr("no stack"));
+  fps_ = new QSpinBox;
+  fps_->setRange(1, 60);
+  fps_->setValue(5);
+  fps_->setSuffix(tr(" fps"));
+  fps_->setToolTip(tr("Play speed (frames per second)"));
   bar->addWidget(play);
+  bar->addWidget(fps_);
   bar->addWidget(slider_, 1);
   bar->addWidget(frame_label_);
   layout->addLayout(bar);
@@ -120,6 +137,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   play_timer_ = new QTimer(this);
   play_timer_->setInterval(200);
+  connect(fps_, &QSpinBox::valueChanged, this,
+          [this](int fps) { play_timer_->setInterval(1000 / fps); });
   connect(play, &QPushButton::toggled, this,
           [this](bool on) { on ? play_timer_->start() : play_timer_->stop(); });
   connect(play_timer_, &QTimer::timeout, this,
@@ -134,6 +153,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                                .arg(y, 0, 'f', 1)
                                                .arg(v, 0, 'g', 6)
                                          : QString());
+            (void)point_readout(x, y);
           });
   connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
     progress_->setRange(0, 1000);
@@ -147,7 +167,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(view_, &ImageView::shape_edited, this, [this](int k, const dic::RoiShape& s) {
     dic::Roi after = project_.roi;
     after.shapes[static_cast<std::size_t>(k)] = s;
-    undo_->push(new RoiCommand(tr("Edit %1").arg(qs(dic::to_string(s))), project_.roi, after,
+    undo_->push(new RoiCommand(tr("Edit %1").arg(shape_name(s)), project_.roi, after,
                                [this](const dic::Roi& r) { set_roi_internal(r); }));
   });
   connect(view_, &ImageView::shape_deleted, this, [this](int k) {
@@ -166,6 +186,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   progress_->setMaximumWidth(220);
   progress_->setVisible(false);
   statusBar()->addWidget(pixel_label_, 1);
+  mode_label_ = new QLabel;
+  mode_label_->setObjectName("mode");
+  statusBar()->addPermanentWidget(mode_label_);
   statusBar()->addPermanentWidget(eta_label_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(engine_label_);
@@ -320,34 +343,39 @@ void MainWindow::build_menus() {
     d->raise();
   });
   file->addSeparator();
-  file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
+  export_csv_ = file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_csv(path);
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
-  file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
+  export_frame_ = file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_frame_csv(path, current_);
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
-  file->addAction(tr("Export &tracks (CSV)..."), this, [this] {
+  export_tracks_ = file->addAction(tr("Export &tracks (CSV)..."), this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export tracks"), "tracks.csv", tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const Status s = export_tracks_csv(path);
     if (!s.is_ok()) show_error(tr("Export tracks"), qs(s.message()));
   });
-  file->addAction(tr("Export &plot (PNG, PDF)..."), this, [this] {
+  export_plot_ = file->addAction(tr("Export &plot (PNG, PDF)..."), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), "plot.png",
                                                       tr("PNG (*.png);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
-    const Status s = export_plot(path);
+    bool ok = false;
+    const int width = QInputDialog::getInt(this, tr("Export plot"), tr("Width (px; height 3/4)"),
+                                           1600, 16, 20000, 100, &ok);
+    if (!ok) return;
+    const Status s = export_plot(path, width, width * 3 / 4);
     if (!s.is_ok()) show_error(tr("Export plot"), qs(s.message()));
   });
+  refresh_actions();
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -355,9 +383,13 @@ void MainWindow::build_menus() {
   QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
-  redo->setShortcut(QKeySequence::Redo);
+  QList<QKeySequence> redo_keys = QKeySequence::keyBindings(QKeySequence::Redo);
+  if (!redo_keys.contains(QKeySequence(tr("Ctrl+Y")))) redo_keys << QKeySequence(tr("Ctrl+Y"));
+  redo->setShortcuts(redo_keys);
   edit->addAction(undo);
   edit->addAction(redo);
+  addAction(undo);  // the shortcuts work wherever the focus is in the window
+  addAction(redo);
   edit->addAction(tr("&Clear ROI"), this, [this] { clear_roi(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -377,19 +409,35 @@ void MainWindow::build_menus() {
                                             {tr("Polygon"), Tool::polygon},
                                             {tr("Template"), Tool::template_rect},
                                             {tr("Probe"), Tool::probe},
+                                            {tr("Line"), Tool::line},
                                             {tr("Edit"), Tool::edit}};
   for (const auto& [name, tool] : kinds) {
-    QAction* a = tools->addAction(name, this, [this, t = tool] { view_->set_tool(t); });
+    QAction* a = tools->addAction(name, this, [this, t = tool, n = name] {
+      view_->set_tool(t);
+      tool_name_ = n;
+      show_mode();
+    });
     a->setCheckable(true);
     a->setChecked(tool == Tool::pan);
     group->addAction(a);
   }
   QAction* subtract = tools->addAction(tr("Subtract"));
   subtract->setCheckable(true);
-  connect(subtract, &QAction::toggled, this, [this](bool on) { view_->set_subtract(on); });
+  subtract->setToolTip(tr("New ROI shapes cut out of the ROI (shown in the status bar)"));
+  subtract->setObjectName("subtract");
+  connect(subtract, &QAction::toggled, this, [this](bool on) {
+    view_->set_subtract(on);
+    subtract_ = on;
+    show_mode();
+  });
   tools->addSeparator();
-  tools->addAction(undo);
-  tools->addAction(redo);
+  // Fixed labels here (the Edit menu's entries name the edit).
+  QAction* undo_button = tools->addAction(tr("Undo"), undo_, &QUndoStack::undo);
+  QAction* redo_button = tools->addAction(tr("Redo"), undo_, &QUndoStack::redo);
+  undo_button->setEnabled(false);
+  redo_button->setEnabled(false);
+  connect(undo_, &QUndoStack::canUndoChanged, undo_button, &QAction::setEnabled);
+  connect(undo_, &QUndoStack::canRedoChanged, redo_button, &QAction::setEnabled);
   tools->addSeparator();
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Open &sample"), this, [this] {
@@ -397,8 +445,14 @@ void MainWindow::build_menus() {
     if (!s.is_ok()) show_error(tr("Open sample"), qs(s.message()));
   });
   help->addAction(tr("&About"), this, [this] {
-    QMessageBox::about(this, tr("About XCorr Studio"),
-                       tr("XCorr Studio: image cross-correlation and DIC for microscope stacks."));
+    QMessageBox::about(
+        this, tr("About XCorr Studio"),
+        tr("<b>XCorr Studio %1</b><br>Image cross-correlation and digital image correlation for "
+           "microscope image stacks.<br>License: GPL-3.0-or-later.<br>Documentation: the "
+           "<a href=\"https://github.com/xcorr-studio/xcorr/tree/main/docs\">docs</a> folder "
+           "(docs/gui.md for this window, docs/dic.md for the method), installed under "
+           "share/doc/xcorr.")
+            .arg(kVersion));
   });
 }
 
@@ -445,7 +499,20 @@ void MainWindow::build_docks() {
   connect(results_panel_, &ResultsPanel::display_changed, this, [this] { refresh_results(); });
   connect(view_, &ImageView::probed, this, [this](double x, double y) {
     auto s = probe_surface(x, y);
-    if (!s.is_ok()) message(qs(s.status().message()));
+    if (!s.is_ok()) show_error(tr("Probe"), qs(s.status().message()));
+  });
+  connect(view_, &ImageView::line_drawn, this, [this](QLineF line) {
+    const Status s = profile_along(line);
+    if (!s.is_ok()) show_error(tr("Profile"), qs(s.message()));
+  });
+  connect(results_panel_, &ResultsPanel::map_hovered, this,
+          [this](double x, double y) { (void)point_readout(x, y); });
+  connect(results_panel_, &ResultsPanel::profile_export_requested, this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export profile"), "profile.csv", tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const Status s = results_panel_->export_profile_csv(path);
+    if (!s.is_ok()) show_error(tr("Export profile"), qs(s.message()));
   });
   res_dock->setWidget(results_panel_);
   profile_ = new ProfilePanel;
@@ -678,7 +745,7 @@ void MainWindow::set_roi_for_tests(const dic::Roi& roi) {
 void MainWindow::add_roi_shape(const dic::RoiShape& s) {
   dic::Roi after = project_.roi;
   after.shapes.push_back(s);
-  undo_->push(new RoiCommand(tr("Add %1").arg(qs(dic::to_string(s))), project_.roi, after,
+  undo_->push(new RoiCommand(tr("Add %1").arg(shape_name(s)), project_.roi, after,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
 }
 
@@ -908,7 +975,11 @@ Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
                        {{Form::one_to_one, Mode::valid, Normalization::zncc}, tmpl, win});
   if (!out.is_ok()) return out.status();
   const Stack<float>& m = out.value().result;
-  results_panel_->show_surface(m[0], static_cast<int>(R));
+  results_panel_->show_surface(m[0], static_cast<int>(R), static_cast<double>(cx),
+                               static_cast<double>(cy));
+  probe_point_ = QPointF(static_cast<double>(cx), static_cast<double>(cy));
+  view_->set_marks(cursor_point_, probe_point_, profile_line_);
+  refresh_actions();
   message(tr("ZNCC surface at (%1, %2), frame %3").arg(cx).arg(cy).arg(std::max(1, current_)));
   return m;
 }
@@ -949,9 +1020,64 @@ void MainWindow::show_frame(int k) {
 
 void MainWindow::refresh_results() {
   const dic::FrameResult* shown = project_.result_of(current_);
-  view_->set_results(shown, results_panel_->field(), results_panel_->range_lo(),
-                     results_panel_->range_hi(), project_.ran_options.step);
+  view_->set_results(shown, results_panel_->style(), project_.ran_options.step);
   results_panel_->show_map(shown, shown != nullptr ? project_.results->grid : dic::Grid{});
+  refresh_actions();
+}
+
+QString MainWindow::point_readout(double x, double y) {
+  const dic::FrameResult* shown = project_.result_of(current_);
+  const long k = shown == nullptr ? -1
+                                  : nearest_point(shown->points, project_.results->grid.cols,
+                                                  project_.ran_options.step, x, y);
+  QString text;
+  QPointF mark(qQNaN(), qQNaN());
+  if (k >= 0) {
+    const dic::PointResult& p = shown->points[static_cast<std::size_t>(k)];
+    text = tr("frame %1: %2").arg(current_).arg(point_text(p));
+    mark = QPointF(p.x, p.y);
+  }
+  results_panel_->set_cursor_text(text);
+  cursor_point_ = mark;
+  view_->set_marks(cursor_point_, probe_point_, profile_line_);
+  return text;
+}
+
+Status MainWindow::profile_along(QLineF line) {
+  const dic::FrameResult* shown = project_.result_of(current_);
+  if (shown == nullptr)
+    return {ErrorCode::invalid_argument,
+            current_ == 0 ? "show a deformed frame with results to draw a profile"
+                          : "this frame has no DIC results: run DIC first"};
+  profile_line_ = line;
+  view_->set_marks(cursor_point_, probe_point_, profile_line_);
+  results_panel_->show_profile(
+      sample_profile(shown->points, project_.results->grid.cols, project_.ran_options.step,
+                     line.x1(), line.y1(), line.x2(), line.y2()),
+      tr("frame %1 (%2), line from (%3, %4) to (%5, %6) px")
+          .arg(current_)
+          .arg(qs(project_.frame_names[static_cast<std::size_t>(current_ - 1)]))
+          .arg(line.x1(), 0, 'f', 1)
+          .arg(line.y1(), 0, 'f', 1)
+          .arg(line.x2(), 0, 'f', 1)
+          .arg(line.y2(), 0, 'f', 1));
+  refresh_actions();
+  return Status::ok();
+}
+
+void MainWindow::show_mode() {
+  mode_label_->setText(subtract_ ? tr("%1 - SUBTRACT").arg(tool_name_) : tool_name_);
+  mode_label_->setStyleSheet(subtract_ ? "color: white; background: #c03030; padding: 0 4px"
+                                       : QString());
+}
+
+void MainWindow::refresh_actions() {
+  if (export_csv_ == nullptr) return;
+  const bool results = project_.results.has_value();
+  export_csv_->setEnabled(results);
+  export_frame_->setEnabled(project_.result_of(current_) != nullptr);
+  export_tracks_->setEnabled(!project_.tracks.empty());
+  export_plot_->setEnabled(results || !project_.tracks.empty() || results_panel_->plot_has_data());
 }
 
 Status MainWindow::export_csv(const QString& path, bool per_frame) const {
@@ -962,8 +1088,27 @@ Status MainWindow::export_frame_csv(const QString& path, int frame) const {
   return project_.export_frame_csv(path.toStdString(), frame);
 }
 
-Status MainWindow::export_plot(const QString& path) const {
-  return results_panel_->export_plot(path);
+Status MainWindow::export_plot(const QString& path, int width, int height) const {
+  const MapStyle style = results_panel_->style();
+  QString what;
+  switch (results_panel_->currentIndex()) {
+    case 0:
+      what = tr("%1, frame %2").arg(to_string(style.field)).arg(current_);
+      break;
+    case 1:
+      what = tr("profile, frame %1").arg(current_);
+      break;
+    case 2:
+      what = tr("trajectories");
+      break;
+    default:
+      what = tr("ZNCC surface, frame %1").arg(std::max(1, current_));
+      break;
+  }
+  const QString file = current_ >= 1 && current_ <= static_cast<int>(project_.frame_names.size())
+                           ? qs(project_.frame_names[static_cast<std::size_t>(current_ - 1)])
+                           : qs(project_.reference_name);
+  return results_panel_->export_plot(path, what + " (" + file + ")", width, height);
 }
 
 }  // namespace xcorr::ui

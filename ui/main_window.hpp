@@ -5,7 +5,9 @@
 // The public methods are what the menus call; tests and --screenshot drive them directly.
 #pragma once
 
+#include <QLineF>
 #include <QMainWindow>
+#include <QPointF>
 #include <QString>
 #include <QStringList>
 #include <memory>
@@ -26,7 +28,9 @@
 class QDragEnterEvent;
 class QDropEvent;
 class QLabel;
+class QAction;
 class QListWidget;
+class QSpinBox;
 class QPlainTextEdit;
 class QMenu;
 class QProgressBar;
@@ -98,8 +102,15 @@ class MainWindow : public QMainWindow {
   const std::optional<dic::DicResult>& results() const { return project_.results; }
   Status export_csv(const QString& path, bool per_frame = false) const;
   Status export_frame_csv(const QString& path, int frame) const;  // one deformed frame (>= 1)
-  Status export_plot(const QString& path) const;                  // .png or .pdf
-  void show_frame(int k);                                         // 0 = the reference
+  // The Results dock's shown plot, .png or .pdf, titled with what it shows (quantity, frame,
+  // file).
+  Status export_plot(const QString& path, int width = 1600, int height = 1200) const;
+  // The data cursor: the nearest grid point's results at (x, y) px of the shown frame (empty
+  // when none), shown under the map and marked on the image.
+  QString point_readout(double x, double y);
+  // The Line tool: results along `line` (image px) of the shown frame in the Profile tab.
+  Status profile_along(QLineF line);
+  void show_frame(int k);  // 0 = the reference
   int frame_count() const;
   void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
 
@@ -123,6 +134,8 @@ class MainWindow : public QMainWindow {
   void set_templates_internal(const std::vector<TemplateRect>& t);
   void refresh_tracks();
   void refresh_results();
+  void refresh_actions();  // exports enabled only when there is something to export
+  void show_mode();        // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
   void message(const QString& text);  // status bar and log
   // A dialog that stays until dismissed (not blocking: runs and tests go on), and the log.
@@ -168,6 +181,14 @@ class MainWindow : public QMainWindow {
   class LevelsBar* levels_ = nullptr;
   QListWidget* frame_list_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
+  QSpinBox* fps_ = nullptr;
+  QLabel* mode_label_ = nullptr;
+  QString tool_name_ = tr("Pan");
+  bool subtract_ = false;
+  QPointF cursor_point_{qQNaN(), qQNaN()}, probe_point_{qQNaN(), qQNaN()};
+  QLineF profile_line_;
+  QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
+          *export_plot_ = nullptr;
   int current_ = 0;
 };
 

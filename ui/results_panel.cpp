@@ -2,61 +2,147 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
+#include <QColorDialog>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace xcorr::ui {
+namespace {
+
+QCPColorGradient gradient_of(ColourMap m) {
+  QCPColorGradient g;
+  g.clearColorStops();
+  for (int k = 0; k <= 32; ++k) g.setColorStopAt(k / 32.0, colour_at(m, k / 32.0));
+  g.setNanHandling(QCPColorGradient::nhTransparent);
+  return g;
+}
+
+QCPColorGradient status_gradient() {  // 0 converged, 1 diverged, 2 low texture, 3 outside
+  QCPColorGradient g;
+  g.clearColorStops();
+  for (int k = 0; k <= 3; ++k)
+    g.setColorStopAt(k / 3.0, status_colour(static_cast<dic::PointStatus>(k)));
+  g.setLevelCount(4);
+  g.setNanHandling(QCPColorGradient::nhTransparent);
+  return g;
+}
+
+// Tableau 10: distinct, readable line colours.
+QColor line_colour(std::size_t k) {
+  static const QColor c[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
+                             {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
+                             {188, 189, 34},  {23, 190, 207}};
+  return c[k % 10];
+}
+
+}  // namespace
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
-  // Map: field, range, colour map with colour scale.
+  for (ResultField f : kResultFields) maps_[f] = default_map(f);
+  // Map: quantity, colour map, range (Auto), vectors, the plot and the data cursor.
   auto* res_widget = new QWidget;
   auto* res_layout = new QVBoxLayout(res_widget);
   auto* controls = new QHBoxLayout;
   field_ = new QComboBox;
-  for (ResultField f : {ResultField::u, ResultField::v, ResultField::magnitude, ResultField::exx,
-                        ResultField::eyy, ResultField::exy})
-    field_->addItem(to_string(f), static_cast<int>(f));
+  field_->setObjectName("field");
+  for (ResultField f : kResultFields) field_->addItem(to_string(f), static_cast<int>(f));
+  field_->setToolTip(tr("Quantity shown on the map and the image overlay"));
+  colours_ = new QComboBox;
+  colours_->setObjectName("colour_map");
+  for (ColourMap m : kColourMaps) colours_->addItem(to_string(m), static_cast<int>(m));
+  colours_->setToolTip(tr("Colour map of this quantity (kept per quantity)"));
   range_lo_ = new QDoubleSpinBox;
   range_hi_ = new QDoubleSpinBox;
   for (auto* s : {range_lo_, range_hi_}) {
     s->setDecimals(5);
-    s->setRange(-1e6, 1e6);
+    s->setRange(-1e9, 1e9);
     s->setSingleStep(0.01);
-    s->setValue(-1e6);  // the minimum reads "auto"
-    s->setSpecialValueText(tr("auto"));
-    s->setToolTip(tr("Colour range; 'auto' (or low >= high): the data's range"));
+    s->setKeyboardTracking(false);
+    s->setToolTip(tr("Colour range of this quantity (kept per quantity); editing turns Auto off"));
   }
+  auto_range_ = new QPushButton(tr("Auto"));
+  auto_range_->setObjectName("auto_range");
+  auto_range_->setCheckable(true);
+  auto_range_->setChecked(true);
+  auto_range_->setToolTip(tr("The data's range (symmetric about 0 for the diverging map)"));
   controls->addWidget(field_);
-  controls->addWidget(new QLabel(tr("range")));
-  controls->addWidget(range_lo_);
-  controls->addWidget(range_hi_);
+  controls->addWidget(colours_);
+  controls->addWidget(range_lo_, 1);
+  controls->addWidget(range_hi_, 1);
+  controls->addWidget(auto_range_);
   res_layout->addLayout(controls);
+  auto* vector_row = new QHBoxLayout;
+  vectors_ = new QCheckBox(tr("Vectors"));
+  vectors_->setChecked(true);
+  vectors_->setToolTip(tr("Displacement vectors on the image"));
+  vector_scale_ = new QDoubleSpinBox;
+  vector_scale_->setRange(0.05, 100);
+  vector_scale_->setValue(1);
+  vector_scale_->setPrefix(tr("scale "));
+  vector_scale_->setToolTip(tr("Length factor (1: the largest vector is 2 grid steps long)"));
+  vector_opacity_ = new QDoubleSpinBox;
+  vector_opacity_->setRange(0, 100);
+  vector_opacity_->setValue(80);
+  vector_opacity_->setSuffix(" %");
+  vector_opacity_->setPrefix(tr("opacity "));
+  vector_colour_ = new QPushButton(tr("Colour..."));
+  vector_row->addWidget(vectors_);
+  vector_row->addWidget(vector_scale_);
+  vector_row->addWidget(vector_opacity_);
+  vector_row->addWidget(vector_colour_);
+  vector_row->addStretch(1);
+  res_layout->addLayout(vector_row);
   plot_ = new QCustomPlot;
-  plot_->setMinimumSize(360, 320);
+  plot_->setMinimumSize(240, 200);
   plot_->axisRect()->setupFullAxesBox(true);
   plot_->xAxis->setLabel("x (px)");
   plot_->yAxis->setLabel("y (px)");
   plot_->yAxis->setRangeReversed(true);
+  plot_->setMouseTracking(true);
+  plot_->installEventFilter(this);
   map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   scale_ = new QCPColorScale(plot_);
   plot_->plotLayout()->addElement(0, 1, scale_);
   map_->setColorScale(scale_);
-  QCPColorGradient gradient(QCPColorGradient::gpJet);
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);
-  map_->setGradient(gradient);
   map_->setInterpolate(false);
   res_layout->addWidget(plot_, 1);
+  cursor_label_ = new QLabel(tr("Hover over the map or the image for a point's values"));
+  cursor_label_->setObjectName("cursor");
+  cursor_label_->setWordWrap(true);
+  cursor_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  res_layout->addWidget(cursor_label_);
+  addTab(res_widget, tr("Map"));
+
+  // Profile: u, v (left axis) and strains (right axis) along the drawn line.
+  auto* profile_widget = new QWidget;
+  auto* profile_layout = new QVBoxLayout(profile_widget);
+  profile_plot_ = new QCustomPlot;
+  profile_plot_->xAxis->setLabel(tr("distance along the line (px)"));
+  profile_plot_->yAxis->setLabel(tr("displacement (px)"));
+  profile_plot_->yAxis2->setLabel(tr("strain"));
+  profile_plot_->yAxis2->setVisible(true);
+  profile_plot_->legend->setVisible(true);
+  profile_layout->addWidget(profile_plot_, 1);
+  auto* export_profile = new QPushButton(tr("Export profile (CSV)..."));
+  connect(export_profile, &QPushButton::clicked, this, [this] { emit profile_export_requested(); });
+  profile_layout->addWidget(export_profile);
+  addTab(profile_widget, tr("Profile"));
+
   tracks_plot_ = new QCustomPlot;
   tracks_plot_->xAxis->setLabel(tr("frame"));
   tracks_plot_->yAxis->setLabel(tr("displacement (px): dx solid, dy dashed"));
-  addTab(res_widget, tr("Map"));
   addTab(tracks_plot_, tr("Trajectories"));
+
+  auto* surface_widget = new QWidget;
+  auto* surface_layout = new QVBoxLayout(surface_widget);
   surface_plot_ = new QCustomPlot;
   surface_plot_->xAxis->setLabel(tr("u (px)"));
   surface_plot_->yAxis->setLabel(tr("v (px)"));
@@ -65,56 +151,119 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   auto* surface_scale = new QCPColorScale(surface_plot_);
   surface_plot_->plotLayout()->addElement(0, 1, surface_scale);
   surface_map_->setColorScale(surface_scale);
-  surface_map_->setGradient(QCPColorGradient::gpJet);
+  surface_map_->setGradient(gradient_of(ColourMap::viridis));
   surface_scale->axis()->setLabel("ZNCC");
-  addTab(surface_plot_, tr("Surface"));
-  connect(field_, &QComboBox::currentIndexChanged, this, [this] { emit display_changed(); });
-  connect(range_lo_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
-  connect(range_hi_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
+  surface_label_ = new QLabel(tr("Probe tool: click the image"));
+  surface_label_->setObjectName("surface_peak");
+  surface_layout->addWidget(surface_plot_, 1);
+  surface_layout->addWidget(surface_label_);
+  addTab(surface_widget, tr("Surface"));
+
+  connect(field_, &QComboBox::currentIndexChanged, this, [this] {
+    load_field_settings();
+    emit display_changed();
+  });
+  connect(colours_, &QComboBox::currentIndexChanged, this, [this] {
+    maps_[style().field] = static_cast<ColourMap>(colours_->currentData().toInt());
+    emit display_changed();
+  });
+  for (auto* s : {range_lo_, range_hi_}) {
+    connect(s, &QDoubleSpinBox::valueChanged, this, [this] {
+      if (range_lo_->value() < range_hi_->value())
+        set_range(range_lo_->value(), range_hi_->value());
+    });
+  }
+  connect(auto_range_, &QPushButton::clicked, this, [this] { set_auto_range(); });
+  connect(vectors_, &QCheckBox::toggled, this, [this] { emit display_changed(); });
+  connect(vector_scale_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
+  connect(vector_opacity_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
+  connect(vector_colour_, &QPushButton::clicked, this, [this] {
+    auto* d = new QColorDialog(vector_colour_value_, this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &QColorDialog::colorSelected, this, [this](const QColor& c) {
+      vector_colour_value_ = c;
+      emit display_changed();
+    });
+    d->open();
+  });
+  load_field_settings();
 }
 
-ResultField ResultsPanel::field() const {
-  return static_cast<ResultField>(field_->currentData().toInt());
-}
-double ResultsPanel::range_lo() const {
-  return range_lo_->value();
-}
-double ResultsPanel::range_hi() const {
-  return range_hi_->value();
+MapStyle ResultsPanel::style() const {
+  MapStyle s;
+  s.field = static_cast<ResultField>(field_->currentData().toInt());
+  s.map = maps_.at(s.field);
+  const auto r = ranges_.find(s.field);
+  if (r != ranges_.end()) s.range = r->second;
+  s.vectors = vectors_->isChecked();
+  s.vector_scale = vector_scale_->value();
+  s.vector_colour = vector_colour_value_;
+  s.vector_opacity = vector_opacity_->value() / 100;
+  return s;
 }
 
-void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& grid) {
-  if (frame == nullptr) {
-    map_->data()->clear();
-    plot_->replot();
-    return;
+void ResultsPanel::set_field(ResultField f) {
+  field_->setCurrentIndex(field_->findData(static_cast<int>(f)));
+}
+
+void ResultsPanel::set_colour_map(ColourMap m) {
+  colours_->setCurrentIndex(colours_->findData(static_cast<int>(m)));
+}
+
+void ResultsPanel::set_range(double lo, double hi) {
+  if (!(lo < hi)) return;
+  ranges_[style().field] = {false, lo, hi};
+  load_field_settings();
+  emit display_changed();
+}
+
+void ResultsPanel::set_auto_range() {
+  ranges_[style().field] = {};
+  load_field_settings();
+  emit display_changed();
+}
+
+void ResultsPanel::set_vectors(bool on, double scale, const QColor& colour, double opacity) {
+  vector_colour_value_ = colour;
+  vectors_->setChecked(on);
+  vector_scale_->setValue(scale);
+  vector_opacity_->setValue(opacity * 100);
+  emit display_changed();
+}
+
+void ResultsPanel::load_field_settings() {
+  const MapStyle s = style();
+  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
+    w->blockSignals(true);
+  colours_->setCurrentIndex(colours_->findData(static_cast<int>(s.map)));
+  auto_range_->setChecked(s.range.automatic);
+  if (!s.range.automatic) {
+    range_lo_->setValue(s.range.lo);
+    range_hi_->setValue(s.range.hi);
   }
-  const ResultField f = field();
-  const double lo = range_lo(), hi = range_hi();
-  const dic::Grid& g = grid;
-  const auto& pts = frame->points;
-  map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
-  map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
-                         QCPRange(pts.front().y, pts.back().y));
-  for (Index r = 0; r < g.rows; ++r)
-    for (Index c = 0; c < g.cols; ++c)
-      map_->data()->setCell(static_cast<int>(c), static_cast<int>(r),
-                            field_value(pts[static_cast<std::size_t>(r * g.cols + c)], f));
-  scale_->axis()->setLabel(to_string(f));
-  double dlo = lo, dhi = hi;
-  if (!(dlo < dhi)) {  // the data's range, NaN (invalid points) left out
-    dlo = std::numeric_limits<double>::infinity();
-    dhi = -dlo;
-    for (const auto& p : pts) {
-      const double v = field_value(p, f);
-      if (std::isnan(v)) continue;
-      dlo = std::min(dlo, v);
-      dhi = std::max(dhi, v);
-    }
-    if (!(dlo < dhi)) dhi = dlo + 1e-12;
+  const bool status = s.field == ResultField::status;
+  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
+    w->setEnabled(!status);
+  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
+    w->blockSignals(false);
+}
+
+bool ResultsPanel::eventFilter(QObject* watched, QEvent* e) {
+  if (watched == plot_ && e->type() == QEvent::Resize) fit_aspect();
+  if (watched == plot_ && e->type() == QEvent::MouseMove && map_has_data_) {
+    const QPointF at = static_cast<QMouseEvent*>(e)->position();
+    if (plot_->axisRect()->rect().contains(at.toPoint()))
+      emit map_hovered(plot_->xAxis->pixelToCoord(at.x()), plot_->yAxis->pixelToCoord(at.y()));
   }
-  map_->setDataRange(QCPRange(dlo, dhi));
-  plot_->rescaleAxes();
+  return QTabWidget::eventFilter(watched, e);
+}
+
+void ResultsPanel::fit_aspect() {
+  if (!map_has_data_) return;
+  const QCPRange x = map_->data()->keyRange(), y = map_->data()->valueRange();
+  plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
+  plot_->yAxis->setRange(y.lower - 0.5, y.upper + 0.5);
+  plot_->replot();  // lays out the axis rect for this size
   // Square pixels: widen the axis that has more screen pixels per image pixel.
   const QRect area = plot_->axisRect()->rect();
   const double kx = area.width() / plot_->xAxis->range().size();
@@ -124,6 +273,88 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& grid
   else
     plot_->yAxis->setScaleRatio(plot_->xAxis, 1.0);
   plot_->replot();
+}
+
+void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
+  map_has_data_ = frame != nullptr && !frame->points.empty();
+  if (!map_has_data_) {
+    map_->data()->clear();
+    plot_->replot();
+    return;
+  }
+  const MapStyle s = style();
+  const auto& pts = frame->points;
+  map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
+  map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
+                         QCPRange(pts.front().y, pts.back().y));
+  for (Index r = 0; r < g.rows; ++r)
+    for (Index c = 0; c < g.cols; ++c) {
+      const dic::PointResult& p = pts[static_cast<std::size_t>(r * g.cols + c)];
+      const double v = field_value(p, s.field);
+      const bool hidden =
+          s.field == ResultField::status && p.status == dic::PointStatus::outside_roi;
+      map_->data()->setCell(static_cast<int>(c), static_cast<int>(r),
+                            hidden ? std::numeric_limits<double>::quiet_NaN() : v);
+    }
+  if (s.field == ResultField::status) {
+    map_->setGradient(status_gradient());
+    scale_->axis()->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
+  } else {
+    map_->setGradient(gradient_of(s.map));
+    scale_->axis()->setLabel(to_string(s.field));
+  }
+  const ColourRange used = range_in_use(s.range, pts, s.field, s.map);
+  map_->setDataRange(QCPRange(used.lo, used.hi));
+  if (s.range.automatic && s.field != ResultField::status) {  // show the range in use
+    for (auto* b : {range_lo_, range_hi_}) b->blockSignals(true);
+    range_lo_->setValue(used.lo);
+    range_hi_->setValue(used.hi);
+    for (auto* b : {range_lo_, range_hi_}) b->blockSignals(false);
+  }
+  fit_aspect();
+}
+
+void ResultsPanel::set_cursor_text(const QString& text) {
+  cursor_label_->setText(text);
+}
+
+QString ResultsPanel::cursor_text() const {
+  return cursor_label_->text();
+}
+
+void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QString& what) {
+  profile_ = std::move(profile);
+  profile_what_ = what;
+  profile_plot_->clearGraphs();
+  const struct {
+    const char* name;
+    double dic::PointResult::*member;
+    bool strain;
+  } series[] = {{"u (px)", &dic::PointResult::u, false},
+                {"v (px)", &dic::PointResult::v, false},
+                {"exx", &dic::PointResult::exx, true},
+                {"eyy", &dic::PointResult::eyy, true},
+                {"exy", &dic::PointResult::exy, true}};
+  for (std::size_t k = 0; k < std::size(series); ++k) {
+    QVector<double> s, v;
+    for (const ProfileSample& q : profile_) {
+      s << q.s;
+      v << (q.at.status == dic::PointStatus::converged ? q.at.*series[k].member
+                                                       : std::numeric_limits<double>::quiet_NaN());
+    }
+    QCPGraph* g = profile_plot_->addGraph(
+        profile_plot_->xAxis, series[k].strain ? profile_plot_->yAxis2 : profile_plot_->yAxis);
+    g->setData(s, v);
+    g->setPen(QPen(line_colour(k), 2, series[k].strain ? Qt::DashLine : Qt::SolidLine));
+    g->setName(series[k].name);
+  }
+  profile_plot_->rescaleAxes();
+  profile_plot_->replot();
+  setCurrentIndex(1);
+}
+
+Status ResultsPanel::export_profile_csv(const QString& path) const {
+  return write_profile_csv(path.toStdString(), profile_, profile_what_.toStdString());
 }
 
 void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
@@ -136,7 +367,7 @@ void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
       dx << track.x[k] - track.x[0];
       dy << track.y[k] - track.y[0];
     }
-    const QColor c = QColor::fromHsv(static_cast<int>((t * 67) % 360), 200, 220);
+    const QColor c = line_colour(t);
     QCPGraph* gx = tracks_plot_->addGraph();
     gx->setData(frame, dx);
     gx->setPen(QPen(c, 2));
@@ -151,24 +382,63 @@ void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
   tracks_plot_->replot();
 }
 
-void ResultsPanel::show_surface(MatrixView<const float> m, int R) {
+void ResultsPanel::show_surface(MatrixView<const float> m, int R, double x, double y) {
   const int side = 2 * R + 1;
   surface_map_->data()->setSize(side, side);
   surface_map_->data()->setRange(QCPRange(-static_cast<double>(R), static_cast<double>(R)),
                                  QCPRange(-static_cast<double>(R), static_cast<double>(R)));
+  int best_r = 0, best_c = 0;
   for (int r = 0; r < side; ++r)
-    for (int c = 0; c < side; ++c) surface_map_->data()->setCell(c, r, m(r, c));
+    for (int c = 0; c < side; ++c) {
+      surface_map_->data()->setCell(c, r, m(r, c));
+      if (m(r, c) > m(best_r, best_c)) best_r = r, best_c = c;
+    }
+  surface_has_data_ = true;
+  surface_label_->setText(tr("Probed at (%1, %2) px: peak at u = %3, v = %4 px, ZNCC %5")
+                              .arg(x, 0, 'f', 0)
+                              .arg(y, 0, 'f', 0)
+                              .arg(best_c - R)
+                              .arg(best_r - R)
+                              .arg(m(best_r, best_c), 0, 'f', 4));
   surface_map_->rescaleDataRange(true);
   surface_plot_->rescaleAxes();
   surface_plot_->replot();
-  setCurrentWidget(surface_plot_);
+  setCurrentIndex(3);
 }
 
-Status ResultsPanel::export_plot(const QString& path) const {
-  auto* shown = qobject_cast<QCustomPlot*>(currentWidget());
-  QCustomPlot* plot = shown != nullptr ? shown : plot_;  // the Map tab holds plot_ in a widget
-  const bool ok =
-      path.endsWith(".pdf", Qt::CaseInsensitive) ? plot->savePdf(path) : plot->savePng(path);
+QString ResultsPanel::surface_text() const {
+  return surface_label_->text();
+}
+
+bool ResultsPanel::plot_has_data() const {
+  switch (currentIndex()) {
+    case 0:
+      return map_has_data_;
+    case 1:
+      return !profile_.empty();
+    case 2:
+      return tracks_plot_->graphCount() > 0;
+    default:
+      return surface_has_data_;
+  }
+}
+
+Status ResultsPanel::export_plot(const QString& path, const QString& title, int width,
+                                 int height) const {
+  QCustomPlot* const plots[] = {plot_, profile_plot_, tracks_plot_, surface_plot_};
+  QCustomPlot* plot = plots[std::clamp(currentIndex(), 0, 3)];
+  if (!plot_has_data())
+    return {ErrorCode::invalid_argument, "nothing to export: the shown tab has no plot yet"};
+  if (width < 16 || height < 16 || width > 20000 || height > 20000)
+    return {ErrorCode::invalid_argument, "the plot's size must be 16-20000 px per side"};
+  auto* heading = new QCPTextElement(plot, title, QFont("sans", 11, QFont::Bold));
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(0, 0, heading);
+  const bool ok = path.endsWith(".pdf", Qt::CaseInsensitive) ? plot->savePdf(path, width, height)
+                                                             : plot->savePng(path, width, height);
+  plot->plotLayout()->remove(heading);
+  plot->plotLayout()->simplify();
+  plot->replot();
   return ok ? Status::ok()
             : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
 }

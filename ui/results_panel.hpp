@@ -1,22 +1,28 @@
-// The Results dock: the Map tab (one frame's DIC field over the grid, colour range and scale),
-// the Trajectories tab (each tracked template's dx solid and dy dashed by frame) and the Surface
-// tab (a probed ZNCC surface), and the export of the shown tab's plot. It draws what it is given;
-// MainWindow gives it the project's results.
+// The Results dock: the Map tab (one frame's quantity over the grid: colour map, colour range
+// kept per quantity with Auto, vectors' look for the image overlay, the data cursor's readout),
+// the Profile tab (u, v and strains along a drawn line, CSV export), the Trajectories tab (each
+// tracked template's dx solid and dy dashed by frame) and the Surface tab (a probed ZNCC surface
+// with its peak), and the export of the shown tab's plot with a title. It draws what it is
+// given; MainWindow gives it the project's results.
 #pragma once
 
 #include <QTabWidget>
+#include <map>
 #include <vector>
 
 #include "core/dic/dic.hpp"
 #include "core/status.hpp"
 #include "core/tracking.hpp"
-#include "ui/image_view.hpp"
+#include "ui/result_display.hpp"
 
 class QCPColorMap;
 class QCPColorScale;
 class QCustomPlot;
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
 
 namespace xcorr::ui {
 
@@ -25,26 +31,53 @@ class ResultsPanel : public QTabWidget {
  public:
   explicit ResultsPanel(QWidget* parent = nullptr);
 
-  ResultField field() const;
-  // The colour range; low >= high (or "auto") means the data's range.
-  double range_lo() const;
-  double range_hi() const;
+  MapStyle style() const;  // what the overlay and the map show
+  void set_field(ResultField f);
+  void set_colour_map(ColourMap m);      // for the shown quantity
+  void set_range(double lo, double hi);  // fixed, for the shown quantity (lo < hi)
+  void set_auto_range();
+  void set_vectors(bool on, double scale, const QColor& colour, double opacity);
 
   void show_map(const dic::FrameResult* frame, const dic::Grid& grid);  // null: cleared
+  void set_cursor_text(const QString& text);  // the data cursor's line under the map
+  QString cursor_text() const;
+  // Along a line; `what` names it (frame, line) for the CSV header. Raises the Profile tab.
+  void show_profile(std::vector<ProfileSample> profile, const QString& what);
+  bool has_profile() const { return !profile_.empty(); }
+  Status export_profile_csv(const QString& path) const;
   void show_tracks(const std::vector<Track>& tracks);
-  // A (2R + 1)^2 ZNCC surface (rows: v from -R to R, columns: u from -R to R); raises its tab.
-  void show_surface(MatrixView<const float> surface, int R);
-  Status export_plot(const QString& path) const;  // the shown tab's plot, .png or .pdf
+  // A (2R + 1)^2 ZNCC surface (rows: v from -R to R, columns: u from -R to R) probed at (x, y)
+  // px; shows its peak; raises its tab.
+  void show_surface(MatrixView<const float> surface, int R, double x, double y);
+  QString surface_text() const;
+  // The shown tab's plot, .png (width x height px) or .pdf, with `title` above it.
+  Status export_plot(const QString& path, const QString& title, int width = 1600,
+                     int height = 1200) const;
+  bool plot_has_data() const;  // the shown tab has something to export
 
  signals:
-  void display_changed();  // the field or the colour range was edited
+  void display_changed();                // the quantity, colours, range or vectors changed
+  void map_hovered(double x, double y);  // the cursor over the map, image px
+  void profile_export_requested();
 
  private:
-  QComboBox* field_;
-  QDoubleSpinBox *range_lo_, *range_hi_;
-  QCustomPlot *plot_, *tracks_plot_, *surface_plot_;
+  bool eventFilter(QObject* watched, QEvent* e) override;
+  void load_field_settings();  // the shown quantity's map and range into the widgets
+  void fit_aspect();           // square pixels in the map plot
+  QComboBox *field_, *colours_;
+  QDoubleSpinBox *range_lo_, *range_hi_, *vector_scale_, *vector_opacity_;
+  QPushButton *auto_range_, *vector_colour_;
+  QCheckBox* vectors_;
+  QColor vector_colour_value_{255, 255, 255};
+  QLabel *cursor_label_, *surface_label_;
+  std::map<ResultField, ColourMap> maps_;
+  std::map<ResultField, ColourRange> ranges_;
+  QCustomPlot *plot_, *profile_plot_, *tracks_plot_, *surface_plot_;
   QCPColorMap *map_, *surface_map_;
   QCPColorScale* scale_;
+  std::vector<ProfileSample> profile_;
+  QString profile_what_;
+  bool map_has_data_ = false, surface_has_data_ = false;
 };
 
 }  // namespace xcorr::ui

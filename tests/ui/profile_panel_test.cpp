@@ -3,13 +3,12 @@
 // variants this machine has (off the GUI thread) and adds their rows.
 #include "ui/profile_panel.hpp"
 
-#include <QComboBox>
-#include <QSpinBox>
-
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <filesystem>
 #include <fstream>

@@ -1,0 +1,228 @@
+// Reading results in the window (issue 16): the data cursor, ZNCC and status maps, colour maps
+// and ranges kept per quantity, the line profile with its CSV, the probe's peak, titled plot
+// exports, exports enabled only with something to export, and the habits (Esc, Ctrl+Y, the
+// Subtract mode shown, short Undo labels, a View entry per dock, play speed). The bundled sample
+// (u(x) = k (0.4 + 0.004 (x - 127.5)) px in frame k) under the offscreen platform.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QDockWidget>
+#include <QImage>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTest>
+#include <QToolBar>
+#include <QUndoStack>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.hpp"
+#include "ui/dic_panel.hpp"
+#include "ui/image_view.hpp"
+#include "ui/main_window.hpp"
+#include "ui/results_panel.hpp"
+
+namespace xcorr::ui {
+namespace {
+
+class Results : public testing::TempDirTest {
+ protected:
+  // The sample with its ellipse, DIC at step 12, frame 3 shown.
+  void run_sample(MainWindow& w) {
+    ASSERT_TRUE(w.open_sample().is_ok());
+    dic::DicOptions o = w.dic_panel()->options();
+    o.step = 12;
+    w.dic_panel()->set_options(o);
+    QSignalSpy finished(&w, &MainWindow::run_finished);
+    ASSERT_TRUE(w.start_dic());
+    for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+    ASSERT_EQ(finished.count(), 1);
+    ASSERT_TRUE(w.has_results());
+    w.show_frame(3);
+  }
+  ResultsPanel* panel(MainWindow& w) { return w.findChild<ResultsPanel*>(); }
+  QAction* action(MainWindow& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == text) return a;
+    return nullptr;
+  }
+};
+
+TEST_F(Results, TheDataCursorReadsTheNearestPoint) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  QAction* export_csv = action(w, "&Export displacements (CSV)...");
+  ASSERT_NE(export_csv, nullptr);
+  EXPECT_FALSE(export_csv->isEnabled()) << "nothing to export yet";
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  EXPECT_TRUE(export_csv->isEnabled());
+  const dic::FrameResult& f3 = w.results()->frames[2];
+  // The point nearest to (130, 125): the grid point at (127 or 139, 127 or 115) on step 12.
+  const QString text = w.point_readout(130, 125);
+  const dic::PointResult* nearest = nullptr;
+  double best = 1e9;
+  for (const auto& p : f3.points) {
+    const double d = std::hypot(p.x - 130, p.y - 125);
+    if (d < best) best = d, nearest = &p;
+  }
+  ASSERT_NE(nearest, nullptr);
+  EXPECT_TRUE(text.contains(QString("u %1 px").arg(nearest->u, 0, 'f', 3))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString("ZNCC %1").arg(nearest->zncc, 0, 'f', 3)))
+      << text.toStdString();
+  EXPECT_TRUE(text.contains("converged"));
+  EXPECT_EQ(panel(w)->cursor_text(), text);
+  // Hovering the image does the same.
+  const QPointF at = w.view()->widget_position(QPointF(nearest->x, nearest->y));
+  QTest::mouseMove(w.view(), at.toPoint());
+  EXPECT_TRUE(panel(w)->cursor_text().contains(
+      QString("x %1, y %2").arg(nearest->x, 0, 'f', 1).arg(nearest->y, 0, 'f', 1)))
+      << panel(w)->cursor_text().toStdString();
+  EXPECT_TRUE(w.point_readout(-100, -100).isEmpty()) << "far outside the grid: nothing";
+}
+
+TEST_F(Results, ZnccAndStatusMapsAndRangesKeptPerQuantity) {
+  MainWindow w;
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ResultsPanel* p = panel(w);
+  EXPECT_EQ(p->style().field, ResultField::u);
+  EXPECT_EQ(p->style().map, ColourMap::diverging) << "signed: centred on 0";
+  const ColourRange u = range_in_use(p->style().range, w.results()->frames[2].points,
+                                     ResultField::u, ColourMap::diverging);
+  EXPECT_DOUBLE_EQ(u.lo, -u.hi);
+  p->set_range(0.5, 1.5);
+  p->set_field(ResultField::zncc);
+  EXPECT_EQ(p->style().map, ColourMap::viridis);
+  EXPECT_TRUE(p->style().range.automatic) << "ZNCC has its own range";
+  const ColourRange z = range_in_use(p->style().range, w.results()->frames[2].points,
+                                     ResultField::zncc, ColourMap::viridis);
+  EXPECT_GT(z.lo, 0.5);
+  EXPECT_LE(z.hi, 1.0);
+  p->set_colour_map(ColourMap::cividis);
+  p->set_field(ResultField::status);
+  EXPECT_EQ(field_value(w.results()->frames[2].points[0], ResultField::status),
+            static_cast<double>(w.results()->frames[2].points[0].status));
+  p->set_field(ResultField::u);
+  EXPECT_FALSE(p->style().range.automatic) << "u keeps 0.5..1.5";
+  EXPECT_EQ(p->style().range.lo, 0.5);
+  p->set_auto_range();
+  EXPECT_TRUE(p->style().range.automatic);
+  p->set_field(ResultField::zncc);
+  EXPECT_EQ(p->style().map, ColourMap::cividis) << "the map is kept per quantity";
+  EXPECT_EQ(colour_at(ColourMap::viridis, 0).name(),
+            QColor::fromRgbF(0.267f, 0.005f, 0.329f).name());
+  EXPECT_EQ(colour_at(ColourMap::diverging, 0.5).name(),
+            QColor::fromRgbF(0.969f, 0.969f, 0.969f).name());
+  p->set_vectors(false, 2, Qt::red, 0.5);
+  EXPECT_FALSE(p->style().vectors);
+  EXPECT_EQ(p->style().vector_colour, QColor(Qt::red));
+}
+
+// Draw a line with the Line tool: u along it rises as the sample's u(x); the CSV holds it.
+TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  w.view()->set_tool(Tool::line);
+  const QPoint a = w.view()->widget_position({40, 127}).toPoint();
+  const QPoint b = w.view()->widget_position({215, 127}).toPoint();
+  QTest::mousePress(w.view(), Qt::LeftButton, {}, a);
+  QTest::mouseMove(w.view(), b);
+  QTest::mouseRelease(w.view(), Qt::LeftButton, {}, b);
+  ResultsPanel* p = panel(w);
+  ASSERT_TRUE(p->has_profile());
+  ASSERT_TRUE(p->export_profile_csv(QString::fromStdString(path("profile.csv"))).is_ok());
+  std::ifstream f(path("profile.csv"));
+  std::string line;
+  std::vector<std::pair<double, double>> xu;  // (x, u) of converged samples
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == 's') continue;
+    std::stringstream row(line);
+    std::string cell[10];
+    for (auto& c : cell) std::getline(row, c, ',');
+    if (cell[9] == "converged") xu.push_back({std::stod(cell[1]), std::stod(cell[3])});
+  }
+  ASSERT_GE(xu.size(), 10u);
+  const double slope =
+      (xu.back().second - xu.front().second) / (xu.back().first - xu.front().first);
+  EXPECT_NEAR(slope, 3 * 0.004, 0.002) << "u(x) of frame 3";
+  w.show_frame(0);
+  EXPECT_FALSE(w.profile_along(QLineF(40, 127, 215, 127)).is_ok()) << "the reference has none";
+}
+
+TEST_F(Results, TheProbeShowsItsPeakAndPlotsExportWithTitleAndSize) {
+  MainWindow w;
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  auto surface = w.probe_surface(127, 127);
+  ASSERT_TRUE(surface.is_ok());
+  // Frame 3 at the centre moves by (1.2, 0.75) px: the integer peak is at (1, 1).
+  EXPECT_TRUE(panel(w)->surface_text().contains("peak at u = 1, v = 1 px"))
+      << panel(w)->surface_text().toStdString();
+  ASSERT_TRUE(w.export_plot(QString::fromStdString(path("surface.png")), 800, 600).is_ok());
+  QImage shot(QString::fromStdString(path("surface.png")));
+  EXPECT_EQ(shot.width(), 800);
+  EXPECT_EQ(shot.height(), 600);
+  panel(w)->setCurrentIndex(0);
+  ASSERT_TRUE(w.export_plot(QString::fromStdString(path("map.png")), 1200, 900).is_ok());
+  EXPECT_EQ(QImage(QString::fromStdString(path("map.png"))).width(), 1200);
+}
+
+TEST_F(Results, HabitsEscRedoSubtractModeUndoLabelDocksPlaySpeed) {
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.open_sample().is_ok());
+  ImageView* v = w.view();
+  // Esc drops a polygon being drawn.
+  v->set_tool(Tool::polygon);
+  v->setFocus();
+  QTest::mouseClick(v, Qt::LeftButton, {}, v->widget_position({50, 50}).toPoint());
+  QTest::mouseClick(v, Qt::LeftButton, {}, v->widget_position({90, 50}).toPoint());
+  QTest::keyClick(v, Qt::Key_Escape);
+  QTest::mouseClick(v, Qt::LeftButton, {}, v->widget_position({90, 90}).toPoint());
+  QTest::mouseDClick(v, Qt::LeftButton, {}, v->widget_position({90, 90}).toPoint());
+  EXPECT_EQ(w.roi().shapes.size(), 1u) << "the dropped polygon's points are gone";
+  // Ctrl+Y redoes.
+  w.add_roi_shape(dic::parse_roi_shape("rect:10,10,30,30").value());
+  w.undo_stack()->undo();
+  EXPECT_EQ(w.roi().shapes.size(), 1u);
+  w.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
+  QTest::keyClick(v, Qt::Key_Y, Qt::ControlModifier);
+  EXPECT_EQ(w.roi().shapes.size(), 2u);
+  // Short undo texts; the toolbar's Undo keeps its label.
+  EXPECT_EQ(w.undo_stack()->undoText().toStdString(), "Add rectangle");
+  bool fixed_undo = false;
+  for (QToolBar* t : w.findChildren<QToolBar*>())
+    for (QAction* a : t->actions()) fixed_undo = fixed_undo || a->text() == "Undo";
+  EXPECT_TRUE(fixed_undo);
+  // The Subtract mode shows in the status bar.
+  QAction* subtract = w.findChild<QAction*>("subtract");
+  ASSERT_NE(subtract, nullptr);
+  subtract->setChecked(true);
+  EXPECT_TRUE(w.findChild<QLabel*>("mode")->text().contains("SUBTRACT"));
+  subtract->setChecked(false);
+  EXPECT_FALSE(w.findChild<QLabel*>("mode")->text().contains("SUBTRACT"));
+  // Every dock has a View entry that brings it back.
+  for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
+    d->hide();
+    d->toggleViewAction()->trigger();
+    EXPECT_TRUE(d->isVisible()) << d->windowTitle().toStdString();
+  }
+  // Play speed.
+  QSpinBox* fps = nullptr;
+  for (QSpinBox* s : w.findChildren<QSpinBox*>())
+    if (s->suffix() == " fps") fps = s;
+  ASSERT_NE(fps, nullptr);
+  fps->setValue(20);
+  EXPECT_EQ(fps->value(), 20);
+}
+
+}  // namespace
+}  // namespace xcorr::ui

@@ -1,0 +1,81 @@
+// How DIC results are shown, in one place for the image overlay (ui/image_view.hpp) and the
+// Results dock's map (ui/results_panel.hpp): the quantities, their colour maps (perceptually
+// uniform viridis and cividis, a blue-white-red map centred on 0 for signed quantities, jet on
+// request, fixed colours for the point status), the colour range (auto or kept per quantity),
+// the vectors' look, and the data cursor's nearest point.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <string>
+#include <vector>
+
+#include "core/dic/dic.hpp"
+
+namespace xcorr::ui {
+
+enum class ResultField { u, v, magnitude, exx, eyy, exy, zncc, status };
+inline constexpr ResultField kResultFields[] = {
+    ResultField::u,   ResultField::v,   ResultField::magnitude, ResultField::exx,
+    ResultField::eyy, ResultField::exy, ResultField::zncc,      ResultField::status};
+const char* to_string(ResultField f);  // with the unit, e.g. "u (px)"
+bool is_signed(ResultField f);         // u, v and the strains: a diverging map centred on 0
+// The value at a point: displacements and strains of converged points (NaN otherwise), the
+// ZNCC of every computed point, the status as its number (dic::PointStatus) for every point.
+double field_value(const dic::PointResult& p, ResultField f);
+
+enum class ColourMap { viridis, cividis, diverging, jet };
+inline constexpr ColourMap kColourMaps[] = {ColourMap::viridis, ColourMap::cividis,
+                                            ColourMap::diverging, ColourMap::jet};
+const char* to_string(ColourMap m);
+ColourMap default_map(ResultField f);      // diverging for signed quantities, else viridis
+QColor colour_at(ColourMap m, double t);   // t in [0, 1] (clamped)
+QColor status_colour(dic::PointStatus s);  // converged green, diverged red, low texture orange
+
+// A colour range: the data's (auto; symmetric about 0 for a diverging map) or a fixed one.
+struct ColourRange {
+  bool automatic = true;
+  double lo = 0, hi = 1;
+};
+// The range used for `points`: fixed as given, or the finite values' extent.
+ColourRange range_in_use(const ColourRange& r, const std::vector<dic::PointResult>& points,
+                         ResultField f, ColourMap m);
+
+struct MapStyle {
+  ResultField field = ResultField::u;
+  ColourMap map = ColourMap::diverging;
+  ColourRange range;
+  double map_opacity = 0.55;  // of the overlay's colour cells, 0..1
+  bool vectors = true;        // displacement vectors on the overlay
+  double vector_scale = 1;    // times the automatic length (the largest ~2 grid steps)
+  QColor vector_colour{255, 255, 255};
+  double vector_opacity = 0.8;  // 0..1
+};
+
+// The index of the grid point nearest to (x, y) px, or -1 when (x, y) lies more than one grid
+// step outside the grid. `points` are on a regular grid of `cols` columns with spacing `step` px.
+long nearest_point(const std::vector<dic::PointResult>& points, long cols, int step, double x,
+                   double y);
+// "x 120, y 80: u 0.412 px, v 0.251 px, |d| 0.482 px, exx 0.0040, eyy -0.0012, exy 0.0001,
+// ZNCC 0.987, converged" (the data cursor's text).
+QString point_text(const dic::PointResult& p);
+
+}  // namespace xcorr::ui
+
+namespace xcorr::ui {
+
+// Results along a line (the Line tool): samples every half grid step from its start, each the
+// nearest grid point's results (status outside_roi and NaN values past the grid).
+struct ProfileSample {
+  double s = 0;         // px from the line's start
+  double x = 0, y = 0;  // px, the sample's position on the line
+  dic::PointResult at;  // the nearest grid point's results
+};
+std::vector<ProfileSample> sample_profile(const std::vector<dic::PointResult>& points, long cols,
+                                          int step, double x0, double y0, double x1, double y1);
+// The profile as CSV: a commented header (what, frame, line), then
+// s_px,x_px,y_px,u_px,v_px,exx,eyy,exy,zncc,status; written atomically.
+Status write_profile_csv(const std::string& path, const std::vector<ProfileSample>& profile,
+                         const std::string& what);
+
+}  // namespace xcorr::ui
