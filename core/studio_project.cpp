@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "core/batch/results_file.hpp"
 #include "core/dic/result_writers.hpp"
 #include "core/io/atomic_write.hpp"
+#include "core/io/read_file.hpp"
 
 namespace xcorr {
 
@@ -26,7 +28,39 @@ Status StudioProject::save(const std::filesystem::path& path) const {
   dic::DicJob j = job();
   j.out = (path.parent_path() / (path.stem().string() + ".csv")).string();
   XCORR_RETURN_IF_ERROR(j.check());
-  return io::write_text_atomically(path, dic::to_json(j));
+  const std::filesystem::path saved = path.parent_path() / (path.stem().string() + ".results");
+  XCORR_RETURN_IF_ERROR(io::check_output_name(saved));
+  std::vector<std::pair<std::filesystem::path, std::string>> texts = {{path, dic::to_json(j)}};
+  if (results || !tracks.empty()) {
+    batch::SavedResults r{reference_name, frame_names, results, ran_options,
+                          ran_roi,        failed,      tracks};
+    texts.emplace_back(saved, batch::encode_results_file(r));
+  } else {
+    std::error_code ec;
+    std::filesystem::remove(saved, ec);  // results of an earlier save no longer belong to it
+  }
+  return io::write_texts_atomically(texts);
+}
+
+Result<bool> StudioProject::load_results(const std::filesystem::path& path) {
+  const std::filesystem::path saved = path.parent_path() / (path.stem().string() + ".results");
+  std::error_code ec;
+  if (!std::filesystem::exists(saved, ec)) return false;
+  auto bytes = io::read_file(saved);
+  if (!bytes.is_ok()) return bytes.status();
+  auto r = batch::decode_results_file(bytes.value(), saved.string());
+  if (!r.is_ok()) return r.status();
+  if (r.value().reference != reference_name || r.value().frames != frame_names) {
+    return Status{ErrorCode::invalid_argument,
+                  "'" + saved.string() +
+                      "' holds results of other images (the stack changed since): compute again"};
+  }
+  results = std::move(r.value().dic);
+  ran_options = r.value().options;
+  ran_roi = r.value().roi;
+  failed = std::move(r.value().failed);
+  tracks = std::move(r.value().tracks);
+  return true;
 }
 
 void StudioProject::adopt_stack(std::string path, std::vector<std::string> file_list,

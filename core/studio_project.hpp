@@ -40,9 +40,13 @@ struct StudioProject {
   // The project as a DIC job without an output (the window's run; save() names one): a stack
   // path as the reference, or a list of files as the reference and its frames.
   dic::DicJob job() const;
-  // The job file at `path` with out = <stem>.csv beside it, checked, written atomically;
-  // refused when the project has no images.
+  // The job file at `path` with out = <stem>.csv beside it, checked, and the results of the last
+  // runs in <stem>.results (core/batch/results_file.hpp) when there are any, written together
+  // atomically; refused when the project has no images.
   Status save(const std::filesystem::path& path) const;
+  // After the project at `path` was opened (its stack adopted): the results saved with it, when
+  // <stem>.results exists and names the same images; false when there was none to load.
+  Result<bool> load_results(const std::filesystem::path& path);
 
   // A new stack (a path, or a list of files), its frame names, and no results, templates or
   // tracks of the previous one.

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -205,6 +206,7 @@ void MainWindow::dropEvent(QDropEvent* e) {
   const auto urls = e->mimeData()->urls();
   if (urls.isEmpty() || !urls.first().isLocalFile()) return;
   const QString path = urls.first().toLocalFile();
+  if (!keep_or_discard()) return;
   const Status s =
       path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
   if (!s.is_ok()) show_error(tr("Open"), qs(s.message()));
@@ -226,6 +228,7 @@ void MainWindow::rebuild_recent_menu() {
   const QStringList recent = QSettings("XCorr", "xcorr-studio").value("recent").toStringList();
   for (const QString& path : recent) {
     recent_menu_->addAction(path, this, [this, path] {
+      if (!keep_or_discard()) return;
       const Status s =
           path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
       if (!s.is_ok()) show_error(tr("Open recent"), qs(s.message()));
@@ -238,8 +241,38 @@ dic::DicJob MainWindow::project() const {
   return project_.job();
 }
 
-Status MainWindow::save_project(const QString& path) const {
-  return project_.save(path.toStdString());
+Status MainWindow::save_project(const QString& path) {
+  XCORR_RETURN_IF_ERROR(project_.save(path.toStdString()));
+  project_path_ = path;
+  unsaved_ = false;
+  return Status::ok();
+}
+
+bool MainWindow::keep_or_discard() {
+  if (!unsaved_ || running()) return !running();
+  const QString text = tr("The results of the last run are not saved. Save the project first?");
+  const int answer =
+      ask_ ? ask_(text)
+           : QMessageBox::question(this, tr("Unsaved results"), text,
+                                   QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                   QMessageBox::Save);
+  if (answer == QMessageBox::Discard) return true;
+  if (answer != QMessageBox::Save) return false;
+  QString path = project_path_;
+  if (path.isEmpty())
+    path = QFileDialog::getSaveFileName(this, tr("Save project"), "project.json",
+                                        tr("Projects (*.json)"));
+  if (path.isEmpty()) return false;
+  const Status s = save_project(path);
+  if (!s.is_ok()) show_error(tr("Save project"), qs(s.message()));
+  return s.is_ok();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (keep_or_discard())
+    e->accept();
+  else
+    e->ignore();
 }
 
 BatchDialog* MainWindow::batch_dialog() {
@@ -274,6 +307,25 @@ Status MainWindow::open_project(const QString& path) {
   panel_->set_options(job.value().options);
   const std::vector<TemplateRect>& templates = job.value().templates;
   if (!templates.empty()) set_templates_internal(templates);
+  project_path_ = path;
+  unsaved_ = false;
+  // The results saved with the project come back as they were (not computed again).
+  auto loaded = project_.load_results(path.toStdString());
+  if (!loaded.is_ok()) {
+    show_error(tr("Project results"), qs(loaded.status().message()), "results_problem");
+  } else if (loaded.value()) {
+    if (project_.results) {
+      engine_label_->setText(
+          tr("ran on %1 (integer guess: %2)")
+              .arg(qs(project_.results->device), qs(project_.results->guess_variant)));
+    }
+    refresh_tracks();
+    show_frame(project_.results ? std::max(1, current_) : current_);
+    message(tr("%1: results loaded (%2 frames, %3 tracks)")
+                .arg(path)
+                .arg(project_.results ? project_.results->frames.size() : 0)
+                .arg(project_.tracks.size()));
+  }
   remember_recent(path);
   return Status::ok();
 }
@@ -281,6 +333,7 @@ Status MainWindow::open_project(const QString& path) {
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open stack..."), QKeySequence::Open, this, [this] {
+    if (!keep_or_discard()) return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Open image stack"), {},
                                                       tr("Images (*.tif *.tiff *.png *.bmp)"));
     if (path.isEmpty()) return;
@@ -288,6 +341,7 @@ void MainWindow::build_menus() {
     if (!s.is_ok()) show_error(tr("Open stack"), qs(s.message()));
   });
   file->addAction(tr("Open &files..."), this, [this] {
+    if (!keep_or_discard()) return;
     const QStringList files = QFileDialog::getOpenFileNames(
         this, tr("Open image files (one frame each, the first is the reference)"), {},
         tr("Images (*.tif *.tiff *.png *.bmp *.jpg *.jpeg)"));
@@ -296,6 +350,7 @@ void MainWindow::build_menus() {
     if (!s.is_ok()) show_error(tr("Open files"), qs(s.message()));
   });
   file->addAction(tr("Open &folder..."), this, [this] {
+    if (!keep_or_discard()) return;
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of images"));
     if (dir.isEmpty()) return;
     const Status s = open_stack(dir);
@@ -320,6 +375,7 @@ void MainWindow::build_menus() {
   rebuild_recent_menu();
   file->addSeparator();
   file->addAction(tr("Open pro&ject..."), this, [this] {
+    if (!keep_or_discard()) return;
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Projects (*.json)"));
     if (path.isEmpty()) return;
@@ -377,7 +433,7 @@ void MainWindow::build_menus() {
   });
   refresh_actions();
   file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, [this] { close(); });
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
@@ -441,6 +497,7 @@ void MainWindow::build_menus() {
   tools->addSeparator();
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Open &sample"), this, [this] {
+    if (!keep_or_discard()) return;
     const Status s = open_sample();
     if (!s.is_ok()) show_error(tr("Open sample"), qs(s.message()));
   });
@@ -887,6 +944,7 @@ void MainWindow::on_finished(const Status& status) {
   }
   if (run_kind_ == RunKind::tracking) {
     project_.tracks = *tracks_out_;
+    unsaved_ = true;
     message(tr("Tracking done: %1 template(s) in %2 frames")
                 .arg(project_.tracks.size())
                 .arg(frame_count()));
@@ -899,6 +957,7 @@ void MainWindow::on_finished(const Status& status) {
   project_.ran_options = dic_out_->options;
   project_.ran_roi = dic_out_->roi;
   project_.failed = dic_out_->report.failed;
+  unsaved_ = true;
   engine_label_->setText(
       tr("ran on %1 (integer guess: %2)")
           .arg(qs(project_.results->device), qs(project_.results->guess_variant)));

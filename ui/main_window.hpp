@@ -10,6 +10,7 @@
 #include <QPointF>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,7 +65,9 @@ class MainWindow : public QMainWindow {
   Status open_sample();  // the bundled DIC sample, with its elliptical ROI
   // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
   // `xcorr dic --job` runs the same file headless.
-  Status save_project(const QString& path) const;
+  // Saving also keeps the last results (core/batch/results_file.hpp); opening a project brings
+  // them back without computing.
+  Status save_project(const QString& path);
   // The project as a DIC job: the open stack (empty when none), ROI, options and templates.
   dic::DicJob project() const;
   Status open_project(const QString& path);
@@ -113,11 +116,17 @@ class MainWindow : public QMainWindow {
   void show_frame(int k);  // 0 = the reference
   int frame_count() const;
   void set_roi_for_tests(const dic::Roi& roi);  // replaces the ROI, not undoable
+  // Results of a run not saved yet: Quit, closing, opening another stack or project ask first
+  // (Save, Discard, Cancel). true: go on. `ask` replaces the question (tests).
+  bool keep_or_discard();
+  bool unsaved_results() const { return unsaved_; }
+  void set_question_for_tests(std::function<int(const QString&)> ask) { ask_ = std::move(ask); }
 
  signals:
   void run_finished(bool ok);  // a DIC or tracking run ended (false: failed or cancelled)
 
  private:
+  void closeEvent(QCloseEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void build_menus();
@@ -187,6 +196,9 @@ class MainWindow : public QMainWindow {
   bool subtract_ = false;
   QPointF cursor_point_{qQNaN(), qQNaN()}, probe_point_{qQNaN(), qQNaN()};
   QLineF profile_line_;
+  QString project_path_;  // the project last saved or opened
+  bool unsaved_ = false;  // results of a run since then
+  std::function<int(const QString&)> ask_;
   QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
           *export_plot_ = nullptr;
   int current_ = 0;
