@@ -1,11 +1,15 @@
 // xcorr-studio: the desktop app. Options for scripted use (tests, screenshots):
-//   xcorr-studio [STACK] [--sample] [--run] [--screenshot FILE.png]
+//   xcorr-studio [STACK] [--sample | --project P.json] [--run] [--screenshot FILE.png]
+//                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
+//                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
-// window (the batch dialog) after the run and quits.
+// window (the batch dialog) after the run, or at once without --run, and quits; the view
+// options set what it shows (docs/gui.md); --screen saves the whole screen (with dialogs).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QScreen>
 #include <QTimer>
 #include <cstdio>
 
@@ -14,6 +18,72 @@
 #include "ui/batch_dialog.hpp"
 #include "ui/main_window.hpp"
 #include "ui/profile_panel.hpp"
+#include "ui/results_panel.hpp"
+
+namespace {
+
+std::vector<double> numbers(const QString& text) {
+  std::vector<double> out;
+  for (const QString& part : text.split(',')) out.push_back(part.toDouble());
+  return out;
+}
+
+// The view options (--frame, --field, --colours, --cursor, --line, --tab); false when one is
+// not understood (named on stderr).
+bool apply_view(xcorr::ui::MainWindow& w, const QCommandLineParser& args) {
+  using namespace xcorr::ui;
+  auto* results = w.findChild<ResultsPanel*>();
+  if (args.isSet("frame")) w.show_frame(args.value("frame").toInt());
+  if (args.isSet("field")) {
+    bool found = false;
+    for (ResultField f : kResultFields) {
+      const QString name = QString(to_string(f)).section(' ', 0, 0).remove('|');
+      if (name.compare(args.value("field"), Qt::CaseInsensitive) == 0 ||
+          (f == ResultField::magnitude && args.value("field") == "magnitude")) {
+        results->set_field(f);
+        found = true;
+      }
+    }
+    if (!found)
+      return std::fprintf(stderr, "xcorr-studio: no field '%s'\n", qPrintable(args.value("field"))),
+             false;
+  }
+  if (args.isSet("colours")) {
+    bool found = false;
+    for (ColourMap m : kColourMaps) {
+      if (QString(to_string(m)).startsWith(args.value("colours"))) {
+        results->set_colour_map(m);
+        found = true;
+      }
+    }
+    if (!found)
+      return std::fprintf(stderr, "xcorr-studio: no colour map '%s'\n",
+                          qPrintable(args.value("colours"))),
+             false;
+  }
+  if (args.isSet("line")) {
+    const std::vector<double> v = numbers(args.value("line"));
+    if (v.size() != 4) return std::fprintf(stderr, "xcorr-studio: --line X0,Y0,X1,Y1\n"), false;
+    const xcorr::Status s = w.profile_along(QLineF(v[0], v[1], v[2], v[3]));
+    if (!s.is_ok()) return std::fprintf(stderr, "xcorr-studio: %s\n", s.message().c_str()), false;
+  }
+  if (args.isSet("cursor")) {
+    const std::vector<double> v = numbers(args.value("cursor"));
+    if (v.size() != 2) return std::fprintf(stderr, "xcorr-studio: --cursor X,Y\n"), false;
+    (void)w.point_readout(v[0], v[1]);
+  }
+  if (args.isSet("tab")) {
+    const QStringList tabs = {"map", "profile", "trajectories", "surface"};
+    const auto k = tabs.indexOf(args.value("tab").toLower());
+    if (k < 0)
+      return std::fprintf(stderr, "xcorr-studio: no tab '%s'\n", qPrintable(args.value("tab"))),
+             false;
+    results->setCurrentIndex(static_cast<int>(k));
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   xcorr::engine::install_gpu();  // before any panel uses the engine
@@ -28,6 +98,17 @@ int main(int argc, char** argv) {
   args.addOption({"sample", "Open the bundled DIC sample"});
   args.addOption({"run", "Run DIC after opening"});
   args.addOption({"screenshot", "Save the window to FILE after the run, then quit", "FILE"});
+  args.addOption({"project", "Open a project (its stack, ROI, options and saved results)", "JSON"});
+  args.addOption({"size", "Window size, e.g. 1024x700", "WxH"});
+  args.addOption({"frame", "Show frame K (0: the reference)", "K"});
+  args.addOption({"field", "Results quantity: u, v, magnitude, exx, eyy, exy, zncc, status", "F"});
+  args.addOption({"colours", "Colour map: viridis, cividis, diverging, jet", "M"});
+  args.addOption({"cursor", "Data cursor at image position X,Y px", "X,Y"});
+  args.addOption({"line", "Line profile from X0,Y0 to X1,Y1 px", "X0,Y0,X1,Y1"});
+  args.addOption({"tab", "Results tab: map, profile, trajectories, surface", "T"});
+  args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
+  args.addOption(
+      {"save", "With --run: save the project (and its results) to FILE after the run", "JSON"});
   args.addOption({"profile",
                   "Load a profile JSON (xcorr profile --out) into the Profiling panel "
                   "(repeatable); with --screenshot, saves the window showing it",
@@ -43,9 +124,15 @@ int main(int argc, char** argv) {
   args.process(app);
 
   xcorr::ui::MainWindow w;
+  if (args.isSet("size")) {
+    const QStringList wh = args.value("size").split('x');
+    if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
+  }
   w.show();
   xcorr::Status opened = xcorr::Status::ok();
-  if (args.isSet("sample"))
+  if (args.isSet("project"))
+    opened = w.open_project(args.value("project"));
+  else if (args.isSet("sample"))
     opened = w.open_sample();
   else if (!args.positionalArguments().isEmpty())
     opened = w.open_stack(args.positionalArguments()[0]);
@@ -65,7 +152,7 @@ int main(int argc, char** argv) {
                    args.value("profile-plot").toLocal8Bit().constData());
     if (!shot.isEmpty()) {
       // The panel alone, floated at a readable size: its table and plots are the subject.
-      auto* dock = qobject_cast<QDockWidget*>(w.profile_panel()->parentWidget());
+      auto* dock = w.findChild<QDockWidget*>("profiling_dock");
       if (dock != nullptr) {
         dock->setFloating(true);
         dock->resize(1500, 1050);
@@ -105,17 +192,31 @@ int main(int argc, char** argv) {
     }
     return QApplication::exec();
   }
-  if (args.isSet("run") || !shot.isEmpty()) {
+  auto save_and_quit = [&](bool ok) {
+    QTimer::singleShot(500, &app, [&, ok] {
+      const QPixmap pixels =
+          args.isSet("screen") ? QGuiApplication::primaryScreen()->grabWindow(0) : w.grab();
+      const bool saved = pixels.save(shot);
+      std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
+      QApplication::exit(ok && saved ? 0 : 1);
+    });
+  };
+  if (args.isSet("run")) {
     QObject::connect(&w, &xcorr::ui::MainWindow::run_finished, &app, [&](bool ok) {
+      if (args.isSet("save")) {
+        const xcorr::Status saved = w.save_project(args.value("save"));
+        if (!saved.is_ok()) std::fprintf(stderr, "xcorr-studio: %s\n", saved.message().c_str());
+        ok = ok && saved.is_ok();
+      }
       if (shot.isEmpty()) return;
-      w.show_frame(w.frame_count() - 1);  // the last frame: the largest displacements
-      QTimer::singleShot(300, &app, [&, ok] {
-        const bool saved = w.grab().save(shot);
-        std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
-        QApplication::exit(ok && saved ? 0 : 1);
-      });
+      if (!args.isSet("frame")) w.show_frame(w.frame_count() - 1);  // the largest displacements
+      save_and_quit(apply_view(w, args) && ok);
     });
     QTimer::singleShot(0, &w, [&w] { w.start_dic(); });
+  } else if (!shot.isEmpty()) {
+    save_and_quit(apply_view(w, args));
+  } else {
+    (void)apply_view(w, args);
   }
   return QApplication::exec();
 }

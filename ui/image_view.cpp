@@ -15,7 +15,7 @@ namespace xcorr::ui {
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
-  setMinimumSize(320, 240);
+  setMinimumSize(200, 150);
   setAutoFillBackground(true);
   QPalette p = palette();
   p.setColor(QPalette::Window, QColor(40, 40, 40));

@@ -17,7 +17,8 @@ class Histogram : public QWidget {
  public:
   std::function<void(double black, double white)> on_drag;
   Histogram() {
-    setMinimumHeight(56);
+    setMinimumHeight(40);
+    setMaximumHeight(90);
     setMouseTracking(true);
     setToolTip(tr("Drag the black (left) or white (right) limit"));
   }
@@ -109,6 +110,7 @@ LevelsBar::LevelsBar(QWidget* parent) : QWidget(parent) {
     b->setRange(-1e12, 1e12);
     b->setDecimals(1);
     b->setKeyboardTracking(false);
+    b->setMinimumWidth(60);  // not the width of the widest allowed value
     row->addWidget(b, 1);
     connect(b, &QDoubleSpinBox::valueChanged, this, [this] {
       if (!(black_->value() < white_->value())) return;  // mid-edit; a valid pair applies

@@ -19,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -102,7 +103,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   play->setCheckable(true);
   slider_ = new QSlider(Qt::Horizontal);
   slider_->setRange(0, 0);
+  slider_->setMinimumWidth(100);
   frame_label_ = new QLabel(tr("no stack"));
+  frame_label_->setMinimumWidth(60);  // long frame names do not widen the window
+  frame_label_->setMaximumWidth(320);
   fps_ = new QSpinBox;
   fps_->setRange(1, 60);
   fps_->setValue(5);
@@ -542,7 +546,12 @@ void MainWindow::build_docks() {
   auto* modes = new QTabWidget;
   modes->addTab(dic_widget, tr("DIC"));
   modes->addTab(tracking_panel_, tr("Tracking"));
-  dic_dock->setWidget(modes);
+  auto* scroll = new QScrollArea;  // the form scrolls on small screens (1024 x 700)
+  scroll->setWidget(modes);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  dic_dock->setWidget(scroll);
+  dic_dock->setObjectName("analysis_dock");
   dic_dock->setWindowTitle(tr("Analysis"));
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
   connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
@@ -552,6 +561,7 @@ void MainWindow::build_docks() {
 
   // Results: map, trajectories, probed surface.
   auto* res_dock = new QDockWidget(tr("Results"), this);
+  res_dock->setObjectName("results_dock");
   results_panel_ = new ResultsPanel;
   connect(results_panel_, &ResultsPanel::display_changed, this, [this] { refresh_results(); });
   connect(view_, &ImageView::probed, this, [this](double x, double y) {
@@ -574,7 +584,12 @@ void MainWindow::build_docks() {
   res_dock->setWidget(results_panel_);
   profile_ = new ProfilePanel;
   profile_dock_ = new QDockWidget(tr("Profiling"), this);
-  profile_dock_->setWidget(profile_);
+  profile_dock_->setObjectName("profiling_dock");
+  auto* profile_scroll = new QScrollArea;  // never forces the window taller than the screen
+  profile_scroll->setWidget(profile_);
+  profile_scroll->setWidgetResizable(true);
+  profile_scroll->setFrameShape(QFrame::NoFrame);
+  profile_dock_->setWidget(profile_scroll);
   addDockWidget(Qt::BottomDockWidgetArea, profile_dock_);
   profile_dock_->hide();  // View > Profiling panel
   addDockWidget(Qt::RightDockWidgetArea, res_dock);
@@ -602,6 +617,8 @@ void MainWindow::build_docks() {
   frames_layout->addWidget(as_reference);
   frames_dock->setWidget(frames_widget);
   addDockWidget(Qt::LeftDockWidgetArea, frames_dock);
+  tabifyDockWidget(dic_dock, frames_dock);  // a tab beside Analysis: the form keeps its height
+  dic_dock->raise();
 
   auto* levels_dock = new QDockWidget(tr("Levels"), this);
   levels_dock->setObjectName("levels_dock");

@@ -178,7 +178,7 @@ QString point_text(const dic::PointResult& p) {
              .arg(p.eyy, 0, 'f', 4)
              .arg(p.exy, 0, 'f', 4);
   }
-  if (std::isfinite(p.zncc)) t += QString("ZNCC %1, ").arg(p.zncc, 0, 'f', 3);
+  if (std::isfinite(p.zncc)) t += QString("ZNCC %1, ").arg(p.zncc, 0, 'f', 4);
   return t + dic::to_string(p.status);
 }
 

@@ -57,7 +57,7 @@ struct MapStyle {
 long nearest_point(const std::vector<dic::PointResult>& points, long cols, int step, double x,
                    double y);
 // "x 120, y 80: u 0.412 px, v 0.251 px, |d| 0.482 px, exx 0.0040, eyy -0.0012, exy 0.0001,
-// ZNCC 0.987, converged" (the data cursor's text).
+// ZNCC 0.9871, converged" (the data cursor's text).
 QString point_text(const dic::PointResult& p);
 
 }  // namespace xcorr::ui

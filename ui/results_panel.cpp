@@ -73,12 +73,17 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   auto_range_->setCheckable(true);
   auto_range_->setChecked(true);
   auto_range_->setToolTip(tr("The data's range (symmetric about 0 for the diverging map)"));
-  controls->addWidget(field_);
-  controls->addWidget(colours_);
-  controls->addWidget(range_lo_, 1);
-  controls->addWidget(range_hi_, 1);
-  controls->addWidget(auto_range_);
+  controls->addWidget(field_, 1);
+  controls->addWidget(colours_, 1);
   res_layout->addLayout(controls);
+  auto* range_row = new QHBoxLayout;
+  range_row->addWidget(new QLabel(tr("range")));
+  range_row->addWidget(range_lo_, 1);
+  range_row->addWidget(range_hi_, 1);
+  range_row->addWidget(auto_range_);
+  res_layout->addLayout(range_row);
+  for (QWidget* w : std::initializer_list<QWidget*>{field_, colours_, range_lo_, range_hi_})
+    w->setMinimumWidth(60);
   auto* vector_row = new QHBoxLayout;
   vectors_ = new QCheckBox(tr("Vectors"));
   vectors_->setChecked(true);
@@ -94,6 +99,8 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   vector_opacity_->setSuffix(" %");
   vector_opacity_->setPrefix(tr("opacity "));
   vector_colour_ = new QPushButton(tr("Colour..."));
+  for (QWidget* w : std::initializer_list<QWidget*>{vector_scale_, vector_opacity_})
+    w->setMinimumWidth(60);
   vector_row->addWidget(vectors_);
   vector_row->addWidget(vector_scale_);
   vector_row->addWidget(vector_opacity_);
@@ -101,7 +108,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   vector_row->addStretch(1);
   res_layout->addLayout(vector_row);
   plot_ = new QCustomPlot;
-  plot_->setMinimumSize(240, 200);
+  plot_->setMinimumSize(200, 160);
   plot_->axisRect()->setupFullAxesBox(true);
   plot_->xAxis->setLabel("x (px)");
   plot_->yAxis->setLabel("y (px)");
@@ -277,6 +284,7 @@ void ResultsPanel::fit_aspect() {
 
 void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
   map_has_data_ = frame != nullptr && !frame->points.empty();
+  scale_->setVisible(map_has_data_);
   if (!map_has_data_) {
     map_->data()->clear();
     plot_->replot();

@@ -17,6 +17,9 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
   help->setWordWrap(true);
   subpixel_ = new QComboBox;
   for (const char* m : {"quadratic2d", "parabolic", "gaussian", "none"}) subpixel_->addItem(m);
+  subpixel_->setToolTip(
+      tr("Sub-pixel peak: quadratic2d (2-D quadratic fit of the 3x3 ZNCC neighbourhood, the most "
+         "accurate here), parabolic or gaussian (1-D fits per axis), none (integer px)"));
   run_ = new QPushButton(tr("Run tracking"));
   auto* cancel = new QPushButton(tr("Cancel"));
   layout->addWidget(help);

@@ -72,7 +72,7 @@ TEST_F(Results, TheDataCursorReadsTheNearestPoint) {
   }
   ASSERT_NE(nearest, nullptr);
   EXPECT_TRUE(text.contains(QString("u %1 px").arg(nearest->u, 0, 'f', 3))) << text.toStdString();
-  EXPECT_TRUE(text.contains(QString("ZNCC %1").arg(nearest->zncc, 0, 'f', 3)))
+  EXPECT_TRUE(text.contains(QString("ZNCC %1").arg(nearest->zncc, 0, 'f', 4)))
       << text.toStdString();
   EXPECT_TRUE(text.contains("converged"));
   EXPECT_EQ(panel(w)->cursor_text(), text);
@@ -222,6 +222,35 @@ TEST_F(Results, HabitsEscRedoSubtractModeUndoLabelDocksPlaySpeed) {
   ASSERT_NE(fps, nullptr);
   fps->setValue(20);
   EXPECT_EQ(fps->value(), 20);
+}
+
+}  // namespace
+}  // namespace xcorr::ui
+
+namespace xcorr::ui {
+namespace {
+
+// The window works at 1024 x 700: its minimum size fits, with results shown and with the
+// Profiling panel open (it scrolls instead of making the window taller).
+TEST(SmallScreen, TheWindowFits1024x700) {
+  MainWindow w;
+  w.resize(1024, 700);
+  w.show();
+  ASSERT_TRUE(w.open_sample().is_ok());
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_dic());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  w.show_frame(5);
+  QTest::qWait(50);
+  EXPECT_LE(w.minimumSizeHint().width(), 1024);
+  EXPECT_LE(w.minimumSizeHint().height(), 700);
+
+  EXPECT_LE(w.height(), 700);
+  w.show_profile_panel();
+  QTest::qWait(50);
+  EXPECT_LE(w.minimumSizeHint().height(), 700) << "the Profiling panel scrolls";
+  EXPECT_LE(w.height(), 700);
+  EXPECT_GE(w.view()->height(), 150) << "the image stays usable";
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
+# 1600x1000 and 1024x700: the bundled sample after DIC (main window), a damaged stack's message,
+# the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
+# results. Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+studio=${1:-build/ci}/app/xcorr-studio
+out=docs/screenshots
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+shot() {  # shot WxH FILE ARGS...: one window on a screen of that size
+  local size=$1 file=$2
+  shift 2
+  xvfb-run -a -s "-screen 0 ${size}x24" "$studio" --size "$size" --screen --screenshot "$file" "$@"
+}
+# A 6-page stack cut inside page 3, as a damaged file is met.
+cp resources/sample/dic_stack.tif "$work/cut.tif"
+truncate -s $(($(stat -c %s "$work/cut.tif") * 7 / 12)) "$work/cut.tif"
+
+shot 1600x1000 "$out/main-window.png" --sample --run
+shot 1600x1000 "$out/damaged-stack.png" "$work/cut.tif"
+shot 1024x700 "$out/damaged-stack-1024x700.png" "$work/cut.tif"
+shot 1600x1000 "$out/line-profile.png" --sample --run --frame 5 --line 25,160,230,100 --tab profile \
+  --save "$work/project.json"
+shot 1600x1000 "$out/zncc-cursor.png" --project "$work/project.json" --frame 5 --field zncc \
+  --colours viridis --cursor 170,120
+shot 1024x700 "$out/zncc-cursor-1024x700.png" --project "$work/project.json" --frame 5 \
+  --field zncc --colours viridis --cursor 100,150
+shot 1600x1000 "$out/reopened-project.png" --project "$work/project.json" --frame 3 --field v \
+  --cursor 120,80
