@@ -524,7 +524,13 @@ void MainWindow::build_docks() {
   auto* dic_layout = new QVBoxLayout(dic_widget);
   panel_ = new DicPanel;
   project_.options = panel_->options();
-  connect(panel_, &DicPanel::changed, this, [this] { project_.options = panel_->options(); });
+  connect(panel_, &DicPanel::changed, this, [this] {
+    project_.options = panel_->options();
+    if (source_ && !running() && project_.options.channel != opened_channel_) {
+      const Status s = reopen_keeping_project();  // the images read with the other channel
+      if (!s.is_ok()) show_error(tr("Colour channel"), qs(s.message()));
+    }
+  });
   {  // the integer guess's variants: auto and every registered one
     std::vector<std::string> methods = {"auto"};
     for (const auto& v : engine::registry().all()) methods.push_back(v->info().name);
@@ -673,7 +679,9 @@ int MainWindow::frame_count() const {
 
 Status MainWindow::open_stack(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
-  auto opened = io::LazyStack::open(path.toStdString());
+  opened_channel_ = panel_->options().channel;
+  auto opened =
+      io::LazyStack::open(path.toStdString(), io::LazyStack::kDefaultCacheBytes, opened_channel_);
   if (!opened.is_ok()) return opened.status();
   XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
@@ -688,7 +696,9 @@ Status MainWindow::open_files(const QStringList& files) {
     paths.emplace_back(f.toStdString());
     names.push_back(f.toStdString());
   }
-  auto opened = io::LazyStack::open_files(paths);
+  opened_channel_ = panel_->options().channel;
+  auto opened =
+      io::LazyStack::open_files(paths, io::LazyStack::kDefaultCacheBytes, opened_channel_);
   if (!opened.is_ok()) return opened.status();
   const QString label = files.size() == 1 ? files[0] : tr("%1 files").arg(files.size());
   return adopt_source(std::move(opened).value(), label, std::string(), std::move(names));
@@ -714,6 +724,16 @@ Status MainWindow::reopen_files_keeping_project(const std::vector<std::string>& 
   QStringList list;
   for (const std::string& f : files) list << QString::fromStdString(f);
   XCORR_RETURN_IF_ERROR(open_files(list));
+  set_roi_internal(roi);
+  if (!templates.empty()) set_templates_internal(templates);
+  return Status::ok();
+}
+
+Status MainWindow::reopen_keeping_project() {
+  if (!project_.files.empty()) return reopen_files_keeping_project(project_.files);
+  const dic::Roi roi = project_.roi;
+  const std::vector<TemplateRect> templates = project_.templates;
+  XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(project_.stack_path)));
   set_roi_internal(roi);
   if (!templates.empty()) set_templates_internal(templates);
   return Status::ok();

@@ -153,6 +153,7 @@ class MainWindow : public QMainWindow {
   std::vector<std::string> stack_files() const;
   // Opens `files` as the stack, keeping the ROI, options and templates of the project.
   Status reopen_files_keeping_project(const std::vector<std::string>& files);
+  Status reopen_keeping_project();  // the open stack again (another colour channel)
   void refresh_frame_list();
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
@@ -196,8 +197,9 @@ class MainWindow : public QMainWindow {
   bool subtract_ = false;
   QPointF cursor_point_{qQNaN(), qQNaN()}, probe_point_{qQNaN(), qQNaN()};
   QLineF profile_line_;
-  QString project_path_;  // the project last saved or opened
-  bool unsaved_ = false;  // results of a run since then
+  QString project_path_;                                 // the project last saved or opened
+  bool unsaved_ = false;                                 // results of a run since then
+  io::Channel opened_channel_ = io::Channel::luminance;  // what the open stack was read with
   std::function<int(const QString&)> ask_;
   QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
           *export_plot_ = nullptr;

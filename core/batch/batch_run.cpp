@@ -36,7 +36,8 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
   if (open) {
     s.stacks.push_back(open);
   } else {
-    auto ref = io::LazyStack::open(job.reference);
+    auto ref =
+        io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes, job.options.channel);
     if (!ref.is_ok()) return ref.status();
     s.stacks.push_back(std::move(ref).value());
   }
@@ -62,7 +63,7 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
     add_all(s.reference, 1);
   } else {
     for (const std::string& f : job.frames) {
-      auto st = io::LazyStack::open(f);
+      auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.channel);
       if (!st.is_ok()) return st.status();
       s.stacks.push_back(std::move(st).value());
       add_all(s.stacks.back().get(), 0);
@@ -147,11 +148,12 @@ Status validate_job(const dic::DicJob& job) {
   for (const std::string& f : job.frames) {
     if (!fs::exists(f, ec)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
   }
-  auto ref = io::LazyStack::open(job.reference);
+  auto ref =
+      io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes, job.options.channel);
   if (!ref.is_ok()) return ref.status();
   const Shape shape = ref.value()->shape();
   for (const std::string& f : job.frames) {
-    auto st = io::LazyStack::open(f);
+    auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.channel);
     if (!st.is_ok()) return st.status();
     if (st.value()->shape() != shape) {
       return {ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +

@@ -52,6 +52,10 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                     "on: results files hold the points inside the ROI; off: every point of the "
                     "grid around it too (marked outside_roi)",
                     &O::roi_only),
+      enum_field<O>("channel", "Colour channel",
+                    "Colour images: luminance (0.299 R + 0.587 G + 0.114 B) or the red, green or "
+                    "blue channel; grey images are read as they are",
+                    &O::channel),
       text_field<O>("method", "Guess variant",
                     "Correlation variant of the integer guess: auto or a name from `xcorr list`",
                     &O::method, {"auto"}, false),

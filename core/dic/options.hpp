@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/enum_labels.hpp"
+#include "core/io/channel.hpp"
 #include "core/options_table.hpp"
 #include "core/status.hpp"
 
@@ -42,7 +43,7 @@ struct EnumLabels<dic::StackMode> {
 template <>
 struct EnumLabels<dic::OnOff> {
   static constexpr std::pair<dic::OnOff, const char*> table[] = {{dic::OnOff::on, "on"},
-                                                                  {dic::OnOff::off, "off"}};
+                                                                 {dic::OnOff::off, "off"}};
 };
 template <>
 struct EnumLabels<dic::StrainKind> {
@@ -71,6 +72,7 @@ struct DicOptions {
   StrainKind strain = StrainKind::green_lagrange;
   OnOff roi_only = OnOff::on;  // results files: only points inside the ROI (off: every point of
                                // the work window's grid, outside_roi ones included)
+  io::Channel channel = io::Channel::luminance;  // colour images: luminance or one channel
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
   std::string device = "auto";  // where frames are registered: auto (GPU when present and the
                                 // propagation is independent), cpu or gpu

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/channel.hpp"
 #include "core/io/extension.hpp"  // lowercase_extension
 #include "core/matrix.hpp"
 #include "core/status.hpp"
@@ -34,8 +35,10 @@ bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .b
 // (a symbolic link loop, a dangling link) is an error naming it, and so is a folder without images.
 Result<std::vector<std::string>> image_names_in(const std::filesystem::path& folder);
 
-// A file (all its pages) or a folder (all image files in it, naturally sorted).
-Result<ImageStack> read_image_stack(const std::filesystem::path& path);
+// A file (all its pages) or a folder (all image files in it, naturally sorted); colour images
+// give `channel` (core/io/channel.hpp).
+Result<ImageStack> read_image_stack(const std::filesystem::path& path,
+                                    Channel channel = Channel::luminance);
 
 // Writes all matrices: multi-page for .tif/.tiff, exactly one matrix for .png/.bmp/.jpg.
 // u8/u16 values are rounded and saturated; written atomically.

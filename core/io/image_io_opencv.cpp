@@ -153,7 +153,7 @@ class QuietStderr {
 
 // All pages of one file, grey, appended to `pages`.
 Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
-                       std::vector<std::string>& sources) {
+                       std::vector<std::string>& sources, Channel channel) {
   const std::string name = file.string();
   std::error_code ec;
   if (!fs::exists(file, ec)) return {ErrorCode::not_found, "'" + name + "' does not exist"};
@@ -180,7 +180,10 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
   bool ok = false;
   try {
     const QuietStderr quiet;  // libjpeg and libpng print warnings of their own
-    ok = cv::imreadmulti(name, read, cv::IMREAD_ANYDEPTH | cv::IMREAD_GRAYSCALE);
+    ok = cv::imreadmulti(
+        name, read,
+        cv::IMREAD_ANYDEPTH |
+            (channel == Channel::luminance ? cv::IMREAD_GRAYSCALE : cv::IMREAD_ANYCOLOR));
   } catch (const cv::Exception&) {
     ok = false;
   }
@@ -192,6 +195,12 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
     return {ErrorCode::io_error, "cannot decode '" + name + "': only " +
                                      std::to_string(read.size()) + " of its " +
                                      std::to_string(expected_pages) + " pages could be decoded"};
+  }
+  for (cv::Mat& m : read) {  // one channel of colour pages (OpenCV orders them B, G, R)
+    if (m.channels() < 3) continue;
+    cv::Mat one;
+    cv::extractChannel(m, one, channel == Channel::blue ? 0 : channel == Channel::green ? 1 : 2);
+    m = one;
   }
   for (std::size_t i = 0; i < read.size(); ++i) {
     const std::string source = read.size() == 1
@@ -250,7 +259,7 @@ Result<Shape> image_shape(const fs::path& path) {
   return decoded.value().frames.shape();
 }
 
-Result<ImageStack> read_image_stack(const fs::path& path) {
+Result<ImageStack> read_image_stack(const fs::path& path, Channel channel) {
   cv::utils::logging::setLogLevel(
       cv::utils::logging::LOG_LEVEL_SILENT);  // we report errors ourselves
   std::vector<Page> pages;
@@ -260,9 +269,9 @@ Result<ImageStack> read_image_stack(const fs::path& path) {
     auto names = image_names_in(path);
     if (!names.is_ok()) return names.status();
     for (const auto& n : names.value())
-      XCORR_RETURN_IF_ERROR(read_file_pages(path / n, pages, stack.frame_sources));
+      XCORR_RETURN_IF_ERROR(read_file_pages(path / n, pages, stack.frame_sources, channel));
   } else {
-    XCORR_RETURN_IF_ERROR(read_file_pages(path, pages, stack.frame_sources));
+    XCORR_RETURN_IF_ERROR(read_file_pages(path, pages, stack.frame_sources, channel));
   }
 
   stack.pixel_type = pages[0].type;

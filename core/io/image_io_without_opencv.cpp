@@ -13,7 +13,7 @@ Status no_images(const std::filesystem::path& p) {
 bool images_supported() {
   return false;
 }
-Result<ImageStack> read_image_stack(const std::filesystem::path& path) {
+Result<ImageStack> read_image_stack(const std::filesystem::path& path, Channel) {
   return no_images(path);
 }
 Result<Shape> image_shape(const std::filesystem::path& path) {

@@ -117,10 +117,12 @@ void LazyStack::index_rest(void* handle) {
   indexed_.notify_all();
 }
 
-Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes) {
+Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes,
+                                                   Channel channel) {
   std::unique_ptr<LazyStack> s(new LazyStack);
   s->path_ = path;
   s->cache_bytes_ = cache_bytes;
+  s->channel_ = channel;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     auto listed = image_names_in(path);
@@ -131,7 +133,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
       s->files_.push_back(path / n);
       s->sources_.push_back(n);
     }
-    auto first = read_image_stack(s->files_[0]);  // size and type from the first image
+    auto first = read_image_stack(s->files_[0], channel);  // size and type from the first image
     if (!first.is_ok()) return first.status();
     s->shape_ = first.value().frames.shape();
     s->type_ = first.value().pixel_type;
@@ -181,7 +183,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     if (s->tiff_ != nullptr) TIFFClose(as_tiff(s->tiff_));
     s->tiff_ = nullptr;
     s->offsets_.clear();
-    auto all = read_image_stack(path);
+    auto all = read_image_stack(path, channel);
     if (!all.is_ok()) return all.status();
     ImageStack& st = all.value();
     s->sources_ = st.frame_sources;
@@ -198,10 +200,11 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
 }
 
 Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::path>& files,
-                                                         std::size_t cache_bytes) {
+                                                         std::size_t cache_bytes, Channel channel) {
   if (files.empty()) return Status{ErrorCode::invalid_argument, "no files given: empty stack"};
   std::unique_ptr<LazyStack> s(new LazyStack);
   s->cache_bytes_ = cache_bytes;
+  s->channel_ = channel;
   s->folder_ = true;
   for (const auto& f : files) {
     std::error_code ec;
@@ -210,7 +213,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
     s->files_.push_back(f);
     s->sources_.push_back(f.filename().string());
   }
-  auto first = read_image_stack(files[0]);
+  auto first = read_image_stack(files[0], channel);
   if (!first.is_ok()) return first.status();
   s->shape_ = first.value().frames.shape();
   s->type_ = first.value().pixel_type;
@@ -233,7 +236,7 @@ Status LazyStack::check_frame_sizes() const {
 
 Result<Stack<float>> LazyStack::decode(Index k) {
   if (folder_) {
-    auto one = read_image_stack(files_[static_cast<std::size_t>(k)]);
+    auto one = read_image_stack(files_[static_cast<std::size_t>(k)], channel_);
     if (!one.is_ok()) return one.status();
     if (one.value().frames.shape() != shape_) {
       return Status{ErrorCode::size_mismatch,

@@ -24,13 +24,16 @@ namespace xcorr::io {
 
 class LazyStack {
  public:
-  // cache_bytes: decoded frames kept (float32), least recently used dropped first.
+  static constexpr std::size_t kDefaultCacheBytes = std::size_t{512} << 20;
+  // cache_bytes: decoded frames kept (float32), least recently used dropped first. channel: of
+  // colour images (core/io/channel.hpp).
   static Result<std::unique_ptr<LazyStack>> open(const std::filesystem::path& path,
-                                                 std::size_t cache_bytes = std::size_t{512} << 20);
+                                                 std::size_t cache_bytes = kDefaultCacheBytes,
+                                                 Channel channel = Channel::luminance);
   // A list of image files, in the given order (each file's first page is one frame).
   static Result<std::unique_ptr<LazyStack>> open_files(
-      const std::vector<std::filesystem::path>& files,
-      std::size_t cache_bytes = std::size_t{512} << 20);
+      const std::vector<std::filesystem::path>& files, std::size_t cache_bytes = kDefaultCacheBytes,
+      Channel channel = Channel::luminance);
   ~LazyStack();
   LazyStack(const LazyStack&) = delete;
   LazyStack& operator=(const LazyStack&) = delete;
@@ -72,6 +75,7 @@ class LazyStack {
   Shape shape_;
   PixelType type_ = PixelType::u8;
   std::size_t cache_bytes_ = 0;
+  Channel channel_ = Channel::luminance;
   mutable std::mutex mutex_;
   std::condition_variable indexed_;
   std::atomic<bool> indexing_{false}, stop_{false};

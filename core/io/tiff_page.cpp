@@ -144,8 +144,7 @@ std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes, double& 
   return {};
 }
 
-Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out,
-                        const std::string& source) {
+Status decode_tiff_page(TIFF* tif, const TiffGreyLayout& l, float* out, const std::string& source) {
   return decode_tiff_region(tif, l, {0, 0, l.height, l.width}, out, source);
 }
 
@@ -168,14 +167,16 @@ Status decode_tiff_region(TIFF* tif, const TiffGreyLayout& l, const PixelRect& r
   };
   if (!l.tiled) {
     const tmsize_t line_bytes = TIFFScanlineSize(tif);
-    if (line_bytes <= 0 || static_cast<std::uint64_t>(line_bytes) < (std::uint64_t{l.width} * l.bits + 7) / 8)
+    if (line_bytes <= 0 ||
+        static_cast<std::uint64_t>(line_bytes) < (std::uint64_t{l.width} * l.bits + 7) / 8)
       return damaged("row size");
     uint32_t rows_per_strip = l.height;
     TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     rows_per_strip = std::clamp<uint32_t>(rows_per_strip, 1, l.height);
     std::vector<unsigned char> strip(static_cast<std::size_t>(line_bytes) * rows_per_strip);
     std::vector<float> values(l.width);
-    for (uint32_t row = rect.y / rows_per_strip * rows_per_strip; row < y_end; row += rows_per_strip) {
+    for (uint32_t row = rect.y / rows_per_strip * rows_per_strip; row < y_end;
+         row += rows_per_strip) {
       const uint32_t rows = std::min(rows_per_strip, l.height - row);
       const tmsize_t want = line_bytes * static_cast<tmsize_t>(rows);
       const tmsize_t got =

@@ -12,6 +12,7 @@
 #include "core/io/image_io.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/xcorr_cli.hpp"
+#include "ui/dic_panel.hpp"
 #include "ui/levels_bar.hpp"
 #include "ui/main_window.hpp"
 
@@ -110,6 +111,12 @@ TEST_F(Loading, ASingleImageOpensAndAnalysisAsksForASecond) {
   ASSERT_TRUE(w.open_stack(QString::fromStdString(path("rgb.png"))).is_ok());
   EXPECT_EQ(w.frame_count(), 1);
   EXPECT_NEAR(w.levels_bar()->black(), 0.299 * 200 + 0.587 * 100 + 0.114 * 50, 1.0);
+  // One chosen channel (a DIC option: saved with the project, `--channel` for the CLI).
+  dic::DicOptions o = w.dic_panel()->options();
+  o.channel = io::Channel::blue;
+  w.dic_panel()->set_options(o);
+  EXPECT_EQ(w.levels_bar()->black(), 50) << "read again with the blue channel";
+  EXPECT_EQ(w.project().options.channel, io::Channel::blue);
 }
 
 // Levels reset to Auto for every stack: manual levels of a 16-bit stack do not carry over to an

@@ -139,6 +139,42 @@ TEST_F(TiffLayouts, RgbPagesBecomeGrey) {
   for (float v : s.value().frames.values()) EXPECT_EQ(v, 100.0f);
 }
 
+// The `channel` option: luminance (OpenCV's weights) or one channel as stored, for 8- and
+// 16-bit RGB, through both readers; a grey page is read as it is whatever the choice.
+TEST_F(TiffLayouts, AColourChannelIsReadAsStored) {
+  for (const std::uint16_t bits : {8, 16}) {
+    const double k = bits == 8 ? 1 : 200;
+    TiffPageSpec p{5, 2, bits, SAMPLEFORMAT_UINT, 3, 0, 3, {}};
+    for (int i = 0; i < 10; ++i) p.values.insert(p.values.end(), {200 * k, 100 * k, (50 + i) * k});
+    testing::write_tiff(dir_ / "rgb.tif", {p, p});
+    const struct {
+      Channel channel;
+      double first, last;  // pixel 0 and pixel 9
+    } cases[] = {{Channel::red, 200 * k, 200 * k},
+                 {Channel::green, 100 * k, 100 * k},
+                 {Channel::blue, 50 * k, 59 * k},
+                 {Channel::luminance, (0.299 * 200 + 0.587 * 100 + 0.114 * 50) * k,
+                  (0.299 * 200 + 0.587 * 100 + 0.114 * 59) * k}};
+    for (const auto& c : cases) {
+      const auto s = read_image_stack(dir_ / "rgb.tif", c.channel);
+      ASSERT_TRUE(s.is_ok()) << s.status().message();
+      ASSERT_EQ(s.value().frames.count(), 2);
+      EXPECT_NEAR(s.value().frames[1](0, 0), c.first, k) << label(c.channel) << " " << bits;
+      EXPECT_NEAR(s.value().frames[1](1, 4), c.last, k) << label(c.channel) << " " << bits;
+      auto lazy = LazyStack::open(dir_ / "rgb.tif", LazyStack::kDefaultCacheBytes, c.channel);
+      ASSERT_TRUE(lazy.is_ok());
+      auto f = lazy.value()->frame(1);
+      ASSERT_TRUE(f.is_ok());
+      EXPECT_EQ((*f.value())[0](1, 4), s.value().frames[1](1, 4));
+    }
+  }
+  TiffPageSpec grey{3, 2, 8, SAMPLEFORMAT_UINT, 1, 0, 3, {1, 2, 3, 4, 5, 6}};
+  testing::write_tiff(dir_ / "grey.tif", {grey});
+  const auto g = read_image_stack(dir_ / "grey.tif", Channel::red);
+  ASSERT_TRUE(g.is_ok());
+  EXPECT_EQ(g.value().frames[0](1, 2), 6.0f);
+}
+
 TEST_F(TiffLayouts, APageOfAnotherDepthIsNamed) {
   const Depth u8{"u8", 8, SAMPLEFORMAT_UINT, 0, 255, PixelType::u8};
   const Depth u12{"u12", 12, SAMPLEFORMAT_UINT, 0, 4095, PixelType::u16};
