@@ -2,7 +2,8 @@
 # Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
 # 1600x1000 and 1024x700: the bundled sample after DIC (main window), a damaged stack's message,
 # the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
-# results. Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
+# results, and DIC Challenge sample 14's wide map.
+# Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 studio=${1:-build/ci}/app/xcorr-studio
@@ -29,3 +30,13 @@ shot 1024x700 "$out/zncc-cursor-1024x700.png" --project "$work/project.json" --f
   --field zncc --colours viridis --cursor 100,150
 shot 1600x1000 "$out/reopened-project.png" --project "$work/project.json" --frame 3 --field v \
   --cursor 120,80
+# DIC Challenge sample 14 (2048x589, from ../shared when present): reference.tif sorts last in
+# its folder, so the project lists it first; the wide map fills the Results dock's width.
+s14=../shared/data/dic-challenge/sample14
+if [ -d "$s14" ]; then
+  s14=$(cd "$s14" && pwd)
+  printf '{"reference": "%s/reference.tif", "frames": ["%s/L1.tif", "%s/L3.tif", "%s/L5.tif"],
+ "out": "%s/s14.csv", "roi": ["rect:30,30,1988,529"], "step": 10}\n' \
+    "$s14" "$s14" "$s14" "$s14" "$work" > "$work/s14.json"
+  shot 1600x1000 "$out/sample14-map.png" --project "$work/s14.json" --run --frame 1 --cursor 1000,300
+fi

@@ -120,12 +120,13 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   plot_->plotLayout()->addElement(0, 1, scale_);
   map_->setColorScale(scale_);
   map_->setInterpolate(false);
-  res_layout->addWidget(plot_, 1);
+  res_layout->addWidget(plot_, 100);
   cursor_label_ = new QLabel(tr("Hover over the map or the image for a point's values"));
   cursor_label_->setObjectName("cursor");
   cursor_label_->setWordWrap(true);
   cursor_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   res_layout->addWidget(cursor_label_);
+  res_layout->addStretch(1);  // what a wide map leaves below it (fit_aspect caps its height)
   addTab(res_widget, tr("Map"));
 
   // Profile: u, v (left axis) and strains (right axis) along the drawn line.
@@ -271,6 +272,17 @@ void ResultsPanel::fit_aspect() {
   plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
   plot_->yAxis->setRange(y.lower - 0.5, y.upper + 0.5);
   plot_->replot();  // lays out the axis rect for this size
+  // A wide map in a tall dock: the plot only as tall as the map needs at this width (the rest
+  // goes below), so it is not a thin strip in an empty plot. Depends on the width only: the
+  // resize this causes changes nothing further.
+  const QRect rect = plot_->axisRect()->rect();
+  const double aspect = plot_->yAxis->range().size() / plot_->xAxis->range().size();
+  const int wanted = static_cast<int>(rect.width() * aspect) + (plot_->height() - rect.height());
+  const int cap = std::max(plot_->minimumHeight(), wanted);
+  if (plot_->maximumHeight() != cap) {
+    plot_->setMaximumHeight(cap);
+    if (plot_->height() > cap) return;  // the resize event fits it again at the new height
+  }
   // Square pixels: widen the axis that has more screen pixels per image pixel.
   const QRect area = plot_->axisRect()->rect();
   const double kx = area.width() / plot_->xAxis->range().size();
