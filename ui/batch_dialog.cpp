@@ -189,6 +189,7 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   run_form->addRow(job_label_, job_progress_);
   auto* overall_row = new QHBoxLayout;
   overall_progress_ = new QProgressBar;
+  overall_progress_->setObjectName("overall_progress");
   overall_progress_->setFormat("%p %");
   eta_label_ = new QLabel;
   overall_row->addWidget(overall_progress_, 1);

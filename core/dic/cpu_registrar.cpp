@@ -85,7 +85,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     if (!advance(static_cast<Index>(last - first))) return cancelled;
   }
   if (!advance(total / 2 - static_cast<Index>(requests.size()))) return cancelled;
-  constexpr Index kIcgnBlock = 4096;  // points per progress report (~0.1 s on one core)
+  constexpr Index kIcgnBlock = 1024;  // points per progress report (~0.1 s on a loaded core)
   if (o.propagation == Propagation::independent) {
     for (Index first = 0; first < static_cast<Index>(n); first += kIcgnBlock) {
       const Index count = std::min(kIcgnBlock, static_cast<Index>(n) - first);

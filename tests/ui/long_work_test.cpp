@@ -11,9 +11,13 @@
 #include <QTest>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "core/io/image_io.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/main_window.hpp"
 
@@ -57,6 +61,9 @@ TEST_F(LongWork, ASinglePairShowsProgressInsideTheFrameAndCancelsInsideIt) {
   for (std::size_t k = 1; k < updates.size(); ++k)
     gap = std::max(gap, updates[k].first - updates[k - 1].first);
   gap = std::max(gap, total_ms - updates.back().first);
+  if (std::getenv("XCORR_SHOW_UPDATES") != nullptr)
+    for (const auto& [ms, value] : updates)
+      std::printf("  %lld ms: %d\n", static_cast<long long>(ms), value);
   std::printf("one frame of %zu points: %.2f s, %zu progress updates, largest gap %.3f s\n",
               w.results()->frames[0].points.size(), total_ms / 1e3, updates.size(), gap / 1e3);
 
@@ -78,6 +85,58 @@ TEST_F(LongWork, ASinglePairShowsProgressInsideTheFrameAndCancelsInsideIt) {
   EXPECT_LT(since_cancel.elapsed(), 5000) << "inside the frame, not at its end";
   EXPECT_EQ(w.results()->frames.size(), before) << "the last results stay";
   EXPECT_FALSE(w.running());
+}
+
+// The batch dialog: the same pair as a queued job; its overall bar moves inside the frame and
+// Cancel ends the batch inside it, keeping nothing of the frame.
+TEST_F(LongWork, TheBatchDialogShowsProgressInsideTheFrameAndCancelsInsideIt) {
+  auto s = io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
+  ASSERT_TRUE(s.is_ok());
+  StackView<const float> pair = s.value().frames.view();
+  pair.count = 2;
+  ASSERT_TRUE(io::write_image_stack(path("pair.tif"), pair, io::PixelType::u16).is_ok());
+  {
+    std::ofstream project(path("project.json"));
+    project << R"({"reference": "pair.tif", "out": "p.csv", "roi": ["rect:20,20,216,216"],)"
+            << R"( "step": 1, "device": "cpu"})";
+  }
+  BatchDialog d;
+  d.show();
+  ASSERT_TRUE(d.use_project_file(QString::fromStdString(path("project.json"))).is_ok());
+  d.set_output(QString::fromStdString(dir_.string()), "{stack}.csv");
+  ASSERT_TRUE(d.add_stacks({QString::fromStdString(path("pair.tif"))}).is_ok());
+  QProgressBar* overall = d.findChild<QProgressBar*>("overall_progress");
+  ASSERT_NE(overall, nullptr);
+  QSignalSpy finished(&d, &BatchDialog::batch_finished);
+  QElapsedTimer clock;
+  clock.start();
+  ASSERT_TRUE(d.start());
+  std::vector<qint64> updates;
+  int last = overall->value();
+  while (finished.count() == 0 && clock.elapsed() < 120000 &&
+         (overall->maximum() == 0 || overall->value() < 0.3 * overall->maximum())) {
+    QTest::qWait(5);
+    if (overall->value() != last) {
+      updates.push_back(clock.elapsed());
+      last = overall->value();
+    }
+  }
+  ASSERT_EQ(finished.count(), 0) << "still inside the frame";
+  ASSERT_GE(updates.size(), 2u) << "progress inside the frame";
+  qint64 gap = updates.front();
+  for (std::size_t k = 1; k < updates.size(); ++k) gap = std::max(gap, updates[k] - updates[k - 1]);
+  QElapsedTimer since_cancel;
+  since_cancel.start();
+  d.cancel();
+  while (finished.count() == 0 && since_cancel.elapsed() < 60000) QTest::qWait(2);
+  ASSERT_EQ(finished.count(), 1);
+  std::printf(
+      "batch dialog: %zu updates in the first 30 %% of the frame, largest gap %.3f s; "
+      "Cancel ended the batch %.3f s later\n",
+      updates.size(), gap / 1e3, since_cancel.elapsed() / 1e3);
+  EXPECT_EQ(finished.first().first().value<Status>().code(), ErrorCode::cancelled);
+  EXPECT_LT(since_cancel.elapsed(), 5000);
+  EXPECT_FALSE(std::filesystem::exists(path("pair.csv.partial/frame_000001.bin")));
 }
 
 }  // namespace
