@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/dic/dic.hpp"
+#include "core/dic/session.hpp"
 #include "core/synth/speckle.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
@@ -129,6 +130,46 @@ TEST(DicGpu, MatchesTheCpuPathInAGrowingRoiWindow) {
   o.step = 6;
   o.search_radius = 5;
   expect_gpu_equals_cpu(p, o, Roi{{parse_roi_shape("rect:60,70,50,40").value()}});
+}
+
+// Progress inside a frame (dic::PointProgress): the GPU registrar reports after the guess (half
+// the units) and at the end; false after the guess cancels the frame, and the session goes on
+// to give the uninterrupted result.
+TEST(DicGpu, ReportsProgressInsideAFrameAndCancels) {
+  XCORR_SKIP_WITHOUT_GPU();
+  auto gpu = gpu::make_gpu_registrar(engine());
+  ASSERT_TRUE(gpu.is_ok());
+  const Pair p = affine_stack(4, 160, 1);
+  DicOptions o;
+  o.step = 6;
+  auto session = DicSession::create(*gpu.value(), p.reference[0], Roi{}, o);
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+  std::vector<std::pair<Index, Index>> seen;
+  auto stop = session.value().next(p.frames[0], 1, [&](Index done, Index total) {
+    seen.push_back({done, total});
+    return false;
+  });
+  EXPECT_EQ(stop.status().code(), ErrorCode::cancelled);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(2 * seen[0].first, seen[0].second) << "after the guess: half";
+  seen.clear();
+  auto whole = session.value().next(p.frames[0], 1, [&](Index done, Index total) {
+    seen.push_back({done, total});
+    return true;
+  });
+  ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].first, seen[1].second);
+  auto fresh = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
+  ASSERT_TRUE(fresh.is_ok());
+  ASSERT_EQ(fresh.value().frames[0].points.size(), whole.value().points.size());
+  for (std::size_t k = 0; k < whole.value().points.size(); ++k) {
+    const PointResult &a = whole.value().points[k], &b = fresh.value().frames[0].points[k];
+    EXPECT_EQ(a.status, b.status);
+    if (a.status == PointStatus::converged) {
+      EXPECT_EQ(a.u, b.u) << k;
+    }
+  }
 }
 
 TEST(DicGpu, ReliabilityGuidedAndSecondOrderAreRefused) {
