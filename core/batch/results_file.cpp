@@ -19,6 +19,18 @@ void put(std::string& out, const T& v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof(T));
 }
 
+struct BadValue {};  // thrown by index_of
+
+// A JSON integer in [0, 2^62]: sizes, indices, rectangles (a float or a huge number is not one,
+// and converting it would be undefined).
+Index index_of(const json& v) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > (1ULL << 62)))
+    throw BadValue{};
+  const auto i = v.get<std::int64_t>();
+  if (i < 0 || i > (Index{1} << 62)) throw BadValue{};
+  return static_cast<Index>(i);
+}
+
 template <class T>
 bool get(std::string_view& in, T& v) {
   if (in.size() < sizeof(T)) return false;
@@ -92,12 +104,12 @@ Result<SavedResults> decode_results_file(std::string_view in, const std::string&
     r.roi = ran.value().roi;
     for (const json& f : head.at("failed"))
       r.failed.push_back(
-          {f.at(0).get<Index>(), f.at(1).get<std::string>(), f.at(2).get<std::string>()});
+          {index_of(f.at(0)), f.at(1).get<std::string>(), f.at(2).get<std::string>()});
     for (const json& t : head.at("tracks")) {
       Track track;
       const json& rect = t.at("rect");
-      track.rect = {rect.at(0).get<Index>(), rect.at(1).get<Index>(), rect.at(2).get<Index>(),
-                    rect.at(3).get<Index>()};
+      track.rect = {index_of(rect.at(0)), index_of(rect.at(1)), index_of(rect.at(2)),
+                    index_of(rect.at(3))};
       track.x = t.at("x").get<std::vector<double>>();
       track.y = t.at("y").get<std::vector<double>>();
       track.zncc = t.at("zncc").get<std::vector<double>>();
@@ -106,14 +118,13 @@ Result<SavedResults> decode_results_file(std::string_view in, const std::string&
     if (head.contains("dic")) {
       const json& d = head.at("dic");
       dic::DicResult res;
-      res.grid.rows = d.at("grid").at(0).get<Index>();
-      res.grid.cols = d.at("grid").at(1).get<Index>();
+      res.grid.rows = index_of(d.at("grid").at(0));
+      res.grid.cols = index_of(d.at("grid").at(1));
       res.guess_variant = d.at("guess_variant").get<std::string>();
       res.device = d.at("device").get<std::string>();
-      const auto frames = d.at("frames").get<std::size_t>();
-      if (res.grid.rows < 0 || res.grid.cols < 0 ||
-          static_cast<double>(res.grid.rows) * static_cast<double>(res.grid.cols) * 17 >
-              static_cast<double>(in.size()))
+      const auto frames = static_cast<std::size_t>(index_of(d.at("frames")));
+      if (static_cast<double>(res.grid.rows) * static_cast<double>(res.grid.cols) * 17 >
+          static_cast<double>(in.size()))
         return bad;
       res.grid.points.resize(static_cast<std::size_t>(res.grid.rows * res.grid.cols));
       for (dic::GridPoint& p : res.grid.points) {
@@ -135,6 +146,8 @@ Result<SavedResults> decode_results_file(std::string_view in, const std::string&
       r.dic = std::move(res);
     }
   } catch (const json::exception&) {
+    return bad;
+  } catch (const BadValue&) {
     return bad;
   }
   if (!in.empty()) return bad;
