@@ -222,13 +222,9 @@ bool images_supported() {
 
 Result<Shape> image_shape(const fs::path& path) {
   if (is_tiff_file(path)) {
-    capture_tiff_errors();
-    TIFF* tif = TIFFOpen(path.c_str(), "r");
-    if (tif == nullptr) {
-      return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
-                                             "': the file is corrupt or truncated (no readable "
-                                             "header)"};
-    }
+    auto opened = open_tiff(path);
+    if (!opened.is_ok()) return opened.status();
+    TIFF* tif = opened.value();
     std::uint32_t w = 0, h = 0;
     const bool ok = TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) == 1 &&
                     TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) == 1 && w > 0 && h > 0;

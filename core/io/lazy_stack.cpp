@@ -143,13 +143,9 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     return Status{ErrorCode::not_found, "'" + path.string() + "' does not exist"};
   bool lazy = is_tiff_file(path);
   if (lazy) {
-    capture_tiff_errors();
-    TIFF* tif = TIFFOpen(path.c_str(), "r");
-    if (tif == nullptr) {
-      return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
-                                             "': the file is corrupt or truncated (no readable "
-                                             "header)"};
-    }
+    auto opened = open_tiff(path);
+    if (!opened.is_ok()) return opened.status();
+    TIFF* tif = opened.value();
     s->tiff_ = tif;
     const auto layout = tiff_grey_layout(tif);
     lazy = layout.is_ok();  // colour and unsupported pages: read_image_stack says what they hold

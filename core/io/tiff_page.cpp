@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/io/tiff_integrity.hpp"
+
 namespace xcorr::io {
 namespace {
 
@@ -73,6 +75,17 @@ std::string describe_tiff_page(TIFF* tif) {
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
   return std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " per pixel of " +
          std::to_string(bits) + "-bit " + kind_of(format);
+}
+
+Result<TIFF*> open_tiff(const std::filesystem::path& path) {
+  capture_tiff_errors();
+  TIFF* tif = TIFFOpen(path.c_str(), "r");
+  if (tif == nullptr) {
+    return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
+                                           "': the file is corrupt or truncated (no readable "
+                                           "header)"};
+  }
+  return tif;
 }
 
 Result<TiffGreyLayout> tiff_grey_layout(TIFF* tif) {

@@ -25,6 +25,11 @@ struct TiffGreyLayout {
   PixelType type = PixelType::u8;  // u8: unsigned <= 8 bits, u16: unsigned 9-16, else f32
 };
 
+// TIFFOpen for reading, with libtiff's messages captured (tiff_integrity.hpp); a file it cannot
+// open is "cannot decode '<path>': the file is corrupt or truncated (no readable header)".
+// The caller closes the handle (TIFFClose).
+Result<tiff*> open_tiff(const std::filesystem::path& path);
+
 // Pages of more pixels than this are refused (8 GiB as float32; OpenCV's int sizes also end here).
 inline constexpr std::uint64_t kMaxTiffPagePixels = std::uint64_t{1} << 31;
 

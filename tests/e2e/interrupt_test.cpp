@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/io/image_io.hpp"
+#include "tests/support/sample_files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 extern char** environ;
@@ -26,21 +27,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 class Interrupt : public testing::TempDirTest {};
 
 TEST_F(Interrupt, CtrlCInsideAFrameEndsTheRunAtOnceAndLeavesNoHalfFrame) {
-  auto s = io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
-  ASSERT_TRUE(s.is_ok());
-  StackView<const float> pair = s.value().frames.view();
-  pair.count = 2;
-  ASSERT_TRUE(io::write_image_stack(path("pair.tif"), pair, io::PixelType::u16).is_ok());
+  ASSERT_TRUE(testing::write_sample_pages(path("pair.tif"), 2).is_ok());
   {
     std::ofstream job(path("job.json"));
     job << R"({"reference": "pair.tif", "out": "out.csv", "roi": ["rect:20,20,216,216"],)"
@@ -60,11 +50,11 @@ TEST_F(Interrupt, CtrlCInsideAFrameEndsTheRunAtOnceAndLeavesNoHalfFrame) {
   bool inside = false;
   for (int i = 0; i < 6000 && !inside; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const std::string text = slurp(err);
+    const std::string text = testing::read_bytes(err);
     for (const char* at : {"frame 0.3/1", "frame 0.4/1", "frame 0.5/1", "frame 0.6/1"})
       inside = inside || text.find(at) != std::string::npos;
   }
-  ASSERT_TRUE(inside) << "progress inside the frame: " << slurp(err);
+  ASSERT_TRUE(inside) << "progress inside the frame: " << testing::read_bytes(err);
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(pid, SIGINT), 0);
   int status = 0;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/io/image_io.hpp"
+#include "tests/support/sample_files.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/main_window.hpp"
@@ -18,13 +19,6 @@ namespace xcorr::ui {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 bool run(MainWindow& w, bool tracking) {
   QSignalSpy finished(&w, &MainWindow::run_finished);
@@ -72,7 +66,7 @@ TEST_F(Keeping, AReopenedProjectShowsItsResultsWithoutComputing) {
   ASSERT_EQ(again.tracks().size(), 1u);
   EXPECT_EQ(again.tracks()[0].x, w.tracks()[0].x);
   ASSERT_TRUE(again.export_csv(QString::fromStdString(path("again.csv"))).is_ok());
-  EXPECT_EQ(read(path("first.csv")), read(path("again.csv")));
+  EXPECT_EQ(testing::read_bytes(path("first.csv")), testing::read_bytes(path("again.csv")));
   EXPECT_FALSE(again.unsaved_results());
 
   // Results of other images are not loaded: the message names the file.

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "core/io/image_io.hpp"
+#include "tests/support/sample_files.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
@@ -27,11 +28,7 @@ namespace {
 class LongWork : public testing::TempDirTest {};
 
 TEST_F(LongWork, ASinglePairShowsProgressInsideTheFrameAndCancelsInsideIt) {
-  auto s = io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
-  ASSERT_TRUE(s.is_ok());
-  StackView<const float> pair = s.value().frames.view();
-  pair.count = 2;
-  ASSERT_TRUE(io::write_image_stack(path("pair.tif"), pair, io::PixelType::u16).is_ok());
+  ASSERT_TRUE(testing::write_sample_pages(path("pair.tif"), 2).is_ok());
   MainWindow w;
   w.show();
   ASSERT_TRUE(w.open_stack(QString::fromStdString(path("pair.tif"))).is_ok());
@@ -90,11 +87,7 @@ TEST_F(LongWork, ASinglePairShowsProgressInsideTheFrameAndCancelsInsideIt) {
 // The batch dialog: the same pair as a queued job; its overall bar moves inside the frame and
 // Cancel ends the batch inside it, keeping nothing of the frame.
 TEST_F(LongWork, TheBatchDialogShowsProgressInsideTheFrameAndCancelsInsideIt) {
-  auto s = io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
-  ASSERT_TRUE(s.is_ok());
-  StackView<const float> pair = s.value().frames.view();
-  pair.count = 2;
-  ASSERT_TRUE(io::write_image_stack(path("pair.tif"), pair, io::PixelType::u16).is_ok());
+  ASSERT_TRUE(testing::write_sample_pages(path("pair.tif"), 2).is_ok());
   {
     std::ofstream project(path("project.json"));
     project << R"({"reference": "pair.tif", "out": "p.csv", "roi": ["rect:20,20,216,216"],)"
