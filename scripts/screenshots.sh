@@ -30,6 +30,10 @@ shot 1024x700 "$out/zncc-cursor-1024x700.png" --project "$work/project.json" --f
   --field zncc --colours viridis --cursor 100,150
 shot 1600x1000 "$out/reopened-project.png" --project "$work/project.json" --frame 3 --field v \
   --cursor 120,80
+shot 1024x700 "$out/reopened-project-1024x700.png" --project "$work/project.json" --frame 3 \
+  --field v --cursor 120,80
+shot 1024x700 "$out/line-profile-1024x700.png" --project "$work/project.json" --frame 5 \
+  --line 25,160,230,100 --tab profile
 # DIC Challenge sample 14 (2048x589, from ../shared when present): reference.tif sorts last in
 # its folder, so the project lists it first; the wide map fills the Results dock's width.
 s14=../shared/data/dic-challenge/sample14

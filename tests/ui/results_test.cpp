@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
@@ -215,6 +216,14 @@ TEST_F(Results, HabitsEscRedoSubtractModeUndoLabelDocksPlaySpeed) {
     d->toggleViewAction()->trigger();
     EXPECT_TRUE(d->isVisible()) << d->windowTitle().toStdString();
   }
+  // The tracking method has a tooltip too (the DIC options': main_window_test).
+  int tracking_combos = 0;
+  for (QComboBox* c : w.findChildren<QComboBox*>()) {
+    if (c->findText("quadratic2d") < 0) continue;
+    ++tracking_combos;
+    EXPECT_FALSE(c->toolTip().isEmpty());
+  }
+  EXPECT_EQ(tracking_combos, 1);
   // Play speed.
   QSpinBox* fps = nullptr;
   for (QSpinBox* s : w.findChildren<QSpinBox*>())
