@@ -253,7 +253,7 @@ Status MainWindow::save_project(const QString& path) {
 }
 
 bool MainWindow::keep_or_discard() {
-  if (!unsaved_ || running()) return !running();
+  if (!unsaved_) return true;  // a run in progress is cancelled when the window closes
   const QString text = tr("The results of the last run are not saved. Save the project first?");
   const int answer =
       ask_ ? ask_(text)

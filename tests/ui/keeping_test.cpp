@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "core/io/image_io.hpp"
@@ -114,6 +115,20 @@ TEST_F(Keeping, UnsavedResultsAskBeforeTheyAreLost) {
   ASSERT_TRUE(run(w, false));
   w.set_question_for_tests([&](const QString&) { return static_cast<int>(QMessageBox::Discard); });
   EXPECT_TRUE(w.close());
+}
+
+// Closing during a run is not refused: the run is cancelled inside its frame and the window goes.
+TEST_F(Keeping, ClosingDuringARunCancelsIt) {
+  auto w = std::make_unique<MainWindow>();
+  w->show();
+  ASSERT_TRUE(w->open_sample().is_ok());
+  dic::DicOptions o = w->dic_panel()->options();
+  o.step = 1;
+  w->dic_panel()->set_options(o);
+  ASSERT_TRUE(w->start_dic());
+  EXPECT_TRUE(w->running());
+  EXPECT_TRUE(w->close());
+  w.reset();  // waits for the cancelled run
 }
 
 }  // namespace
