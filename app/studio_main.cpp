@@ -35,31 +35,22 @@ bool apply_view(xcorr::ui::MainWindow& w, const QCommandLineParser& args) {
   auto* results = w.findChild<ResultsPanel*>();
   if (args.isSet("frame")) w.show_frame(args.value("frame").toInt());
   if (args.isSet("field")) {
-    bool found = false;
-    for (ResultField f : kResultFields) {
-      const QString name = QString(to_string(f)).section(' ', 0, 0).remove('|');
-      if (name.compare(args.value("field"), Qt::CaseInsensitive) == 0 ||
-          (f == ResultField::magnitude && args.value("field") == "magnitude")) {
-        results->set_field(f);
-        found = true;
-      }
-    }
-    if (!found)
-      return std::fprintf(stderr, "xcorr-studio: no field '%s'\n", qPrintable(args.value("field"))),
+    const auto f = xcorr::parse_label<ResultField>(args.value("field").toStdString());
+    if (!f)
+      return std::fprintf(stderr, "xcorr-studio: no field '%s' (%s)\n",
+                          qPrintable(args.value("field")),
+                          xcorr::label_choices<ResultField>().c_str()),
              false;
+    results->set_field(*f);
   }
   if (args.isSet("colours")) {
-    bool found = false;
-    for (ColourMap m : kColourMaps) {
-      if (QString(to_string(m)).startsWith(args.value("colours"))) {
-        results->set_colour_map(m);
-        found = true;
-      }
-    }
-    if (!found)
-      return std::fprintf(stderr, "xcorr-studio: no colour map '%s'\n",
-                          qPrintable(args.value("colours"))),
+    const auto m = xcorr::parse_label<ColourMap>(args.value("colours").toStdString());
+    if (!m)
+      return std::fprintf(stderr, "xcorr-studio: no colour map '%s' (%s)\n",
+                          qPrintable(args.value("colours")),
+                          xcorr::label_choices<ColourMap>().c_str()),
              false;
+    results->set_colour_map(*m);
   }
   if (args.isSet("line")) {
     const std::vector<double> v = numbers(args.value("line"));

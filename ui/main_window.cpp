@@ -1189,7 +1189,7 @@ Status MainWindow::export_plot(const QString& path, int width, int height) const
   QString what;
   switch (results_panel_->currentIndex()) {
     case 0:
-      what = tr("%1, frame %2").arg(to_string(style.field)).arg(current_);
+      what = tr("%1, frame %2").arg(QString::fromStdString(to_string(style.field))).arg(current_);
       break;
     case 1:
       what = tr("profile, frame %1").arg(current_);

@@ -35,26 +35,10 @@ QColor ramp(const Stop (&stops)[N], double t) {
 
 }  // namespace
 
-const char* to_string(ResultField f) {
-  switch (f) {
-    case ResultField::u:
-      return "u (px)";
-    case ResultField::v:
-      return "v (px)";
-    case ResultField::magnitude:
-      return "|d| (px)";
-    case ResultField::exx:
-      return "exx";
-    case ResultField::eyy:
-      return "eyy";
-    case ResultField::exy:
-      return "exy";
-    case ResultField::zncc:
-      return "ZNCC";
-    case ResultField::status:
-      return "status";
-  }
-  return "?";
+std::string to_string(ResultField f) {
+  if (f == ResultField::zncc) return "ZNCC";
+  const bool px = f == ResultField::u || f == ResultField::v || f == ResultField::magnitude;
+  return std::string(label(f)) + (px ? " (px)" : "");
 }
 
 bool is_signed(ResultField f) {
@@ -82,20 +66,6 @@ double field_value(const dic::PointResult& p, ResultField f) {
     default:
       return kNaN;
   }
-}
-
-const char* to_string(ColourMap m) {
-  switch (m) {
-    case ColourMap::viridis:
-      return "viridis";
-    case ColourMap::cividis:
-      return "cividis";
-    case ColourMap::diverging:
-      return "diverging (0 white)";
-    case ColourMap::jet:
-      return "jet";
-  }
-  return "?";
 }
 
 ColourMap default_map(ResultField f) {

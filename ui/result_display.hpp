@@ -11,23 +11,44 @@
 #include <vector>
 
 #include "core/dic/dic.hpp"
+#include "core/enum_labels.hpp"
+
+namespace xcorr::ui {
+enum class ResultField { u, v, magnitude, exx, eyy, exy, zncc, status };
+enum class ColourMap { viridis, cividis, diverging, jet };
+}  // namespace xcorr::ui
+
+namespace xcorr {
+template <>
+struct EnumLabels<ui::ResultField> {  // names (xcorr-studio --field); to_string adds the unit
+  static constexpr std::pair<ui::ResultField, const char*> table[] = {
+      {ui::ResultField::u, "u"},
+      {ui::ResultField::v, "v"},
+      {ui::ResultField::magnitude, "magnitude"},
+      {ui::ResultField::exx, "exx"},
+      {ui::ResultField::eyy, "eyy"},
+      {ui::ResultField::exy, "exy"},
+      {ui::ResultField::zncc, "zncc"},
+      {ui::ResultField::status, "status"}};
+};
+template <>
+struct EnumLabels<ui::ColourMap> {
+  static constexpr std::pair<ui::ColourMap, const char*> table[] = {
+      {ui::ColourMap::viridis, "viridis"},
+      {ui::ColourMap::cividis, "cividis"},
+      {ui::ColourMap::diverging, "diverging"},
+      {ui::ColourMap::jet, "jet"}};
+};
+}  // namespace xcorr
 
 namespace xcorr::ui {
 
-enum class ResultField { u, v, magnitude, exx, eyy, exy, zncc, status };
-inline constexpr ResultField kResultFields[] = {
-    ResultField::u,   ResultField::v,   ResultField::magnitude, ResultField::exx,
-    ResultField::eyy, ResultField::exy, ResultField::zncc,      ResultField::status};
-const char* to_string(ResultField f);  // with the unit, e.g. "u (px)"
+std::string to_string(ResultField f);  // the name with its unit, e.g. "u (px)", "ZNCC"
 bool is_signed(ResultField f);         // u, v and the strains: a diverging map centred on 0
 // The value at a point: displacements and strains of converged points (NaN otherwise), the
 // ZNCC of every computed point, the status as its number (dic::PointStatus) for every point.
 double field_value(const dic::PointResult& p, ResultField f);
 
-enum class ColourMap { viridis, cividis, diverging, jet };
-inline constexpr ColourMap kColourMaps[] = {ColourMap::viridis, ColourMap::cividis,
-                                            ColourMap::diverging, ColourMap::jet};
-const char* to_string(ColourMap m);
 ColourMap default_map(ResultField f);      // diverging for signed quantities, else viridis
 QColor colour_at(ColourMap m, double t);   // t in [0, 1] (clamped)
 QColor status_colour(dic::PointStatus s);  // converged green, diverged red, low texture orange

@@ -46,18 +46,20 @@ QColor line_colour(std::size_t k) {
 }  // namespace
 
 ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
-  for (ResultField f : kResultFields) maps_[f] = default_map(f);
+  for (const auto& [f, name] : EnumLabels<ResultField>::table) maps_[f] = default_map(f);
   // Map: quantity, colour map, range (Auto), vectors, the plot and the data cursor.
   auto* res_widget = new QWidget;
   auto* res_layout = new QVBoxLayout(res_widget);
   auto* controls = new QHBoxLayout;
   field_ = new QComboBox;
   field_->setObjectName("field");
-  for (ResultField f : kResultFields) field_->addItem(to_string(f), static_cast<int>(f));
+  for (const auto& [f, name] : EnumLabels<ResultField>::table)
+    field_->addItem(QString::fromStdString(to_string(f)), static_cast<int>(f));
   field_->setToolTip(tr("Quantity shown on the map and the image overlay"));
   colours_ = new QComboBox;
   colours_->setObjectName("colour_map");
-  for (ColourMap m : kColourMaps) colours_->addItem(to_string(m), static_cast<int>(m));
+  for (const auto& [m, name] : EnumLabels<ColourMap>::table)
+    colours_->addItem(name, static_cast<int>(m));
   colours_->setToolTip(tr("Colour map of this quantity (kept per quantity)"));
   range_lo_ = new QDoubleSpinBox;
   range_hi_ = new QDoubleSpinBox;
@@ -321,7 +323,7 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
     scale_->axis()->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
   } else {
     map_->setGradient(gradient_of(s.map));
-    scale_->axis()->setLabel(to_string(s.field));
+    scale_->axis()->setLabel(QString::fromStdString(to_string(s.field)));
   }
   const ColourRange used = range_in_use(s.range, pts, s.field, s.map);
   map_->setDataRange(QCPRange(used.lo, used.hi));
