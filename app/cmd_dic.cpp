@@ -145,7 +145,11 @@ Command add_dic_command(CLI::App& app) {
       "centre).\n"
       "Output columns: frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status (docs/dic.md).");
   c->add_option("--reference", o->job.reference,
-                "Reference image (first page; without --frames its later pages are the frames)");
+                "Reference image (a file, multi-page TIFF or folder; without --frames its other "
+                "pages are the frames)");
+  c->add_option("--reference-page", o->job.reference_page,
+                "The page of --reference (0-based, file order) that is the reference image")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--frames", o->job.frames,
                 "Deformed frames: image files, multi-page TIFFs, folders");
   c->add_option("--roi", o->roi, "Region of interest shape (repeatable)");

@@ -12,6 +12,7 @@ namespace xcorr {
 dic::DicJob StudioProject::job() const {
   dic::DicJob job;
   job.reference = stack_path;
+  job.reference_page = reference_page;
   if (!files.empty()) {
     job.reference = files.front();
     job.frames.assign(files.begin() + 1, files.end());
@@ -64,9 +65,11 @@ Result<bool> StudioProject::load_results(const std::filesystem::path& path) {
 }
 
 void StudioProject::adopt_stack(std::string path, std::vector<std::string> file_list,
-                                std::string reference, std::vector<std::string> frames) {
+                                std::string reference, std::vector<std::string> frames,
+                                Index page) {
   stack_path = std::move(path);
   files = std::move(file_list);
+  reference_page = page;
   reference_name = std::move(reference);
   frame_names = std::move(frames);
   roi = {};

@@ -22,6 +22,7 @@ struct StudioProject {
   // Edited.
   std::string stack_path;          // the opened stack (file or folder); empty for a list of files
   std::vector<std::string> files;  // a list of files (the first is the reference); else empty
+  Index reference_page = 0;        // of stack_path: the page that is the reference (frame 0)
   dic::Roi roi;
   dic::DicOptions options;
   std::vector<TemplateRect> templates;
@@ -51,7 +52,7 @@ struct StudioProject {
   // A new stack (a path, or a list of files), its frame names, and no results, templates or
   // tracks of the previous one.
   void adopt_stack(std::string path, std::vector<std::string> file_list, std::string reference,
-                   std::vector<std::string> frames);
+                   std::vector<std::string> frames, Index page = 0);
 
   // The results of deformed frame `frame` (1-based), or null: the reference, a failed frame,
   // no run.

@@ -288,7 +288,12 @@ Status MainWindow::open_project(const QString& path) {
   auto job = dic::read_dic_job(path.toStdString());
   if (!job.is_ok()) return job.status();
   if (job.value().frames.empty()) {
-    XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(job.value().reference)));
+    XCORR_RETURN_IF_ERROR(
+        open_stack(QString::fromStdString(job.value().reference), job.value().reference_page));
+  } else if (job.value().reference_page != 0) {
+    return {ErrorCode::unsupported,
+            "the window takes a reference page other than 0 when the job lists no frames (the "
+            "stack's other pages are the frames); run this job with `xcorr run`"};
   } else {  // a list of single images: the window's stack of files
     QStringList files = {QString::fromStdString(job.value().reference)};
     for (const std::string& f : job.value().frames) {
@@ -613,8 +618,7 @@ void MainWindow::build_docks() {
   });
   auto* as_reference = new QPushButton(tr("Use as reference"));
   as_reference->setToolTip(
-      tr("The selected frame becomes the reference (stacks of files: folders, lists, single "
-         "images)"));
+      tr("The selected frame becomes the reference; the old reference becomes a frame"));
   connect(as_reference, &QPushButton::clicked, this, [this] {
     const Status s = use_as_reference(frame_list_->currentRow());
     if (!s.is_ok()) show_error(tr("Reference"), qs(s.message()));
@@ -677,11 +681,11 @@ int MainWindow::frame_count() const {
   return source_ ? static_cast<int>(source_->count()) : 0;
 }
 
-Status MainWindow::open_stack(const QString& path) {
+Status MainWindow::open_stack(const QString& path, Index reference_page) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   opened_channel_ = panel_->options().channel;
-  auto opened =
-      io::LazyStack::open(path.toStdString(), io::LazyStack::kDefaultCacheBytes, opened_channel_);
+  auto opened = io::LazyStack::open(path.toStdString(), io::LazyStack::kDefaultCacheBytes,
+                                    opened_channel_, reference_page);
   if (!opened.is_ok()) return opened.status();
   XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
@@ -733,7 +737,8 @@ Status MainWindow::reopen_keeping_project() {
   if (!project_.files.empty()) return reopen_files_keeping_project(project_.files);
   const dic::Roi roi = project_.roi;
   const std::vector<TemplateRect> templates = project_.templates;
-  XCORR_RETURN_IF_ERROR(open_stack(QString::fromStdString(project_.stack_path)));
+  XCORR_RETURN_IF_ERROR(
+      open_stack(QString::fromStdString(project_.stack_path), project_.reference_page));
   set_roi_internal(roi);
   if (!templates.empty()) set_templates_internal(templates);
   return Status::ok();
@@ -752,13 +757,18 @@ Status MainWindow::add_frames(const QStringList& added) {
 }
 
 Status MainWindow::use_as_reference(int frame) {
-  std::vector<std::string> files = stack_files();
-  if (files.empty())
-    return {ErrorCode::unsupported,
-            "a multi-page TIFF's reference is its first page; open its pages as files to choose "
-            "another"};
-  if (frame < 1 || frame >= static_cast<int>(files.size()))
+  if (frame < 1 || frame >= frame_count())
     return {ErrorCode::invalid_argument, "no frame " + std::to_string(frame)};
+  std::vector<std::string> files = stack_files();
+  if (files.empty()) {  // a multi-page TIFF: the reference is one of its pages
+    const dic::Roi roi = project_.roi;
+    const std::vector<TemplateRect> templates = project_.templates;
+    XCORR_RETURN_IF_ERROR(
+        open_stack(QString::fromStdString(project_.stack_path), source_->page_of(frame)));
+    set_roi_internal(roi);
+    if (!templates.empty()) set_templates_internal(templates);
+    return Status::ok();
+  }
   std::rotate(files.begin(), files.begin() + frame, files.begin() + frame + 1);
   return reopen_files_keeping_project(files);
 }
@@ -767,8 +777,8 @@ Status MainWindow::use_reference_file(const QString& file) {
   std::vector<std::string> files = stack_files();
   if (files.empty())
     return {ErrorCode::unsupported,
-            "a multi-page TIFF's reference is its first page; open its pages as files to choose "
-            "another"};
+            "a multi-page TIFF's reference is one of its pages (Use as reference); a separate "
+            "reference file goes with a folder or a list of files"};
   files.insert(files.begin(), file.toStdString());
   return reopen_files_keeping_project(files);
 }
@@ -784,7 +794,8 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   frames_ = Stack<float>();
   std::vector<std::string> frames;
   for (Index k = 1; k < source_->count(); ++k) frames.push_back(source_->source(k));
-  project_.adopt_stack(path, std::move(files), source_->source(0), std::move(frames));
+  project_.adopt_stack(path, std::move(files), source_->source(0), std::move(frames),
+                       source_->reference_page());
   undo_->clear();
   set_roi_internal({});
   slider_->blockSignals(true);

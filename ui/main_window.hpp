@@ -51,14 +51,16 @@ class MainWindow : public QMainWindow {
  public:
   explicit MainWindow(QWidget* parent = nullptr);
 
-  // A multi-page TIFF, a folder or a single image: the first image is the reference, the others
-  // the frames. A stack with damaged pages opens with the pages before the damage and a dialog
-  // naming the damage and the usable pages; a folder with images of another size is refused.
-  Status open_stack(const QString& path);
+  // A multi-page TIFF, a folder or a single image: image `reference_page` (0-based, file order)
+  // is the reference, the others the frames in their order. A stack with damaged pages opens with
+  // the pages before the damage and a dialog naming the damage and the usable pages; a folder with
+  // images of another size is refused.
+  Status open_stack(const QString& path, Index reference_page = 0);
   Status open_files(const QStringList& files);  // one frame per file, in this order
-  // Stacks of files (a folder, a list of files, a single image): more frames at the end, frame k
-  // (1-based) as the reference (the old reference becomes a frame), or another file as the
-  // reference. A multi-page TIFF's reference is its first page. ROI, options and templates stay.
+  // More frames at the end (stacks of files: a folder, a list of files, a single image); frame k
+  // (1-based) as the reference (the old reference becomes a frame; a multi-page TIFF reopens
+  // with that page as the reference), or another file as the reference (stacks of files). ROI,
+  // options and templates stay.
   Status add_frames(const QStringList& files);
   Status use_as_reference(int frame);
   Status use_reference_file(const QString& file);

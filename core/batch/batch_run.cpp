@@ -19,9 +19,9 @@ namespace xcorr::batch {
 namespace fs = std::filesystem;
 namespace {
 
-// The job's images: the reference (first page of `reference`) and the deformed frames, each a
-// (stack, index) so that one frame is read at a time and a bad one fails alone; index
-// kUnreachable stands for a stack's pages after damage that stopped its indexing.
+// The job's images: the reference (page `reference_page` of `reference`) and the deformed
+// frames, each a (stack, index) so that one frame is read at a time and a bad one fails alone;
+// index kUnreachable stands for a stack's pages after damage that stopped its indexing.
 constexpr Index kUnreachable = -1;
 struct Sources {
   std::vector<std::shared_ptr<io::LazyStack>> stacks;
@@ -36,8 +36,8 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
   if (open) {
     s.stacks.push_back(open);
   } else {
-    auto ref =
-        io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes, job.options.channel);
+    auto ref = io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes,
+                                   job.options.channel, job.reference_page);
     if (!ref.is_ok()) return ref.status();
     s.stacks.push_back(std::move(ref).value());
   }
@@ -148,8 +148,8 @@ Status validate_job(const dic::DicJob& job) {
   for (const std::string& f : job.frames) {
     if (!fs::exists(f, ec)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
   }
-  auto ref =
-      io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes, job.options.channel);
+  auto ref = io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes,
+                                 job.options.channel, job.reference_page);
   if (!ref.is_ok()) return ref.status();
   const Shape shape = ref.value()->shape();
   for (const std::string& f : job.frames) {

@@ -67,6 +67,9 @@ std::string resolve(const std::string& p, const std::filesystem::path& base) {
 
 Status DicJob::check() const {
   if (reference.empty()) return bad("the job names no reference image");
+  if (reference_page < 0)
+    return bad("job key 'reference_page': pages are numbered from 0, not " +
+               std::to_string(reference_page));
   if (out.empty()) return bad("the job names no output CSV ('out')");
   XCORR_RETURN_IF_ERROR(roi.check());
   return options.check();
@@ -77,8 +80,8 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   if (!parsed.is_ok()) return bad(parsed.status().message());
   const json j = std::move(parsed).value();
   if (!j.is_object()) return bad("the job file must hold one JSON object");
-  static const std::set<std::string> job_keys = {"name", "reference", "frames",   "roi",
-                                                 "out",  "per_frame", "templates"};
+  static const std::set<std::string> job_keys = {
+      "name", "reference", "reference_page", "frames", "roi", "out", "per_frame", "templates"};
   for (const auto& [key, value] : j.items()) {
     if (!job_keys.count(key) && find_field(dic_option_table(), key) == nullptr)
       return bad("the job file has an unknown key '" + key + "'");
@@ -87,6 +90,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   DicOptions& o = job.options;
   XCORR_RETURN_IF_ERROR(read(j, "name", job.name));
   XCORR_RETURN_IF_ERROR(read(j, "reference", job.reference));
+  XCORR_RETURN_IF_ERROR(read(j, "reference_page", job.reference_page));
   XCORR_RETURN_IF_ERROR(read(j, "out", job.out));
   XCORR_RETURN_IF_ERROR(read(j, "per_frame", job.per_frame));
   if (j.contains("frames")) {
@@ -138,6 +142,7 @@ std::string to_json(const DicJob& job) {
   json j;
   if (!job.name.empty()) j["name"] = job.name;
   j["reference"] = job.reference;
+  if (job.reference_page != 0) j["reference_page"] = job.reference_page;
   j["frames"] = job.frames;
   json roi = json::array();
   for (const RoiShape& s : job.roi.shapes) roi.push_back(to_string(s));

@@ -15,8 +15,9 @@ namespace xcorr::dic {
 
 struct DicJob {
   std::string name;                 // shown in batch progress and summaries (optional)
-  std::string reference;            // image file; its first page is the reference
-  std::vector<std::string> frames;  // files or folders; empty: the reference file's later pages
+  std::string reference;            // image file, multi-page TIFF or folder
+  Index reference_page = 0;         // the page of `reference` (0-based) that is the reference image
+  std::vector<std::string> frames;  // files or folders; empty: the reference's other pages
   Roi roi;
   DicOptions options;
   std::string out;         // CSV path

@@ -31,9 +31,14 @@ Index LazyStack::count() const {
   return static_cast<Index>(sources_.size());
 }
 
+Index LazyStack::page_of(Index frame) const {
+  if (frame == 0) return reference_page_;
+  return frame <= reference_page_ ? frame - 1 : frame;
+}
+
 std::string LazyStack::source(Index k) const {
   std::lock_guard lock(mutex_);
-  return sources_.at(static_cast<std::size_t>(k));
+  return sources_.at(static_cast<std::size_t>(page_of(k)));
 }
 
 Status LazyStack::wait_indexed(int ms) {
@@ -118,7 +123,27 @@ void LazyStack::index_rest(void* handle) {
 }
 
 Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes,
-                                                   Channel channel) {
+                                                   Channel channel, Index reference_page) {
+  auto opened = open_pages(path, cache_bytes, channel);
+  if (!opened.is_ok() || reference_page == 0) return opened;
+  std::unique_ptr<LazyStack> s = std::move(opened).value();
+  const Status indexed = s->wait_indexed();
+  if (reference_page < 0 || reference_page >= s->count()) {
+    const std::string pages = s->count() == 1 ? "1 page" : std::to_string(s->count()) + " pages";
+    if (!indexed.is_ok()) {
+      return Status{indexed.code(), "no reference page " + std::to_string(reference_page) + ": " +
+                                        indexed.message()};
+    }
+    return Status{ErrorCode::invalid_argument,
+                  "no reference page " + std::to_string(reference_page) + ": '" +
+                      path.filename().string() + "' holds " + pages + " (numbered from 0)"};
+  }
+  s->reference_page_ = reference_page;
+  return s;
+}
+
+Result<std::unique_ptr<LazyStack>> LazyStack::open_pages(const fs::path& path,
+                                                         std::size_t cache_bytes, Channel channel) {
   std::unique_ptr<LazyStack> s(new LazyStack);
   s->path_ = path;
   s->cache_bytes_ = cache_bytes;
@@ -222,8 +247,8 @@ Status LazyStack::check_frame_sizes() const {
     if (!shape.is_ok()) return shape.status();
     if (shape.value() != shape_) {
       return {ErrorCode::size_mismatch, "frame '" + sources_[k] + "' is " +
-                                            to_string(shape.value()) + " px but the reference '" +
-                                            sources_[0] + "' is " + to_string(shape_) +
+                                            to_string(shape.value()) + " px but '" + sources_[0] +
+                                            "' is " + to_string(shape_) +
                                             " px: all frames of a stack must have one size"};
     }
   }
@@ -256,10 +281,11 @@ Result<Stack<float>> LazyStack::decode(Index k) {
   return f;
 }
 
-Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
+Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index frame) {
   std::lock_guard lock(mutex_);
-  if (k < 0 || k >= static_cast<Index>(sources_.size()))
-    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
+  if (frame < 0 || frame >= static_cast<Index>(sources_.size()))
+    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(frame) + " out of range"};
+  const Index k = page_of(frame);  // the cache holds pages
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {
     if (it->first == k) {
       cache_.splice(cache_.begin(), cache_, it);
@@ -275,21 +301,24 @@ Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index k) {
   return f;
 }
 
-Result<Stack<float>> LazyStack::region(Index k, Index y, Index x, Index rows, Index cols) {
-  if (k < 0 || k >= count())
-    return Status{ErrorCode::invalid_argument, "frame " + std::to_string(k) + " out of range"};
+Result<Stack<float>> LazyStack::region(Index frame_index, Index y, Index x, Index rows,
+                                       Index cols) {
+  if (frame_index < 0 || frame_index >= count())
+    return Status{ErrorCode::invalid_argument,
+                  "frame " + std::to_string(frame_index) + " out of range"};
   if (y < 0 || x < 0 || rows < 1 || cols < 1 || y + rows > shape_.rows || x + cols > shape_.cols)
     return Status{ErrorCode::invalid_argument,
                   "a region outside the " + to_string(shape_) + " px frame"};
   Stack<float> out(rows, cols, 1);
   if (tiff_ == nullptr) {  // folders, file lists, images decoded whole
-    auto f = frame(k);
+    auto f = frame(frame_index);
     if (!f.is_ok()) return f.status();
     for (Index r = 0; r < rows; ++r)
       std::copy_n((*f.value())[0].row(y + r) + x, cols, out[0].row(r));
     return out;
   }
   std::lock_guard lock(mutex_);
+  const Index k = page_of(frame_index);
   TIFF* tif = as_tiff(tiff_);
   const std::string& source = sources_[static_cast<std::size_t>(k)];
   if (!TIFFSetSubDirectory(tif, offsets_[static_cast<std::size_t>(k)]))

@@ -26,10 +26,14 @@ class LazyStack {
  public:
   static constexpr std::size_t kDefaultCacheBytes = std::size_t{512} << 20;
   // cache_bytes: decoded frames kept (float32), least recently used dropped first. channel: of
-  // colour images (core/io/channel.hpp).
+  // colour images (core/io/channel.hpp). reference_page: the page (0-based, in file or folder
+  // order) that is frame 0, the reference; the other pages follow in their order. A page other
+  // than 0 waits for the whole stack to be indexed and is refused, with the page count, when
+  // the stack does not reach it.
   static Result<std::unique_ptr<LazyStack>> open(const std::filesystem::path& path,
                                                  std::size_t cache_bytes = kDefaultCacheBytes,
-                                                 Channel channel = Channel::luminance);
+                                                 Channel channel = Channel::luminance,
+                                                 Index reference_page = 0);
   // A list of image files, in the given order (each file's first page is one frame).
   static Result<std::unique_ptr<LazyStack>> open_files(
       const std::vector<std::filesystem::path>& files, std::size_t cache_bytes = kDefaultCacheBytes,
@@ -49,7 +53,9 @@ class LazyStack {
   Status check_frame_sizes() const;
   Shape shape() const { return shape_; }
   PixelType pixel_type() const { return type_; }
-  std::string source(Index k) const;
+  std::string source(Index k) const;  // of frame k: a file name, or "name[page p]"
+  Index reference_page() const { return reference_page_; }
+  Index page_of(Index frame) const;  // the page in file order that frame `frame` shows
 
   // Frame k (1 x rows x cols), decoded or from the cache. Thread-safe.
   Result<std::shared_ptr<const Stack<float>>> frame(Index k);
@@ -62,6 +68,8 @@ class LazyStack {
 
  private:
   LazyStack() = default;
+  static Result<std::unique_ptr<LazyStack>> open_pages(const std::filesystem::path& path,
+                                                       std::size_t cache_bytes, Channel channel);
   Result<Stack<float>> decode(Index k);
   void index_rest(void* tiff);  // the indexer thread's body
 
@@ -76,6 +84,7 @@ class LazyStack {
   PixelType type_ = PixelType::u8;
   std::size_t cache_bytes_ = 0;
   Channel channel_ = Channel::luminance;
+  Index reference_page_ = 0;  // frames 1..p are pages 0..p-1; frames after p are their pages
   mutable std::mutex mutex_;
   std::condition_variable indexed_;
   std::atomic<bool> indexing_{false}, stop_{false};

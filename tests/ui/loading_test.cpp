@@ -170,14 +170,37 @@ TEST_F(Loading, AnyFrameCanBeTheReferenceAndTheProjectKeepsIt) {
   EXPECT_EQ(again.project().frames,
             (std::vector<std::string>{path("s14/L1.tif"), path("s14/L2.tif")}));
   EXPECT_EQ(again.roi().shapes.size(), 1u);
-  // A separate reference file goes first; a multi-page TIFF keeps its first page.
+  // A separate reference file goes first.
   write_sample_frame(3, path("other.png"));
   ASSERT_TRUE(again.use_reference_file(QString::fromStdString(path("other.png"))).is_ok());
   EXPECT_EQ(again.frame_count(), 4);
-  ASSERT_TRUE(again.open_stack(QString::fromStdString(kSample)).is_ok());
-  const Status tiff = again.use_as_reference(2);
-  EXPECT_FALSE(tiff.is_ok());
-  EXPECT_NE(tiff.message().find("first page"), std::string::npos) << tiff.message();
+}
+
+// Any page of a multi-page TIFF can be the reference: the window reopens the stack with that
+// page first (the others in their order), keeps the ROI, and the project saves and reopens it.
+TEST_F(Loading, AnyPageOfAMultiPageTiffCanBeTheReference) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(kSample)).is_ok());
+  w.add_roi_shape(dic::parse_roi_shape("rect:60,60,120,120").value());
+  ASSERT_TRUE(w.use_as_reference(3).is_ok());  // frame 3 is page 3
+  ASSERT_TRUE(w.use_as_reference(1).is_ok());  // frame 1 is now page 0
+  ASSERT_EQ(w.frame_count(), 6);
+  const auto row = [&w](int k) { return w.frame_list()->item(k)->text(); };
+  EXPECT_TRUE(row(0).contains("page 0")) << row(0).toStdString();
+  EXPECT_TRUE(row(1).contains("page 1")) << row(1).toStdString();
+  ASSERT_TRUE(w.use_as_reference(4).is_ok());  // page 4
+  EXPECT_TRUE(row(0).contains("reference: dic_stack.tif[page 4]")) << row(0).toStdString();
+  EXPECT_TRUE(row(4).contains("page 3")) << row(4).toStdString();
+  EXPECT_TRUE(row(5).contains("page 5")) << row(5).toStdString();
+  EXPECT_EQ(w.roi().shapes.size(), 1u);
+  EXPECT_EQ(w.project().reference_page, 4);
+  ASSERT_TRUE(w.save_project(QString::fromStdString(path("p.json"))).is_ok());
+  MainWindow again;
+  ASSERT_TRUE(again.open_project(QString::fromStdString(path("p.json"))).is_ok());
+  EXPECT_TRUE(again.frame_list()->item(0)->text().contains("page 4"));
+  EXPECT_EQ(again.roi().shapes.size(), 1u);
+  const Status file = again.use_reference_file(QString::fromStdString(kSample));
+  EXPECT_NE(file.message().find("Use as reference"), std::string::npos) << file.message();
 }
 
 }  // namespace

@@ -228,6 +228,49 @@ TEST_F(BatchRun, ACutMultiPageStackListsItsLostPagesAsFailed) {
   EXPECT_EQ(both_csv.find("\n4,"), std::string::npos);
 }
 
+std::string without_comments(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (!line.starts_with("#")) out += line + "\n";
+  return out;
+}
+
+// A page of a multi-page TIFF other than the first can be the reference: the others are the
+// frames in their order, and the numbers equal those of the same images given as files.
+TEST_F(BatchRun, AnyPageOfAStackCanBeTheReference) {
+  auto pages = io::read_image_stack(kSample);
+  ASSERT_TRUE(pages.is_ok());
+  std::vector<std::string> files;
+  for (Index k = 0; k < 6; ++k) {
+    StackView<const float> one = pages.value().frames.view();
+    one.data += k * one.matrix_stride;
+    one.count = 1;
+    files.push_back(path("page" + std::to_string(k) + ".tif"));
+    ASSERT_TRUE(io::write_image_stack(files.back(), one, io::PixelType::u16).is_ok());
+  }
+  dic::DicJob paged = job("paged.csv");
+  paged.reference_page = 2;
+  ASSERT_TRUE(validate_job(paged).is_ok()) << validate_job(paged).message();
+  dic::DicJob listed = job("listed.csv");
+  listed.reference = files[2];
+  listed.frames = {files[0], files[1], files[3], files[4], files[5]};
+  auto a = run_job(paged, cpu_factory());
+  auto b = run_job(listed, cpu_factory());
+  ASSERT_TRUE(a.is_ok()) << a.status().message();
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  EXPECT_EQ(a.value().frames, 5);
+  const std::string csv = slurp(paged.out);
+  EXPECT_NE(csv.find("# reference: dic_stack.tif[page 2]"), std::string::npos)
+      << csv.substr(0, 400);
+  EXPECT_NE(csv.find("# frame 2: dic_stack.tif[page 1]"), std::string::npos);
+  EXPECT_NE(csv.find("# frame 3: dic_stack.tif[page 3]"), std::string::npos);
+  EXPECT_EQ(without_comments(csv), without_comments(slurp(listed.out)));
+  paged.reference_page = 6;
+  EXPECT_EQ(validate_job(paged).message(),
+            "no reference page 6: 'dic_stack.tif' holds 6 pages (numbered from 0)");
+}
+
 // Issue 15, item 3: one output file spelled two ways is one output (refused before any work), and
 // a job never resumes the commits of another job that wrote the same file (it used to write job
 // A's numbers under job B's header, exit 0).

@@ -29,14 +29,30 @@ TEST(JobFile, RoundTripsThroughItsJson) {
   job.options.step = 7;
   job.roi.shapes.push_back(parse_roi_shape("ellipse:50,60,20,10").value());
   job.templates = {{40, 50, 32, 24}, {0, 0, 1, 1}};
+  job.reference_page = 3;
   auto back = parse_dic_job(to_json(job), "/");
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(to_json(back.value()), to_json(job));
   EXPECT_EQ(back.value().options.subset, 41);
   EXPECT_EQ(back.value().frames, job.frames);
   EXPECT_EQ(back.value().templates, job.templates);
+  EXPECT_EQ(back.value().reference_page, 3);
+  job.reference_page = 0;  // the default is not written: older job files read the same
+  EXPECT_EQ(to_json(job).find("reference_page"), std::string::npos);
   EXPECT_NE(to_json(job).find("\"40,50,32,24\""), std::string::npos)
       << "the file format is x,y,w,h";
+}
+
+TEST(JobFile, AReferencePageIsANonNegativeInteger) {
+  const std::string head = R"({"reference": "s.tif", "out": "o.csv", "reference_page": )";
+  EXPECT_EQ(parse_dic_job(head + "2}", "/").value().reference_page, 2);
+  const auto negative = parse_dic_job(head + "-1}", "/");
+  ASSERT_FALSE(negative.is_ok());
+  EXPECT_NE(negative.status().message().find("'reference_page'"), std::string::npos);
+  const auto text = parse_dic_job(head + "\"2\"}", "/");
+  ASSERT_FALSE(text.is_ok());
+  EXPECT_NE(text.status().message().find("expected an integer"), std::string::npos)
+      << text.status().message();
 }
 
 // Templates are typed in the job and refused by name when a file spells one wrong (the window

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "tests/support/matrix_testing.hpp"
@@ -66,6 +67,67 @@ TEST_F(Lazy, FoldersDecodeOneFileAtATime) {
   auto lazy = LazyStack::open(dir_ / "seq");
   ASSERT_TRUE(lazy.is_ok());
   EXPECT_EQ(lazy.value()->source(2), "img10.png");  // natural order
+}
+
+// Any page can be the reference (frame 0); the others keep their order. Frames, regions and
+// names follow the order, for TIFF pages and folders; a page the stack does not reach is refused
+// with the page count, or with the damage that cut the stack before it.
+StackView<const float> page(const Stack<float>& s, Index k) {
+  StackView<const float> v = s.view();
+  v.data += k * v.matrix_stride;
+  v.count = 1;
+  return v;
+}
+
+std::vector<float> values(StackView<const float> v) {
+  return {v.data, v.data + v.rows * v.cols};
+}
+
+TEST_F(Lazy, AnyPageCanBeTheReferenceAndTheOthersKeepTheirOrder) {
+  Stack<float> s = testing::random_stack(21, 34, 5, 7, 0, 60000);
+  for (float& v : s.values()) v = std::round(v);  // 16-bit values, stored exactly
+  ASSERT_TRUE(write_image_stack(dir_ / "t.tif", s.view(), PixelType::u16).is_ok());
+  fs::create_directories(dir_ / "seq");
+  for (Index k = 0; k < 5; ++k) {
+    ASSERT_TRUE(write_image_stack(dir_ / "seq" / ("f" + std::to_string(k) + ".tif"), page(s, k),
+                                  PixelType::u16)
+                    .is_ok());
+  }
+  const std::vector<Index> order = {3, 0, 1, 2, 4};  // frames 0..4 show these pages
+  for (const fs::path& p : {dir_ / "t.tif", dir_ / "seq"}) {
+    auto lazy = LazyStack::open(p, 21 * 34 * 4 * 2, Channel::luminance, 3);
+    ASSERT_TRUE(lazy.is_ok()) << lazy.status().message();
+    LazyStack& st = *lazy.value();
+    ASSERT_EQ(st.count(), 5);
+    EXPECT_EQ(st.reference_page(), 3);
+    EXPECT_EQ(st.source(0), p == dir_ / "seq" ? "f3.tif" : "t.tif[page 3]");
+    EXPECT_EQ(st.source(1), p == dir_ / "seq" ? "f0.tif" : "t.tif[page 0]");
+    for (int pass = 0; pass < 2; ++pass) {  // from the cache the second time
+      for (Index k = 0; k < 5; ++k) {
+        EXPECT_EQ(st.page_of(k), order[static_cast<std::size_t>(k)]);
+        auto f = st.frame(k);
+        ASSERT_TRUE(f.is_ok()) << f.status().message();
+        EXPECT_EQ(f.value()->values(), values(page(s, order[static_cast<std::size_t>(k)]))) << k;
+        auto r = st.region(k, 5, 7, 3, 4);
+        ASSERT_TRUE(r.is_ok());
+        EXPECT_EQ(r.value()[0](2, 3), s[order[static_cast<std::size_t>(k)]](7, 10)) << k;
+      }
+    }
+  }
+  auto beyond =
+      LazyStack::open(dir_ / "t.tif", LazyStack::kDefaultCacheBytes, Channel::luminance, 5);
+  ASSERT_FALSE(beyond.is_ok());
+  EXPECT_EQ(beyond.status().message(),
+            "no reference page 5: 't.tif' holds 5 pages (numbered from 0)");
+  fs::copy_file(dir_ / "t.tif", dir_ / "cut.tif");
+  fs::resize_file(dir_ / "cut.tif", fs::file_size(dir_ / "t.tif") * 2 / 5 + 100);
+  auto cut =
+      LazyStack::open(dir_ / "cut.tif", LazyStack::kDefaultCacheBytes, Channel::luminance, 4);
+  ASSERT_FALSE(cut.is_ok());
+  EXPECT_NE(cut.status().message().find("no reference page 4: "), std::string::npos)
+      << cut.status().message();
+  EXPECT_NE(cut.status().message().find("corrupt or truncated"), std::string::npos)
+      << cut.status().message();
 }
 
 // Damage in page 0 is refused at open; later damage is reported when the background indexing
