@@ -70,6 +70,8 @@ void StudioProject::adopt_stack(std::string path, std::vector<std::string> file_
   stack_path = std::move(path);
   files = std::move(file_list);
   reference_page = page;
+  file_scale = {};
+  frame_steps.clear();
   reference_name = std::move(reference);
   frame_names = std::move(frames);
   roi = {};
@@ -86,9 +88,21 @@ const dic::FrameResult* StudioProject::result_of(Index frame) const {
   return nullptr;
 }
 
+io::ImageScale StudioProject::scale() const {
+  auto s = io::apply_user_scale(file_scale, options.pixel_size, options.frame_interval);
+  return s.is_ok() ? s.value() : file_scale;
+}
+
 dic::CsvContext StudioProject::csv_context() const {
-  return {reference_name,         frame_names,    ran_options, ran_roi,
-          results->guess_variant, results->device};
+  auto s = io::apply_user_scale(file_scale, ran_options.pixel_size, ran_options.frame_interval);
+  return {reference_name,
+          frame_names,
+          ran_options,
+          ran_roi,
+          results->guess_variant,
+          results->device,
+          s.is_ok() ? s.value() : file_scale,
+          frame_steps};
 }
 
 Status StudioProject::export_csv(const std::string& path, bool per_frame) const {
@@ -116,7 +130,7 @@ Status StudioProject::export_frame_csv(const std::string& path, Index frame) con
 Status StudioProject::export_tracks_csv(const std::string& path) const {
   if (tracks.empty())
     return {ErrorCode::invalid_argument, "no tracks to export: run tracking first"};
-  return write_tracks_csv(path, tracks, reference_name);
+  return write_tracks_csv(path, tracks, reference_name, scale(), frame_steps);
 }
 
 }  // namespace xcorr

@@ -14,6 +14,7 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
+#include "core/io/scale.hpp"
 #include "core/tracking.hpp"
 
 namespace xcorr {
@@ -29,6 +30,11 @@ struct StudioProject {
   // Named by the opened stack: frame 0 and the deformed frames 1..n.
   std::string reference_name;
   std::vector<std::string> frame_names;
+  // The opened stack's scale from its metadata (the options' pixel_size and frame_interval
+  // override it: scale()), and frame k's time after the reference in frame intervals
+  // (frame_steps[k - 1]; io::frame_time_s).
+  io::ImageScale file_scale;
+  std::vector<double> frame_steps;
 
   // The last DIC run: its result, the options and ROI it ran with, the frames that failed.
   std::optional<dic::DicResult> results;
@@ -37,6 +43,10 @@ struct StudioProject {
   std::vector<batch::FrameFailure> failed;
   // The last tracking run.
   std::vector<Track> tracks;
+
+  // file_scale with the options' overrides (the options are checked, so this always parses).
+  io::ImageScale scale() const;
+  double frame_time_s(Index frame) const { return io::frame_time_s(scale(), frame_steps, frame); }
 
   // The project as a DIC job without an output (the window's run; save() names one): a stack
   // path as the reference, or a list of files as the reference and its frames.

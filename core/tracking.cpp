@@ -94,19 +94,53 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
 }
 
 Status write_tracks_csv(const std::string& path, const std::vector<Track>& tracks,
-                        const std::string& reference_name) {
+                        const std::string& reference_name, const io::ImageScale& scale,
+                        const std::vector<double>& frame_steps) {
+  const bool length = scale.has_length(), time = scale.has_time();
+  const std::string u = length ? scale.unit : std::string("px");
   std::string text = std::string("# xcorr template tracks\n# software: xcorr ") + kVersion +
                      "\n# reference: " + reference_name +
                      "\n# units: x, y = template top-left corner (px, origin at the top-left "
-                     "pixel centre); dx, dy from the reference position (px); zncc peak value\n"
-                     "frame,template,x,y,dx,dy,zncc\n";
+                     "pixel centre); dx, dy from the reference position (px); zncc peak value" +
+                     (time ? "; time_s after the reference; vx, vy in " + u + "/s" : "") +
+                     "\n# scale: " + io::describe(scale) + "\nframe,template,x,y,dx,dy,zncc";
+  if (length) text += ",x_" + u + ",y_" + u + ",dx_" + u + ",dy_" + u;
+  if (time) text += ",time_s,vx_" + u + "_per_s,vy_" + u + "_per_s";
+  text += "\n";
   char buf[160];
   for (std::size_t t = 0; t < tracks.size(); ++t) {
     const Track& tr = tracks[t];
-    for (std::size_t k = 0; k < tr.x.size(); ++k) {
-      std::snprintf(buf, sizeof buf, "%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.6f\n", k, t + 1, tr.x[k],
-                    tr.y[k], tr.x[k] - tr.x[0], tr.y[k] - tr.y[0], tr.zncc[k]);
+    const std::size_t n = tr.x.size();
+    std::vector<double> at(n);  // s
+    for (std::size_t k = 0; k < n; ++k)
+      at[k] = io::frame_time_s(scale, frame_steps, static_cast<long>(k));
+    // Velocities in time order: central differences, one-sided at the ends (unit/s).
+    std::vector<std::size_t> order(n);
+    for (std::size_t k = 0; k < n; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&at](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+    std::vector<double> vx(n, 0), vy(n, 0);
+    for (std::size_t i = 0; time && n > 1 && i < n; ++i) {
+      const std::size_t a = order[i == 0 ? 0 : i - 1], b = order[i + 1 == n ? n - 1 : i + 1];
+      const double dt = at[b] - at[a];
+      vx[order[i]] = dt > 0 ? (tr.x[b] - tr.x[a]) * (length ? scale.pixel_x : 1) / dt : 0;
+      vy[order[i]] = dt > 0 ? (tr.y[b] - tr.y[a]) * (length ? scale.pixel_y : 1) / dt : 0;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      std::snprintf(buf, sizeof buf, "%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.6f", k, t + 1, tr.x[k], tr.y[k],
+                    tr.x[k] - tr.x[0], tr.y[k] - tr.y[0], tr.zncc[k]);
       text += buf;
+      if (length) {
+        std::snprintf(buf, sizeof buf, ",%.9g,%.9g,%.9g,%.9g", tr.x[k] * scale.pixel_x,
+                      tr.y[k] * scale.pixel_y, (tr.x[k] - tr.x[0]) * scale.pixel_x,
+                      (tr.y[k] - tr.y[0]) * scale.pixel_y);
+        text += buf;
+      }
+      if (time) {
+        std::snprintf(buf, sizeof buf, ",%.9g,%.9g,%.9g", at[k], vx[k], vy[k]);
+        text += buf;
+      }
+      text += "\n";
     }
   }
   return io::write_text_atomically(path, text);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/scale.hpp"
 #include "core/peak.hpp"
 #include "core/registry.hpp"
 
@@ -49,9 +50,13 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                                            const TrackingOptions& o,
                                            const TrackingProgress& progress = {});
 
-// CSV: '#' header (version, units), then frame,template,x,y,dx,dy,zncc (px; dx, dy from the
-// reference position). Written atomically.
+// CSV: '#' header (version, units, scale), then frame,template,x,y,dx,dy,zncc (px; dx, dy from
+// the reference position); with a known pixel size x_<unit>,y_<unit>,dx_<unit>,dy_<unit>; with a
+// known frame interval time_s (io::frame_time_s of frame_steps) and the velocities
+// vx_<unit>_per_s, vy_<unit>_per_s (<unit> px without a pixel size; central differences in time
+// order, one-sided at the ends). Written atomically.
 Status write_tracks_csv(const std::string& path, const std::vector<Track>& tracks,
-                        const std::string& reference_name);
+                        const std::string& reference_name, const io::ImageScale& scale = {},
+                        const std::vector<double>& frame_steps = {});
 
 }  // namespace xcorr

@@ -9,6 +9,7 @@ packages=(
   libfftw3-dev                                     # cpu_fft
   zlib1g-dev                                       # CRC-32 of batch commits
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
+  libxml2-dev                                      # OME-XML metadata
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   xvfb xauth                                       # GUI tests and screenshots without a display
   clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)

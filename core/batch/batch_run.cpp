@@ -12,6 +12,7 @@
 #include "core/dic/session.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
 
@@ -73,6 +74,21 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
     return Status{ErrorCode::invalid_argument,
                   "no frames: '" + job.reference + "' has one page and the job lists no frames"};
   return s;
+}
+
+// Frame k's time after the reference in frame intervals: pages of the reference's stack by their
+// page numbers (a reference chosen later in the stack makes earlier pages negative); frames of
+// other files by their frame number.
+std::vector<double> frame_steps(const Sources& s) {
+  std::vector<double> steps;
+  const Index ref = s.reference->page_of(0);
+  for (std::size_t k = 0; k < s.frames.size(); ++k) {
+    const auto [stack, index] = s.frames[k];
+    const bool own_page = stack == s.reference && index != kUnreachable;
+    steps.push_back(own_page ? static_cast<double>(stack->page_of(index) - ref)
+                             : static_cast<double>(k + 1));
+  }
+  return steps;
 }
 
 // Whether `shape` (px) holds every ROI shape; else the shape that reaches outside.
@@ -186,6 +202,12 @@ Status validate_batch(const dic::Batch& b) {
     if (Status s = validate_job(job); !s.is_ok()) return {s.code(), label + ": " + s.message()};
   }
   return Status::ok();
+}
+
+Result<io::ImageScale> stack_scale(const io::LazyStack& stack, const dic::DicOptions& options) {
+  auto from_file = io::read_image_scale(stack.file_of(0));
+  if (!from_file.is_ok()) return from_file.status();
+  return io::apply_user_scale(from_file.value(), options.pixel_size, options.frame_interval);
 }
 
 Result<Index> count_frames(const dic::DicJob& job) {
@@ -338,8 +360,12 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   if (result_hook) result_hook(result);
   if (!persist) return report;
-  const dic::CsvContext ctx{src.reference->source(0), src.names,    job.options, job.roi,
-                            result.guess_variant,     result.device};
+  dic::CsvContext ctx{src.reference->source(0), src.names,     job.options, job.roi,
+                      result.guess_variant,     result.device, {},          {}};
+  auto scale = stack_scale(*src.reference, job.options);
+  if (!scale.is_ok()) return scale.status();
+  ctx.scale = scale.value();
+  ctx.frame_steps = frame_steps(src);
   auto written = dic::write_results(job.out, job.per_frame, result, ctx);
   if (!written.is_ok()) return written.status();
   report.written = std::move(written).value();

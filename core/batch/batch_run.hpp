@@ -22,6 +22,7 @@
 #include "core/batch/report.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
+#include "core/io/scale.hpp"
 
 namespace xcorr::io {
 class LazyStack;
@@ -78,6 +79,11 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
 // The number of deformed frames the job registers (waits until its stacks are indexed); for
 // progress over a whole batch.
 Result<Index> count_frames(const dic::DicJob& job);
+
+// The scale a run of these options reports for this stack: the metadata of the file that holds
+// its reference (core/io/image_metadata.hpp), with the options' pixel_size and frame_interval in
+// place of the file's values when they are set.
+Result<io::ImageScale> stack_scale(const io::LazyStack& stack, const dic::DicOptions& options);
 
 // The folder of committed frames of a job's output.
 inline std::string partial_folder(const dic::DicJob& job) {

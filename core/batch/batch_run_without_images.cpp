@@ -19,6 +19,10 @@ Status validate_batch(const dic::Batch&) {
   return no_images();
 }
 
+Result<io::ImageScale> stack_scale(const io::LazyStack&, const dic::DicOptions&) {
+  return no_images();
+}
+
 Result<Index> count_frames(const dic::DicJob&) {
   return no_images();
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/io/scale.hpp"
+
 namespace xcorr::dic {
 
 namespace {
@@ -56,6 +58,14 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                     "Colour images: luminance (0.299 R + 0.587 G + 0.114 B) or the red, green or "
                     "blue channel; grey images are read as they are",
                     &O::channel),
+      text_field<O>("pixel_size", "Pixel size",
+                    "Length of a pixel with its unit (0.65um, 0.65x0.7um, 120nm); empty: from the "
+                    "file's metadata; none: px only",
+                    &O::pixel_size, {"", "none"}, false),
+      text_field<O>("frame_interval", "Frame interval",
+                    "Time between frames with its unit (2s, 500ms, 1.5min); empty: from the "
+                    "file's metadata; none: frame numbers only",
+                    &O::frame_interval, {"", "none"}, false),
       text_field<O>("method", "Guess variant",
                     "Correlation variant of the integer guess: auto or a name from `xcorr list`",
                     &O::method, {"auto"}, false),
@@ -67,7 +77,9 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
 }
 
 Status DicOptions::check() const {
-  return check_fields(dic_option_table(), *this);
+  XCORR_RETURN_IF_ERROR(check_fields(dic_option_table(), *this));
+  // The scale's texts parse (the file's values are not needed for that).
+  return io::apply_user_scale({}, pixel_size, frame_interval).status();
 }
 
 const char* to_string(ShapeFunction v) {

@@ -73,6 +73,10 @@ struct DicOptions {
   OnOff roi_only = OnOff::on;  // results files: only points inside the ROI (off: every point of
                                // the work window's grid, outside_roi ones included)
   io::Channel channel = io::Channel::luminance;  // colour images: luminance or one channel
+  // The stack's scale (core/io/scale.hpp): "" takes the file's metadata, "none" drops it, else
+  // the user's value ("0.65um", "0.65x0.7um"; "2s", "500ms").
+  std::string pixel_size;
+  std::string frame_interval;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
   std::string device = "auto";  // where frames are registered: auto (GPU when present and the
                                 // propagation is independent), cpu or gpu

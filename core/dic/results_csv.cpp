@@ -18,18 +18,36 @@ std::string fmt(const char* f, double v) {
 }
 
 // The frame's rows; with roi_only, only the grid points inside the ROI (whatever their status).
-void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const DicOptions& o) {
+void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const CsvContext& c) {
+  const io::ImageScale& s = c.scale;
+  const std::string time =
+      s.has_time() ? "," + fmt("%.9g", io::frame_time_s(s, c.frame_steps, f.frame)) : "";
   for (std::size_t k = 0; k < f.points.size(); ++k) {
     const PointResult& p = f.points[k];
-    if (o.roi_only == OnOff::on && k < grid.points.size() && !grid.points[k].valid) continue;
+    if (c.options.roi_only == OnOff::on && k < grid.points.size() && !grid.points[k].valid)
+      continue;
     out += std::to_string(f.frame) + "," + fmt("%.1f", p.x) + "," + fmt("%.1f", p.y) + "," +
            fmt("%.6f", p.u) + "," + fmt("%.6f", p.v) + "," + fmt("%.8f", p.exx) + "," +
            fmt("%.8f", p.eyy) + "," + fmt("%.8f", p.exy) + "," + fmt("%.6f", p.zncc) + "," +
-           std::to_string(p.iterations) + "," + to_string(p.status) + "\n";
+           std::to_string(p.iterations) + "," + to_string(p.status);
+    if (s.has_length()) {
+      out += "," + fmt("%.9g", s.to_unit_x(p.x)) + "," + fmt("%.9g", s.to_unit_y(p.y)) + "," +
+             fmt("%.9g", s.to_unit_x(p.u)) + "," + fmt("%.9g", s.to_unit_y(p.v));
+    }
+    out += time + "\n";
   }
 }
 
-const char* kColumns = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n";
+// The column line: the pixel columns first (readers of earlier files keep working).
+std::string columns(const io::ImageScale& s) {
+  std::string c = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status";
+  if (s.has_length()) {
+    const std::string u = "_" + s.unit;
+    c += ",x" + u + ",y" + u + ",u" + u + ",v" + u;
+  }
+  if (s.has_time()) c += ",time_s";
+  return c + "\n";
+}
 
 }  // namespace
 
@@ -43,6 +61,7 @@ std::string csv_header(const CsvContext& c) {
   h += "# units: x, y, u, v in px (origin at the top-left pixel centre, x right, y down; a point "
        "at x in the reference is at x + u in the frame); exx, eyy, exy dimensionless (" +
        std::string(to_string(o.strain)) + " strain); zncc in [-1, 1]\n";
+  h += "# scale: " + io::describe(c.scale) + "\n";
   h += "# settings: " + describe_fields(dic_option_table(), o) + "\n";
   h += "# model: ZNSSD criterion, bicubic B-spline interpolation\n";
   std::string roi;
@@ -55,8 +74,8 @@ std::string csv_header(const CsvContext& c) {
 }
 
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
-  std::string text = csv_header(c) + kColumns;
-  for (const FrameResult& f : r.frames) append_rows(text, f, r.grid, c.options);
+  std::string text = csv_header(c) + columns(c.scale);
+  for (const FrameResult& f : r.frames) append_rows(text, f, r.grid, c);
   return io::write_text_atomically(path, text);
 }
 
@@ -70,8 +89,8 @@ Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
     std::snprintf(suffix, sizeof suffix, "_frame%04ld", static_cast<long>(f.frame));
     std::filesystem::path p =
         path.parent_path() / (path.stem().string() + suffix + path.extension().string());
-    std::string text = csv_header(c) + kColumns;
-    append_rows(text, f, r.grid, c.options);
+    std::string text = csv_header(c) + columns(c.scale);
+    append_rows(text, f, r.grid, c);
     files.emplace_back(p, std::move(text));
     written.push_back(p);
   }

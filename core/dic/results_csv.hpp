@@ -2,7 +2,10 @@
 // every setting, the ROI), then one row per grid point and frame:
 //   frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status
 // x, y, u, v in px; strains dimensionless; invalid points keep their row with NaN values and
-// their status. One long file, or one file per frame. Written through a temporary file + rename.
+// their status. When the pixel size is known, x_<unit>,y_<unit>,u_<unit>,v_<unit> follow; when
+// the frame interval is known, time_s (the frame's time after the reference). The header's
+// "# scale:" line states both and where they came from. One long file, or one file per frame.
+// Written through a temporary file + rename.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "core/dic/dic.hpp"
+#include "core/io/scale.hpp"
 
 namespace xcorr::dic {
 
@@ -20,6 +24,10 @@ struct CsvContext {
   Roi roi;
   std::string guess_variant;
   std::string device;  // where the frames were registered ("cpu", "gpu")
+  io::ImageScale scale;
+  // Frame k's time after the reference, in frame intervals (frame_steps[k - 1]; negative for
+  // pages before a reference chosen later in the stack); empty: k.
+  std::vector<double> frame_steps;
 };
 
 // The '#' header lines (each ending in '\n').

@@ -1,5 +1,6 @@
 // image_io.hpp when built without OpenCV (the engine-only build): images are unavailable.
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 
 namespace xcorr::io {
 namespace {
@@ -21,6 +22,9 @@ Result<Shape> image_shape(const std::filesystem::path& path) {
 }
 Status write_image_stack(const std::filesystem::path& path, StackView<const float>, PixelType) {
   return no_images(path);
+}
+Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
+  return no_images(file);
 }
 
 }  // namespace xcorr::io

@@ -36,6 +36,10 @@ Index LazyStack::page_of(Index frame) const {
   return frame <= reference_page_ ? frame - 1 : frame;
 }
 
+fs::path LazyStack::file_of(Index frame) const {
+  return files_.empty() ? path_ : files_.at(static_cast<std::size_t>(page_of(frame)));
+}
+
 std::string LazyStack::source(Index k) const {
   std::lock_guard lock(mutex_);
   return sources_.at(static_cast<std::size_t>(page_of(k)));

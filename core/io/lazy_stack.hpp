@@ -56,6 +56,8 @@ class LazyStack {
   std::string source(Index k) const;  // of frame k: a file name, or "name[page p]"
   Index reference_page() const { return reference_page_; }
   Index page_of(Index frame) const;  // the page in file order that frame `frame` shows
+  // The file that holds frame `frame` (the stack's file, or the folder's or list's file).
+  std::filesystem::path file_of(Index frame) const;
 
   // Frame k (1 x rows x cols), decoded or from the cache. Thread-safe.
   Result<std::shared_ptr<const Stack<float>>> frame(Index k);

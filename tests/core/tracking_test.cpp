@@ -44,6 +44,38 @@ TEST_F(Tracking, FindsTemplatesInEveryFrame) {
   EXPECT_NE(text.str().find("\n4,2,"), std::string::npos) << text.str();
 }
 
+// With a pixel size and a frame interval the export adds physical positions, time and
+// velocities (central differences in time order, one-sided at the ends).
+TEST_F(Tracking, AKnownScaleAddsPositionsTimeAndVelocities) {
+  Track t;
+  t.rect = {10, 20, 8, 8};
+  t.x = {10, 12, 8, 14};  // frame 0 is the reference; frames 1-3
+  t.y = {20, 20, 20, 26};
+  t.zncc = {1, 0.9, 0.9, 0.9};
+  const io::ImageScale scale = io::apply_user_scale({}, "0.5um", "2s").value();
+  // The reference is page 1 of a stack: frame 1 is page 0 (t = -2 s), frames 2, 3 pages 2, 3.
+  ASSERT_TRUE(write_tracks_csv(path("v.csv"), {t}, "s.tif[page 1]", scale, {-1, 1, 2}).is_ok());
+  std::ifstream f(path("v.csv"));
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string csv = text.str();
+  EXPECT_NE(csv.find("frame,template,x,y,dx,dy,zncc,x_um,y_um,dx_um,dy_um,time_s,vx_um_per_s,"
+                     "vy_um_per_s\n"),
+            std::string::npos)
+      << csv;
+  // In time order: frame 1 (-2 s, x 12), frame 0 (0 s, x 10), frame 2 (2 s, x 8), frame 3 (4 s).
+  // vx of frame 0: (8 - 12) px * 0.5 um / 4 s = -0.5 um/s; of frame 1: (10 - 12) * 0.5 / 2.
+  EXPECT_NE(csv.find("\n0,1,10.0000,20.0000,0.0000,0.0000,1.000000,5,10,0,0,0,-0.5,0\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\n1,1,12.0000,20.0000,2.0000,0.0000,0.900000,6,10,1,0,-2,-0.5,0\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\n3,1,14.0000,26.0000,4.0000,6.0000,0.900000,7,13,2,3,4,1.5,1.5\n"),
+            std::string::npos)
+      << csv;
+}
+
 TEST_F(Tracking, TemplatesOutsideTheImageAreRefusedByNumber) {
   const Stack<float> img(50, 60, 2, 1.0f);
   auto r = track_templates(testing::cpu_registry(), img[0], img.view(),

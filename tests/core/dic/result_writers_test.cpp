@@ -51,7 +51,8 @@ class ResultWritersFiles : public testing::TempDirTest {};
 
 TEST_F(ResultWritersFiles, SameBytesAsTheCsvWriter) {
   const DicResult r = small_result();
-  const CsvContext c{"ref.tif", {"a.tif", "b.tif"}, DicOptions{}, Roi{}, r.guess_variant, r.device};
+  const CsvContext c{"ref.tif",       {"a.tif", "b.tif"}, DicOptions{}, Roi{},
+                     r.guess_variant, r.device,           {},           {}};
   const std::string via = (dir_ / "via.csv").string();
   const std::string direct = (dir_ / "direct.csv").string();
   auto written = write_results(via, false, r, c);

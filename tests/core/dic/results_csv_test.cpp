@@ -48,7 +48,8 @@ std::string read(const std::string& p) {
 TEST_F(ResultsCsv, HeaderColumnsAndRows) {
   const CsvContext ctx{"ref.tif",    {"a.tif", "b.tif"},
                        DicOptions{}, Roi{{parse_roi_shape("rect:0,0,30,30").value()}},
-                       "cpu_fft",    "cpu"};
+                       "cpu_fft",    "cpu",
+                       {},           {}};
   ASSERT_TRUE(write_dic_csv(path("r.csv"), two_frames(), ctx).is_ok());
   const std::string text = read(path("r.csv"));
   for (const char* line :
@@ -57,7 +58,9 @@ TEST_F(ResultsCsv, HeaderColumnsAndRows) {
         "ran cpu_fft\n", "# registered on: cpu\n",
         "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n",
         "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged\n",
-        "roi_only=on"})
+        "roi_only=on",
+        "# scale: pixel size not known (px only); frame interval not known (frame numbers "
+        "only)\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   EXPECT_EQ(text.find("outside_roi"), std::string::npos) << "roi_only: the ROI's points only";
   CsvContext all = ctx;
@@ -67,8 +70,29 @@ TEST_F(ResultsCsv, HeaderColumnsAndRows) {
             std::string::npos);
 }
 
+// With a known scale the pixel columns stay first and unchanged; the physical columns and the
+// frame's time follow, and the header says where the scale came from.
+TEST_F(ResultsCsv, AKnownScaleAddsPhysicalColumnsAfterThePixelOnes) {
+  CsvContext ctx{"ref.tif", {"a.tif", "b.tif"}, DicOptions{}, Roi{}, "cpu_fft", "cpu", {}, {}};
+  ctx.scale = io::apply_user_scale({}, "0.5x0.25um", "2s").value();
+  ctx.frame_steps = {3, -1};  // frame 1 is 3 intervals after the reference, frame 2 one before
+  ASSERT_TRUE(write_dic_csv(path("s.csv"), two_frames(), ctx).is_ok());
+  const std::string text = read(path("s.csv"));
+  for (const char* line :
+       {"# scale: pixel 0.5 x 0.25 um (user); frame interval 2 s (user)\n",
+        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,x_um,y_um,u_um,v_um,time_s\n",
+        "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged,"
+        "7.5,3.75,0.125,-0.125,6\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  EXPECT_NE(text.find(",-2\n"), std::string::npos) << "frame 2's time: -1 interval";
+  ctx.scale = io::apply_user_scale({}, "", "2s").value();  // time only
+  ASSERT_TRUE(write_dic_csv(path("t.csv"), two_frames(), ctx).is_ok());
+  EXPECT_NE(read(path("t.csv")).find("status,time_s\n"), std::string::npos);
+}
+
 TEST_F(ResultsCsv, OneFilePerFrame) {
-  const CsvContext ctx{"ref.tif", {"a.tif", "b.tif"}, DicOptions{}, Roi{}, "cpu_fft", "cpu"};
+  const CsvContext ctx{"ref.tif", {"a.tif", "b.tif"}, DicOptions{}, Roi{}, "cpu_fft", "cpu", {},
+                       {}};
   const auto files = write_dic_csv_per_frame(path("r.csv"), two_frames(), ctx);
   ASSERT_TRUE(files.is_ok()) << files.status().message();
   ASSERT_EQ(files.value().size(), 2u);

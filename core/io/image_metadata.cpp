@@ -1,0 +1,182 @@
+#include "core/io/image_metadata.hpp"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <tiffio.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/io/tiff_integrity.hpp"
+#include "core/io/tiff_page.hpp"
+
+namespace xcorr::io {
+namespace {
+
+// Micrometres per unit of the lengths this program carries, for converting OME's units.
+bool positive(double v) {
+  return std::isfinite(v) && v > 0;
+}
+
+double number(const std::string& s) {
+  if (s.empty()) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return (end == s.c_str() || !std::isfinite(v)) ? 0 : v;
+}
+
+std::string attribute(xmlNode* n, const char* name) {
+  xmlChar* v = xmlGetProp(n, reinterpret_cast<const xmlChar*>(name));
+  if (v == nullptr) return "";
+  std::string out(reinterpret_cast<const char*>(v));
+  xmlFree(v);
+  return out;
+}
+
+bool named(xmlNode* n, const char* local_name) {
+  return n->type == XML_ELEMENT_NODE &&
+         std::strcmp(reinterpret_cast<const char*>(n->name), local_name) == 0;
+}
+
+// The first element with this local name (any namespace: OME's changes with its schema year).
+xmlNode* find(xmlNode* n, const char* local_name) {
+  for (; n != nullptr; n = n->next) {
+    if (named(n, local_name)) return n;
+    if (xmlNode* in = find(n->children, local_name)) return in;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ImageScale scale_from_ome_xml(std::string_view xml) {
+  ImageScale s;
+  const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+  std::unique_ptr<xmlDoc, void (*)(xmlDoc*)> doc(
+      xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "ome.xml", nullptr, options),
+      xmlFreeDoc);
+  if (!doc) return s;
+  xmlNode* root = xmlDocGetRootElement(doc.get());
+  if (root == nullptr || !named(root, "OME")) return s;
+  xmlNode* pixels = find(root->children, "Pixels");
+  if (pixels == nullptr) return s;
+  // Lengths: PhysicalSizeX/Y in PhysicalSizeXUnit/YUnit (the schema's default: µm).
+  const double x = number(attribute(pixels, "PhysicalSizeX"));
+  const double y = number(attribute(pixels, "PhysicalSizeY"));
+  std::string ux = attribute(pixels, "PhysicalSizeXUnit");
+  std::string uy = attribute(pixels, "PhysicalSizeYUnit");
+  ux = ux.empty() ? "um" : length_unit(ux);
+  uy = uy.empty() ? "um" : length_unit(uy);
+  if (positive(x) && !ux.empty() && ux == uy) {
+    s.pixel_x = x;
+    s.pixel_y = positive(y) ? y : x;
+    s.unit = ux;
+    s.length_source = "OME-XML";
+  }
+  // Time: TimeIncrement (TimeIncrementUnit, default s), else the mean step of the planes' DeltaT
+  // along T (at the first C and Z).
+  const std::string unit = attribute(pixels, "TimeIncrementUnit");
+  const double per = unit.empty() ? 1 : seconds_per(unit);
+  const double increment = number(attribute(pixels, "TimeIncrement"));
+  if (positive(increment) && per > 0) {
+    s.frame_interval_s = increment * per;
+    s.time_source = "OME-XML TimeIncrement";
+    return s;
+  }
+  std::map<long, double> delta_t;  // by TheT
+  for (xmlNode* n = pixels->children; n != nullptr; n = n->next) {
+    if (!named(n, "Plane")) continue;
+    if (number(attribute(n, "TheC")) != 0 || number(attribute(n, "TheZ")) != 0) continue;
+    const std::string dt = attribute(n, "DeltaT");
+    const std::string dt_unit = attribute(n, "DeltaTUnit");
+    const double dt_per = dt_unit.empty() ? 1 : seconds_per(dt_unit);
+    if (dt.empty() || dt_per == 0) continue;
+    delta_t[std::lround(number(attribute(n, "TheT")))] = number(dt) * dt_per;
+  }
+  if (delta_t.size() >= 2) {
+    const auto first = delta_t.begin();
+    const auto last = std::prev(delta_t.end());
+    const double step =
+        (last->second - first->second) / static_cast<double>(last->first - first->first);
+    if (positive(step)) {
+      s.frame_interval_s = step;
+      s.time_source = "OME-XML DeltaT";
+    }
+  }
+  return s;
+}
+
+ImageScale scale_from_imagej(std::string_view description, double x_resolution,
+                             double y_resolution) {
+  ImageScale s;
+  std::map<std::string, std::string> kv;
+  std::size_t at = 0;
+  while (at < description.size()) {
+    std::size_t end = description.find('\n', at);
+    if (end == std::string_view::npos) end = description.size();
+    const std::string_view line = description.substr(at, end - at);
+    const std::size_t eq = line.find('=');
+    if (eq != std::string_view::npos)
+      kv[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+    at = end + 1;
+  }
+  if (!kv.count("ImageJ")) return s;
+  const std::string unit = kv.count("unit") ? length_unit(kv["unit"]) : "";
+  // ImageJ writes XResolution as pixels per unit (ResolutionUnit none); yunit, when present,
+  // names another y unit, which this program does not carry.
+  const bool same_y = !kv.count("yunit") || length_unit(kv["yunit"]) == unit;
+  if (!unit.empty() && positive(x_resolution) && same_y) {
+    s.pixel_x = 1 / x_resolution;
+    s.pixel_y = positive(y_resolution) ? 1 / y_resolution : s.pixel_x;
+    s.unit = unit;
+    s.length_source = "ImageJ description";
+  }
+  const double interval = kv.count("finterval") ? number(kv["finterval"]) : 0;
+  const double per = kv.count("tunit") ? seconds_per(kv["tunit"]) : 1;  // ImageJ's default: sec
+  if (positive(interval) && per > 0) {
+    s.frame_interval_s = interval * per;
+    s.time_source = "ImageJ description";
+  }
+  return s;
+}
+
+ImageScale scale_from_resolution(int resolution_unit, double x_resolution, double y_resolution) {
+  ImageScale s;
+  const double um_per_unit = resolution_unit == 2 ? 25400 : resolution_unit == 3 ? 10000 : 0;
+  if (um_per_unit == 0 || !positive(x_resolution)) return s;
+  if (resolution_unit == 2 && x_resolution == 72) return s;  // a display default, not a scale
+  s.pixel_x = um_per_unit / x_resolution;
+  s.pixel_y = um_per_unit / (positive(y_resolution) ? y_resolution : x_resolution);
+  s.unit = "um";
+  s.length_source = "TIFF resolution tags";
+  return s;
+}
+
+Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
+  if (!is_tiff_file(file)) return ImageScale{};
+  auto opened = open_tiff(file);
+  if (!opened.is_ok()) return opened.status();
+  TIFF* tif = opened.value();
+  char* description = nullptr;
+  std::string text;
+  if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) == 1 && description != nullptr)
+    text = description;
+  float xres = 0, yres = 0;
+  std::uint16_t unit = 2;  // the TIFF default: inch
+  const bool has_res = TIFFGetField(tif, TIFFTAG_XRESOLUTION, &xres) == 1;
+  if (TIFFGetField(tif, TIFFTAG_YRESOLUTION, &yres) != 1) yres = xres;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+  TIFFClose(tif);
+  (void)take_tiff_error();
+  const double x = has_res ? xres : 0, y = has_res ? yres : 0;
+  if (text.find("<OME") != std::string::npos) return scale_from_ome_xml(text);
+  if (text.rfind("ImageJ=", 0) == 0) return scale_from_imagej(text, x, y);
+  return scale_from_resolution(unit, x, y);
+}
+
+}  // namespace xcorr::io
