@@ -38,6 +38,7 @@
 #include "core/dic/job.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
@@ -153,9 +154,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](const dic::RoiShape& s) { add_roi_shape(s); });
   connect(view_, &ImageView::pixel_hovered, this,
           [this](double x, double y, double v, bool inside) {
-            pixel_label_->setText(inside ? QString("x %1  y %2  value %3")
+            const io::ImageScale scale = project_.scale();
+            const QString physical = scale.has_length() ? QString(" (%1, %2 %3)")
+                                                              .arg(scale.to_unit_x(x), 0, 'g', 5)
+                                                              .arg(scale.to_unit_y(y), 0, 'g', 5)
+                                                              .arg(qs(scale.unit))
+                                                        : QString();
+            pixel_label_->setText(inside ? QString("x %1  y %2%3  value %4")
                                                .arg(x, 0, 'f', 1)
                                                .arg(y, 0, 'f', 1)
+                                               .arg(physical)
                                                .arg(v, 0, 'g', 6)
                                          : QString());
             (void)point_readout(x, y);
@@ -531,6 +539,7 @@ void MainWindow::build_docks() {
   project_.options = panel_->options();
   connect(panel_, &DicPanel::changed, this, [this] {
     project_.options = panel_->options();
+    refresh_scale();
     if (source_ && !running() && project_.options.channel != opened_channel_) {
       const Status s = reopen_keeping_project();  // the images read with the other channel
       if (!s.is_ok()) show_error(tr("Colour channel"), qs(s.message()));
@@ -625,6 +634,10 @@ void MainWindow::build_docks() {
   });
   frames_layout->addWidget(frame_list_, 1);
   frames_layout->addWidget(as_reference);
+  scale_label_ = new QLabel;  // the stack's scale and where it came from
+  scale_label_->setObjectName("scale");
+  scale_label_->setWordWrap(true);
+  frames_layout->addWidget(scale_label_);
   frames_dock->setWidget(frames_widget);
   addDockWidget(Qt::LeftDockWidgetArea, frames_dock);
   tabifyDockWidget(dic_dock, frames_dock);  // a tab beside Analysis: the form keeps its height
@@ -796,6 +809,12 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   for (Index k = 1; k < source_->count(); ++k) frames.push_back(source_->source(k));
   project_.adopt_stack(path, std::move(files), source_->source(0), std::move(frames),
                        source_->reference_page());
+  // The scale in the reference's metadata (none when it cannot be read: the images still open).
+  auto file_scale = io::read_image_scale(source_->file_of(0));
+  if (file_scale.is_ok()) project_.file_scale = file_scale.value();
+  for (Index k = 1; k < source_->count(); ++k)
+    project_.frame_steps.push_back(static_cast<double>(source_->page_of(k) - source_->page_of(0)));
+  refresh_scale();
   undo_->clear();
   set_roi_internal({});
   slider_->blockSignals(true);
@@ -1125,6 +1144,19 @@ void MainWindow::show_frame(int k) {
                        current_);
 }
 
+void MainWindow::refresh_scale() {
+  if (results_panel_ == nullptr || scale_label_ == nullptr) return;  // while the window is built
+  const io::ImageScale scale = project_.scale();
+  std::vector<double> times;
+  if (scale.has_time() && source_) {
+    for (Index k = 0; k < source_->count(); ++k) times.push_back(project_.frame_time_s(k));
+  }
+  results_panel_->set_scale(scale, std::move(times));
+  scale_label_->setText(tr("Scale: %1. Set or override it in Analysis: Pixel size, Frame "
+                           "interval.")
+                            .arg(qs(io::describe(scale))));
+}
+
 void MainWindow::refresh_results() {
   const dic::FrameResult* shown = project_.result_of(current_);
   view_->set_results(shown, results_panel_->style(), project_.ran_options.step);
@@ -1141,7 +1173,7 @@ QString MainWindow::point_readout(double x, double y) {
   QPointF mark(qQNaN(), qQNaN());
   if (k >= 0) {
     const dic::PointResult& p = shown->points[static_cast<std::size_t>(k)];
-    text = tr("frame %1: %2").arg(current_).arg(point_text(p));
+    text = tr("frame %1: %2").arg(current_).arg(point_text(p, project_.scale()));
     mark = QPointF(p.x, p.y);
   }
   results_panel_->set_cursor_text(text);

@@ -145,6 +145,7 @@ class MainWindow : public QMainWindow {
   void set_templates_internal(const std::vector<TemplateRect>& t);
   void refresh_tracks();
   void refresh_results();
+  void refresh_scale();    // the project's scale to the results panel and the Frames dock
   void refresh_actions();  // exports enabled only when there is something to export
   void show_mode();        // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
@@ -180,7 +181,7 @@ class MainWindow : public QMainWindow {
   class TrackingPanel* tracking_panel_ = nullptr;
   QUndoStack* undo_;
   QSlider* slider_;
-  QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_;
+  QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_, *scale_label_ = nullptr;
   QProgressBar* progress_;
   QPushButton *run_button_, *cancel_button_;
   QTimer* play_timer_;

@@ -137,12 +137,25 @@ long nearest_point(const std::vector<dic::PointResult>& points, long cols, int s
   return rr * cols + cc;
 }
 
-QString point_text(const dic::PointResult& p) {
-  QString t = QString("x %1, y %2: ").arg(p.x, 0, 'f', 1).arg(p.y, 0, 'f', 1);
+QString point_text(const dic::PointResult& p, const io::ImageScale& scale) {
+  const bool length = scale.has_length();
+  const QString unit = QString::fromStdString(scale.unit);
+  QString t = QString("x %1, y %2").arg(p.x, 0, 'f', 1).arg(p.y, 0, 'f', 1);
+  if (length)
+    t += QString(" (%1, %2 %3)")
+             .arg(scale.to_unit_x(p.x), 0, 'g', 5)
+             .arg(scale.to_unit_y(p.y), 0, 'g', 5)
+             .arg(unit);
+  t += ": ";
   if (p.status == dic::PointStatus::converged) {
-    t += QString("u %1 px, v %2 px, |d| %3 px, exx %4, eyy %5, exy %6, ")
+    const auto in_unit = [&](double px, double unit_per_px) {
+      return length ? QString(" (%1 %2)").arg(px * unit_per_px, 0, 'g', 4).arg(unit) : QString();
+    };
+    t += QString("u %1 px%2, v %3 px%4, |d| %5 px, exx %6, eyy %7, exy %8, ")
              .arg(p.u, 0, 'f', 3)
+             .arg(in_unit(p.u, scale.pixel_x))
              .arg(p.v, 0, 'f', 3)
+             .arg(in_unit(p.v, scale.pixel_y))
              .arg(std::hypot(p.u, p.v), 0, 'f', 3)
              .arg(p.exx, 0, 'f', 4)
              .arg(p.eyy, 0, 'f', 4)

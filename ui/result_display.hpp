@@ -12,6 +12,7 @@
 
 #include "core/dic/dic.hpp"
 #include "core/enum_labels.hpp"
+#include "core/io/scale.hpp"
 
 namespace xcorr::ui {
 enum class ResultField { u, v, magnitude, exx, eyy, exy, zncc, status };
@@ -78,8 +79,9 @@ struct MapStyle {
 long nearest_point(const std::vector<dic::PointResult>& points, long cols, int step, double x,
                    double y);
 // "x 120, y 80: u 0.412 px, v 0.251 px, |d| 0.482 px, exx 0.0040, eyy -0.0012, exy 0.0001,
-// ZNCC 0.9871, converged" (the data cursor's text).
-QString point_text(const dic::PointResult& p);
+// ZNCC 0.9871, converged" (the data cursor's text); with a known pixel size the position and
+// displacement follow in its unit too: "x 120, y 80 (78.0, 52.0 um): u 0.412 px (0.268 um), ...".
+QString point_text(const dic::PointResult& p, const io::ImageScale& scale = {});
 
 }  // namespace xcorr::ui
 

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/scaled_ticker.hpp"
+
 namespace xcorr::ui {
 namespace {
 
@@ -197,6 +199,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     d->open();
   });
   load_field_settings();
+  label_axes();
 }
 
 MapStyle ResultsPanel::style() const {
@@ -318,13 +321,8 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
       map_->data()->setCell(static_cast<int>(c), static_cast<int>(r),
                             hidden ? std::numeric_limits<double>::quiet_NaN() : v);
     }
-  if (s.field == ResultField::status) {
-    map_->setGradient(status_gradient());
-    scale_->axis()->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
-  } else {
-    map_->setGradient(gradient_of(s.map));
-    scale_->axis()->setLabel(QString::fromStdString(to_string(s.field)));
-  }
+  map_->setGradient(s.field == ResultField::status ? status_gradient() : gradient_of(s.map));
+  label_axes();
   const ColourRange used = range_in_use(s.range, pts, s.field, s.map);
   map_->setDataRange(QCPRange(used.lo, used.hi));
   if (s.range.automatic && s.field != ResultField::status) {  // show the range in use
@@ -334,6 +332,42 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
     for (auto* b : {range_lo_, range_hi_}) b->blockSignals(false);
   }
   fit_aspect();
+}
+
+void ResultsPanel::set_scale(const io::ImageScale& scale, std::vector<double> frame_times_s) {
+  units_ = scale;
+  frame_times_s_ = std::move(frame_times_s);
+  label_axes();
+  plot_->replot();
+  if (!profile_.empty()) show_profile(profile_, profile_what_);
+  show_tracks(tracks_);
+}
+
+void ResultsPanel::label_axes() {
+  const bool length = units_.has_length();
+  const QString unit = length ? QString::fromStdString(units_.unit) : QString("px");
+  // An axis in px, labelled in the unit when there is one.
+  const auto in_unit = [length](QCPAxis* axis, double factor, const QString& label) {
+    axis->setTicker(length ? QSharedPointer<QCPAxisTicker>(new ScaledTicker(factor))
+                           : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setLabel(label);
+  };
+  in_unit(plot_->xAxis, units_.pixel_x, tr("x (%1)").arg(unit));
+  in_unit(plot_->yAxis, units_.pixel_y, tr("y (%1)").arg(unit));
+  in_unit(profile_plot_->xAxis, units_.pixel_x, tr("distance along the line (%1)").arg(unit));
+  in_unit(profile_plot_->yAxis, units_.pixel_x, tr("displacement (%1)").arg(unit));
+  const ResultField f = style().field;
+  QCPAxis* bar = scale_->axis();
+  if (f == ResultField::status) {
+    bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
+  } else if (f == ResultField::u || f == ResultField::v || f == ResultField::magnitude) {
+    in_unit(bar, f == ResultField::v ? units_.pixel_y : units_.pixel_x,
+            tr("%1 (%2)").arg(QString::fromStdString(to_string(f)), unit));
+  } else {
+    bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    bar->setLabel(QString::fromStdString(to_string(f)));
+  }
 }
 
 void ResultsPanel::set_cursor_text(const QString& text) {
@@ -352,8 +386,8 @@ void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QStrin
     const char* name;
     double dic::PointResult::*member;
     bool strain;
-  } series[] = {{"u (px)", &dic::PointResult::u, false},
-                {"v (px)", &dic::PointResult::v, false},
+  } series[] = {{"u", &dic::PointResult::u, false},
+                {"v", &dic::PointResult::v, false},
                 {"exx", &dic::PointResult::exx, true},
                 {"eyy", &dic::PointResult::eyy, true},
                 {"exy", &dic::PointResult::exy, true}};
@@ -380,14 +414,23 @@ Status ResultsPanel::export_profile_csv(const QString& path) const {
 }
 
 void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
+  tracks_ = tracks;
   tracks_plot_->clearGraphs();
+  // Against time when every frame's time is known (in time order: a reference chosen later in
+  // the stack puts earlier pages at negative times), else against the frame number.
+  const bool timed =
+      units_.has_time() && !tracks.empty() && frame_times_s_.size() >= tracks.front().x.size();
+  const bool length = units_.has_length();
+  const QString unit = length ? QString::fromStdString(units_.unit) : QString("px");
+  tracks_plot_->xAxis->setLabel(timed ? tr("time (s)") : tr("frame"));
+  tracks_plot_->yAxis->setLabel(tr("displacement (%1): dx solid, dy dashed").arg(unit));
   for (std::size_t t = 0; t < tracks.size(); ++t) {
     const Track& track = tracks[t];
     QVector<double> frame, dx, dy;
     for (std::size_t k = 0; k < track.x.size(); ++k) {
-      frame << static_cast<double>(k);
-      dx << track.x[k] - track.x[0];
-      dy << track.y[k] - track.y[0];
+      frame << (timed ? frame_times_s_[k] : static_cast<double>(k));
+      dx << (track.x[k] - track.x[0]) * (length ? units_.pixel_x : 1);
+      dy << (track.y[k] - track.y[0]) * (length ? units_.pixel_y : 1);
     }
     const QColor c = line_colour(t);
     QCPGraph* gx = tracks_plot_->addGraph();

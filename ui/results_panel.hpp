@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dic/dic.hpp"
+#include "core/io/scale.hpp"
 #include "core/status.hpp"
 #include "core/tracking.hpp"
 #include "ui/result_display.hpp"
@@ -38,6 +39,11 @@ class ResultsPanel : public QTabWidget {
   void set_auto_range();
   void set_vectors(bool on, double scale, const QColor& colour, double opacity);
 
+  // Lengths in the scale's unit (axes, colour bar of u, v and |d|, the cursor, trajectories) and
+  // trajectories against time when frame_times_s (frame k's time after the reference, k = 0..)
+  // is given; an empty scale shows px and frame numbers. Replots.
+  void set_scale(const io::ImageScale& scale, std::vector<double> frame_times_s);
+  const io::ImageScale& scale() const { return units_; }
   void show_map(const dic::FrameResult* frame, const dic::Grid& grid);  // null: cleared
   void set_cursor_text(const QString& text);  // the data cursor's line under the map
   QString cursor_text() const;
@@ -78,6 +84,10 @@ class ResultsPanel : public QTabWidget {
   std::vector<ProfileSample> profile_;
   QString profile_what_;
   bool map_has_data_ = false, surface_has_data_ = false;
+  io::ImageScale units_;
+  std::vector<double> frame_times_s_;
+  std::vector<Track> tracks_;
+  void label_axes();  // px or the unit, by units_ and the shown quantity
 };
 
 }  // namespace xcorr::ui

@@ -75,6 +75,7 @@ Result<ImageScale> parse_pixel_size(std::string_view text) {
   }
   if (!(x > 0) || !(y > 0)) return bad(what + ": a pixel size must be > 0");
   const std::string unit = length_unit(s);
+  if (s.empty()) return bad(what + ": a length unit is needed, e.g. 0.65um (nm, um, mm, cm or m)");
   if (unit.empty()) {
     return bad(what + ": unknown length unit '" + std::string(s) + "' (nm, um, mm, cm or m)");
   }
@@ -93,6 +94,7 @@ Result<double> parse_duration(std::string_view text) {
   if (!leading_number(s, v)) return bad(what + ": expected a time and a unit, e.g. 2s or 500ms");
   if (!(v > 0)) return bad(what + ": a frame interval must be > 0");
   const double per = seconds_per(s);
+  if (s.empty()) return bad(what + ": a time unit is needed, e.g. 2s (ms, s, min or h)");
   if (per == 0) {
     return bad(what + ": unknown time unit '" + std::string(s) + "' (ms, s, min or h)");
   }

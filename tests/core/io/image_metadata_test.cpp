@@ -39,7 +39,9 @@ TEST(Scale, UserTextsParseWithTheirUnits) {
   EXPECT_EQ(parse_duration("1.5min").value(), 90);
   EXPECT_EQ(parse_duration("2 h").value(), 7200);
   EXPECT_EQ(parse_pixel_size("0.65").status().message(),
-            "pixel size '0.65': unknown length unit '' (nm, um, mm, cm or m)");
+            "pixel size '0.65': a length unit is needed, e.g. 0.65um (nm, um, mm, cm or m)");
+  EXPECT_EQ(parse_duration("2").status().message(),
+            "frame interval '2': a time unit is needed, e.g. 2s (ms, s, min or h)");
   EXPECT_EQ(parse_pixel_size("0.65 inch").status().message(),
             "pixel size '0.65 inch': unknown length unit 'inch' (nm, um, mm, cm or m)");
   EXPECT_EQ(parse_pixel_size("-1um").status().message(),

@@ -1,0 +1,144 @@
+// Physical units in the window (issue 17; trajectories against time, issue 16): a stack whose
+// ImageJ description gives 0.25 um pixels and 2 s per frame shows its scale in the Frames dock,
+// the status-bar readout and the data cursor in um, the map axes and colour bar in um, and the
+// trajectories against time in um; the tracks CSV carries the physical columns and velocities;
+// the user's pixel size overrides the file's and is saved with the project.
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+#include <tiffio.h>
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.hpp"
+#include "ui/dic_panel.hpp"
+#include "ui/image_view.hpp"
+#include "ui/main_window.hpp"
+#include "ui/result_display.hpp"
+#include "ui/results_panel.hpp"
+
+namespace xcorr::ui {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Units : public testing::TempDirTest {
+ protected:
+  // The bundled tracking sample (the template at (96, 96) moves by dy 0.6, dx -0.35 px per
+  // frame) with an ImageJ description and resolution: 4 px per micron, 2 s per frame.
+  std::string scaled_stack() {
+    const std::string p = path("scaled.tif");
+    fs::copy_file(std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif", p);
+    TIFF* tif = TIFFOpen(p.c_str(), "r+");
+    EXPECT_NE(tif, nullptr);
+    TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION,
+                 "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\nfinterval=2\n");
+    TIFFSetField(tif, TIFFTAG_XRESOLUTION, 4.0f);
+    TIFFSetField(tif, TIFFTAG_YRESOLUTION, 4.0f);
+    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+    EXPECT_EQ(TIFFRewriteDirectory(tif), 1);
+    TIFFClose(tif);
+    return p;
+  }
+  static std::string read(const std::string& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+  static QCustomPlot* plot_labelled(QWidget& w, const QString& x_label) {
+    for (QCustomPlot* p : w.findChildren<QCustomPlot*>())
+      if (p->xAxis->label() == x_label) return p;
+    return nullptr;
+  }
+};
+
+TEST_F(Units, TheFilesScaleShowsEverywhereAndTheUserCanOverrideIt) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(scaled_stack())).is_ok());
+  auto* scale = w.findChild<QLabel*>("scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_TRUE(
+      scale->text().contains("pixel 0.25 x 0.25 um (ImageJ description); frame "
+                             "interval 2 s (ImageJ description)"))
+      << scale->text().toStdString();
+  // Status bar: px and um.
+  emit w.view()->pixel_hovered(10, 20, 5, true);
+  bool readout = false;
+  for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+    readout = readout || l->text().contains("x 10.0  y 20.0 (2.5, 5 um)  value 5");
+  EXPECT_TRUE(readout);
+  // Map axes in um.
+  EXPECT_NE(plot_labelled(w, "x (um)"), nullptr);
+
+  // Trajectories against time, displacement in um; the CSV has um, time and velocity.
+  w.add_template({96, 96, 64, 64});
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_tracking());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(finished.count(), 1);
+  QCustomPlot* tracks = plot_labelled(w, "time (s)");
+  ASSERT_NE(tracks, nullptr);
+  EXPECT_EQ(tracks->yAxis->label(), "displacement (um): dx solid, dy dashed");
+  ASSERT_GE(tracks->graphCount(), 2);
+  const auto dy = tracks->graph(1)->data();
+  ASSERT_EQ(dy->size(), 6);
+  EXPECT_EQ(dy->at(5)->key, 10.0);                      // frame 5 at 10 s
+  EXPECT_NEAR(dy->at(5)->value, 5 * 0.6 * 0.25, 0.02);  // um
+  ASSERT_TRUE(w.export_tracks_csv(QString::fromStdString(path("t.csv"))).is_ok());
+  const std::string csv = read(path("t.csv"));
+  EXPECT_NE(csv.find("frame,template,x,y,dx,dy,zncc,x_um,y_um,dx_um,dy_um,time_s,vx_um_per_s,"
+                     "vy_um_per_s\n"),
+            std::string::npos)
+      << csv.substr(0, 600);
+  // vy = 0.6 px/frame * 0.25 um/px / 2 s = 0.075 um/s
+  std::istringstream rows(csv);
+  std::string line;
+  int checked = 0;
+  while (std::getline(rows, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+    std::vector<double> v;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) v.push_back(std::stod(c));
+    ASSERT_EQ(v.size(), 14u) << line;
+    EXPECT_EQ(v[11], 2 * v[0]) << line;
+    EXPECT_NEAR(v[13], 0.075, 0.005) << line;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);
+
+  // The user's pixel size replaces the file's, in the label, the plots and the project.
+  dic::DicOptions o = w.dic_panel()->options();
+  o.pixel_size = "100nm";
+  w.dic_panel()->set_options(o);
+  EXPECT_TRUE(scale->text().contains("pixel 100 x 100 nm (user)")) << scale->text().toStdString();
+  EXPECT_NE(plot_labelled(w, "x (nm)"), nullptr);
+  EXPECT_NEAR(plot_labelled(w, "time (s)")->graph(1)->data()->at(5)->value, 5 * 0.6 * 100, 8);
+  ASSERT_TRUE(w.save_project(QString::fromStdString(path("p.json"))).is_ok());
+  EXPECT_NE(read(path("p.json")).find("\"pixel_size\": \"100nm\""), std::string::npos);
+  MainWindow again;
+  ASSERT_TRUE(again.open_project(QString::fromStdString(path("p.json"))).is_ok());
+  EXPECT_TRUE(again.findChild<QLabel*>("scale")->text().contains("100 x 100 nm (user)"));
+}
+
+TEST(UnitsText, TheDataCursorAddsTheUnit) {
+  dic::PointResult p;
+  p.x = 120, p.y = 80, p.u = 0.412, p.v = -0.25, p.zncc = 0.98;
+  p.status = dic::PointStatus::converged;
+  const io::ImageScale s = io::apply_user_scale({}, "0.65um", "").value();
+  const QString t = point_text(p, s);
+  EXPECT_TRUE(
+      t.startsWith("x 120.0, y 80.0 (78, 52 um): u 0.412 px (0.2678 um), v -0.250 px "
+                   "(-0.1625 um),"))
+      << t.toStdString();
+  EXPECT_TRUE(point_text(p).startsWith("x 120.0, y 80.0: u 0.412 px, v -0.250 px,"));
+}
+
+}  // namespace
+}  // namespace xcorr::ui
