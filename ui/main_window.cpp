@@ -866,11 +866,27 @@ void MainWindow::set_roi_for_tests(const dic::Roi& roi) {
   set_roi_internal(roi);
 }
 
+QString MainWindow::extent_text(double x, double y, double w, double h) const {
+  QString t = tr("%1 x %2 px at (%3, %4)").arg(w, 0, 'f', 1).arg(h, 0, 'f', 1).arg(x).arg(y);
+  const io::ImageScale scale = project_.scale();
+  if (scale.has_length()) {
+    t += tr(" = %1 x %2 %3 at (%4, %5)")
+             .arg(scale.to_unit_x(w), 0, 'g', 4)
+             .arg(scale.to_unit_y(h), 0, 'g', 4)
+             .arg(qs(scale.unit))
+             .arg(scale.to_unit_x(x), 0, 'g', 4)
+             .arg(scale.to_unit_y(y), 0, 'g', 4);
+  }
+  return t;
+}
+
 void MainWindow::add_roi_shape(const dic::RoiShape& s) {
   dic::Roi after = project_.roi;
   after.shapes.push_back(s);
   undo_->push(new RoiCommand(tr("Add %1").arg(shape_name(s)), project_.roi, after,
                              [this](const dic::Roi& r) { set_roi_internal(r); }));
+  const dic::RoiBounds b = dic::bounds(s);
+  message(tr("Added %1: %2").arg(shape_name(s), extent_text(b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0)));
 }
 
 void MainWindow::clear_roi() {
@@ -1059,6 +1075,10 @@ void MainWindow::add_template(const TemplateRect& r) {
   undo_->push(new LambdaCommand(
       tr("Add template"), [this, before] { set_templates_internal(before); },
       [this, after] { set_templates_internal(after); }));
+  message(tr("Added template %1: %2")
+              .arg(after.size())
+              .arg(extent_text(static_cast<double>(r.x), static_cast<double>(r.y),
+                               static_cast<double>(r.width), static_cast<double>(r.height))));
 }
 
 void MainWindow::set_templates_internal(const std::vector<TemplateRect>& t) {

@@ -145,7 +145,9 @@ class MainWindow : public QMainWindow {
   void set_templates_internal(const std::vector<TemplateRect>& t);
   void refresh_tracks();
   void refresh_results();
-  void refresh_scale();    // the project's scale to the results panel and the Frames dock
+  void refresh_scale();
+  // "120.0 x 80.0 px at (10, 20) = 78 x 52 um at (6.5, 13)": a shape's extent, in the unit too.
+  QString extent_text(double x, double y, double w, double h) const;    // the project's scale to the results panel and the Frames dock
   void refresh_actions();  // exports enabled only when there is something to export
   void show_mode();        // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);

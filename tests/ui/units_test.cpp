@@ -79,6 +79,11 @@ TEST_F(Units, TheFilesScaleShowsEverywhereAndTheUserCanOverrideIt) {
 
   // Trajectories against time, displacement in um; the CSV has um, time and velocity.
   w.add_template({96, 96, 64, 64});
+  EXPECT_EQ(w.statusBar()->currentMessage(),
+            "Added template 1: 64.0 x 64.0 px at (96, 96) = 16 x 16 um at (24, 24)");
+  w.add_roi_shape(dic::parse_roi_shape("rect:10,20,40,8").value());
+  EXPECT_EQ(w.statusBar()->currentMessage(),
+            "Added rectangle: 40.0 x 8.0 px at (10, 20) = 10 x 2 um at (2.5, 5)");
   QSignalSpy finished(&w, &MainWindow::run_finished);
   ASSERT_TRUE(w.start_tracking());
   for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
