@@ -540,9 +540,9 @@ void MainWindow::build_docks() {
   connect(panel_, &DicPanel::changed, this, [this] {
     project_.options = panel_->options();
     refresh_scale();
-    if (source_ && !running() && project_.options.channel != opened_channel_) {
+    if (source_ && !running() && project_.options.plane() != opened_plane_) {
       const Status s = reopen_keeping_project();  // the images read with the other channel
-      if (!s.is_ok()) show_error(tr("Colour channel"), qs(s.message()));
+      if (!s.is_ok()) show_error(tr("Channel"), qs(s.message()));
     }
   });
   {  // the integer guess's variants: auto and every registered one
@@ -696,9 +696,9 @@ int MainWindow::frame_count() const {
 
 Status MainWindow::open_stack(const QString& path, Index reference_page) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
-  opened_channel_ = panel_->options().channel;
+  opened_plane_ = panel_->options().plane();
   auto opened = io::LazyStack::open(path.toStdString(), io::LazyStack::kDefaultCacheBytes,
-                                    opened_channel_, reference_page);
+                                    opened_plane_, reference_page);
   if (!opened.is_ok()) return opened.status();
   XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
@@ -713,9 +713,8 @@ Status MainWindow::open_files(const QStringList& files) {
     paths.emplace_back(f.toStdString());
     names.push_back(f.toStdString());
   }
-  opened_channel_ = panel_->options().channel;
-  auto opened =
-      io::LazyStack::open_files(paths, io::LazyStack::kDefaultCacheBytes, opened_channel_);
+  opened_plane_ = panel_->options().plane();
+  auto opened = io::LazyStack::open_files(paths, io::LazyStack::kDefaultCacheBytes, opened_plane_);
   if (!opened.is_ok()) return opened.status();
   const QString label = files.size() == 1 ? files[0] : tr("%1 files").arg(files.size());
   return adopt_source(std::move(opened).value(), label, std::string(), std::move(names));

@@ -147,7 +147,8 @@ class MainWindow : public QMainWindow {
   void refresh_results();
   void refresh_scale();
   // "120.0 x 80.0 px at (10, 20) = 78 x 52 um at (6.5, 13)": a shape's extent, in the unit too.
-  QString extent_text(double x, double y, double w, double h) const;    // the project's scale to the results panel and the Frames dock
+  QString extent_text(double x, double y, double w, double h)
+      const;               // the project's scale to the results panel and the Frames dock
   void refresh_actions();  // exports enabled only when there is something to export
   void show_mode();        // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
@@ -202,9 +203,9 @@ class MainWindow : public QMainWindow {
   bool subtract_ = false;
   QPointF cursor_point_{qQNaN(), qQNaN()}, probe_point_{qQNaN(), qQNaN()};
   QLineF profile_line_;
-  QString project_path_;                                 // the project last saved or opened
-  bool unsaved_ = false;                                 // results of a run since then
-  io::Channel opened_channel_ = io::Channel::luminance;  // what the open stack was read with
+  QString project_path_;             // the project last saved or opened
+  bool unsaved_ = false;             // results of a run since then
+  io::PlaneSelection opened_plane_;  // what the open stack was read with (colour, channel, z)
   std::function<int(const QString&)> ask_;
   QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
           *export_plot_ = nullptr;

@@ -38,7 +38,7 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
     s.stacks.push_back(open);
   } else {
     auto ref = io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes,
-                                   job.options.channel, job.reference_page);
+                                   job.options.plane(), job.reference_page);
     if (!ref.is_ok()) return ref.status();
     s.stacks.push_back(std::move(ref).value());
   }
@@ -64,7 +64,7 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
     add_all(s.reference, 1);
   } else {
     for (const std::string& f : job.frames) {
-      auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.channel);
+      auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.plane());
       if (!st.is_ok()) return st.status();
       s.stacks.push_back(std::move(st).value());
       add_all(s.stacks.back().get(), 0);
@@ -81,11 +81,11 @@ Result<Sources> open_sources(const dic::DicJob& job, const std::shared_ptr<io::L
 // other files by their frame number.
 std::vector<double> frame_steps(const Sources& s) {
   std::vector<double> steps;
-  const Index ref = s.reference->page_of(0);
+  const Index ref = s.reference->time_of(0);
   for (std::size_t k = 0; k < s.frames.size(); ++k) {
     const auto [stack, index] = s.frames[k];
     const bool own_page = stack == s.reference && index != kUnreachable;
-    steps.push_back(own_page ? static_cast<double>(stack->page_of(index) - ref)
+    steps.push_back(own_page ? static_cast<double>(stack->time_of(index) - ref)
                              : static_cast<double>(k + 1));
   }
   return steps;
@@ -165,11 +165,11 @@ Status validate_job(const dic::DicJob& job) {
     if (!fs::exists(f, ec)) return {ErrorCode::not_found, "frames '" + f + "' not found"};
   }
   auto ref = io::LazyStack::open(job.reference, io::LazyStack::kDefaultCacheBytes,
-                                 job.options.channel, job.reference_page);
+                                 job.options.plane(), job.reference_page);
   if (!ref.is_ok()) return ref.status();
   const Shape shape = ref.value()->shape();
   for (const std::string& f : job.frames) {
-    auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.channel);
+    auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.plane());
     if (!st.is_ok()) return st.status();
     if (st.value()->shape() != shape) {
       return {ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +

@@ -54,10 +54,13 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                     "on: results files hold the points inside the ROI; off: every point of the "
                     "grid around it too (marked outside_roi)",
                     &O::roi_only),
-      enum_field<O>("channel", "Colour channel",
-                    "Colour images: luminance (0.299 R + 0.587 G + 0.114 B) or the red, green or "
-                    "blue channel; grey images are read as they are",
-                    &O::channel),
+      text_field<O>("channel", "Channel",
+                    "Colour images: luminance (0.299 R + 0.587 G + 0.114 B), red, green or blue; "
+                    "hyperstacks: the channel number (0, 1, ...); grey images are read as they are",
+                    &O::channel, labels<io::Channel>(), false),
+      integer_field<O>("z", "Z-plane", "",
+                       "Hyperstacks: the z-plane (0-based) whose time points are the frames", &O::z,
+                       0, kNoLimit),
       text_field<O>("pixel_size", "Pixel size",
                     "Length of a pixel with its unit (0.65um, 0.65x0.7um, 120nm); empty: from the "
                     "file's metadata; none: px only",
@@ -78,8 +81,14 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
 
 Status DicOptions::check() const {
   XCORR_RETURN_IF_ERROR(check_fields(dic_option_table(), *this));
+  XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   // The scale's texts parse (the file's values are not needed for that).
   return io::apply_user_scale({}, pixel_size, frame_interval).status();
+}
+
+io::PlaneSelection DicOptions::plane() const {
+  auto p = io::parse_channel_text(channel, z);
+  return p.is_ok() ? p.value() : io::PlaneSelection{};
 }
 
 const char* to_string(ShapeFunction v) {

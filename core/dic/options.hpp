@@ -72,7 +72,10 @@ struct DicOptions {
   StrainKind strain = StrainKind::green_lagrange;
   OnOff roi_only = OnOff::on;  // results files: only points inside the ROI (off: every point of
                                // the work window's grid, outside_roi ones included)
-  io::Channel channel = io::Channel::luminance;  // colour images: luminance or one channel
+  // Colour images: luminance, red, green or blue; hyperstacks: the channel number (0-based;
+  // core/io/channel.hpp). z: a hyperstack's z-plane (0-based). The frames are the time points.
+  std::string channel = "luminance";
+  int z = 0;
   // The stack's scale (core/io/scale.hpp): "" takes the file's metadata, "none" drops it, else
   // the user's value ("0.65um", "0.65x0.7um"; "2s", "500ms").
   std::string pixel_size;
@@ -81,7 +84,8 @@ struct DicOptions {
   std::string device = "auto";  // where frames are registered: auto (GPU when present and the
                                 // propagation is independent), cpu or gpu
 
-  Status check() const;  // every field of dic_option_table() in its range or choices
+  Status check() const;              // every field of dic_option_table() in its range or choices
+  io::PlaneSelection plane() const;  // channel and z as read by the image readers (checked)
 };
 
 // The table of every DIC option, in the order forms and headers show them.

@@ -26,5 +26,8 @@ Status write_image_stack(const std::filesystem::path& path, StackView<const floa
 Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
   return no_images(file);
 }
+Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file) {
+  return no_images(file);
+}
 
 }  // namespace xcorr::io

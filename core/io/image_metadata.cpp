@@ -4,6 +4,7 @@
 #include <libxml/tree.h>
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -54,17 +55,46 @@ xmlNode* find(xmlNode* n, const char* local_name) {
 
 }  // namespace
 
-ImageScale scale_from_ome_xml(std::string_view xml) {
-  ImageScale s;
+long HyperLayout::page(long c, long z, long t) const {
+  long index = 0, stride = 1;
+  for (const char axis : order) {
+    const long at = axis == 'C' ? c : axis == 'Z' ? z : t;
+    const long size = axis == 'C' ? channels : axis == 'Z' ? slices : std::max(frames, 1L);
+    index += at * stride;
+    stride *= size;
+  }
+  return index;
+}
+
+StackMetadata metadata_from_ome_xml(std::string_view xml) {
+  StackMetadata m;
+  ImageScale& s = m.scale;
   const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
   std::unique_ptr<xmlDoc, void (*)(xmlDoc*)> doc(
       xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "ome.xml", nullptr, options),
       xmlFreeDoc);
-  if (!doc) return s;
+  if (!doc) return m;
   xmlNode* root = xmlDocGetRootElement(doc.get());
-  if (root == nullptr || !named(root, "OME")) return s;
+  if (root == nullptr || !named(root, "OME")) return m;
   xmlNode* pixels = find(root->children, "Pixels");
-  if (pixels == nullptr) return s;
+  if (pixels == nullptr) return m;
+  // Layout: SizeC (over the samples of one page: an RGB page holds 3 channels), SizeZ, SizeT,
+  // DimensionOrder XY + a permutation of CZT.
+  const long size_c = std::lround(number(attribute(pixels, "SizeC")));
+  const long size_z = std::lround(number(attribute(pixels, "SizeZ")));
+  const long size_t_ = std::lround(number(attribute(pixels, "SizeT")));
+  xmlNode* channel = find(pixels->children, "Channel");
+  const long samples =
+      channel == nullptr ? 1
+                         : std::max(1L, std::lround(number(attribute(channel, "SamplesPerPixel"))));
+  const std::string order = attribute(pixels, "DimensionOrder");
+  if (size_c >= 1 && size_z >= 1 && size_t_ >= 1 && order.size() == 5 &&
+      order.rfind("XY", 0) == 0) {
+    m.layout.channels = std::max(1L, size_c / samples);
+    m.layout.slices = size_z;
+    m.layout.frames = size_t_;
+    m.layout.order = order.substr(2);
+  }
   // Lengths: PhysicalSizeX/Y in PhysicalSizeXUnit/YUnit (the schema's default: µm).
   const double x = number(attribute(pixels, "PhysicalSizeX"));
   const double y = number(attribute(pixels, "PhysicalSizeY"));
@@ -86,7 +116,7 @@ ImageScale scale_from_ome_xml(std::string_view xml) {
   if (positive(increment) && per > 0) {
     s.frame_interval_s = increment * per;
     s.time_source = "OME-XML TimeIncrement";
-    return s;
+    return m;
   }
   std::map<long, double> delta_t;  // by TheT
   for (xmlNode* n = pixels->children; n != nullptr; n = n->next) {
@@ -108,12 +138,13 @@ ImageScale scale_from_ome_xml(std::string_view xml) {
       s.time_source = "OME-XML DeltaT";
     }
   }
-  return s;
+  return m;
 }
 
-ImageScale scale_from_imagej(std::string_view description, double x_resolution,
-                             double y_resolution) {
-  ImageScale s;
+StackMetadata metadata_from_imagej(std::string_view description, double x_resolution,
+                                   double y_resolution) {
+  StackMetadata m;
+  ImageScale& s = m.scale;
   std::map<std::string, std::string> kv;
   std::size_t at = 0;
   while (at < description.size()) {
@@ -125,7 +156,14 @@ ImageScale scale_from_imagej(std::string_view description, double x_resolution,
       kv[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
     at = end + 1;
   }
-  if (!kv.count("ImageJ")) return s;
+  if (!kv.count("ImageJ")) return m;
+  // Hyperstacks: channels, slices, frames (pages in CZT order).
+  const auto count = [&kv](const char* key) {
+    return kv.count(key) ? std::max(1L, std::lround(number(kv[key]))) : 1L;
+  };
+  m.layout.channels = count("channels");
+  m.layout.slices = count("slices");
+  m.layout.frames = kv.count("frames") ? count("frames") : 0;
   const std::string unit = kv.count("unit") ? length_unit(kv["unit"]) : "";
   // ImageJ writes XResolution as pixels per unit (ResolutionUnit none); yunit, when present,
   // names another y unit, which this program does not carry.
@@ -142,7 +180,7 @@ ImageScale scale_from_imagej(std::string_view description, double x_resolution,
     s.frame_interval_s = interval * per;
     s.time_source = "ImageJ description";
   }
-  return s;
+  return m;
 }
 
 ImageScale scale_from_resolution(int resolution_unit, double x_resolution, double y_resolution) {
@@ -158,7 +196,13 @@ ImageScale scale_from_resolution(int resolution_unit, double x_resolution, doubl
 }
 
 Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
-  if (!is_tiff_file(file)) return ImageScale{};
+  auto m = read_stack_metadata(file);
+  if (!m.is_ok()) return m.status();
+  return m.value().scale;
+}
+
+Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file) {
+  if (!is_tiff_file(file)) return StackMetadata{};
   auto opened = open_tiff(file);
   if (!opened.is_ok()) return opened.status();
   TIFF* tif = opened.value();
@@ -174,9 +218,11 @@ Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
   TIFFClose(tif);
   (void)take_tiff_error();
   const double x = has_res ? xres : 0, y = has_res ? yres : 0;
-  if (text.find("<OME") != std::string::npos) return scale_from_ome_xml(text);
-  if (text.rfind("ImageJ=", 0) == 0) return scale_from_imagej(text, x, y);
-  return scale_from_resolution(unit, x, y);
+  if (text.find("<OME") != std::string::npos) return metadata_from_ome_xml(text);
+  if (text.rfind("ImageJ=", 0) == 0) return metadata_from_imagej(text, x, y);
+  StackMetadata m;
+  m.scale = scale_from_resolution(unit, x, y);
+  return m;
 }
 
 }  // namespace xcorr::io

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "core/io/scale.hpp"
@@ -15,13 +16,37 @@
 
 namespace xcorr::io {
 
-Result<ImageScale> read_image_scale(const std::filesystem::path& file);
+// How a hyperstack's pages hold channels (C), z-planes (Z) and time points (T): page
+// c, z, t is at the position the order gives (its first letter varies fastest). ImageJ
+// hyperstacks are CZT; OME-TIFF follows DimensionOrder. A plain stack is 1 x 1 x pages.
+struct HyperLayout {
+  long channels = 1, slices = 1, frames = 0;  // frames 0: as many as there are pages
+  std::string order = "CZT";
+  bool plain() const { return channels == 1 && slices == 1; }
+  long page(long c, long z, long t) const;
+};
+
+struct StackMetadata {
+  ImageScale scale;
+  HyperLayout layout;
+};
+
+// The file's scale and hyperstack layout (a plain layout and no scale for other files).
+Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file);
+Result<ImageScale> read_image_scale(const std::filesystem::path& file);  // its scale
 
 // The parsers behind it, from the description text (and the resolution tags, pixels per unit;
 // 0 when absent).
-ImageScale scale_from_ome_xml(std::string_view xml);
-ImageScale scale_from_imagej(std::string_view description, double x_resolution,
-                             double y_resolution);
+StackMetadata metadata_from_ome_xml(std::string_view xml);
+StackMetadata metadata_from_imagej(std::string_view description, double x_resolution,
+                                   double y_resolution);
+inline ImageScale scale_from_ome_xml(std::string_view xml) {
+  return metadata_from_ome_xml(xml).scale;
+}
+inline ImageScale scale_from_imagej(std::string_view description, double x_resolution,
+                                    double y_resolution) {
+  return metadata_from_imagej(description, x_resolution, y_resolution).scale;
+}
 // ResolutionUnit: 1 none, 2 inch, 3 centimetre.
 ImageScale scale_from_resolution(int resolution_unit, double x_resolution, double y_resolution);
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/io/tiff_page.hpp"
 
@@ -28,12 +29,17 @@ LazyStack::~LazyStack() {
 
 Index LazyStack::count() const {
   std::lock_guard lock(mutex_);
-  return static_cast<Index>(sources_.size());
+  return static_cast<Index>(frame_pages_.empty() ? sources_.size() : frame_pages_.size());
 }
 
 Index LazyStack::page_of(Index frame) const {
+  if (!frame_pages_.empty()) return frame_pages_.at(static_cast<std::size_t>(frame));
   if (frame == 0) return reference_page_;
   return frame <= reference_page_ ? frame - 1 : frame;
+}
+
+Index LazyStack::time_of(Index frame) const {
+  return frame_times_.empty() ? page_of(frame) : frame_times_.at(static_cast<std::size_t>(frame));
 }
 
 fs::path LazyStack::file_of(Index frame) const {
@@ -42,6 +48,7 @@ fs::path LazyStack::file_of(Index frame) const {
 
 std::string LazyStack::source(Index k) const {
   std::lock_guard lock(mutex_);
+  if (!frame_names_.empty()) return frame_names_.at(static_cast<std::size_t>(k));
   return sources_.at(static_cast<std::size_t>(page_of(k)));
 }
 
@@ -126,23 +133,77 @@ void LazyStack::index_rest(void* handle) {
   indexed_.notify_all();
 }
 
+namespace {
+
+std::string count_of(long n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& name) {
+  HyperLayout layout;
+  if (!folder_) {
+    auto meta = read_stack_metadata(path_);
+    if (meta.is_ok()) layout = meta.value().layout;  // unreadable metadata: a plain stack
+  }
+  const auto has = [&](const char* what, long n, long asked) {
+    return Status{ErrorCode::invalid_argument, "'" + name + "' has " + count_of(n, what) +
+                                                   " (numbered from 0): no " + what + " " +
+                                                   std::to_string(asked)};
+  };
+  if (plane.channel >= layout.channels) return has("channel", layout.channels, plane.channel);
+  if (plane.z >= layout.slices) return has("z-plane", layout.slices, plane.z);
+  if (layout.plain()) return Status::ok();
+  const Status indexed = wait_indexed();
+  const long pages = static_cast<long>(sources_.size());
+  const long times = layout.frames > 0 ? layout.frames : pages / (layout.channels * layout.slices);
+  for (long t = 0; t < times; ++t) {
+    const long page = layout.page(plane.channel, plane.z, t);
+    if (page >= pages) break;  // pages lost to damage (the index status says which)
+    frame_pages_.push_back(page);
+    frame_times_.push_back(t);
+    frame_names_.push_back(path_.filename().string() + "[t " + std::to_string(t) + ", c " +
+                           std::to_string(plane.channel) + ", z " + std::to_string(plane.z) +
+                           ": page " + std::to_string(page) + "]");
+  }
+  if (frame_pages_.empty()) {
+    return indexed.is_ok()
+               ? Status{ErrorCode::invalid_argument, "'" + name + "' holds no page of channel " +
+                                                         std::to_string(plane.channel) +
+                                                         ", z-plane " + std::to_string(plane.z)}
+               : indexed;
+  }
+  return Status::ok();
+}
+
 Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::size_t cache_bytes,
-                                                   Channel channel, Index reference_page) {
-  auto opened = open_pages(path, cache_bytes, channel);
-  if (!opened.is_ok() || reference_page == 0) return opened;
+                                                   PlaneSelection plane, Index reference_page) {
+  auto opened = open_pages(path, cache_bytes, plane.colour);
+  if (!opened.is_ok()) return opened;
   std::unique_ptr<LazyStack> s = std::move(opened).value();
+  XCORR_RETURN_IF_ERROR(s->select_plane(plane, path.filename().string()));
+  if (reference_page == 0) return s;
   const Status indexed = s->wait_indexed();
   if (reference_page < 0 || reference_page >= s->count()) {
-    const std::string pages = s->count() == 1 ? "1 page" : std::to_string(s->count()) + " pages";
+    const std::string what = s->frame_pages_.empty() ? "page" : "time point";
+    const std::string n = count_of(static_cast<long>(s->count()), what.c_str());
     if (!indexed.is_ok()) {
       return Status{indexed.code(), "no reference page " + std::to_string(reference_page) + ": " +
                                         indexed.message()};
     }
     return Status{ErrorCode::invalid_argument,
                   "no reference page " + std::to_string(reference_page) + ": '" +
-                      path.filename().string() + "' holds " + pages + " (numbered from 0)"};
+                      path.filename().string() + "' holds " + n + " (numbered from 0)"};
   }
   s->reference_page_ = reference_page;
+  if (!s->frame_pages_.empty()) {  // the hyperstack's frames, the reference first
+    const auto r = static_cast<std::ptrdiff_t>(reference_page);
+    for (auto* v : {&s->frame_pages_, &s->frame_times_})
+      std::rotate(v->begin(), v->begin() + r, v->begin() + r + 1);
+    std::rotate(s->frame_names_.begin(), s->frame_names_.begin() + r,
+                s->frame_names_.begin() + r + 1);
+  }
   return s;
 }
 
@@ -225,7 +286,9 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_pages(const fs::path& path,
 }
 
 Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::path>& files,
-                                                         std::size_t cache_bytes, Channel channel) {
+                                                         std::size_t cache_bytes,
+                                                         PlaneSelection plane) {
+  const Channel channel = plane.colour;
   if (files.empty()) return Status{ErrorCode::invalid_argument, "no files given: empty stack"};
   std::unique_ptr<LazyStack> s(new LazyStack);
   s->cache_bytes_ = cache_bytes;
@@ -242,6 +305,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
   if (!first.is_ok()) return first.status();
   s->shape_ = first.value().frames.shape();
   s->type_ = first.value().pixel_type;
+  XCORR_RETURN_IF_ERROR(s->select_plane(plane, "a list of files"));
   return s;
 }
 
@@ -287,7 +351,8 @@ Result<Stack<float>> LazyStack::decode(Index k) {
 
 Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index frame) {
   std::lock_guard lock(mutex_);
-  if (frame < 0 || frame >= static_cast<Index>(sources_.size()))
+  const std::size_t frames = frame_pages_.empty() ? sources_.size() : frame_pages_.size();
+  if (frame < 0 || frame >= static_cast<Index>(frames))
     return Status{ErrorCode::invalid_argument, "frame " + std::to_string(frame) + " out of range"};
   const Index k = page_of(frame);  // the cache holds pages
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/io/channel.hpp"
 #include "core/io/image_io.hpp"
 
 namespace xcorr::io {
@@ -25,19 +26,22 @@ namespace xcorr::io {
 class LazyStack {
  public:
   static constexpr std::size_t kDefaultCacheBytes = std::size_t{512} << 20;
-  // cache_bytes: decoded frames kept (float32), least recently used dropped first. channel: of
-  // colour images (core/io/channel.hpp). reference_page: the page (0-based, in file or folder
-  // order) that is frame 0, the reference; the other pages follow in their order. A page other
-  // than 0 waits for the whole stack to be indexed and is refused, with the page count, when
-  // the stack does not reach it.
+  // cache_bytes: decoded frames kept (float32), least recently used dropped first. plane: the
+  // colour channel of colour images, and of a hyperstack (core/io/image_metadata.hpp: ImageJ
+  // channels/slices, OME SizeC/SizeZ) the channel and z-plane whose time points are the frames;
+  // a channel or z-plane the stack does not have is refused, naming how many it has.
+  // reference_page: the frame (0-based, in file or folder order: a page of a plain stack, a time
+  // point of a hyperstack) that is frame 0, the reference; the others follow in their order.
+  // A reference other than 0, and a hyperstack, wait for the whole file to be indexed; a
+  // reference the stack does not reach is refused with the count.
   static Result<std::unique_ptr<LazyStack>> open(const std::filesystem::path& path,
                                                  std::size_t cache_bytes = kDefaultCacheBytes,
-                                                 Channel channel = Channel::luminance,
+                                                 PlaneSelection plane = {},
                                                  Index reference_page = 0);
   // A list of image files, in the given order (each file's first page is one frame).
   static Result<std::unique_ptr<LazyStack>> open_files(
       const std::vector<std::filesystem::path>& files, std::size_t cache_bytes = kDefaultCacheBytes,
-      Channel channel = Channel::luminance);
+      PlaneSelection plane = {});
   ~LazyStack();
   LazyStack(const LazyStack&) = delete;
   LazyStack& operator=(const LazyStack&) = delete;
@@ -56,6 +60,8 @@ class LazyStack {
   std::string source(Index k) const;  // of frame k: a file name, or "name[page p]"
   Index reference_page() const { return reference_page_; }
   Index page_of(Index frame) const;  // the page in file order that frame `frame` shows
+  // Frame `frame`'s time point: its page in a plain stack, its t in a hyperstack.
+  Index time_of(Index frame) const;
   // The file that holds frame `frame` (the stack's file, or the folder's or list's file).
   std::filesystem::path file_of(Index frame) const;
 
@@ -70,6 +76,8 @@ class LazyStack {
 
  private:
   LazyStack() = default;
+  // Hyperstacks: the frames of the plane (see open); plain stacks: checks the plane is 0, 0.
+  Status select_plane(const PlaneSelection& plane, const std::string& name);
   static Result<std::unique_ptr<LazyStack>> open_pages(const std::filesystem::path& path,
                                                        std::size_t cache_bytes, Channel channel);
   Result<Stack<float>> decode(Index k);
@@ -87,6 +95,10 @@ class LazyStack {
   std::size_t cache_bytes_ = 0;
   Channel channel_ = Channel::luminance;
   Index reference_page_ = 0;  // frames 1..p are pages 0..p-1; frames after p are their pages
+  // Hyperstacks: frame k is page frame_pages_[k], time point frame_times_[k], named
+  // frame_names_[k] (empty for plain stacks, whose frames are their pages).
+  std::vector<Index> frame_pages_, frame_times_;
+  std::vector<std::string> frame_names_;
   mutable std::mutex mutex_;
   std::condition_variable indexed_;
   std::atomic<bool> indexing_{false}, stop_{false};

@@ -113,10 +113,10 @@ TEST_F(Loading, ASingleImageOpensAndAnalysisAsksForASecond) {
   EXPECT_NEAR(w.levels_bar()->black(), 0.299 * 200 + 0.587 * 100 + 0.114 * 50, 1.0);
   // One chosen channel (a DIC option: saved with the project, `--channel` for the CLI).
   dic::DicOptions o = w.dic_panel()->options();
-  o.channel = io::Channel::blue;
+  o.channel = "blue";
   w.dic_panel()->set_options(o);
   EXPECT_EQ(w.levels_bar()->black(), 50) << "read again with the blue channel";
-  EXPECT_EQ(w.project().options.channel, io::Channel::blue);
+  EXPECT_EQ(w.project().options.channel, "blue");
 }
 
 // Levels reset to Auto for every stack: manual levels of a 16-bit stack do not carry over to an

@@ -137,6 +137,75 @@ TEST(Scale, ParsersFollowTheFormatsDefaults) {
   EXPECT_FALSE(scale_from_resolution(1, 5, 5).has_length());     // no unit
 }
 
+// Hyperstacks (ImageJ CZT and OME-TIFF DimensionOrder XYCTZ, written by tifffile; every pixel of
+// plane t, z, c is 1000 t + 100 c + 10 z): the frames are the time points of the chosen channel
+// and z-plane, named by t, c and z; the reference can be any time point; a channel or z-plane
+// the file does not have is refused with the count; the layout is read from the metadata.
+TEST(Hyperstack, TheFramesAreTheTimePointsOfTheChosenChannelAndZ) {
+  for (const char* file : {"imagej_hyperstack.tif", "ome_hyperstack.ome.tif"}) {
+    auto meta = read_stack_metadata(kData / file);
+    ASSERT_TRUE(meta.is_ok()) << file;
+    EXPECT_EQ(meta.value().layout.channels, 2) << file;
+    EXPECT_EQ(meta.value().layout.slices, 3) << file;
+    EXPECT_EQ(meta.value().layout.frames, 4) << file;
+    EXPECT_EQ(meta.value().scale.frame_interval_s, 3) << file;
+    for (const long c : {0L, 1L}) {
+      for (const long z : {0L, 2L}) {
+        auto st = LazyStack::open(kData / file, LazyStack::kDefaultCacheBytes,
+                                  {Channel::luminance, c, z});
+        ASSERT_TRUE(st.is_ok()) << file << ": " << st.status().message();
+        ASSERT_EQ(st.value()->count(), 4) << file;
+        for (Index t = 0; t < 4; ++t) {
+          auto f = st.value()->frame(t);
+          ASSERT_TRUE(f.is_ok());
+          EXPECT_EQ((*f.value())[0](3, 5), static_cast<float>(1000 * t + 100 * c + 10 * z))
+              << file << " t " << t << " c " << c << " z " << z;
+          auto r = st.value()->region(t, 1, 2, 2, 2);
+          ASSERT_TRUE(r.is_ok());
+          EXPECT_EQ(r.value()[0](1, 1), static_cast<float>(1000 * t + 100 * c + 10 * z));
+          EXPECT_EQ(st.value()->time_of(t), t);
+        }
+      }
+    }
+    auto ref =
+        LazyStack::open(kData / file, LazyStack::kDefaultCacheBytes, {Channel::luminance, 1, 2}, 2);
+    ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+    EXPECT_EQ((*ref.value()->frame(0).value())[0](0, 0), 2120.0f);
+    EXPECT_EQ((*ref.value()->frame(1).value())[0](0, 0), 120.0f);
+    EXPECT_EQ((*ref.value()->frame(3).value())[0](0, 0), 3120.0f);
+    EXPECT_EQ(ref.value()->time_of(0), 2);
+    EXPECT_EQ(ref.value()->source(0).substr(ref.value()->source(0).find('[')).substr(0, 18),
+              "[t 2, c 1, z 2: pa");
+    const std::string name = std::string(file);
+    EXPECT_EQ(
+        LazyStack::open(kData / file, LazyStack::kDefaultCacheBytes, {Channel::luminance, 2, 0})
+            .status()
+            .message(),
+        "'" + name + "' has 2 channels (numbered from 0): no channel 2");
+    EXPECT_EQ(
+        LazyStack::open(kData / file, LazyStack::kDefaultCacheBytes, {Channel::luminance, 0, 3})
+            .status()
+            .message(),
+        "'" + name + "' has 3 z-planes (numbered from 0): no z-plane 3");
+    EXPECT_EQ(
+        LazyStack::open(kData / file, LazyStack::kDefaultCacheBytes, {}, 4).status().message(),
+        "no reference page 4: '" + name + "' holds 4 time points (numbered from 0)");
+  }
+  // A plain stack has one channel and one z-plane.
+  EXPECT_EQ(LazyStack::open(kData / "imagej_um.tif", LazyStack::kDefaultCacheBytes,
+                            {Channel::luminance, 1, 0})
+                .status()
+                .message(),
+            "'imagej_um.tif' has 1 channel (numbered from 0): no channel 1");
+  // The option's text.
+  EXPECT_EQ(parse_channel_text("green").value().colour, Channel::green);
+  EXPECT_EQ(parse_channel_text("3").value().channel, 3);
+  EXPECT_FALSE(parse_channel_text("-1").is_ok());
+  EXPECT_EQ(parse_channel_text("cyan").status().message(),
+            "channel 'cyan': expected luminance, red, green, blue (colour images) or a channel "
+            "number 0, 1, ... (hyperstacks)");
+}
+
 class ScaledRun : public testing::TempDirTest {};
 
 // A DIC job on an OME-TIFF writes the physical columns from its metadata, and the job's

@@ -95,7 +95,7 @@ TEST_F(Lazy, AnyPageCanBeTheReferenceAndTheOthersKeepTheirOrder) {
   }
   const std::vector<Index> order = {3, 0, 1, 2, 4};  // frames 0..4 show these pages
   for (const fs::path& p : {dir_ / "t.tif", dir_ / "seq"}) {
-    auto lazy = LazyStack::open(p, 21 * 34 * 4 * 2, Channel::luminance, 3);
+    auto lazy = LazyStack::open(p, 21 * 34 * 4 * 2, {}, 3);
     ASSERT_TRUE(lazy.is_ok()) << lazy.status().message();
     LazyStack& st = *lazy.value();
     ASSERT_EQ(st.count(), 5);
@@ -114,15 +114,13 @@ TEST_F(Lazy, AnyPageCanBeTheReferenceAndTheOthersKeepTheirOrder) {
       }
     }
   }
-  auto beyond =
-      LazyStack::open(dir_ / "t.tif", LazyStack::kDefaultCacheBytes, Channel::luminance, 5);
+  auto beyond = LazyStack::open(dir_ / "t.tif", LazyStack::kDefaultCacheBytes, {}, 5);
   ASSERT_FALSE(beyond.is_ok());
   EXPECT_EQ(beyond.status().message(),
             "no reference page 5: 't.tif' holds 5 pages (numbered from 0)");
   fs::copy_file(dir_ / "t.tif", dir_ / "cut.tif");
   fs::resize_file(dir_ / "cut.tif", fs::file_size(dir_ / "t.tif") * 2 / 5 + 100);
-  auto cut =
-      LazyStack::open(dir_ / "cut.tif", LazyStack::kDefaultCacheBytes, Channel::luminance, 4);
+  auto cut = LazyStack::open(dir_ / "cut.tif", LazyStack::kDefaultCacheBytes, {}, 4);
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("no reference page 4: "), std::string::npos)
       << cut.status().message();

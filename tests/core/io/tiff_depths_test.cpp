@@ -161,7 +161,7 @@ TEST_F(TiffLayouts, AColourChannelIsReadAsStored) {
       ASSERT_EQ(s.value().frames.count(), 2);
       EXPECT_NEAR(s.value().frames[1](0, 0), c.first, k) << label(c.channel) << " " << bits;
       EXPECT_NEAR(s.value().frames[1](1, 4), c.last, k) << label(c.channel) << " " << bits;
-      auto lazy = LazyStack::open(dir_ / "rgb.tif", LazyStack::kDefaultCacheBytes, c.channel);
+      auto lazy = LazyStack::open(dir_ / "rgb.tif", LazyStack::kDefaultCacheBytes, {c.channel});
       ASSERT_TRUE(lazy.is_ok());
       auto f = lazy.value()->frame(1);
       ASSERT_TRUE(f.is_ok());
