@@ -25,5 +25,6 @@ Command add_dic_command(CLI::App& app);
 Command add_bench_dic_command(CLI::App& app);
 Command add_profile_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_register_command(CLI::App& app);
 
 }  // namespace xcorr::app

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
       xcorr::app::add_correlate_command(app), xcorr::app::add_list_command(app),
       xcorr::app::add_speckle_command(app),   xcorr::app::add_bench_command(app),
       xcorr::app::add_dic_command(app),       xcorr::app::add_bench_dic_command(app),
-      xcorr::app::add_profile_command(app),   xcorr::app::add_run_command(app)};
+      xcorr::app::add_profile_command(app),   xcorr::app::add_run_command(app),
+      xcorr::app::add_register_command(app)};
 
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 // core/batch/batch_run.hpp in a build without image support (no OpenCV, no libtiff): batch runs
 // need images, so every call says why it cannot run.
 #include "core/batch/batch_run.hpp"
+#include "core/register/register_stack.hpp"
 
 namespace xcorr::batch {
 namespace {
@@ -38,3 +39,10 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch&, const RegistrarFacto
 }
 
 }  // namespace xcorr::batch
+
+namespace xcorr::reg {
+Result<RegisterReport> register_stack(const RegisterJob&, const Registry&,
+                                      const RegisterProgress&) {
+  return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
+}
+}  // namespace xcorr::reg

@@ -218,7 +218,11 @@ Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file) {
   TIFFClose(tif);
   (void)take_tiff_error();
   const double x = has_res ? xres : 0, y = has_res ? yres : 0;
-  if (text.find("<OME") != std::string::npos) return metadata_from_ome_xml(text);
+  if (text.find("<OME") != std::string::npos) {
+    StackMetadata m = metadata_from_ome_xml(text);
+    m.ome = true;
+    return m;
+  }
   if (text.rfind("ImageJ=", 0) == 0) return metadata_from_imagej(text, x, y);
   StackMetadata m;
   m.scale = scale_from_resolution(unit, x, y);

@@ -29,6 +29,7 @@ struct HyperLayout {
 struct StackMetadata {
   ImageScale scale;
   HyperLayout layout;
+  bool ome = false;  // the first page holds OME-XML
 };
 
 // The file's scale and hyperstack layout (a plain layout and no scale for other files).

@@ -1,0 +1,46 @@
+// A multi-page TIFF written one page at a time (libtiff): grey pages of 8 or 16 bits (values
+// rounded and clamped) or 32-bit float, with an ImageDescription on the first page and the
+// resolution tags of a known pixel size. BigTIFF when the pages will pass 3.5 GiB. Use inside
+// io::write_atomically so that a failed or cancelled run leaves no partial file.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/io/image_io.hpp"
+#include "core/io/scale.hpp"
+
+namespace xcorr::io {
+
+class TiffWriter {
+ public:
+  // pages: how many will be written (chooses BigTIFF); description: "" for none.
+  static Result<std::unique_ptr<TiffWriter>> create(const std::filesystem::path& path,
+                                                    PixelType type, Shape shape, long pages,
+                                                    const std::string& description,
+                                                    const ImageScale& scale);
+  ~TiffWriter();
+  TiffWriter(const TiffWriter&) = delete;
+  TiffWriter& operator=(const TiffWriter&) = delete;
+  Status add_page(MatrixView<const float> page);
+  Status close();  // flushes; the status names a write error (e.g. a full disk)
+
+ private:
+  TiffWriter() = default;
+  void* tif_ = nullptr;
+  std::filesystem::path path_;
+  PixelType type_ = PixelType::u16;
+  Shape shape_;
+  std::string description_;
+  ImageScale scale_;
+  long written_ = 0;
+};
+
+// The description of a registered (or otherwise derived) plain time series of `frames` pages
+// in the flavour of its source: OME-XML for OME-TIFF sources, an ImageJ description otherwise
+// (when a scale or an interval is known; "" when nothing is).
+std::string derived_description(bool ome, Shape shape, long frames, PixelType type,
+                                const ImageScale& scale);
+
+}  // namespace xcorr::io

@@ -1,0 +1,93 @@
+#include "core/register/options.hpp"
+
+#include <cstdio>
+#include <limits>
+
+#include "core/io/scale.hpp"
+
+namespace xcorr::reg {
+
+const std::vector<OptionField<RegisterOptions>>& register_option_table() {
+  using O = RegisterOptions;
+  constexpr int kNoLimit = std::numeric_limits<int>::max();
+  static const std::vector<OptionField<O>> table = {
+      enum_field<O>("reference", "Reference",
+                    "first: against frame 0; previous: against the frame before, accumulated; "
+                    "mean: against the mean of the frames registered to frame 0",
+                    &O::reference),
+      enum_field<O>("method", "Method",
+                    "phase: phase correlation, DFT sub-pixel refinement; zncc: ZNCC peak search "
+                    "(GPU when present), quadratic sub-pixel fit",
+                    &O::method),
+      integer_field<O>("upsample", "Upsample", "", "phase: sub-pixel resolution 1/upsample px",
+                       &O::upsample, 1, 10000),
+      enum_field<O>("window", "Window",
+                    "phase: tukey (a quarter of each side tapered; frames are not periodic) or "
+                    "none",
+                    &O::window),
+      enum_field<O>("whiten", "Whiten",
+                    "phase: on divides the cross-power spectrum by its modulus (classic phase "
+                    "correlation; with window none, scikit-image's default)",
+                    &O::whiten),
+      integer_field<O>("iterations", "Iterations", "",
+                       "phase: measurements per frame, each on the frame moved back by the drift "
+                       "so far",
+                       &O::iterations, 1, 10),
+      text_field<O>("region", "Region",
+                    "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
+                    "the whole frame",
+                    &O::region, {""}, false),
+      integer_field<O>("max_shift", "Max shift", "px",
+                       "zncc: searched each way (0: an eighth of the region's shorter side)",
+                       &O::max_shift, 0, kNoLimit),
+      enum_field<O>("border", "Border",
+                    "pad: corrected frames keep their size, 0 where no data; crop: to the area "
+                    "every frame covers",
+                    &O::border),
+      text_field<O>("channel", "Channel",
+                    "Colour images: luminance, red, green or blue; hyperstacks: the channel "
+                    "number (0, 1, ...)",
+                    &O::channel, labels<io::Channel>(), false),
+      integer_field<O>("z", "Z-plane", "",
+                       "Hyperstacks: the z-plane (0-based) registered over time", &O::z, 0,
+                       kNoLimit),
+      text_field<O>("pixel_size", "Pixel size",
+                    "Length of a pixel with its unit (0.65um); empty: from the file; none: px only",
+                    &O::pixel_size, {"", "none"}, false),
+      text_field<O>("frame_interval", "Frame interval",
+                    "Time between frames with its unit (2s); empty: from the file; none: frame "
+                    "numbers only",
+                    &O::frame_interval, {"", "none"}, false),
+  };
+  return table;
+}
+
+Status RegisterOptions::check() const {
+  XCORR_RETURN_IF_ERROR(check_fields(register_option_table(), *this));
+  XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
+  if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 1L << 30, 1L << 30).status());
+  return io::apply_user_scale({}, pixel_size, frame_interval).status();
+}
+
+io::PlaneSelection RegisterOptions::plane() const {
+  auto p = io::parse_channel_text(channel, z);
+  return p.is_ok() ? p.value() : io::PlaneSelection{};
+}
+
+Result<Rect> parse_region(const std::string& text, long cols, long rows) {
+  if (text.empty()) return Rect{0, 0, cols, rows};
+  Rect r;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "rect:%ld,%ld,%ld,%ld%n", &r.x, &r.y, &r.w, &r.h, &used) != 4 ||
+      static_cast<std::size_t>(used) != text.size()) {
+    return Status{ErrorCode::invalid_argument, "region '" + text + "': expected rect:x,y,w,h (px)"};
+  }
+  if (r.x < 0 || r.y < 0 || r.w < 8 || r.h < 8 || r.x + r.w > cols || r.y + r.h > rows) {
+    return Status{ErrorCode::invalid_argument,
+                  "region '" + text + "' must be at least 8 x 8 px and lie inside the " +
+                      std::to_string(rows) + " x " + std::to_string(cols) + " px frame"};
+  }
+  return r;
+}
+
+}  // namespace xcorr::reg

@@ -1,0 +1,92 @@
+// Stack registration (drift correction) settings: one struct with defaults, declared once in
+// register_option_table() (core/options_table.hpp): the `xcorr register` flags, the `register`
+// job of batch files, the drift CSV's settings line and the desktop app's dialog work from it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/enum_labels.hpp"
+#include "core/io/channel.hpp"
+#include "core/options_table.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::reg {
+
+enum class Reference { first, previous, mean };
+enum class Method { phase, zncc };
+enum class Border { pad, crop };
+enum class Window { tukey, none };
+enum class Whiten { off, on };
+
+}  // namespace xcorr::reg
+
+namespace xcorr {
+template <>
+struct EnumLabels<reg::Reference> {
+  static constexpr std::pair<reg::Reference, const char*> table[] = {
+      {reg::Reference::first, "first"},
+      {reg::Reference::previous, "previous"},
+      {reg::Reference::mean, "mean"}};
+};
+template <>
+struct EnumLabels<reg::Method> {
+  static constexpr std::pair<reg::Method, const char*> table[] = {{reg::Method::phase, "phase"},
+                                                                  {reg::Method::zncc, "zncc"}};
+};
+template <>
+struct EnumLabels<reg::Border> {
+  static constexpr std::pair<reg::Border, const char*> table[] = {{reg::Border::pad, "pad"},
+                                                                  {reg::Border::crop, "crop"}};
+};
+template <>
+struct EnumLabels<reg::Window> {
+  static constexpr std::pair<reg::Window, const char*> table[] = {{reg::Window::tukey, "tukey"},
+                                                                  {reg::Window::none, "none"}};
+};
+template <>
+struct EnumLabels<reg::Whiten> {
+  static constexpr std::pair<reg::Whiten, const char*> table[] = {{reg::Whiten::off, "off"},
+                                                                  {reg::Whiten::on, "on"}};
+};
+}  // namespace xcorr
+
+namespace xcorr::reg {
+
+struct RegisterOptions {
+  // first: every frame against frame 0; previous: against the frame before, shifts accumulated;
+  // mean: against the mean of the frames registered to frame 0 (a second pass).
+  Reference reference = Reference::first;
+  // phase: phase correlation with DFT sub-pixel refinement (CPU, FFTW); zncc: the engine's ZNCC
+  // peak search (GPU when present) with a 2-D quadratic sub-pixel fit.
+  Method method = Method::phase;
+  int upsample = 100;  // phase: sub-pixel resolution 1 / upsample px
+  // phase: a Tukey window before the transform, and whether the cross-power spectrum is
+  // whitened (classic phase correlation; with window none it is scikit-image's default).
+  Window window = Window::tukey;
+  Whiten whiten = Whiten::off;
+  // phase: measurements per frame; each after the first measures what is left once the frame is
+  // moved back by the drift found so far (removes the window's pull towards no shift).
+  int iterations = 2;
+  std::string region;  // "rect:x,y,w,h" px measured on; empty: the whole frame
+  int max_shift = 0;   // zncc: px searched each way (0: an eighth of the region's shorter side)
+  Border border = Border::pad;        // corrected frames: pad with 0, or crop to the common area
+  std::string channel = "luminance";  // as the DIC option (colour, or a hyperstack's channel)
+  int z = 0;                          // a hyperstack's z-plane
+  std::string pixel_size;             // as the DIC options: "" from the file, "none", "0.65um"
+  std::string frame_interval;
+
+  Status check() const;
+  io::PlaneSelection plane() const;
+};
+
+const std::vector<OptionField<RegisterOptions>>& register_option_table();
+
+// The region "rect:x,y,w,h" as x, y, w, h px; the whole frame when `text` is empty. The message
+// names the region and the frame size when it does not fit.
+struct Rect {
+  long x = 0, y = 0, w = 0, h = 0;
+};
+Result<Rect> parse_region(const std::string& text, long cols, long rows);
+
+}  // namespace xcorr::reg

@@ -1,0 +1,411 @@
+#include "core/register/register_stack.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/io/atomic_write.hpp"
+#include "core/io/image_metadata.hpp"
+#include "core/io/lazy_stack.hpp"
+#include "core/io/tiff_writer.hpp"
+#include "core/parallel.hpp"
+#include "core/peak.hpp"
+#include "core/register/phase_correlation.hpp"
+#include "core/register/shift_image.hpp"
+#include "core/version.hpp"
+
+namespace xcorr::reg {
+namespace {
+
+constexpr std::size_t kCacheBytes = std::size_t{256} << 20;
+
+std::string fmt(const char* f, double v) {
+  if (!std::isfinite(v)) return "nan";
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Measures frames against a reference image (both: the region's pixels), by phase correlation
+// or the engine's ZNCC peak search (the reference's region inset by the search margin as the
+// template, the frame's region as the window).
+class Estimator {
+ public:
+  static Result<std::unique_ptr<Estimator>> create(const RegisterOptions& o, const Registry& engine,
+                                                   Shape region) {
+    std::unique_ptr<Estimator> e(new Estimator(o, engine, region));
+    if (o.method == Method::phase) {
+      auto p = PhaseCorrelator::create(region, phase_options(o));
+      if (!p.is_ok()) return p.status();
+      e->phase_ = std::move(p).value();
+    } else {
+      const long shorter = std::min(region.rows, region.cols);
+      e->margin_ = o.max_shift > 0 ? o.max_shift : std::max(1L, shorter / 8);
+      if (2 * e->margin_ + 2 > shorter) {
+        return Status{ErrorCode::invalid_argument, "max_shift " + std::to_string(e->margin_) +
+                                                       " px leaves no template in the " +
+                                                       to_string(region) + " px region (at most " +
+                                                       std::to_string((shorter - 2) / 2) + ")"};
+      }
+    }
+    return e;
+  }
+
+  Status set_reference(const Stack<float>& reference) {
+    reference_ = reference;
+    return phase_ ? phase_->set_reference(reference_[0]) : Status::ok();
+  }
+
+  // Shifts of frames[k] from the reference (references: null for the set one, else one
+  // reference per frame, as `previous` needs).
+  Result<std::vector<Shift>> measure(const std::vector<const Stack<float>*>& frames,
+                                     const std::vector<const Stack<float>*>* references) {
+    std::vector<Shift> out(frames.size());
+    if (phase_) {
+      std::vector<Status> errors(frames.size());
+      parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index e) {
+        for (Index k = b; k < e; ++k) {
+          const auto i = static_cast<std::size_t>(k);
+          Result<Shift> s = references != nullptr ? measure_pair(*(*references)[i], *frames[i])
+                                                  : iterate(*phase_, *frames[i]);
+          if (s.is_ok())
+            out[i] = s.value();
+          else
+            errors[i] = s.status();
+        }
+      });
+      for (const Status& s : errors) XCORR_RETURN_IF_ERROR(s);
+      return out;
+    }
+    // ZNCC: one request for the block (one_to_many, or n_to_mn with one window per template).
+    const long m = margin_;
+    const Shape t{region_.rows - 2 * m, region_.cols - 2 * m};
+    const auto n = static_cast<Index>(frames.size());
+    Stack<float> windows(region_.rows, region_.cols, n);
+    for (Index k = 0; k < n; ++k)
+      std::copy_n(frames[static_cast<std::size_t>(k)]->data(), region_.area(), windows[k].data);
+    const auto inset = [&](const Stack<float>& s) {
+      return StackView<const float>{
+          s.data() + m * region_.cols + m, t.rows, t.cols, 1, region_.cols, region_.area()};
+    };
+    Stack<float> templates;
+    StackView<const float> left = inset(reference_);
+    Form form = Form::one_to_many;
+    if (references != nullptr) {
+      templates = Stack<float>(region_.rows, region_.cols, n);
+      for (Index k = 0; k < n; ++k)
+        std::copy_n((*references)[static_cast<std::size_t>(k)]->data(), region_.area(),
+                    templates[k].data);
+      left = inset(templates);
+      left.count = n;
+      form = Form::n_to_mn;
+    }
+    const CorrelationProblem p{
+        {form, Mode::valid, Normalization::zncc, Output::peak, SubpixelMethod::quadratic2d},
+        left,
+        windows.view()};
+    auto r = correlate(engine_, p, "auto");
+    if (!r.is_ok()) return r.status();
+    for (Index k = 0; k < n; ++k) {
+      const Peak peak = decode_peak(r.value().result[k].row(0));
+      out[static_cast<std::size_t>(k)] = {peak.sub_col() - static_cast<double>(m),
+                                          peak.sub_row() - static_cast<double>(m), peak.value};
+    }
+    return out;
+  }
+
+ private:
+  Estimator(const RegisterOptions& o, const Registry& engine, Shape region)
+      : options_(o), engine_(engine), region_(region) {}
+  Result<Shift> measure_pair(const Stack<float>& reference, const Stack<float>& frame) const {
+    auto p = PhaseCorrelator::create(region_, phase_options(options_));
+    if (!p.is_ok()) return p.status();
+    XCORR_RETURN_IF_ERROR(p.value()->set_reference(reference[0]));
+    return iterate(*p.value(), frame);
+  }
+  static PhaseOptions phase_options(const RegisterOptions& o) {
+    return {o.upsample, o.window == Window::tukey, o.whiten == Whiten::on};
+  }
+  // The shift, then what is left after moving the frame back by it (options_.iterations times
+  // in all; the moved frame's border without data takes its mean).
+  Result<Shift> iterate(const PhaseCorrelator& pc, const Stack<float>& frame) const {
+    auto s = pc.measure(frame[0]);
+    if (!s.is_ok()) return s;
+    Shift total = s.value();
+    double mean = 0;
+    for (const float v : frame.values()) mean += v;
+    mean /= static_cast<double>(frame.values().size());
+    Stack<float> moved(frame.rows(), frame.cols(), 1);
+    for (int k = 1; k < options_.iterations; ++k) {
+      shift_image(frame[0], total.dx, total.dy, moved[0], static_cast<float>(mean));
+      auto left = pc.measure(moved[0]);
+      if (!left.is_ok()) return left;
+      total.dx += left.value().dx;
+      total.dy += left.value().dy;
+      total.peak = left.value().peak;
+    }
+    return total;
+  }
+
+  RegisterOptions options_;
+  const Registry& engine_;
+  Shape region_;
+  long margin_ = 0;
+  std::unique_ptr<PhaseCorrelator> phase_;
+  Stack<float> reference_;
+};
+
+}  // namespace
+
+Status RegisterJob::check() const {
+  if (stack.empty()) return {ErrorCode::invalid_argument, "the job names no stack to register"};
+  if (out.empty() && drift.empty())
+    return {ErrorCode::invalid_argument,
+            "the job writes nothing: give the corrected stack (out) or the drift table (drift)"};
+  if (!out.empty()) {
+    std::string ext = std::filesystem::path(out).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".tif" && ext != ".tiff")
+      return {ErrorCode::invalid_argument,
+              "corrected stack '" + out + "' must end in .tif or .tiff (a multi-page TIFF)"};
+  }
+  if (!drift.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(drift));
+  if (!out.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(out));
+  return options.check();
+}
+
+std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
+  const io::ImageScale& s = r.scale;
+  std::string h = "# xcorr drift\n# software: xcorr " + std::string(kVersion) + "\n";
+  h += "# stack: " + std::filesystem::path(job.stack).filename().string() + "\n";
+  h += "# units: dx, dy in px: a feature at (x, y) in the reference is at (x + dx, y + dy) in "
+       "the frame; the corrected frame is the frame moved back by (dx, dy); peak: " +
+       std::string(job.options.method == Method::phase ? "normalised phase-correlation peak (0..1)"
+                                                       : "ZNCC") +
+       "\n";
+  h += "# scale: " + io::describe(s) + "\n";
+  h += "# settings: " + describe_fields(register_option_table(), job.options) + "\n";
+  h += "# corrected area: x " + std::to_string(r.crop_x) + ", y " + std::to_string(r.crop_y) +
+       ", " + std::to_string(r.width) + " x " + std::to_string(r.height) + " px\n";
+  for (const DriftRow& d : r.drift)
+    if (!d.failed.empty())
+      h += "# failed: frame " + std::to_string(d.frame) + ": " + d.failed + "\n";
+  h += "frame";
+  if (s.has_time()) h += ",time_s";
+  h += ",dx,dy";
+  if (s.has_length()) h += ",dx_" + s.unit + ",dy_" + s.unit;
+  h += ",peak\n";
+  for (const DriftRow& d : r.drift) {
+    const bool ok = d.failed.empty();
+    const double nan = std::nan("");
+    h += std::to_string(d.frame);
+    if (s.has_time()) h += "," + fmt("%.9g", static_cast<double>(d.frame) * s.frame_interval_s);
+    h += "," + fmt("%.6f", ok ? d.dx : nan) + "," + fmt("%.6f", ok ? d.dy : nan);
+    if (s.has_length())
+      h += "," + fmt("%.9g", ok ? d.dx * s.pixel_x : nan) + "," +
+           fmt("%.9g", ok ? d.dy * s.pixel_y : nan);
+    h += "," + fmt("%.6f", ok ? d.peak : nan) + "\n";
+  }
+  return h;
+}
+
+Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
+                                      const RegisterProgress& progress) {
+  XCORR_RETURN_IF_ERROR(job.check());
+  const RegisterOptions& o = job.options;
+  auto opened = io::LazyStack::open(job.stack, kCacheBytes, o.plane());
+  if (!opened.is_ok()) return opened.status();
+  io::LazyStack& st = *opened.value();
+  const Status indexed = st.wait_indexed();
+  const long n = static_cast<long>(st.count());
+  if (n < 2)
+    return Status{ErrorCode::invalid_argument,
+                  "'" + job.stack + "' holds one frame: registration needs at least two"};
+  const Shape shape = st.shape();
+  auto region = parse_region(o.region, shape.cols, shape.rows);
+  if (!region.is_ok()) return region.status();
+  const Rect rr = region.value();
+  const Shape rshape{rr.h, rr.w};
+  RegisterReport report;
+  auto meta = io::read_stack_metadata(st.file_of(0));
+  const io::StackMetadata metadata = meta.is_ok() ? meta.value() : io::StackMetadata{};
+  auto scale = io::apply_user_scale(metadata.scale, o.pixel_size, o.frame_interval);
+  if (!scale.is_ok()) return scale.status();
+  report.scale = scale.value();
+  report.drift.resize(static_cast<std::size_t>(n));
+  for (long k = 0; k < n; ++k) report.drift[static_cast<std::size_t>(k)].frame = k;
+
+  const double passes = o.reference == Reference::mean ? 3 : 2;
+  double done = 0;
+  const auto tick = [&](double frames) {
+    done += frames;
+    return !progress || progress(done, passes * static_cast<double>(n));
+  };
+  const auto cancelled = [] { return Status{ErrorCode::cancelled, "registration cancelled"}; };
+  const auto read_region = [&](long k) { return st.region(k, rr.y, rr.x, rr.h, rr.w); };
+
+  auto est = Estimator::create(o, engine, rshape);
+  if (!est.is_ok()) return est.status();
+  Estimator& e = *est.value();
+  auto ref = read_region(0);
+  if (!ref.is_ok())
+    return Status{ref.status().code(),
+                  "the reference frame 0 cannot be used: " + ref.status().message()};
+
+  // Pass: every frame against `reference` (previous: against the last good frame before it).
+  const long block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
+  const auto pass = [&](const Stack<float>& reference, bool previous) -> Status {
+    XCORR_RETURN_IF_ERROR(e.set_reference(reference));
+    Stack<float> last = reference;  // previous: the last good frame
+    double dx = 0, dy = 0;          // previous: its accumulated drift
+    for (long first = 1; first < n; first += block) {
+      const long count = std::min(block, n - first);
+      std::vector<Stack<float>> frames;
+      std::vector<long> index;
+      for (long k = first; k < first + count; ++k) {
+        auto f = read_region(k);
+        if (!f.is_ok()) {
+          report.drift[static_cast<std::size_t>(k)].failed = f.status().message();
+          continue;
+        }
+        frames.push_back(std::move(f).value());
+        index.push_back(k);
+      }
+      std::vector<const Stack<float>*> ptrs, refs;
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        ptrs.push_back(&frames[i]);
+        refs.push_back(i == 0 ? &last : &frames[i - 1]);
+      }
+      if (!ptrs.empty()) {
+        auto shifts = e.measure(ptrs, previous ? &refs : nullptr);
+        if (!shifts.is_ok()) return shifts.status();
+        for (std::size_t i = 0; i < ptrs.size(); ++i) {
+          DriftRow& d = report.drift[static_cast<std::size_t>(index[i])];
+          const Shift& s = shifts.value()[i];
+          if (previous) {
+            dx += s.dx;
+            dy += s.dy;
+            d.dx = dx, d.dy = dy;
+          } else {
+            d.dx = s.dx, d.dy = s.dy;
+          }
+          d.peak = s.peak;
+        }
+        last = frames.back();
+      }
+      if (!tick(static_cast<double>(count))) return cancelled();
+    }
+    report.drift[0].peak = 1;
+    return Status::ok();
+  };
+  XCORR_RETURN_IF_ERROR(pass(ref.value(), o.reference == Reference::previous));
+  if (!tick(1)) return cancelled();
+  if (o.reference == Reference::mean) {  // the mean of the frames moved onto frame 0
+    Stack<float> mean(rr.h, rr.w, 1, 0.0f);
+    std::vector<double> sum(static_cast<std::size_t>(rshape.area()), 0.0);
+    long used = 0;
+    Stack<float> moved(rr.h, rr.w, 1);
+    for (long k = 0; k < n; ++k) {
+      const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+      if (!d.failed.empty()) continue;
+      auto f = read_region(k);
+      if (!f.is_ok()) continue;
+      shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
+      for (Index i = 0; i < rshape.area(); ++i) sum[static_cast<std::size_t>(i)] += moved.data()[i];
+      ++used;
+      if (progress && !progress(done, passes * static_cast<double>(n))) return cancelled();
+    }
+    // Where a frame had no data (NaN at the border) the frame-0 pixels stand in.
+    for (Index i = 0; i < rshape.area(); ++i) {
+      const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
+      mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref.value().data()[i];
+    }
+    XCORR_RETURN_IF_ERROR(pass(mean, false));
+    // Drift from frame 0, as the other references report it.
+    const DriftRow d0 = report.drift[0];
+    for (DriftRow& d : report.drift) {
+      if (!d.failed.empty()) continue;
+      d.dx -= d0.dx;
+      d.dy -= d0.dy;
+    }
+    report.drift[0].dx = report.drift[0].dy = 0;
+  }
+  // Pages lost to damage after the last readable one: one row says why.
+  if (!indexed.is_ok()) {
+    DriftRow lost;
+    lost.frame = n;
+    lost.failed = indexed.message();
+    report.drift.push_back(lost);
+  }
+  for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
+
+  // The corrected frames' area: all of it (pad), or what every good frame covers (crop).
+  report.width = shape.cols, report.height = shape.rows;
+  if (o.border == Border::crop) {
+    double x0 = 0, y0 = 0, x1 = static_cast<double>(shape.cols - 1),
+           y1 = static_cast<double>(shape.rows - 1);
+    for (const DriftRow& d : report.drift) {
+      if (!d.failed.empty()) continue;
+      x0 = std::max(x0, -d.dx), y0 = std::max(y0, -d.dy);
+      x1 = std::min(x1, static_cast<double>(shape.cols - 1) - d.dx);
+      y1 = std::min(y1, static_cast<double>(shape.rows - 1) - d.dy);
+    }
+    report.crop_x = static_cast<long>(std::ceil(x0 - 1e-9));
+    report.crop_y = static_cast<long>(std::ceil(y0 - 1e-9));
+    report.width = static_cast<long>(std::floor(x1 + 1e-9)) - report.crop_x + 1;
+    report.height = static_cast<long>(std::floor(y1 + 1e-9)) - report.crop_y + 1;
+    if (report.width < 1 || report.height < 1)
+      return Status{ErrorCode::invalid_argument,
+                    "the frames share no area after their drift: use border pad"};
+  }
+  const long good = n - std::count_if(report.drift.begin(), report.drift.begin() + n,
+                                      [](const DriftRow& d) { return !d.failed.empty(); });
+  if (!job.out.empty()) {
+    const Shape out_shape{report.height, report.width};
+    const std::string description =
+        io::derived_description(metadata.ome, out_shape, good, st.pixel_type(), report.scale);
+    const Status written = io::write_atomically(job.out, [&](const std::filesystem::path& tmp) {
+      auto w =
+          io::TiffWriter::create(tmp, st.pixel_type(), out_shape, good, description, report.scale);
+      if (!w.is_ok()) return w.status();
+      Stack<float> moved(shape.rows, shape.cols, 1);
+      for (long first = 0; first < n; first += block) {
+        const long count = std::min(block, n - first);
+        std::vector<std::shared_ptr<const Stack<float>>> frames(static_cast<std::size_t>(count));
+        for (long k = first; k < first + count; ++k) {
+          if (!report.drift[static_cast<std::size_t>(k)].failed.empty()) continue;
+          auto f = st.frame(k);
+          if (!f.is_ok()) return f.status();  // it was readable in the first pass
+          frames[static_cast<std::size_t>(k - first)] = f.value();
+        }
+        Stack<float> out(shape.rows, shape.cols, count);
+        parallel_for(count, 1, [&](Index b, Index end) {
+          for (Index i = b; i < end; ++i) {
+            if (!frames[static_cast<std::size_t>(i)]) continue;
+            const DriftRow& d = report.drift[static_cast<std::size_t>(first + i)];
+            shift_image((*frames[static_cast<std::size_t>(i)])[0], d.dx, d.dy, out[i], 0.0f);
+          }
+        });
+        for (Index i = 0; i < count; ++i) {
+          if (!frames[static_cast<std::size_t>(i)]) continue;
+          const MatrixView<const float> full = std::as_const(out)[i];
+          const MatrixView<const float> area{
+              full.data + report.crop_y * full.row_stride + report.crop_x, report.height,
+              report.width, full.row_stride};
+          XCORR_RETURN_IF_ERROR(w.value()->add_page(area));
+        }
+        if (!tick(static_cast<double>(count))) return cancelled();
+      }
+      return w.value()->close();
+    });
+    XCORR_RETURN_IF_ERROR(written);
+    report.written.push_back(job.out);
+  }
+  if (!job.drift.empty()) {
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
+    report.written.push_back(job.drift);
+  }
+  return report;
+}
+
+}  // namespace xcorr::reg

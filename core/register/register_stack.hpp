@@ -1,0 +1,59 @@
+// Stack registration (drift correction) of one stack: the rigid translation of every frame from
+// the reference (core/register/options.hpp), the drift table as CSV and the corrected stack as a
+// multi-page TIFF of the input's bit depth with its scale kept (OME-XML or ImageJ description),
+// both written atomically. Frames are read one at a time (LazyStack); a damaged frame is listed
+// with its reason and left out of the corrected stack, the others are written. `xcorr register`,
+// `xcorr run` (a "register" job) and the desktop app's Register stack run through this.
+//
+// Drift CSV (docs/registration.md): '#' header (software, stack, units, scale, settings, failed
+// frames), then frame,time_s,dx,dy,dx_<unit>,dy_<unit>,peak (time_s and the unit columns when
+// the scale is known). dx, dy follow the DIC convention: a feature at (x, y) in the reference is
+// at (x + dx, y + dy) in the frame; the corrected frame is the frame moved back by (dx, dy).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/io/scale.hpp"
+#include "core/register/options.hpp"
+#include "core/registry.hpp"
+
+namespace xcorr::reg {
+
+struct RegisterJob {
+  std::string name;   // shown in batch progress (optional)
+  std::string stack;  // a multi-page TIFF, hyperstack or folder
+  std::string out;    // the corrected stack (.tif); empty: not written
+  std::string drift;  // the drift CSV; empty: not written
+  RegisterOptions options;
+  Status check() const;  // options, and at least one output
+};
+
+struct DriftRow {
+  long frame = 0;         // 0 = the first frame of the stack
+  double dx = 0, dy = 0;  // px, from the reference (frame 0 for `first` and `previous`)
+  double peak = 0;        // the correlation peak (phase: 0..1 normalised; zncc: ZNCC)
+  std::string failed;     // why the frame could not be used; empty when it was
+};
+
+struct RegisterReport {
+  std::vector<DriftRow> drift;  // every frame, in order
+  io::ImageScale scale;
+  long failed = 0;
+  std::vector<std::string> written;
+  long crop_x = 0, crop_y = 0, width = 0, height = 0;  // the corrected frames' area (px)
+};
+
+// done / total over both passes (estimate, then write); false cancels (ErrorCode::cancelled,
+// nothing written).
+using RegisterProgress = std::function<bool(double done, double total)>;
+
+// `engine`: the correlation variants for method zncc (the CPU's or the GPU's).
+Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
+                                      const RegisterProgress& progress = {});
+
+// The drift CSV's text (what register_stack writes).
+std::string drift_csv(const RegisterJob& job, const RegisterReport& r);
+
+}  // namespace xcorr::reg
