@@ -465,5 +465,39 @@ TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
   EXPECT_FALSE(fs::exists(path("isdir.csv.partial")));
 }
 
+// xcorr register on the bundled sample stack (frame k moved by u = k (0.4 + ...) px: a stretch,
+// so the drift is that of the region measured): the drift table and the corrected stack, the
+// scale given on the command line, and bad settings named.
+TEST_F(Cli, RegisterWritesTheDriftAndTheCorrectedStack) {
+  const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif";
+  const CliRun r = xcorr("register " + sample + " --out " + path("c.tif") + " --drift " +
+                         path("d.csv") + " --pixel-size 0.5um --frame-interval 2s --crop");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("registered 6 frame(s)"), std::string::npos) << r.output;
+  std::ifstream f(path("d.csv"));
+  const std::string csv((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // The sample moves by (dx, dy) = (-0.35, 0.6) px per frame (resources/sample/README.md).
+  EXPECT_NE(csv.find("frame,time_s,dx,dy,dx_um,dy_um,peak\n0,0,0.000000,0.000000,0,0,1.000000\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\n5,10,-1.75"), std::string::npos) << csv;
+  auto out = io::read_image_stack(path("c.tif"));
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_EQ(out.value().frames.count(), 6);
+  EXPECT_LT(out.value().frames.shape().cols, 256) << "cropped";
+
+  const CliRun bad =
+      xcorr("register " + sample + " --drift " + path("e.csv") + " --region rect:0,0,4,4");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("region 'rect:0,0,4,4' must be at least 8 x 8 px"), std::string::npos)
+      << bad.output;
+  const CliRun both = xcorr("register " + sample + " --drift " + path("e.csv") + " --crop --pad");
+  EXPECT_EQ(both.code, 2);
+  const CliRun method = xcorr("register " + sample + " --drift " + path("e.csv") + " --method fft");
+  EXPECT_EQ(method.code, 2);
+  EXPECT_NE(method.output.find("expected phase or zncc"), std::string::npos) << method.output;
+  EXPECT_FALSE(fs::exists(path("e.csv")));
+}
+
 }  // namespace
 }  // namespace xcorr
