@@ -1,15 +1,17 @@
-// The DIC parameters form, generated from dic_option_table() (core/dic/options.hpp): one widget
-// per option (spin box with the unit, list of choices, or editable text with suggestions), named
-// by the option's key, with its doc line as tooltip. The form edits a copy of the project's
+// The DIC parameters form, generated from dic_option_table() (core/dic/options.hpp) by
+// ui/options_form.hpp: one widget per option, named by the option's key, with its doc line as
+// tooltip. The form edits a copy of the project's
 // options (set_options() keeps it; options() returns it with the widgets' values), and the
 // message of DicOptions::check() shows under the form as the user edits.
 #pragma once
 
 #include <QWidget>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/dic/options.hpp"
+#include "ui/options_form.hpp"
 
 class QLabel;
 
@@ -19,6 +21,7 @@ class DicPanel : public QWidget {
   Q_OBJECT
  public:
   explicit DicPanel(QWidget* parent = nullptr);
+  ~DicPanel() override;
   dic::DicOptions options() const;
   void set_options(const dic::DicOptions& o);
   bool valid() const;
@@ -30,8 +33,8 @@ class DicPanel : public QWidget {
 
  private:
   void validate();
-  dic::DicOptions options_;        // the project's copy; widgets overwrite their fields
-  std::vector<QWidget*> widgets_;  // one per table field, in table order
+  dic::DicOptions options_;  // the project's copy; widgets overwrite their fields
+  std::unique_ptr<OptionWidgets<dic::DicOptions>> widgets_;
   QLabel* message_;
 };
 

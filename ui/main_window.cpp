@@ -46,6 +46,7 @@
 #include "ui/levels_bar.hpp"
 #include "ui/profile_panel.hpp"
 #include "ui/qt_text.hpp"
+#include "ui/register_dialog.hpp"
 #include "ui/results_panel.hpp"
 #include "ui/tracking_panel.hpp"
 
@@ -171,9 +172,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
     progress_->setRange(0, 1000);
     progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-    progress_->setFormat(run_kind_ == RunKind::dic
-                             ? tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total)
-                             : tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total));
+    progress_->setFormat(
+        run_kind_ == RunKind::tracking ? tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total)
+        : run_kind_ == RunKind::dic    ? tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total)
+                                       : tr("%p %"));
     eta_label_->setText(eta < 0 ? tr("ETA ?") : tr("ETA %1 s").arg(eta, 0, 'f', 1));
   });
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
@@ -464,6 +466,10 @@ void MainWindow::build_menus() {
   addAction(undo);  // the shortcuts work wherever the focus is in the window
   addAction(redo);
   edit->addAction(tr("&Clear ROI"), this, [this] { clear_roi(); });
+
+  QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+  analysis->addAction(tr("&Register stack (drift correction)..."), this,
+                      [this] { open_register_dialog(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });
@@ -1010,18 +1016,84 @@ bool MainWindow::start_tracking() {
   return true;
 }
 
+void MainWindow::open_register_dialog() {
+  if (running()) return message(tr("A run is in progress"));
+  if (!source_ || project_.stack_path.empty()) {
+    show_error(tr("Register stack"),
+               tr("Open a multi-page TIFF or a folder first: registration reads a stack from "
+                  "its file"),
+               "register_needs_stack");
+    return;
+  }
+  reg::RegisterOptions o;  // the stack as the window reads it: channel, z-plane, scale
+  o.channel = project_.options.channel;
+  o.z = project_.options.z;
+  o.pixel_size = project_.options.pixel_size;
+  o.frame_interval = project_.options.frame_interval;
+  std::optional<TemplateRect> region;
+  if (!project_.templates.empty()) region = project_.templates.back();
+  auto* d = new RegisterDialog(project_.stack_path, region, o, this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  connect(d, &QDialog::accepted, this, [this, d] { start_registration(d->job()); });
+  d->open();
+}
+
+bool MainWindow::start_registration(const reg::RegisterJob& job) {
+  if (running()) return false;
+  if (const Status s = job.check(); !s.is_ok()) {
+    show_error(tr("Register stack"), qs(s.message()), "run_error");
+    return false;
+  }
+  auto out = std::make_shared<RegisterRun>();
+  out->job = job;
+  register_out_ = out;
+  const bool started = runner_->start([out](const JobProgress& progress) {
+    auto r = reg::register_stack(out->job, engine::registry(), progress);
+    if (!r.is_ok()) return r.status();
+    out->report = std::move(r).value();
+    return Status::ok();
+  });
+  if (!started) return false;
+  run_started(RunKind::registration, tr("Registering the stack..."));
+  return true;
+}
+
 void MainWindow::on_finished(const Status& status) {
   run_button_->setEnabled(panel_->valid());
   tracking_panel_->set_run_enabled(true);
   cancel_button_->setEnabled(false);
   progress_->setVisible(false);
   eta_label_->clear();
-  const QString what = run_kind_ == RunKind::dic ? tr("DIC") : tr("Tracking");
+  const QString what = run_kind_ == RunKind::dic        ? tr("DIC")
+                       : run_kind_ == RunKind::tracking ? tr("Tracking")
+                                                        : tr("Registration");
   if (!status.is_ok()) {
     message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(what)
                                                   : qs(status.message()));
     if (status.code() != ErrorCode::cancelled) show_error(what, qs(status.message()), "run_error");
     emit run_finished(false);
+    return;
+  }
+  if (run_kind_ == RunKind::registration) {
+    const RegisterRun& r = *register_out_;
+    results_panel_->show_drift(r.report.drift, r.report.scale);
+    QString failed;
+    for (const reg::DriftRow& d : r.report.drift)
+      if (!d.failed.empty()) failed += tr("\nframe %1: %2").arg(d.frame).arg(qs(d.failed));
+    message(tr("Registration done: %1 frames; wrote %2")
+                .arg(r.report.drift.size() - static_cast<std::size_t>(r.report.failed))
+                .arg(qs(r.job.out.empty() ? r.job.drift : r.job.out + ", " + r.job.drift)));
+    if (!failed.isEmpty())
+      show_error(
+          tr("Registration"),
+          tr("%1 frame(s) could not be used and are left out:%2").arg(r.report.failed).arg(failed),
+          "run_error");
+    if (!r.job.out.empty()) {  // step through the corrected stack; the drift plot stays
+      const Status s = open_stack(qs(r.job.out));
+      if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
+    }
+    results_panel_->setCurrentIndex(results_panel_->count() - 1);
+    emit run_finished(true);
     return;
   }
   if (run_kind_ == RunKind::tracking) {

@@ -20,6 +20,7 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/io/lazy_stack.hpp"
+#include "core/register/register_stack.hpp"
 #include "core/status.hpp"
 #include "core/studio_project.hpp"
 #include "core/tracking.hpp"
@@ -96,6 +97,11 @@ class MainWindow : public QMainWindow {
   void add_template(const TemplateRect& r);
   const std::vector<TemplateRect>& templates() const { return project_.templates; }
   bool start_tracking();
+  // Stack registration (drift correction) of the open stack: Analysis > Register stack opens
+  // the dialog; the run writes the corrected stack and the drift table, shows the drift in the
+  // Results dock's Drift tab, and opens the corrected stack to step through.
+  void open_register_dialog();
+  bool start_registration(const reg::RegisterJob& job);
   const std::vector<Track>& tracks() const { return project_.tracks; }
   Status export_tracks_csv(const QString& path) const;
 
@@ -171,7 +177,7 @@ class MainWindow : public QMainWindow {
   ImageView* view_;
   DicPanel* panel_;
   JobRunner* runner_;
-  enum class RunKind { dic, tracking } run_kind_ = RunKind::dic;
+  enum class RunKind { dic, tracking, registration } run_kind_ = RunKind::dic;
   void run_started(RunKind kind, const QString& text);  // buttons, progress, message
   struct DicRun {  // what a DIC job ran with and hands back (written on the job's thread)
     dic::DicOptions options;
@@ -181,6 +187,11 @@ class MainWindow : public QMainWindow {
   };
   std::shared_ptr<DicRun> dic_out_;
   std::shared_ptr<std::vector<Track>> tracks_out_;
+  struct RegisterRun {  // a registration's job and report (written on the job's thread)
+    reg::RegisterJob job;
+    reg::RegisterReport report;
+  };
+  std::shared_ptr<RegisterRun> register_out_;
   class TrackingPanel* tracking_panel_ = nullptr;
   QUndoStack* undo_;
   QSlider* slider_;

@@ -171,6 +171,20 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   surface_layout->addWidget(surface_label_);
   addTab(surface_widget, tr("Surface"));
 
+  // Drift: a registration's dx and dy against time.
+  auto* drift_widget = new QWidget;
+  auto* drift_layout = new QVBoxLayout(drift_widget);
+  drift_plot_ = new QCustomPlot;
+  drift_plot_->xAxis->setLabel(tr("frame"));
+  drift_plot_->yAxis->setLabel(tr("drift (px): dx solid, dy dashed"));
+  drift_plot_->legend->setVisible(true);
+  drift_label_ = new QLabel(tr("Analysis > Register stack measures the drift"));
+  drift_label_->setObjectName("drift_summary");
+  drift_label_->setWordWrap(true);
+  drift_layout->addWidget(drift_plot_, 1);
+  drift_layout->addWidget(drift_label_);
+  addTab(drift_widget, tr("Drift"));
+
   connect(field_, &QComboBox::currentIndexChanged, this, [this] {
     load_field_settings();
     emit display_changed();
@@ -445,6 +459,49 @@ void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
   tracks_plot_->legend->setVisible(!tracks.empty());
   tracks_plot_->rescaleAxes();
   tracks_plot_->replot();
+}
+
+void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
+                              const io::ImageScale& scale) {
+  drift_plot_->clearGraphs();
+  const bool timed = scale.has_time(), length = scale.has_length();
+  const QString unit = length ? QString::fromStdString(scale.unit) : QString("px");
+  drift_plot_->xAxis->setLabel(timed ? tr("time (s)") : tr("frame"));
+  drift_plot_->yAxis->setLabel(tr("drift (%1): dx solid, dy dashed").arg(unit));
+  QVector<double> t, dx, dy;
+  double largest = 0;
+  long used = 0;
+  for (const reg::DriftRow& d : drift) {
+    if (!d.failed.empty()) continue;
+    t << static_cast<double>(d.frame) * (timed ? scale.frame_interval_s : 1);
+    dx << d.dx * (length ? scale.pixel_x : 1);
+    dy << d.dy * (length ? scale.pixel_y : 1);
+    largest = std::max(largest, std::hypot(d.dx, d.dy));
+    ++used;
+  }
+  QCPGraph* gx = drift_plot_->addGraph();
+  gx->setData(t, dx);
+  gx->setPen(QPen(line_colour(0), 2));
+  gx->setName("dx");
+  QCPGraph* gy = drift_plot_->addGraph();
+  gy->setData(t, dy);
+  gy->setPen(QPen(line_colour(1), 2, Qt::DashLine));
+  gy->setName("dy");
+  drift_plot_->rescaleAxes();
+  drift_plot_->replot();
+  drift_label_->setText(
+      tr("%1 frames registered, %2 left out; largest drift %3 px%4; %5")
+          .arg(used)
+          .arg(static_cast<long>(drift.size()) - used)
+          .arg(largest, 0, 'f', 3)
+          .arg(length ? QString(" (%1 %2)").arg(largest * scale.pixel_x, 0, 'g', 4).arg(unit)
+                      : QString())
+          .arg(QString::fromStdString(io::describe(scale))));
+  setCurrentWidget(drift_plot_->parentWidget());
+}
+
+QString ResultsPanel::drift_text() const {
+  return drift_label_->text();
 }
 
 void ResultsPanel::show_surface(MatrixView<const float> m, int R, double x, double y) {

@@ -12,6 +12,7 @@
 
 #include "core/dic/dic.hpp"
 #include "core/io/scale.hpp"
+#include "core/register/register_stack.hpp"
 #include "core/status.hpp"
 #include "core/tracking.hpp"
 #include "ui/result_display.hpp"
@@ -52,6 +53,10 @@ class ResultsPanel : public QTabWidget {
   bool has_profile() const { return !profile_.empty(); }
   Status export_profile_csv(const QString& path) const;
   void show_tracks(const std::vector<Track>& tracks);
+  // A registration's drift: dx solid, dy dashed against time (or frame), in the scale's unit
+  // (or px), failed frames left out; a line under it sums it up. Raises the Drift tab.
+  void show_drift(const std::vector<reg::DriftRow>& drift, const io::ImageScale& scale);
+  QString drift_text() const;
   // A (2R + 1)^2 ZNCC surface (rows: v from -R to R, columns: u from -R to R) probed at (x, y)
   // px; shows its peak; raises its tab.
   void show_surface(MatrixView<const float> surface, int R, double x, double y);
@@ -78,7 +83,8 @@ class ResultsPanel : public QTabWidget {
   QLabel *cursor_label_, *surface_label_;
   std::map<ResultField, ColourMap> maps_;
   std::map<ResultField, ColourRange> ranges_;
-  QCustomPlot *plot_, *profile_plot_, *tracks_plot_, *surface_plot_;
+  QCustomPlot *plot_, *profile_plot_, *tracks_plot_, *surface_plot_, *drift_plot_;
+  QLabel* drift_label_;
   QCPColorMap *map_, *surface_map_;
   QCPColorScale* scale_;
   std::vector<ProfileSample> profile_;

@@ -69,7 +69,7 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
                       std::vector<std::string>& sources, bool& colour) {
   const std::string name = file.string();
   capture_tiff_errors();
-  std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "r"));
+  std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "rm"));
   if (!tif) return {ErrorCode::io_error, "cannot decode '" + name + "': corrupt or truncated"};
   colour = colour_tiff(tif.get());
   if (colour) return Status::ok();

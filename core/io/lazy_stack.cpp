@@ -252,7 +252,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_pages(const fs::path& path,
                    static_cast<Index>(layout.value().width)};
       s->offsets_.push_back(TIFFCurrentDirOffset(tif));
       // The other pages are indexed in the background with a handle of their own.
-      TIFF* indexer = TIFFOpen(path.c_str(), "r");
+      TIFF* indexer = TIFFOpen(path.c_str(), "rm");
       const bool more = indexer != nullptr && !TIFFLastDirectory(indexer);
       s->sources_.push_back(more ? path.filename().string() + "[page 0]"
                                  : path.filename().string());

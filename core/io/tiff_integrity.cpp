@@ -21,7 +21,7 @@ void ignore_warning(const char*, const char*, va_list) {}
 
 class TiffHandle {
  public:
-  explicit TiffHandle(const std::filesystem::path& p) : tif_(TIFFOpen(p.c_str(), "r")) {}
+  explicit TiffHandle(const std::filesystem::path& p) : tif_(TIFFOpen(p.c_str(), "rm")) {}
   ~TiffHandle() {
     if (tif_) TIFFClose(tif_);
   }

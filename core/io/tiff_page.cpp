@@ -79,7 +79,7 @@ std::string describe_tiff_page(TIFF* tif) {
 
 Result<TIFF*> open_tiff(const std::filesystem::path& path) {
   capture_tiff_errors();
-  TIFF* tif = TIFFOpen(path.c_str(), "r");
+  TIFF* tif = TIFFOpen(path.c_str(), "rm");
   if (tif == nullptr) {
     return Status{ErrorCode::io_error, "cannot decode '" + path.string() +
                                            "': the file is corrupt or truncated (no readable "

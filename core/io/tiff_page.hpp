@@ -25,7 +25,9 @@ struct TiffGreyLayout {
   PixelType type = PixelType::u8;  // u8: unsigned <= 8 bits, u16: unsigned 9-16, else f32
 };
 
-// TIFFOpen for reading, with libtiff's messages captured (tiff_integrity.hpp); a file it cannot
+// TIFFOpen for reading ("rm": read(), not a memory map, so that a stack of many GB read frame by
+// frame does not grow the process's resident memory by the file's size), with libtiff's
+// messages captured (tiff_integrity.hpp); a file it cannot
 // open is "cannot decode '<path>': the file is corrupt or truncated (no readable header)".
 // The caller closes the handle (TIFFClose).
 Result<tiff*> open_tiff(const std::filesystem::path& path);

@@ -39,15 +39,20 @@ double signed_frequency(Index k, Index n) {
   return static_cast<double>(k < (n + 1) / 2 ? k : k - n);
 }
 
-// Tukey window of n samples, alpha = 0.5 (cosine tapers over a quarter at each end).
-std::vector<float> tukey(Index n) {
+// Tukey window of n samples, alpha = 0.5 (cosine tapers over a quarter at each end), moved by
+// `shift` samples (sample i takes the window's value at i - shift; 0 outside [0, n - 1]); all 1
+// without a window.
+std::vector<float> tukey(Index n, bool window, double shift = 0) {
   std::vector<float> w(static_cast<std::size_t>(n), 1.0f);
-  const double alpha = 0.5, width = alpha * static_cast<double>(n - 1) / 2;
+  if (!window) return w;
+  const double last = static_cast<double>(n - 1), width = 0.5 * last / 2;
   for (Index i = 0; i < n; ++i) {
-    const double k = static_cast<double>(std::min(i, n - 1 - i));
-    if (k < width)
-      w[static_cast<std::size_t>(i)] =
-          static_cast<float>(0.5 * (1 - std::cos(kTwoPi / 2 * k / width)));
+    const double t = static_cast<double>(i) - shift;
+    const double k = std::min(t, last - t);
+    w[static_cast<std::size_t>(i)] =
+        k < 0       ? 0.0f
+        : k < width ? static_cast<float>(0.5 * (1 - std::cos(kTwoPi / 2 * k / width)))
+                    : 1.0f;
   }
   return w;
 }
@@ -68,8 +73,13 @@ struct PhaseCorrelator::Impl {
     if (inverse != nullptr) fftwf_destroy_plan(inverse);
   }
 
-  // The image without its mean, windowed, transformed; returns its energy (sum of squares).
-  double transform(MatrixView<const float> image, float* real, fftwf_complex* spec) const {
+  // The image without its mean, windowed (by window_x, window_y unless others are given),
+  // transformed; returns its energy (sum of squares).
+  double transform(MatrixView<const float> image, float* real, fftwf_complex* spec,
+                   const std::vector<float>* wx = nullptr,
+                   const std::vector<float>* wy_all = nullptr) const {
+    const std::vector<float>& win_x = wx != nullptr ? *wx : window_x;
+    const std::vector<float>& win_y = wy_all != nullptr ? *wy_all : window_y;
     double sum = 0;
     for (Index r = 0; r < rows; ++r)
       for (Index c = 0; c < cols; ++c) sum += image(r, c);
@@ -78,50 +88,74 @@ struct PhaseCorrelator::Impl {
     for (Index r = 0; r < rows; ++r) {
       const float* in = image.row(r);
       float* out = real + r * cols;
+      const float wy = win_y[static_cast<std::size_t>(r)], mu = static_cast<float>(mean);
+      float row_energy = 0;
       for (Index c = 0; c < cols; ++c) {
-        const double v = (in[c] - mean) * window_y[static_cast<std::size_t>(r)] *
-                         window_x[static_cast<std::size_t>(c)];
-        out[c] = static_cast<float>(v);
-        energy += v * v;
+        const float v = (in[c] - mu) * wy * win_x[static_cast<std::size_t>(c)];
+        out[c] = v;
+        row_energy += v * v;
       }
+      energy += row_energy;
     }
     fftwf_execute_dft_r2c(forward, real, spec);
     return energy;
   }
 
-  // c(s) for the 3 x 3 points (x0 + i h, y0 + j h), i, j in {-1, 0, 1}, from the normalised
-  // cross-power spectrum R (rows x half): out[j + 1][i + 1]. The real signal's spectrum is
-  // Hermitian, so the half spectrum counts twice except its columns 0 and (even cols) cols / 2.
-  void evaluate3x3(const std::complex<float>* R, double x0, double y0, double h,
+  // c(s) for the 3 x 3 points (x0 + i h, y0 + j h), i, j in {-1, 0, 1}, from the cross-power
+  // spectrum R (rows x half, real and imaginary parts apart): out[j + 1][i + 1]. The real
+  // signal's spectrum is Hermitian, so the half spectrum counts twice except its columns 0 and
+  // (even cols) cols / 2. Float sums along a row (vectorised), double across rows.
+  void evaluate3x3(const float* re, const float* im, double x0, double y0, double h,
                    double out[3][3]) const {
-    std::vector<std::complex<double>> wx(static_cast<std::size_t>(3 * half));
+    const auto n = static_cast<std::size_t>(half);
+    std::vector<float> wr(3 * n), wi(3 * n);
     for (Index v = 0; v < half; ++v) {
       const bool single = v == 0 || (cols % 2 == 0 && v == cols / 2);
       const double weight = single ? 1.0 : 2.0;
       for (int i = 0; i < 3; ++i) {
         const double a =
             kTwoPi * static_cast<double>(v) * (x0 + (i - 1) * h) / static_cast<double>(cols);
-        wx[static_cast<std::size_t>(i * half + v)] = weight * std::complex<double>(cos(a), sin(a));
+        wr[static_cast<std::size_t>(i) * n + static_cast<std::size_t>(v)] =
+            static_cast<float>(weight * std::cos(a));
+        wi[static_cast<std::size_t>(i) * n + static_cast<std::size_t>(v)] =
+            static_cast<float>(weight * std::sin(a));
       }
     }
     double acc[3][3] = {};
     for (Index u = 0; u < rows; ++u) {
-      const std::complex<float>* row = R + u * half;
-      std::complex<double> t[3] = {};  // the row's sums over v for the 3 x offsets
-      for (Index v = 0; v < half; ++v) {
-        const std::complex<double> r(row[v].real(), row[v].imag());
-        for (int i = 0; i < 3; ++i) t[i] += r * wx[static_cast<std::size_t>(i * half + v)];
+      const float* r_re = re + static_cast<std::size_t>(u) * n;
+      const float* r_im = im + static_cast<std::size_t>(u) * n;
+      double t_re[3], t_im[3];  // the row's sums over v for the 3 x offsets
+      for (int i = 0; i < 3; ++i) {
+        if (h == 0 && i != 1) continue;  // one point: the centre column only
+        const float* c = wr.data() + static_cast<std::size_t>(i) * n;
+        const float* d = wi.data() + static_cast<std::size_t>(i) * n;
+        // 8 partial sums: independent lanes the compiler keeps in one SIMD register.
+        float sr[8] = {}, si[8] = {};
+        std::size_t v = 0;
+        for (; v + 8 <= n; v += 8)
+          for (std::size_t l = 0; l < 8; ++l) {
+            sr[l] += r_re[v + l] * c[v + l] - r_im[v + l] * d[v + l];
+            si[l] += r_re[v + l] * d[v + l] + r_im[v + l] * c[v + l];
+          }
+        for (; v < n; ++v) {
+          sr[0] += r_re[v] * c[v] - r_im[v] * d[v];
+          si[0] += r_re[v] * d[v] + r_im[v] * c[v];
+        }
+        t_re[i] = t_im[i] = 0;
+        for (std::size_t l = 0; l < 8; ++l) t_re[i] += sr[l], t_im[i] += si[l];
       }
       const double fu = signed_frequency(u, rows);
+      if (h == 0) t_re[0] = t_re[2] = t_re[1], t_im[0] = t_im[2] = t_im[1];
       for (int j = 0; j < 3; ++j) {
         const double a = kTwoPi * fu * (y0 + (j - 1) * h) / static_cast<double>(rows);
-        const std::complex<double> wy(cos(a), sin(a));
-        for (int i = 0; i < 3; ++i) acc[j][i] += (t[i] * wy).real();
+        const double cy = std::cos(a), sy = std::sin(a);
+        for (int i = 0; i < 3; ++i) acc[j][i] += t_re[i] * cy - t_im[i] * sy;
       }
     }
-    const double n = static_cast<double>(rows * cols);
+    const double total = static_cast<double>(rows * cols);
     for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) out[j][i] = acc[j][i] / n;
+      for (int i = 0; i < 3; ++i) out[j][i] = acc[j][i] / total;
   }
 };
 
@@ -141,17 +175,18 @@ Result<std::unique_ptr<PhaseCorrelator>> PhaseCorrelator::create(Shape shape, Ph
   m.half = shape.cols / 2 + 1;
   m.upsample = upsample;
   m.options = o;
-  m.window_x =
-      o.window ? tukey(m.cols) : std::vector<float>(static_cast<std::size_t>(m.cols), 1.0f);
-  m.window_y =
-      o.window ? tukey(m.rows) : std::vector<float>(static_cast<std::size_t>(m.rows), 1.0f);
+  m.window_x = tukey(m.cols, o.window);
+  m.window_y = tukey(m.rows, o.window);
   auto real = fftw_alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
   auto spec = fftw_alloc<fftwf_complex>(static_cast<std::size_t>(m.rows * m.half));
   std::lock_guard lock(planner_mutex());
+  // Large regions (whole frames of long stacks) are worth FFTW's measured plans (a second or two
+  // of planning); small ones (tests, small regions) take estimated plans at once.
+  const unsigned flags = m.rows * m.cols >= (1 << 20) ? FFTW_MEASURE : FFTW_ESTIMATE;
   m.forward = fftwf_plan_dft_r2c_2d(static_cast<int>(m.rows), static_cast<int>(m.cols), real.get(),
-                                    spec.get(), FFTW_ESTIMATE);
+                                    spec.get(), flags);
   m.inverse = fftwf_plan_dft_c2r_2d(static_cast<int>(m.rows), static_cast<int>(m.cols), spec.get(),
-                                    real.get(), FFTW_ESTIMATE);
+                                    real.get(), flags);
   if (m.forward == nullptr || m.inverse == nullptr)
     return Status{ErrorCode::internal, "FFTW could not plan a " + to_string(shape) + " transform"};
   return p;
@@ -173,7 +208,8 @@ Status PhaseCorrelator::set_reference(MatrixView<const float> image) {
   return Status::ok();
 }
 
-Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image) const {
+Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image, const Shift* near) const {
+  const bool refining = near != nullptr;
   const Impl& m = *impl_;
   if (m.reference.empty()) return Status{ErrorCode::invalid_argument, "no reference set"};
   if (image.rows != m.rows || image.cols != m.cols)
@@ -183,38 +219,58 @@ Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image) const {
   const auto n_spec = static_cast<std::size_t>(m.rows * m.half);
   auto real = fftw_alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
   auto spec = fftw_alloc<fftwf_complex>(n_spec);
-  const double energy = m.transform(image, real.get(), spec.get());
+  // Refining: the frame's window moves with its content (by the drift found so far), so that
+  // the windows no longer pull the peak towards no shift.
+  const std::vector<float> moved_x =
+      refining ? tukey(m.cols, m.options.window, near->dx) : std::vector<float>();
+  const std::vector<float> moved_y =
+      refining ? tukey(m.rows, m.options.window, near->dy) : std::vector<float>();
+  const double energy = m.transform(image, real.get(), spec.get(), refining ? &moved_x : nullptr,
+                                    refining ? &moved_y : nullptr);
   // R = F_ref conj(F_frame) (/ |.| when whitened): its inverse peaks at minus the shift (the DIC
   // convention). Unwhitened, R is divided by the images' energies so that c(s) is a correlation
   // coefficient (1 for identical images; Parseval: sum |F|^2 = N sum x^2, and c divides by N).
   const double norm = std::sqrt(m.reference_energy * energy);
   const float scale = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
-  std::vector<std::complex<float>> R(n_spec);
+  std::vector<float> re(n_spec), im(n_spec);
   for (std::size_t k = 0; k < n_spec; ++k) {
-    const std::complex<float> p =
-        m.reference[k] * std::conj(std::complex<float>(spec[k][0], spec[k][1]));
-    if (m.options.whiten) {
-      const float a = std::abs(p);
-      R[k] = a > 1e-30f ? p / a : std::complex<float>(0, 0);
-    } else {
-      R[k] = p * scale;
-    }
-    spec[k][0] = R[k].real();
-    spec[k][1] = R[k].imag();
+    const float ar = m.reference[k].real(), ai = m.reference[k].imag();
+    const float br = spec[k][0], bi = spec[k][1];
+    float pr = ar * br + ai * bi, pi = ai * br - ar * bi;  // a conj(b)
+    const float a = std::sqrt(pr * pr + pi * pi);
+    const float f = m.options.whiten ? (a > 1e-30f ? 1 / a : 0.0f) : scale;
+    pr *= f, pi *= f;
+    re[k] = pr, im[k] = pi;
+    spec[k][0] = pr, spec[k][1] = pi;
   }
-  fftwf_execute_dft_c2r(m.inverse, spec.get(), real.get());
+  const auto vertex = [](double a, double b, double c) {  // of the parabola through 3 samples
+    const double d = a - 2 * b + c;
+    return d < 0 ? std::clamp(0.5 * (a - c) / d, -0.5, 0.5) : 0.0;
+  };
+  // Refining: start at the drift found so far (c peaks at minus the shift).
+  double x = refining ? -near->dx : 0, y = refining ? -near->dy : 0, h = 1.0 / 16;
   Index best = 0;
-  for (Index k = 1; k < m.rows * m.cols; ++k)
-    if (real[static_cast<std::size_t>(k)] > real[static_cast<std::size_t>(best)]) best = k;
-  // The peak at p means c(s) peaks at s = p (mod N) with s = -shift.
-  double y = signed_frequency(best / m.cols, m.rows);
-  double x = signed_frequency(best % m.cols, m.cols);
+  if (!refining) {
+    fftwf_execute_dft_c2r(m.inverse, spec.get(), real.get());
+    for (Index k = 1; k < m.rows * m.cols; ++k)
+      if (real[static_cast<std::size_t>(k)] > real[static_cast<std::size_t>(best)]) best = k;
+    // The peak at p means c(s) peaks at s = p (mod N) with s = -shift; a parabola through its
+    // neighbours starts the search within a fraction of a pixel.
+    const Index br = best / m.cols, bc = best % m.cols;
+    const auto at = [&](Index r, Index c) {
+      return static_cast<double>(
+          real[static_cast<std::size_t>(((r + m.rows) % m.rows) * m.cols + (c + m.cols) % m.cols)]);
+    };
+    y = signed_frequency(br, m.rows) + vertex(at(br - 1, bc), at(br, bc), at(br + 1, bc));
+    x = signed_frequency(bc, m.cols) + vertex(at(br, bc - 1), at(br, bc), at(br, bc + 1));
+    h = 0.125;
+  }
   double value[3][3];
-  double h = 0.5;
   const double finest = 1.0 / m.upsample;
+  h = std::max(h, finest);
   if (m.upsample > 1) {
     for (int pass = 0; pass < 64 && h >= finest * 0.999; ++pass) {
-      m.evaluate3x3(R.data(), x, y, h, value);
+      m.evaluate3x3(re.data(), im.data(), x, y, h, value);
       int bi = 1, bj = 1;
       for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 3; ++i)
@@ -228,15 +284,12 @@ Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image) const {
       }
     }
     // A parabola through the centre row and column gives the fraction below h.
-    const auto vertex = [](double a, double b, double c) {
-      const double d = a - 2 * b + c;
-      return d < 0 ? std::clamp(0.5 * (a - c) / d, -0.5, 0.5) : 0.0;
-    };
     x += h * vertex(value[1][0], value[1][1], value[1][2]);
     y += h * vertex(value[0][1], value[1][1], value[2][1]);
-    m.evaluate3x3(R.data(), x, y, 0, value);
+    m.evaluate3x3(re.data(), im.data(), x, y, 0, value);
   } else {
-    value[1][1] = real[static_cast<std::size_t>(best)] / static_cast<double>(m.rows * m.cols);
+    x = std::round(x), y = std::round(y);  // integer shifts
+    m.evaluate3x3(re.data(), im.data(), x, y, 0, value);
   }
   return Shift{-x, -y, value[1][1]};
 }

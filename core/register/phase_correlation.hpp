@@ -48,7 +48,10 @@ class PhaseCorrelator {
 
   Status set_reference(MatrixView<const float> reference);
   // The frame's shift from the reference. Thread-safe (each call has buffers of its own).
-  Result<Shift> measure(MatrixView<const float> frame) const;
+  // near: a shift known to within a fraction of a pixel (an earlier iteration's): the frame's
+  // window moves with its content by that much (so the windows no longer pull the peak towards
+  // no shift), and the search starts there at a step of 1/16 px, without the integer search.
+  Result<Shift> measure(MatrixView<const float> frame, const Shift* near = nullptr) const;
 
  private:
   PhaseCorrelator() = default;

@@ -126,23 +126,16 @@ class Estimator {
   static PhaseOptions phase_options(const RegisterOptions& o) {
     return {o.upsample, o.window == Window::tukey, o.whiten == Whiten::on};
   }
-  // The shift, then what is left after moving the frame back by it (options_.iterations times
-  // in all; the moved frame's border without data takes its mean).
+  // The shift, then (options_.iterations times in all) measured again with the frame's window
+  // moved by the shift found so far.
   Result<Shift> iterate(const PhaseCorrelator& pc, const Stack<float>& frame) const {
     auto s = pc.measure(frame[0]);
     if (!s.is_ok()) return s;
     Shift total = s.value();
-    double mean = 0;
-    for (const float v : frame.values()) mean += v;
-    mean /= static_cast<double>(frame.values().size());
-    Stack<float> moved(frame.rows(), frame.cols(), 1);
     for (int k = 1; k < options_.iterations; ++k) {
-      shift_image(frame[0], total.dx, total.dy, moved[0], static_cast<float>(mean));
-      auto left = pc.measure(moved[0]);
-      if (!left.is_ok()) return left;
-      total.dx += left.value().dx;
-      total.dy += left.value().dy;
-      total.peak = left.value().peak;
+      auto again = pc.measure(frame[0], &total);
+      if (!again.is_ok()) return again;
+      total = again.value();
     }
     return total;
   }

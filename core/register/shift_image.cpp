@@ -1,30 +1,16 @@
 #include "core/register/shift_image.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace xcorr::reg {
 namespace {
 
-// Cubic B-spline coefficients of a line in place (Unser 1999, mirror boundaries).
-void prefilter(std::vector<double>& c) {
-  const auto n = static_cast<Index>(c.size());
-  if (n < 2) return;
-  const double z = std::sqrt(3.0) - 2.0;
-  for (double& v : c) v *= 6.0;
-  // Causal initialisation: sum over the mirrored line, truncated where z^k is negligible.
-  const Index horizon = std::min<Index>(n, 30);
-  double sum = c[0], zk = z;
-  for (Index k = 1; k < horizon; ++k, zk *= z) sum += zk * c[static_cast<std::size_t>(k)];
-  c[0] = sum;
-  for (Index k = 1; k < n; ++k)
-    c[static_cast<std::size_t>(k)] += z * c[static_cast<std::size_t>(k - 1)];
-  c[static_cast<std::size_t>(n - 1)] =
-      (z / (z * z - 1.0)) *
-      (c[static_cast<std::size_t>(n - 1)] + z * c[static_cast<std::size_t>(n - 2)]);
-  for (Index k = n - 2; k >= 0; --k)
-    c[static_cast<std::size_t>(k)] =
-        z * (c[static_cast<std::size_t>(k + 1)] - c[static_cast<std::size_t>(k)]);
+constexpr int kHorizon = 24;  // z^24 < 1e-13: the causal initialisation's truncated sum
+
+double pole() {
+  return std::sqrt(3.0) - 2.0;
 }
 
 Index mirror(Index k, Index n) {
@@ -35,25 +21,68 @@ Index mirror(Index k, Index n) {
   return k < n ? k : period - k;
 }
 
-// out[x] = line(x + d) for x in [0, n): B-spline coefficients `c`; NaN outside [0, n - 1].
-void shift_line(const std::vector<double>& c, double d, std::vector<double>& out) {
-  const auto n = static_cast<Index>(c.size());
-  const double base = std::floor(d);
-  const double t = d - base;
-  const double w[4] = {(1 - t) * (1 - t) * (1 - t) / 6, (3 * t * t * t - 6 * t * t + 4) / 6,
-                       (-3 * t * t * t + 3 * t * t + 3 * t + 1) / 6, t * t * t / 6};
-  const auto shift = static_cast<Index>(base);
-  for (Index x = 0; x < n; ++x) {
-    const double at = static_cast<double>(x) + d;
-    if (at < -1e-9 || at > static_cast<double>(n - 1) + 1e-9) {
-      out[static_cast<std::size_t>(x)] = std::nan("");
-      continue;
-    }
-    const Index i = x + shift;
-    double v = 0;
-    for (int k = 0; k < 4; ++k) v += w[k] * c[static_cast<std::size_t>(mirror(i - 1 + k, n))];
-    out[static_cast<std::size_t>(x)] = v;
+// Cubic B-spline coefficients of one line in place (Unser 1999, mirror boundaries).
+void prefilter_line(float* c, Index n) {
+  if (n < 2) return;
+  const double z = pole();
+  double sum = 0, zk = 1;
+  for (Index k = 0; k < std::min<Index>(n, kHorizon); ++k, zk *= z) sum += zk * c[k];
+  double prev = 6 * sum;
+  c[0] = static_cast<float>(prev);
+  for (Index k = 1; k < n; ++k) {
+    prev = 6.0 * c[k] + z * prev;
+    c[k] = static_cast<float>(prev);
   }
+  double next = (z / (z * z - 1.0)) * (c[n - 1] + z * c[n - 2]);
+  c[n - 1] = static_cast<float>(next);
+  for (Index k = n - 2; k >= 0; --k) {
+    next = z * (next - c[k]);
+    c[k] = static_cast<float>(next);
+  }
+}
+
+// The same along y for every column at once (rows of `cols` floats, row stride `cols`).
+void prefilter_columns(float* c, Index rows, Index cols) {
+  if (rows < 2) return;
+  const auto w = static_cast<std::size_t>(cols);
+  const float z = static_cast<float>(pole());
+  std::vector<double> sum(w, 0.0);
+  double zk = 1;
+  for (Index k = 0; k < std::min<Index>(rows, kHorizon); ++k, zk *= pole()) {
+    const float* row = c + static_cast<std::size_t>(k) * w;
+    for (std::size_t i = 0; i < w; ++i) sum[i] += zk * row[i];
+  }
+  for (std::size_t i = 0; i < w; ++i) c[i] = static_cast<float>(6 * sum[i]);
+  for (Index k = 1; k < rows; ++k) {
+    float* row = c + static_cast<std::size_t>(k) * w;
+    const float* above = row - w;
+    for (std::size_t i = 0; i < w; ++i) row[i] = 6 * row[i] + z * above[i];
+  }
+  float* last = c + static_cast<std::size_t>(rows - 1) * w;
+  const float* before = last - w;
+  const float k_end = static_cast<float>(pole() / (pole() * pole() - 1.0));
+  for (std::size_t i = 0; i < w; ++i) last[i] = k_end * (last[i] + z * before[i]);
+  for (Index k = rows - 2; k >= 0; --k) {
+    float* row = c + static_cast<std::size_t>(k) * w;
+    const float* below = row + w;
+    for (std::size_t i = 0; i < w; ++i) row[i] = z * (below[i] - row[i]);
+  }
+}
+
+// The 4 weights of taps floor(d) - 1 .. floor(d) + 2 for a shift d.
+void weights(double d, double w[4]) {
+  const double t = d - std::floor(d);
+  w[0] = (1 - t) * (1 - t) * (1 - t) / 6;
+  w[1] = (3 * t * t * t - 6 * t * t + 4) / 6;
+  w[2] = (-3 * t * t * t + 3 * t * t + 3 * t + 1) / 6;
+  w[3] = t * t * t / 6;
+}
+
+// The output positions whose source position + d lies within [0, n - 1].
+void valid_range(double d, Index n, Index& first, Index& last) {
+  first = std::max<Index>(0, static_cast<Index>(std::ceil(-d - 1e-9)));
+  last =
+      std::min<Index>(n - 1, static_cast<Index>(std::floor(static_cast<double>(n - 1) - d + 1e-9)));
 }
 
 }  // namespace
@@ -61,31 +90,48 @@ void shift_line(const std::vector<double>& c, double d, std::vector<double>& out
 void shift_image(MatrixView<const float> in, double dx, double dy, MatrixView<float> out,
                  float fill) {
   const Index rows = in.rows, cols = in.cols;
-  std::vector<double> tmp(static_cast<std::size_t>(rows * cols));  // rows shifted in x
-  std::vector<double> line(static_cast<std::size_t>(cols)), shifted(static_cast<std::size_t>(cols));
+  Index c0, c1, r0, r1;
+  valid_range(dx, cols, c0, c1);
+  valid_range(dy, rows, r0, r1);
+  for (Index r = 0; r < rows; ++r) std::fill_n(out.row(r), cols, fill);
+  if (c0 > c1 || r0 > r1) return;
+  const auto w = static_cast<std::size_t>(cols);
+  // Along x, row by row, into tmp (only the valid columns are needed later).
+  std::vector<float> tmp(static_cast<std::size_t>(rows) * w), line(w);
+  double wx[4], wy[4];
+  weights(dx, wx);
+  weights(dy, wy);
+  const auto sx = static_cast<Index>(std::floor(dx)), sy = static_cast<Index>(std::floor(dy));
+  const float fx[4] = {static_cast<float>(wx[0]), static_cast<float>(wx[1]),
+                       static_cast<float>(wx[2]), static_cast<float>(wx[3])};
   for (Index r = 0; r < rows; ++r) {
-    for (Index c = 0; c < cols; ++c) line[static_cast<std::size_t>(c)] = in(r, c);
-    prefilter(line);
-    shift_line(line, dx, shifted);
-    std::copy(shifted.begin(), shifted.end(), tmp.begin() + r * cols);
+    std::copy_n(in.row(r), cols, line.data());
+    prefilter_line(line.data(), cols);
+    float* t = tmp.data() + static_cast<std::size_t>(r) * w;
+    for (Index c = c0; c <= c1; ++c) {
+      const Index i = c + sx - 1;  // the first tap
+      if (i >= 0 && i + 3 < cols) {
+        const float* p = line.data() + i;
+        t[c] = fx[0] * p[0] + fx[1] * p[1] + fx[2] * p[2] + fx[3] * p[3];
+      } else {
+        float v = 0;
+        for (int k = 0; k < 4; ++k)
+          v += fx[k] * line[static_cast<std::size_t>(mirror(i + k, cols))];
+        t[c] = v;
+      }
+    }
   }
-  std::vector<double> column(static_cast<std::size_t>(rows)), moved(static_cast<std::size_t>(rows));
-  for (Index c = 0; c < cols; ++c) {
-    bool outside = false;
-    for (Index r = 0; r < rows; ++r) {
-      column[static_cast<std::size_t>(r)] = tmp[static_cast<std::size_t>(r * cols + c)];
-      outside = outside || std::isnan(column[static_cast<std::size_t>(r)]);
-    }
-    if (outside) {  // the whole column's source lies outside in x
-      for (Index r = 0; r < rows; ++r) out(r, c) = fill;
-      continue;
-    }
-    prefilter(column);
-    shift_line(column, dy, moved);
-    for (Index r = 0; r < rows; ++r) {
-      const double v = moved[static_cast<std::size_t>(r)];
-      out(r, c) = std::isnan(v) ? fill : static_cast<float>(v);
-    }
+  // Along y, every column at once.
+  prefilter_columns(tmp.data(), rows, cols);
+  const float fy[4] = {static_cast<float>(wy[0]), static_cast<float>(wy[1]),
+                       static_cast<float>(wy[2]), static_cast<float>(wy[3])};
+  for (Index r = r0; r <= r1; ++r) {
+    const float* src[4];
+    for (int k = 0; k < 4; ++k)
+      src[k] = tmp.data() + static_cast<std::size_t>(mirror(r + sy - 1 + k, rows)) * w;
+    float* o = out.row(r);
+    for (Index c = c0; c <= c1; ++c)
+      o[c] = fy[0] * src[0][c] + fy[1] * src[1][c] + fy[2] * src[2][c] + fy[3] * src[3][c];
   }
 }
 
