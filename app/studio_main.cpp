@@ -2,6 +2,7 @@
 //   xcorr-studio [STACK] [--sample | --project P.json] [--run] [--screenshot FILE.png]
 //                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
 //                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
+//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--screenshot FILE.png]
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
 // window (the batch dialog) after the run, or at once without --run, and quits; the view
@@ -64,7 +65,7 @@ bool apply_view(xcorr::ui::MainWindow& w, const QCommandLineParser& args) {
     (void)w.point_readout(v[0], v[1]);
   }
   if (args.isSet("tab")) {
-    const QStringList tabs = {"map", "profile", "trajectories", "surface"};
+    const QStringList tabs = {"map", "profile", "trajectories", "surface", "drift"};
     const auto k = tabs.indexOf(args.value("tab").toLower());
     if (k < 0)
       return std::fprintf(stderr, "xcorr-studio: no tab '%s'\n", qPrintable(args.value("tab"))),
@@ -96,7 +97,12 @@ int main(int argc, char** argv) {
   args.addOption({"colours", "Colour map: viridis, cividis, diverging, jet", "M"});
   args.addOption({"cursor", "Data cursor at image position X,Y px", "X,Y"});
   args.addOption({"line", "Line profile from X0,Y0 to X1,Y1 px", "X0,Y0,X1,Y1"});
-  args.addOption({"tab", "Results tab: map, profile, trajectories, surface", "T"});
+  args.addOption({"tab", "Results tab: map, profile, trajectories, surface, drift", "T"});
+  args.addOption({"register",
+                  "Register the opened stack (drift correction) into OUT.tif (and OUT_drift.csv), "
+                  "then show the corrected stack and the drift",
+                  "OUT"});
+  args.addOption({"template", "With --register: measure on this region", "X,Y,W,H"});
   args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
   args.addOption(
       {"save", "With --run: save the project (and its results) to FILE after the run", "JSON"});
@@ -192,6 +198,27 @@ int main(int argc, char** argv) {
       QApplication::exit(ok && saved ? 0 : 1);
     });
   };
+  if (args.isSet("register")) {
+    xcorr::reg::RegisterJob job;
+    job.stack = args.positionalArguments().value(0).toStdString();
+    job.out = args.value("register").toStdString();
+    job.drift = job.out.substr(0, job.out.rfind('.')) + "_drift.csv";
+    if (args.isSet("template")) {
+      const std::vector<double> v = numbers(args.value("template"));
+      if (v.size() != 4) return std::fprintf(stderr, "xcorr-studio: --template X,Y,W,H\n"), 2;
+      w.add_template({static_cast<xcorr::Index>(v[0]), static_cast<xcorr::Index>(v[1]),
+                      static_cast<xcorr::Index>(v[2]), static_cast<xcorr::Index>(v[3])});
+      job.options.region = "rect:" + args.value("template").toStdString();
+    }
+    QObject::connect(&w, &xcorr::ui::MainWindow::run_finished, &app, [&](bool ok) {
+      if (shot.isEmpty()) return;
+      save_and_quit(apply_view(w, args) && ok);
+    });
+    QTimer::singleShot(0, &w, [&w, job] {
+      if (!w.start_registration(job)) QApplication::exit(2);
+    });
+    return QApplication::exec();
+  }
   if (args.isSet("run")) {
     QObject::connect(&w, &xcorr::ui::MainWindow::run_finished, &app, [&](bool ok) {
       if (args.isSet("save")) {

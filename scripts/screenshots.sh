@@ -2,7 +2,7 @@
 # Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
 # 1600x1000 and 1024x700: the bundled sample after DIC (main window), a damaged stack's message,
 # the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
-# results, and DIC Challenge sample 14's wide map.
+# results, a registered stack's drift, and DIC Challenge sample 14's wide map.
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,12 @@ shot 1024x700 "$out/reopened-project-1024x700.png" --project "$work/project.json
   --field v --cursor 120,80
 shot 1024x700 "$out/line-profile-1024x700.png" --project "$work/project.json" --frame 5 \
   --line 25,160,230,100 --tab profile
+# Register stack: a drifting fluorescence-like stack with a scale (needs numpy and tifffile):
+# the Drift tab against time in um, and the corrected stack open.
+if python3 scripts/make_drift_stack.py "$work/cells.tif" 2>/dev/null; then
+  shot 1600x1000 "$out/register-drift.png" "$work/cells.tif" --register "$work/cells_registered.tif" \
+    --tab drift --frame 39
+fi
 # DIC Challenge sample 14 (2048x589, from ../shared when present): reference.tif sorts last in
 # its folder, so the project lists it first; the wide map fills the Results dock's width.
 s14=../shared/data/dic-challenge/sample14
