@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${XCORR_FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tiff matrix_csv json roi commit)
+[ ${#targets[@]} -gt 0 ] || targets=(tiff matrix_csv json roi commit metadata)
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz
 mkdir -p build/fuzz/artifacts

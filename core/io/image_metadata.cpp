@@ -19,7 +19,7 @@
 namespace xcorr::io {
 namespace {
 
-// Micrometres per unit of the lengths this program carries, for converting OME's units.
+// Finite and > 0: the only values a scale takes.
 bool positive(double v) {
   return std::isfinite(v) && v > 0;
 }
@@ -29,6 +29,13 @@ double number(const std::string& s) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   return (end == s.c_str() || !std::isfinite(v)) ? 0 : v;
+}
+
+// A count or index written as a number: its nearest integer, or -1 when it is not a number in
+// [0, 1e12].
+long whole(const std::string& s) {
+  const double v = number(s);
+  return s.empty() || !(v >= 0 && v <= 1e12) ? -1 : std::lround(v);
 }
 
 std::string attribute(xmlNode* n, const char* name) {
@@ -53,6 +60,16 @@ xmlNode* find(xmlNode* n, const char* local_name) {
   return nullptr;
 }
 
+}  // namespace
+
+namespace {
+// A layout whose sizes pass these limits is not believed (a hostile or broken description): the
+// stack reads as plain pages.
+constexpr long kMaxPlanes = 1L << 16, kMaxFrames = 1L << 32;
+bool believable(const HyperLayout& l) {
+  return l.channels >= 1 && l.slices >= 1 && l.frames >= 0 && l.channels <= kMaxPlanes &&
+         l.slices <= kMaxPlanes && l.frames <= kMaxFrames && l.channels * l.slices <= kMaxPlanes;
+}
 }  // namespace
 
 long HyperLayout::page(long c, long z, long t) const {
@@ -80,13 +97,12 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
   if (pixels == nullptr) return m;
   // Layout: SizeC (over the samples of one page: an RGB page holds 3 channels), SizeZ, SizeT,
   // DimensionOrder XY + a permutation of CZT.
-  const long size_c = std::lround(number(attribute(pixels, "SizeC")));
-  const long size_z = std::lround(number(attribute(pixels, "SizeZ")));
-  const long size_t_ = std::lround(number(attribute(pixels, "SizeT")));
+  const long size_c = whole(attribute(pixels, "SizeC"));
+  const long size_z = whole(attribute(pixels, "SizeZ"));
+  const long size_t_ = whole(attribute(pixels, "SizeT"));
   xmlNode* channel = find(pixels->children, "Channel");
   const long samples =
-      channel == nullptr ? 1
-                         : std::max(1L, std::lround(number(attribute(channel, "SamplesPerPixel"))));
+      channel == nullptr ? 1 : std::max(1L, whole(attribute(channel, "SamplesPerPixel")));
   const std::string order = attribute(pixels, "DimensionOrder");
   if (size_c >= 1 && size_z >= 1 && size_t_ >= 1 && order.size() == 5 &&
       order.rfind("XY", 0) == 0) {
@@ -94,6 +110,8 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
     m.layout.slices = size_z;
     m.layout.frames = size_t_;
     m.layout.order = order.substr(2);
+    if (!believable(m.layout) || m.layout.order.find_first_not_of("CZT") != std::string::npos)
+      m.layout = HyperLayout{};
   }
   // Lengths: PhysicalSizeX/Y in PhysicalSizeXUnit/YUnit (the schema's default: µm).
   const double x = number(attribute(pixels, "PhysicalSizeX"));
@@ -113,7 +131,7 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
   const std::string unit = attribute(pixels, "TimeIncrementUnit");
   const double per = unit.empty() ? 1 : seconds_per(unit);
   const double increment = number(attribute(pixels, "TimeIncrement"));
-  if (positive(increment) && per > 0) {
+  if (positive(increment * per)) {
     s.frame_interval_s = increment * per;
     s.time_source = "OME-XML TimeIncrement";
     return m;
@@ -121,12 +139,13 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
   std::map<long, double> delta_t;  // by TheT
   for (xmlNode* n = pixels->children; n != nullptr; n = n->next) {
     if (!named(n, "Plane")) continue;
-    if (number(attribute(n, "TheC")) != 0 || number(attribute(n, "TheZ")) != 0) continue;
+    if (whole(attribute(n, "TheC")) > 0 || whole(attribute(n, "TheZ")) > 0) continue;
     const std::string dt = attribute(n, "DeltaT");
     const std::string dt_unit = attribute(n, "DeltaTUnit");
     const double dt_per = dt_unit.empty() ? 1 : seconds_per(dt_unit);
     if (dt.empty() || dt_per == 0) continue;
-    delta_t[std::lround(number(attribute(n, "TheT")))] = number(dt) * dt_per;
+    const long t = whole(attribute(n, "TheT"));
+    if (t >= 0) delta_t[t] = number(dt) * dt_per;
   }
   if (delta_t.size() >= 2) {
     const auto first = delta_t.begin();
@@ -159,24 +178,25 @@ StackMetadata metadata_from_imagej(std::string_view description, double x_resolu
   if (!kv.count("ImageJ")) return m;
   // Hyperstacks: channels, slices, frames (pages in CZT order).
   const auto count = [&kv](const char* key) {
-    return kv.count(key) ? std::max(1L, std::lround(number(kv[key]))) : 1L;
+    return kv.count(key) ? std::max(1L, whole(kv[key])) : 1L;
   };
   m.layout.channels = count("channels");
   m.layout.slices = count("slices");
   m.layout.frames = kv.count("frames") ? count("frames") : 0;
+  if (!believable(m.layout)) m.layout = HyperLayout{};
   const std::string unit = kv.count("unit") ? length_unit(kv["unit"]) : "";
   // ImageJ writes XResolution as pixels per unit (ResolutionUnit none); yunit, when present,
   // names another y unit, which this program does not carry.
   const bool same_y = !kv.count("yunit") || length_unit(kv["yunit"]) == unit;
-  if (!unit.empty() && positive(x_resolution) && same_y) {
+  if (!unit.empty() && positive(1 / x_resolution) && x_resolution > 0 && same_y) {
     s.pixel_x = 1 / x_resolution;
-    s.pixel_y = positive(y_resolution) ? 1 / y_resolution : s.pixel_x;
+    s.pixel_y = positive(1 / y_resolution) && y_resolution > 0 ? 1 / y_resolution : s.pixel_x;
     s.unit = unit;
     s.length_source = "ImageJ description";
   }
   const double interval = kv.count("finterval") ? number(kv["finterval"]) : 0;
   const double per = kv.count("tunit") ? seconds_per(kv["tunit"]) : 1;  // ImageJ's default: sec
-  if (positive(interval) && per > 0) {
+  if (positive(interval * per)) {
     s.frame_interval_s = interval * per;
     s.time_source = "ImageJ description";
   }
@@ -186,10 +206,12 @@ StackMetadata metadata_from_imagej(std::string_view description, double x_resolu
 ImageScale scale_from_resolution(int resolution_unit, double x_resolution, double y_resolution) {
   ImageScale s;
   const double um_per_unit = resolution_unit == 2 ? 25400 : resolution_unit == 3 ? 10000 : 0;
-  if (um_per_unit == 0 || !positive(x_resolution)) return s;
+  if (um_per_unit == 0 || !positive(x_resolution) || !positive(um_per_unit / x_resolution))
+    return s;
   if (resolution_unit == 2 && x_resolution == 72) return s;  // a display default, not a scale
   s.pixel_x = um_per_unit / x_resolution;
-  s.pixel_y = um_per_unit / (positive(y_resolution) ? y_resolution : x_resolution);
+  s.pixel_y = positive(um_per_unit / y_resolution) && y_resolution > 0 ? um_per_unit / y_resolution
+                                                                       : s.pixel_x;
   s.unit = "um";
   s.length_source = "TIFF resolution tags";
   return s;

@@ -98,6 +98,7 @@ Result<double> parse_duration(std::string_view text) {
   if (per == 0) {
     return bad(what + ": unknown time unit '" + std::string(s) + "' (ms, s, min or h)");
   }
+  if (!std::isfinite(v * per)) return bad(what + ": too long");
   return v * per;
 }
 

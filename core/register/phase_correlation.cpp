@@ -305,7 +305,7 @@ PhaseCorrelator::~PhaseCorrelator() = default;
 Status PhaseCorrelator::set_reference(MatrixView<const float>) {
   return {ErrorCode::unsupported, "phase correlation needs FFTW"};
 }
-Result<Shift> PhaseCorrelator::measure(MatrixView<const float>) const {
+Result<Shift> PhaseCorrelator::measure(MatrixView<const float>, const Shift*) const {
   return Status{ErrorCode::unsupported, "phase correlation needs FFTW"};
 }
 
