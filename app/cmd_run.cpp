@@ -22,7 +22,7 @@ Status run_batch_file(const std::string& file, bool quiet) {
   batch::BatchHooks hooks;
   hooks.job_started = [&](std::size_t k) {
     bar = std::make_unique<ProgressBar>(
-        "[" + dic::job_label(b, k) + " of " + std::to_string(b.jobs.size()) + "]", quiet);
+        "[" + dic::job_label(b, k) + " of " + std::to_string(b.size()) + "]", quiet);
   };
   hooks.frame = [&](std::size_t, double done, Index total) {
     bar->update(done, total);

@@ -357,6 +357,13 @@ Status BatchDialog::load_queue(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a batch is running"};
   auto b = dic::read_batch(path.toStdString());
   if (!b.is_ok()) return b.status();
+  if (!b.value().registrations.empty()) {  // the dialog queues DIC jobs
+    return {ErrorCode::unsupported,
+            "'" + path.toStdString() + "' holds " +
+                std::to_string(b.value().registrations.size()) +
+                " register job(s): run it with `xcorr run`, or register a stack with Analysis > "
+                "Register stack"};
+  }
   queue_ = std::move(b).value();
   job_status_.assign(queue_.jobs.size(), tr("queued"));
   refresh_queue();

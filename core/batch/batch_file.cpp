@@ -10,6 +10,11 @@ namespace xcorr::dic {
 using json = nlohmann::json;
 
 std::string job_label(const Batch& b, std::size_t index) {
+  if (index >= b.jobs.size()) {
+    const std::size_t r = index - b.jobs.size();
+    const std::string& name = b.registrations.at(r).name;
+    return "register job " + std::to_string(r + 1) + (name.empty() ? "" : " ('" + name + "')");
+  }
   const std::string& name = b.jobs.at(index).name;
   return "job " + std::to_string(index + 1) + (name.empty() ? "" : " ('" + name + "')");
 }
@@ -19,6 +24,12 @@ Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& 
   if (!parsed.is_ok()) return parsed.status();
   const json j = std::move(parsed).value();
   Batch b;
+  if (j.is_object() && j.contains("type")) {  // a single registration job
+    auto job = reg::parse_register_job(text, base);
+    if (!job.is_ok()) return job.status();
+    b.registrations.push_back(std::move(job).value());
+    return b;
+  }
   if (!j.is_object() || !j.contains("jobs")) {  // a single job
     auto job = parse_dic_job(text, base);
     if (!job.is_ok()) return job.status();
@@ -39,6 +50,12 @@ Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& 
                                    ? " ('" + e["name"].get<std::string>() + "')"
                                    : "");
     if (!e.is_object()) return Status{ErrorCode::parse_error, label + ": expected a JSON object"};
+    if (e.contains("type")) {
+      auto r = reg::parse_register_job(e.dump(), base);
+      if (!r.is_ok()) return Status{r.status().code(), label + ": " + r.status().message()};
+      b.registrations.push_back(std::move(r).value());
+      continue;
+    }
     auto job = parse_dic_job(e.dump(), base);
     if (!job.is_ok()) return Status{job.status().code(), label + ": " + job.status().message()};
     b.jobs.push_back(std::move(job).value());
@@ -58,6 +75,8 @@ Result<Batch> read_batch(const std::filesystem::path& path) {
 std::string to_json(const Batch& batch) {
   json jobs = json::array();
   for (const DicJob& job : batch.jobs) jobs.push_back(json::parse(to_json(job)));
+  for (const reg::RegisterJob& r : batch.registrations)
+    jobs.push_back(json::parse(reg::to_json(r)));
   return json{{"jobs", jobs}}.dump(2) + "\n";
 }
 

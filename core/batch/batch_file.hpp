@@ -1,5 +1,7 @@
 // A batch (job queue) file: {"jobs": [job, job, ...]}, each job a DIC job object as in a job file
-// (docs/batch.md has the schema). A single job object is a batch of one, so every project and
+// (docs/batch.md has the schema) or a registration job ({"type": "register", ...},
+// core/register/job.hpp), which runs after the DIC jobs. A single job object is a batch of one,
+// so every project and
 // job file the desktop app writes runs as a batch too. Parsing is strict, per job: unknown keys,
 // wrong types and bad values are refused with the job's number and name.
 #pragma once
@@ -9,11 +11,14 @@
 #include <vector>
 
 #include "core/dic/job.hpp"
+#include "core/register/job.hpp"
 
 namespace xcorr::dic {
 
 struct Batch {
-  std::vector<DicJob> jobs;
+  std::vector<DicJob> jobs;                     // in file order
+  std::vector<reg::RegisterJob> registrations;  // in file order; run after `jobs`
+  std::size_t size() const { return jobs.size() + registrations.size(); }
 };
 
 // Relative paths are resolved against `base` (the file's folder).
@@ -21,7 +26,8 @@ Result<Batch> parse_batch(const std::string& json_text, const std::filesystem::p
 Result<Batch> read_batch(const std::filesystem::path& path);
 std::string to_json(const Batch& batch);  // what parse_batch reads back
 
-// "job 2 ('name')" for messages; 1-based.
+// "job 2 ('name')" for messages (1-based among the DIC jobs); indexes from jobs.size() on are the
+// registrations: "register job 1 ('name')".
 std::string job_label(const Batch& b, std::size_t index);
 
 }  // namespace xcorr::dic

@@ -10,11 +10,13 @@
 #include "core/batch/commit.hpp"
 #include "core/dic/result_writers.hpp"
 #include "core/dic/session.hpp"
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
+#include "core/register/register_stack.hpp"
 
 namespace xcorr::batch {
 namespace fs = std::filesystem;
@@ -187,19 +189,35 @@ Status validate_job(const dic::DicJob& job) {
 }
 
 Status validate_batch(const dic::Batch& b) {
-  if (b.jobs.empty()) return {ErrorCode::invalid_argument, "the batch holds no job"};
+  if (b.size() == 0) return {ErrorCode::invalid_argument, "the batch holds no job"};
   std::map<std::string, std::size_t> outputs;  // by the file they name, however spelled
+  const auto claim = [&](const std::string& out, std::size_t k) -> Status {
+    if (out.empty()) return Status::ok();
+    std::error_code ec;
+    fs::path file = fs::weakly_canonical(fs::absolute(out, ec), ec);
+    if (ec) file = fs::absolute(out, ec).lexically_normal();
+    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh) {
+      return {ErrorCode::invalid_argument, dic::job_label(b, k) + ": writes '" + out + "' like " +
+                                               dic::job_label(b, it->second)};
+    }
+    return Status::ok();
+  };
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     const dic::DicJob& job = b.jobs[k];
-    const std::string label = dic::job_label(b, k);
+    XCORR_RETURN_IF_ERROR(claim(job.out, k));
+    if (Status s = validate_job(job); !s.is_ok())
+      return {s.code(), dic::job_label(b, k) + ": " + s.message()};
+  }
+  for (std::size_t r = 0; r < b.registrations.size(); ++r) {
+    const reg::RegisterJob& job = b.registrations[r];
+    const std::size_t k = b.jobs.size() + r;
+    XCORR_RETURN_IF_ERROR(claim(job.out, k));
+    XCORR_RETURN_IF_ERROR(claim(job.drift, k));
+    Status s = job.check();
     std::error_code ec;
-    fs::path file = fs::weakly_canonical(fs::absolute(job.out, ec), ec);
-    if (ec) file = fs::absolute(job.out, ec).lexically_normal();
-    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh) {
-      return {ErrorCode::invalid_argument,
-              label + ": writes '" + job.out + "' like " + dic::job_label(b, it->second)};
-    }
-    if (Status s = validate_job(job); !s.is_ok()) return {s.code(), label + ": " + s.message()};
+    if (s.is_ok() && !fs::exists(job.stack, ec))
+      s = {ErrorCode::not_found, "stack '" + job.stack + "' not found"};
+    if (!s.is_ok()) return {s.code(), dic::job_label(b, k) + ": " + s.message()};
   }
   return Status::ok();
 }
@@ -385,6 +403,14 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (!n.is_ok()) return labelled(k, n.status());
     frames.push_back(n.value());
   }
+  for (std::size_t r = 0; r < b.registrations.size(); ++r) {  // their frames, as they are read
+    const reg::RegisterJob& job = b.registrations[r];
+    auto st =
+        io::LazyStack::open(job.stack, io::LazyStack::kDefaultCacheBytes, job.options.plane());
+    if (!st.is_ok()) return labelled(b.jobs.size() + r, st.status());
+    (void)st.value()->wait_indexed();
+    frames.push_back(st.value()->count());
+  }
   if (hooks.started) hooks.started(frames);
   std::vector<JobReport> reports;
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
@@ -398,6 +424,33 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (!report.is_ok()) return labelled(k, report.status());
     if (hooks.job_done) hooks.job_done(k, report.value());
     reports.push_back(std::move(report).value());
+  }
+  for (std::size_t r = 0; r < b.registrations.size(); ++r) {
+    const std::size_t k = b.jobs.size() + r;
+    const reg::RegisterJob& job = b.registrations[r];
+    if (hooks.job_started) hooks.job_started(k);
+    // Progress in frames: the two passes over the stack (measure, write) count as one frame each.
+    const double n = static_cast<double>(frames[k]);
+    auto done = reg::register_stack(job, engine::registry(), [&](double d, double total) {
+      return !hooks.frame || hooks.frame(k, total > 0 ? d * n / total : 0, frames[k]);
+    });
+    if (!done.is_ok()) return labelled(k, done.status());
+    JobReport report;
+    report.name = job.name;
+    report.out = job.out.empty() ? job.drift : job.out;
+    report.frames = static_cast<Index>(done.value().drift.size());
+    report.computed = report.frames - done.value().failed;
+    for (const reg::DriftRow& d : done.value().drift) {
+      if (!d.failed.empty())
+        report.failed.push_back(
+            {d.frame, job.stack + " frame " + std::to_string(d.frame), d.failed});
+    }
+    report.written = done.value().written;
+    // Where it ran: phase correlation on the CPU (FFTW); zncc wherever the engine's auto runs.
+    report.device = job.options.method == reg::Method::phase ? "cpu" : "the engine (auto)";
+    report.guess_variant = label(job.options.method);
+    if (hooks.job_done) hooks.job_done(k, report);
+    reports.push_back(std::move(report));
   }
   for (const dic::DicJob& job : b.jobs) {  // everything is in the CSV files now
     std::error_code ec;

@@ -4,6 +4,7 @@
 #include <set>
 #include <type_traits>
 
+#include "core/io/json_options.hpp"
 #include "core/io/json_parse.hpp"
 #include "core/io/read_file.hpp"
 
@@ -32,30 +33,6 @@ Status read(const json& j, const char* key, T& out) {
   }
   out = v.get<T>();
   return Status::ok();
-}
-
-// One option of dic_option_table() from the file, checked like the CLI's value.
-Status read_option(const json& j, const OptionField<DicOptions>& f, DicOptions& o) {
-  if (!j.contains(f.key)) return Status::ok();
-  const json& v = j.at(f.key);
-  std::string text;
-  switch (f.kind) {
-    case OptionKind::integer:
-      if (!v.is_number_integer()) return bad("job key '" + f.key + "': expected an integer");
-      text = v.is_number_unsigned() ? std::to_string(v.get<unsigned long long>())
-                                    : std::to_string(v.get<long long>());
-      break;
-    case OptionKind::real:
-      if (!v.is_number()) return bad("job key '" + f.key + "': expected a number");
-      text = format_real(v.get<double>());
-      break;
-    case OptionKind::choice:
-    case OptionKind::text:
-      if (!v.is_string()) return bad("job key '" + f.key + "': expected a string");
-      text = v.get<std::string>();
-      break;
-  }
-  return set_field(f, o, text);  // the message names the key
 }
 
 std::string resolve(const std::string& p, const std::filesystem::path& base) {
@@ -119,8 +96,7 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       job.roi.shapes.push_back(shape.value());
     }
   }
-  for (const OptionField<DicOptions>& f : dic_option_table())
-    XCORR_RETURN_IF_ERROR(read_option(j, f, o));
+  XCORR_RETURN_IF_ERROR(io::read_options(j, dic_option_table(), o));
   if (!job.reference.empty()) job.reference = resolve(job.reference, base);
   if (!job.out.empty()) job.out = resolve(job.out, base);
   XCORR_RETURN_IF_ERROR(job.check());
@@ -153,14 +129,7 @@ std::string to_json(const DicJob& job) {
     j["templates"] = json::array();
     for (const TemplateRect& t : job.templates) j["templates"].push_back(to_string(t));
   }
-  for (const OptionField<DicOptions>& f : dic_option_table()) {
-    if (f.kind == OptionKind::integer)
-      j[f.key] = static_cast<int>(f.number(o));
-    else if (f.kind == OptionKind::real)
-      j[f.key] = f.number(o);
-    else
-      j[f.key] = f.get(o);
-  }
+  io::write_options(j, dic_option_table(), o);
   return j.dump(2) + "\n";
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,7 +84,21 @@ long HyperLayout::page(long c, long z, long t) const {
   return index;
 }
 
+// libxml2 reports some problems (bad encodings) through its global handlers even with
+// XML_PARSE_NOERROR: they go nowhere (malformed metadata gives no scale, which is the report).
+void quiet_generic(void*, const char*, ...) {}
+void quiet_structured(void*, const xmlError*) {}
+void silence_libxml2() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    xmlInitParser();
+    xmlSetGenericErrorFunc(nullptr, quiet_generic);
+    xmlSetStructuredErrorFunc(nullptr, reinterpret_cast<xmlStructuredErrorFunc>(quiet_structured));
+  });
+}
+
 StackMetadata metadata_from_ome_xml(std::string_view xml) {
+  silence_libxml2();
   StackMetadata m;
   ImageScale& s = m.scale;
   const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;

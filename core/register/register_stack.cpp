@@ -150,23 +150,6 @@ class Estimator {
 
 }  // namespace
 
-Status RegisterJob::check() const {
-  if (stack.empty()) return {ErrorCode::invalid_argument, "the job names no stack to register"};
-  if (out.empty() && drift.empty())
-    return {ErrorCode::invalid_argument,
-            "the job writes nothing: give the corrected stack (out) or the drift table (drift)"};
-  if (!out.empty()) {
-    std::string ext = std::filesystem::path(out).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext != ".tif" && ext != ".tiff")
-      return {ErrorCode::invalid_argument,
-              "corrected stack '" + out + "' must end in .tif or .tiff (a multi-page TIFF)"};
-  }
-  if (!drift.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(drift));
-  if (!out.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(out));
-  return options.check();
-}
-
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   const io::ImageScale& s = r.scale;
   std::string h = "# xcorr drift\n# software: xcorr " + std::string(kVersion) + "\n";

@@ -16,19 +16,11 @@
 #include <vector>
 
 #include "core/io/scale.hpp"
+#include "core/register/job.hpp"
 #include "core/register/options.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::reg {
-
-struct RegisterJob {
-  std::string name;   // shown in batch progress (optional)
-  std::string stack;  // a multi-page TIFF, hyperstack or folder
-  std::string out;    // the corrected stack (.tif); empty: not written
-  std::string drift;  // the drift CSV; empty: not written
-  RegisterOptions options;
-  Status check() const;  // options, and at least one output
-};
 
 struct DriftRow {
   long frame = 0;         // 0 = the first frame of the stack

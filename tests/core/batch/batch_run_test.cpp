@@ -72,7 +72,7 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
   EXPECT_FALSE(fs::exists(parts.out));
   EXPECT_TRUE(fs::exists(fs::path(partial_folder(parts)) / "frame_000002.bin"));
-  auto again = run_batch(dic::Batch{{parts}}, cpu_factory());
+  auto again = run_batch(dic::Batch{{parts}, {}}, cpu_factory());
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   const JobReport& resumed = again.value().at(0);
   EXPECT_EQ(resumed.resumed, 2);
@@ -99,7 +99,7 @@ TEST_F(BatchRun, IncrementalModeResumesFromTheMovedReference) {
 // A batch stopped in its second job recomputes nothing of the first when run again: every job's
 // commits are kept until the whole batch is done.
 TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
-  const dic::Batch b{{job("first.csv"), job("second.csv")}};
+  const dic::Batch b{{job("first.csv"), job("second.csv")}, {}};
   std::vector<Index> totals;
   std::vector<std::size_t> started, done;
   BatchHooks stop;
@@ -129,7 +129,7 @@ TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
   EXPECT_FALSE(fs::exists(partial_folder(b.jobs[0])));
   EXPECT_FALSE(fs::exists(partial_folder(b.jobs[1])));
   // The same bytes as a batch that ran through.
-  const dic::Batch through{{job("through.csv")}};
+  const dic::Batch through{{job("through.csv")}, {}};
   ASSERT_TRUE(run_batch(through, cpu_factory()).is_ok());
   EXPECT_EQ(slurp(b.jobs[1].out), slurp(through.jobs[0].out));
 }

@@ -13,6 +13,8 @@
 #include <random>
 #include <sstream>
 
+#include "core/batch/batch_file.hpp"
+#include "core/batch/batch_run.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/synth/speckle.hpp"
@@ -236,6 +238,71 @@ TEST_F(Register, CancelWritesNothingAndBadSettingsAreNamed) {
   auto in_region = register_stack(region, cpu_engine());
   ASSERT_TRUE(in_region.is_ok());
   EXPECT_LT(worst(in_region.value()), 0.02);
+}
+
+// A register job in a job or batch file: strict parsing that names the key, a round trip through
+// its JSON, and `xcorr run`'s batch runner running it after the DIC jobs with the same outputs as
+// register_stack.
+TEST_F(Register, ARegisterJobRunsFromABatchFile) {
+  const std::string text = R"({"type": "register", "name": "d", "stack": "drift.tif",
+    "out": "b.tif", "drift": "b.csv", "reference": "previous", "border": "crop"})";
+  auto job = parse_register_job(text, dir_);
+  ASSERT_TRUE(job.is_ok()) << job.status().message();
+  EXPECT_EQ(job.value().stack, stack_);
+  EXPECT_EQ(job.value().options.reference, Reference::previous);
+  auto again = parse_register_job(to_json(job.value()), "/");
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(to_json(again.value()), to_json(job.value()));
+  EXPECT_EQ(parse_register_job(R"({"type": "register", "stack": "s.tif", "drift": "d.csv",
+    "upsample": "many"})",
+                               dir_)
+                .status()
+                .message(),
+            "job key 'upsample': expected an integer");
+  EXPECT_EQ(parse_register_job(R"({"type": "register", "stack": "s.tif", "drift": "d.csv",
+    "subset": 31})",
+                               dir_)
+                .status()
+                .message(),
+            "the register job has an unknown key 'subset'");
+  EXPECT_EQ(parse_register_job(R"({"type": "dic", "stack": "s.tif"})", dir_).status().message(),
+            "job key 'type': expected \"register\" (a DIC job has no type)");
+
+  const std::string batch = R"({"jobs": [)" + to_json(job.value()) + "]}";
+  auto b = dic::parse_batch(batch, dir_);
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  ASSERT_EQ(b.value().registrations.size(), 1u);
+  EXPECT_EQ(dic::job_label(b.value(), 0), "register job 1 ('d')");
+  std::vector<double> progress;
+  batch::BatchHooks hooks;
+  hooks.frame = [&](std::size_t, double done, Index) {
+    progress.push_back(done);
+    return true;
+  };
+  auto reports = batch::run_batch(b.value(), {}, hooks);
+  ASSERT_TRUE(reports.is_ok()) << reports.status().message();
+  ASSERT_EQ(reports.value().size(), 1u);
+  EXPECT_EQ(reports.value()[0].frames, kFrames);
+  EXPECT_EQ(reports.value()[0].written, (std::vector<std::string>{path("b.tif"), path("b.csv")}));
+  EXPECT_FALSE(progress.empty());
+  EXPECT_NEAR(progress.back(), static_cast<double>(kFrames), 1e-9);
+  // The same drift table as register_stack writes for the job.
+  std::ifstream f(path("b.csv"));
+  std::stringstream batch_csv;
+  batch_csv << f.rdbuf();
+  RegisterJob direct = job.value();
+  direct.out.clear();
+  direct.drift = path("direct.csv");
+  ASSERT_TRUE(register_stack(direct, cpu_engine()).is_ok());
+  std::ifstream g(direct.drift);
+  std::stringstream direct_csv;
+  direct_csv << g.rdbuf();
+  EXPECT_EQ(batch_csv.str(), direct_csv.str());
+  // Two jobs writing one file are refused before any work, naming both.
+  dic::Batch twice = b.value();
+  twice.registrations.push_back(twice.registrations[0]);
+  EXPECT_NE(batch::validate_batch(twice).message().find("register job 2 ('d'): writes"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+#include "core/register/job.hpp"
+
+#include <cctype>
+
+#include "core/io/atomic_write.hpp"
+#include "core/io/json_options.hpp"
+#include "core/io/json_parse.hpp"
+
+namespace xcorr::reg {
+namespace {
+
+using nlohmann::json;
+
+Status bad(const std::string& m) {
+  return {ErrorCode::invalid_argument, m};
+}
+
+std::string resolve(const std::string& p, const std::filesystem::path& base) {
+  const std::filesystem::path path(p);
+  return (p.empty() || path.is_absolute() || base.empty()) ? p : (base / path).string();
+}
+
+}  // namespace
+
+Status RegisterJob::check() const {
+  if (stack.empty()) return bad("the job names no stack to register");
+  if (out.empty() && drift.empty())
+    return bad("the job writes nothing: give the corrected stack (out) or the drift table (drift)");
+  if (!out.empty()) {
+    std::string ext = std::filesystem::path(out).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".tif" && ext != ".tiff")
+      return bad("corrected stack '" + out + "' must end in .tif or .tiff (a multi-page TIFF)");
+  }
+  if (!drift.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(drift));
+  if (!out.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(out));
+  return options.check();
+}
+
+Result<RegisterJob> parse_register_job(const std::string& text, const std::filesystem::path& base) {
+  auto parsed = io::parse_json(text, "the job");
+  if (!parsed.is_ok()) return bad(parsed.status().message());
+  const json j = std::move(parsed).value();
+  if (!j.is_object()) return bad("a register job must be one JSON object");
+  RegisterJob job;
+  for (const auto& [key, value] : j.items()) {
+    const bool known = key == "type" || key == "name" || key == "stack" || key == "out" ||
+                       key == "drift" || find_field(register_option_table(), key) != nullptr;
+    if (!known) return bad("the register job has an unknown key '" + key + "'");
+    if (key == "type" && value != "register")
+      return bad("job key 'type': expected \"register\" (a DIC job has no type)");
+    if ((key == "name" || key == "stack" || key == "out" || key == "drift") && !value.is_string())
+      return bad("job key '" + key + "': expected a string");
+  }
+  const auto text_of = [&j](const char* key) {
+    return j.contains(key) ? j[key].get<std::string>() : std::string();
+  };
+  job.name = text_of("name");
+  job.stack = resolve(text_of("stack"), base);
+  job.out = resolve(text_of("out"), base);
+  job.drift = resolve(text_of("drift"), base);
+  XCORR_RETURN_IF_ERROR(io::read_options(j, register_option_table(), job.options));
+  XCORR_RETURN_IF_ERROR(job.check());
+  return job;
+}
+
+std::string to_json(const RegisterJob& job) {
+  json j;
+  j["type"] = "register";
+  if (!job.name.empty()) j["name"] = job.name;
+  j["stack"] = job.stack;
+  if (!job.out.empty()) j["out"] = job.out;
+  if (!job.drift.empty()) j["drift"] = job.drift;
+  io::write_options(j, register_option_table(), job.options);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace xcorr::reg

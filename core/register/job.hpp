@@ -1,0 +1,27 @@
+// A registration job: the stack, the outputs and the options, as `xcorr register` takes them and
+// as a job in a batch file ({"type": "register", "name", "stack", "out", "drift", options...};
+// docs/registration.md). Parsing is strict: unknown keys, wrong types and bad values are refused
+// with the key named. Relative paths are resolved against the file's folder.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/register/options.hpp"
+
+namespace xcorr::reg {
+
+struct RegisterJob {
+  std::string name;   // shown in batch progress (optional)
+  std::string stack;  // a multi-page TIFF, hyperstack or folder
+  std::string out;    // the corrected stack (.tif); empty: not written
+  std::string drift;  // the drift CSV; empty: not written
+  RegisterOptions options;
+  Status check() const;  // options, and at least one output
+};
+
+Result<RegisterJob> parse_register_job(const std::string& json_text,
+                                       const std::filesystem::path& base);
+std::string to_json(const RegisterJob& job);  // what parse_register_job reads back
+
+}  // namespace xcorr::reg
