@@ -377,7 +377,7 @@ void ResultsPanel::label_axes() {
     bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
   } else if (f == ResultField::u || f == ResultField::v || f == ResultField::magnitude) {
     in_unit(bar, f == ResultField::v ? units_.pixel_y : units_.pixel_x,
-            tr("%1 (%2)").arg(QString::fromStdString(to_string(f)), unit));
+            tr("%1 (%2)").arg(QString::fromUtf8(label(f)), unit));
   } else {
     bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     bar->setLabel(QString::fromStdString(to_string(f)));
