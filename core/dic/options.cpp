@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/io/scale.hpp"
+#include "core/io/stack_fields.hpp"
 
 namespace xcorr::dic {
 
@@ -16,66 +17,55 @@ constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 const std::vector<OptionField<DicOptions>>& dic_option_table() {
   using O = DicOptions;
-  static const std::vector<OptionField<O>> table = {
-      integer_field<O>("subset", "Subset", "px", "Square subsets of subset x subset pixels (odd)",
-                       &O::subset, 5, kNoLimit, true),
-      integer_field<O>("step", "Step", "px", "Distance between points of the grid", &O::step, 1,
-                       kNoLimit),
-      integer_field<O>("search_radius", "Search radius", "px",
-                       "Integer search range of the initial guess, +- around the prediction",
-                       &O::search_radius, 0, kNoLimit),
-      enum_field<O>("shape", "Shape function", "First- or second-order subset shape function",
-                    &O::shape),
-      integer_field<O>("max_iterations", "Max iterations", "", "IC-GN iterations per point",
-                       &O::max_iterations, 1, kNoLimit),
-      real_field<O>("convergence", "Convergence", "px",
-                    "Stop when |dp| < this (gradient terms times half the subset)", &O::convergence,
-                    0, kUnbounded, true),
-      real_field<O>("min_zncc", "Min ZNCC", "",
-                    "Converged points below this ZNCC count as diverged", &O::min_zncc, -1, 1),
-      real_field<O>("min_texture", "Min texture", "grey values",
-                    "Subsets whose intensity standard deviation is smaller are low_texture",
-                    &O::min_texture, 0, kUnbounded),
-      enum_field<O>("propagation", "Propagation",
-                    "independent points, or reliability-guided from the best seeds",
-                    &O::propagation),
-      enum_field<O>("stack_mode", "Stack mode",
-                    "reference: frame k against the reference; incremental: against the last "
-                    "reference frame, accumulated",
-                    &O::stack_mode),
-      integer_field<O>("reference_update", "Reference update", "frames",
-                       "incremental: move the reference every N frames (0 or 1: every frame)",
-                       &O::reference_update, 0, kNoLimit),
-      integer_field<O>("strain_window", "Strain window", "points",
-                       "Plane-fit window for strain, points per side (odd)", &O::strain_window, 3,
-                       kNoLimit, true),
-      enum_field<O>("strain", "Strain", "Strain measure", &O::strain),
-      enum_field<O>("roi_only", "ROI rows only",
-                    "on: results files hold the points inside the ROI; off: every point of the "
-                    "grid around it too (marked outside_roi)",
-                    &O::roi_only),
-      text_field<O>("channel", "Channel",
-                    "Colour images: luminance (0.299 R + 0.587 G + 0.114 B), red, green or blue; "
-                    "hyperstacks: the channel number (0, 1, ...); grey images are read as they are",
-                    &O::channel, labels<io::Channel>(), false),
-      integer_field<O>("z", "Z-plane", "",
-                       "Hyperstacks: the z-plane (0-based) whose time points are the frames", &O::z,
-                       0, kNoLimit),
-      text_field<O>("pixel_size", "Pixel size",
-                    "Length of a pixel with its unit (0.65um, 0.65x0.7um, 120nm); empty: from the "
-                    "file's metadata; none: px only",
-                    &O::pixel_size, {"", "none"}, false),
-      text_field<O>("frame_interval", "Frame interval",
-                    "Time between frames with its unit (2s, 500ms, 1.5min); empty: from the "
-                    "file's metadata; none: frame numbers only",
-                    &O::frame_interval, {"", "none"}, false),
-      text_field<O>("method", "Guess variant",
-                    "Correlation variant of the integer guess: auto or a name from `xcorr list`",
-                    &O::method, {"auto"}, false),
-      text_field<O>("device", "Device",
-                    "auto (the GPU when present and points are independent), cpu or gpu",
-                    &O::device, {"auto", "cpu", "gpu"}, true),
-  };
+  static const std::vector<OptionField<O>> table = io::with_stack_fields<O>(
+      {
+          integer_field<O>("subset", "Subset", "px",
+                           "Square subsets of subset x subset pixels (odd)", &O::subset, 5,
+                           kNoLimit, true),
+          integer_field<O>("step", "Step", "px", "Distance between points of the grid", &O::step, 1,
+                           kNoLimit),
+          integer_field<O>("search_radius", "Search radius", "px",
+                           "Integer search range of the initial guess, +- around the prediction",
+                           &O::search_radius, 0, kNoLimit),
+          enum_field<O>("shape", "Shape function", "First- or second-order subset shape function",
+                        &O::shape),
+          integer_field<O>("max_iterations", "Max iterations", "", "IC-GN iterations per point",
+                           &O::max_iterations, 1, kNoLimit),
+          real_field<O>("convergence", "Convergence", "px",
+                        "Stop when |dp| < this (gradient terms times half the subset)",
+                        &O::convergence, 0, kUnbounded, true),
+          real_field<O>("min_zncc", "Min ZNCC", "",
+                        "Converged points below this ZNCC count as diverged", &O::min_zncc, -1, 1),
+          real_field<O>("min_texture", "Min texture", "grey values",
+                        "Subsets whose intensity standard deviation is smaller are low_texture",
+                        &O::min_texture, 0, kUnbounded),
+          enum_field<O>("propagation", "Propagation",
+                        "independent points, or reliability-guided from the best seeds",
+                        &O::propagation),
+          enum_field<O>("stack_mode", "Stack mode",
+                        "reference: frame k against the reference; incremental: against the last "
+                        "reference frame, accumulated",
+                        &O::stack_mode),
+          integer_field<O>("reference_update", "Reference update", "frames",
+                           "incremental: move the reference every N frames (0 or 1: every frame)",
+                           &O::reference_update, 0, kNoLimit),
+          integer_field<O>("strain_window", "Strain window", "points",
+                           "Plane-fit window for strain, points per side (odd)", &O::strain_window,
+                           3, kNoLimit, true),
+          enum_field<O>("strain", "Strain", "Strain measure", &O::strain),
+          enum_field<O>("roi_only", "ROI rows only",
+                        "on: results files hold the points inside the ROI; off: every point of the "
+                        "grid around it too (marked outside_roi)",
+                        &O::roi_only),
+          text_field<O>(
+              "method", "Guess variant",
+              "Correlation variant of the integer guess: auto or a name from `xcorr list`",
+              &O::method, {"auto"}, false),
+          text_field<O>("device", "Device",
+                        "auto (the GPU when present and points are independent), cpu or gpu",
+                        &O::device, {"auto", "cpu", "gpu"}, true),
+      },
+      "method");
   return table;
 }
 

@@ -4,61 +4,52 @@
 #include <limits>
 
 #include "core/io/scale.hpp"
+#include "core/io/stack_fields.hpp"
 
 namespace xcorr::reg {
 
 const std::vector<OptionField<RegisterOptions>>& register_option_table() {
   using O = RegisterOptions;
   constexpr int kNoLimit = std::numeric_limits<int>::max();
-  static const std::vector<OptionField<O>> table = {
-      enum_field<O>("reference", "Reference",
-                    "first: against frame 0; previous: against the frame before, accumulated; "
-                    "mean: against the mean of the frames registered to frame 0",
-                    &O::reference),
-      enum_field<O>("method", "Method",
-                    "phase: phase correlation, DFT sub-pixel refinement; zncc: ZNCC peak search "
-                    "(GPU when present), quadratic sub-pixel fit",
-                    &O::method),
-      integer_field<O>("upsample", "Upsample", "", "phase: sub-pixel resolution 1/upsample px",
-                       &O::upsample, 1, 10000),
-      enum_field<O>("window", "Window",
-                    "phase: tukey (a quarter of each side tapered; frames are not periodic) or "
-                    "none",
-                    &O::window),
-      enum_field<O>("whiten", "Whiten",
-                    "phase: on divides the cross-power spectrum by its modulus (classic phase "
-                    "correlation; with window none, scikit-image's default)",
-                    &O::whiten),
-      integer_field<O>("iterations", "Iterations", "",
-                       "phase: measurements per frame, each on the frame moved back by the drift "
-                       "so far",
-                       &O::iterations, 1, 10),
-      text_field<O>("region", "Region",
-                    "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
-                    "the whole frame",
-                    &O::region, {""}, false),
-      integer_field<O>("max_shift", "Max shift", "px",
-                       "zncc: searched each way (0: an eighth of the region's shorter side)",
-                       &O::max_shift, 0, kNoLimit),
-      enum_field<O>("border", "Border",
-                    "pad: corrected frames keep their size, 0 where no data; crop: to the area "
-                    "every frame covers",
-                    &O::border),
-      text_field<O>("channel", "Channel",
-                    "Colour images: luminance, red, green or blue; hyperstacks: the channel "
-                    "number (0, 1, ...)",
-                    &O::channel, labels<io::Channel>(), false),
-      integer_field<O>("z", "Z-plane", "",
-                       "Hyperstacks: the z-plane (0-based) registered over time", &O::z, 0,
-                       kNoLimit),
-      text_field<O>("pixel_size", "Pixel size",
-                    "Length of a pixel with its unit (0.65um); empty: from the file; none: px only",
-                    &O::pixel_size, {"", "none"}, false),
-      text_field<O>("frame_interval", "Frame interval",
-                    "Time between frames with its unit (2s); empty: from the file; none: frame "
-                    "numbers only",
-                    &O::frame_interval, {"", "none"}, false),
-  };
+  static const std::vector<OptionField<O>> table = io::with_stack_fields<O>(
+      {
+          enum_field<O>("reference", "Reference",
+                        "first: against frame 0; previous: against the frame before, accumulated; "
+                        "mean: against the mean of the frames registered to frame 0",
+                        &O::reference),
+          enum_field<O>(
+              "method", "Method",
+              "phase: phase correlation, DFT sub-pixel refinement; zncc: ZNCC peak search "
+              "(GPU when present), quadratic sub-pixel fit",
+              &O::method),
+          integer_field<O>("upsample", "Upsample", "", "phase: sub-pixel resolution 1/upsample px",
+                           &O::upsample, 1, 10000),
+          enum_field<O>("window", "Window",
+                        "phase: tukey (a quarter of each side tapered; frames are not periodic) or "
+                        "none",
+                        &O::window),
+          enum_field<O>("whiten", "Whiten",
+                        "phase: on divides the cross-power spectrum by its modulus (classic phase "
+                        "correlation; with window none, scikit-image's default)",
+                        &O::whiten),
+          integer_field<O>(
+              "iterations", "Iterations", "",
+              "phase: measurements per frame, each on the frame moved back by the drift "
+              "so far",
+              &O::iterations, 1, 10),
+          text_field<O>("region", "Region",
+                        "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
+                        "the whole frame",
+                        &O::region, {""}, false),
+          integer_field<O>("max_shift", "Max shift", "px",
+                           "zncc: searched each way (0: an eighth of the region's shorter side)",
+                           &O::max_shift, 0, kNoLimit),
+          enum_field<O>("border", "Border",
+                        "pad: corrected frames keep their size, 0 where no data; crop: to the area "
+                        "every frame covers",
+                        &O::border),
+      },
+      "");
   return table;
 }
 

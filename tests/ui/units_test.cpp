@@ -5,7 +5,6 @@
 // the user's pixel size overrides the file's and is saved with the project.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
-#include <tiffio.h>
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -15,6 +14,7 @@
 #include <sstream>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/tiff_tags.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/image_view.hpp"
 #include "ui/main_window.hpp"
@@ -33,15 +33,8 @@ class Units : public testing::TempDirTest {
   std::string scaled_stack() {
     const std::string p = path("scaled.tif");
     fs::copy_file(std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif", p);
-    TIFF* tif = TIFFOpen(p.c_str(), "r+");
-    EXPECT_NE(tif, nullptr);
-    TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION,
-                 "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\nfinterval=2\n");
-    TIFFSetField(tif, TIFFTAG_XRESOLUTION, 4.0f);
-    TIFFSetField(tif, TIFFTAG_YRESOLUTION, 4.0f);
-    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
-    EXPECT_EQ(TIFFRewriteDirectory(tif), 1);
-    TIFFClose(tif);
+    EXPECT_TRUE(testing::set_tiff_description(
+        p, "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\nfinterval=2\n", 4.0f));
     return p;
   }
   static std::string read(const std::string& p) {

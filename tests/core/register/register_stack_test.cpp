@@ -5,7 +5,6 @@
 #include "core/register/register_stack.hpp"
 
 #include <gtest/gtest.h>
-#include <tiffio.h>
 
 #include <cmath>
 #include <filesystem>
@@ -18,20 +17,17 @@
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/synth/speckle.hpp"
+#include "tests/support/cpu_registry.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/tiff_tags.hpp"
 
 namespace xcorr::reg {
 namespace {
 
 namespace fs = std::filesystem;
 
-Registry& cpu_engine() {
-  static Registry r = [] {
-    Registry reg;
-    add_cpu_variants(reg);
-    return reg;
-  }();
-  return r;
+const Registry& cpu_engine() {
+  return testing::cpu_registry();
 }
 
 class Register : public testing::TempDirTest {
@@ -59,15 +55,8 @@ class Register : public testing::TempDirTest {
     }
     stack_ = path("drift.tif");
     ASSERT_TRUE(io::write_image_stack(stack_, frames.view(), io::PixelType::u16).is_ok());
-    TIFF* tif = TIFFOpen(stack_.c_str(), "r+");
-    ASSERT_NE(tif, nullptr);
-    TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION,
-                 "ImageJ=1.54f\nimages=8\nframes=8\nunit=micron\nfinterval=3\n");
-    TIFFSetField(tif, TIFFTAG_XRESOLUTION, 2.0f);
-    TIFFSetField(tif, TIFFTAG_YRESOLUTION, 2.0f);
-    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
-    ASSERT_EQ(TIFFRewriteDirectory(tif), 1);
-    TIFFClose(tif);
+    ASSERT_TRUE(testing::set_tiff_description(
+        stack_, "ImageJ=1.54f\nimages=8\nframes=8\nunit=micron\nfinterval=3\n", 2.0f));
   }
   RegisterJob job(const std::string& stem) const {
     RegisterJob j;
