@@ -45,6 +45,9 @@ Status run_register(RegisterCommandOptions o) {
     std::printf("registered %ld frame(s) in %.2f s (%.1f frames/s); largest drift %.3f px; %s\n",
                 frames - rep.failed, seconds, static_cast<double>(frames) / seconds, largest,
                 io::describe(rep.scale).c_str());
+    if (rep.resumed > 0)
+      std::printf("resumed the drift of %ld frame(s) measured by an interrupted run\n",
+                  rep.resumed);
     for (const std::string& w : rep.written) std::printf("wrote %s\n", w.c_str());
   }
   for (const reg::DriftRow& d : rep.drift)

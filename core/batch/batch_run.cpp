@@ -439,7 +439,8 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     report.name = job.name;
     report.out = job.out.empty() ? job.drift : job.out;
     report.frames = static_cast<Index>(done.value().drift.size());
-    report.computed = report.frames - done.value().failed;
+    report.resumed = done.value().resumed;
+    report.computed = report.frames - done.value().failed - report.resumed;
     for (const reg::DriftRow& d : done.value().drift) {
       if (!d.failed.empty())
         report.failed.push_back(

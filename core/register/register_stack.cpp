@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
 
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/lazy_stack.hpp"
+#include "core/io/read_file.hpp"
 #include "core/io/tiff_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/peak.hpp"
@@ -148,7 +152,60 @@ class Estimator {
   Stack<float> reference_;
 };
 
+// The job's identity for its .partial folder: its settings and the stack file's size and time.
+std::string fingerprint(const RegisterJob& job) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(job.stack, ec);
+  const auto time = std::filesystem::last_write_time(job.stack, ec);
+  return to_json(job) + "# input: " + job.stack + " " + std::to_string(ec ? 0 : size) +
+         " bytes, modified " + std::to_string(time.time_since_epoch().count()) + "\n";
+}
+
+// Committed rows: "frame dx dy peak" per measured frame (%.17g: read back exactly), or
+// "frame failed <reason>".
+std::string commit_text(const std::vector<DriftRow>& rows, long upto) {
+  std::string t;
+  char b[128];
+  for (long k = 1; k < upto; ++k) {
+    const DriftRow& d = rows[static_cast<std::size_t>(k)];
+    if (!d.failed.empty()) {
+      t += std::to_string(k) + " failed " + d.failed + "\n";
+      continue;
+    }
+    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g\n", k, d.dx, d.dy, d.peak);
+    t += b;
+  }
+  return t;
+}
+
+// The rows of an earlier run's commits; how many frames (from 1) they cover in order.
+long read_commits(const std::string& text, std::vector<DriftRow>& rows) {
+  std::istringstream in(text);
+  std::string line;
+  long next = 1;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    long k = 0;
+    std::string word;
+    if (!(l >> k >> word) || k != next || k >= static_cast<long>(rows.size())) break;
+    DriftRow& d = rows[static_cast<std::size_t>(k)];
+    if (word == "failed") {
+      std::getline(l >> std::ws, d.failed);
+    } else {
+      char* end = nullptr;
+      d.dx = std::strtod(word.c_str(), &end);
+      if (!(l >> d.dy >> d.peak) || !std::isfinite(d.dx) || !std::isfinite(d.dy)) break;
+    }
+    ++next;
+  }
+  return next;
+}
+
 }  // namespace
+
+std::string partial_folder(const RegisterJob& job) {
+  return (job.drift.empty() ? job.out : job.drift) + ".partial";
+}
 
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   const io::ImageScale& s = r.scale;
@@ -230,11 +287,47 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
 
   // Pass: every frame against `reference` (previous: against the last good frame before it).
   const long block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
-  const auto pass = [&](const Stack<float>& reference, bool previous) -> Status {
+  // Commits of an interrupted run of this job (first pass only).
+  namespace fs = std::filesystem;
+  const fs::path partial = partial_folder(job);
+  const std::string identity = fingerprint(job);
+  long resume_from = 1;
+  {
+    std::error_code ec;
+    auto saved = io::read_file(partial / "job.txt");
+    auto rows = io::read_file(partial / "drift.txt");
+    if (saved.is_ok() && saved.value() == identity && rows.is_ok())
+      resume_from = read_commits(rows.value(), report.drift);
+    else
+      fs::remove_all(partial, ec);  // another job's, or none: start afresh
+    report.resumed = resume_from - 1;
+  }
+  const auto commit = [&](long upto) -> Status {
+    std::error_code ec;
+    fs::create_directories(partial, ec);
+    if (!fs::exists(partial / "job.txt", ec))
+      XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.txt", identity));
+    return io::write_text_atomically(partial / "drift.txt", commit_text(report.drift, upto));
+  };
+
+  const auto pass = [&](const Stack<float>& reference, bool previous, bool commits) -> Status {
     XCORR_RETURN_IF_ERROR(e.set_reference(reference));
     Stack<float> last = reference;  // previous: the last good frame
     double dx = 0, dy = 0;          // previous: its accumulated drift
-    for (long first = 1; first < n; first += block) {
+    const long start = commits ? resume_from : 1;
+    if (start > 1) {  // resumed: previous continues from the last good frame measured
+      if (!tick(static_cast<double>(start - 1))) return cancelled();
+      for (long k = start - 1; k >= 1 && previous; --k) {
+        const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+        if (!d.failed.empty()) continue;
+        auto f = read_region(k);
+        if (!f.is_ok()) return f.status();
+        last = std::move(f).value();
+        dx = d.dx, dy = d.dy;
+        break;
+      }
+    }
+    for (long first = start; first < n; first += block) {
       const long count = std::min(block, n - first);
       std::vector<Stack<float>> frames;
       std::vector<long> index;
@@ -269,12 +362,13 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
         }
         last = frames.back();
       }
+      if (commits) XCORR_RETURN_IF_ERROR(commit(first + count));
       if (!tick(static_cast<double>(count))) return cancelled();
     }
     report.drift[0].peak = 1;
     return Status::ok();
   };
-  XCORR_RETURN_IF_ERROR(pass(ref.value(), o.reference == Reference::previous));
+  XCORR_RETURN_IF_ERROR(pass(ref.value(), o.reference == Reference::previous, true));
   if (!tick(1)) return cancelled();
   if (o.reference == Reference::mean) {  // the mean of the frames moved onto frame 0
     Stack<float> mean(rr.h, rr.w, 1, 0.0f);
@@ -296,7 +390,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
       const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
       mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref.value().data()[i];
     }
-    XCORR_RETURN_IF_ERROR(pass(mean, false));
+    XCORR_RETURN_IF_ERROR(pass(mean, false, false));
     // Drift from frame 0, as the other references report it.
     const DriftRow d0 = report.drift[0];
     for (DriftRow& d : report.drift) {
@@ -381,6 +475,8 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
     report.written.push_back(job.drift);
   }
+  std::error_code ec;
+  fs::remove_all(partial, ec);  // everything is in the outputs now
   return report;
 }
 

@@ -33,17 +33,28 @@ struct RegisterReport {
   std::vector<DriftRow> drift;  // every frame, in order
   io::ImageScale scale;
   long failed = 0;
+  long resumed = 0;  // frames whose drift an interrupted run of the same job had measured
   std::vector<std::string> written;
   long crop_x = 0, crop_y = 0, width = 0, height = 0;  // the corrected frames' area (px)
 };
 
 // done / total over both passes (estimate, then write); false cancels (ErrorCode::cancelled,
-// nothing written).
+// nothing written; the drift measured so far stays committed).
+//
+// Resuming: while the first pass runs, the drift measured so far is committed after every block
+// of frames to <drift or out>.partial/ (with the job's identity: its settings and the stack
+// file's size and modification time). A run of the same job finds it and measures only the
+// frames after it; another job's commits are set aside and it starts afresh. The corrected stack
+// and the drift table are written whole at the end (nothing is half-written), and the folder is
+// removed then.
 using RegisterProgress = std::function<bool(double done, double total)>;
 
 // `engine`: the correlation variants for method zncc (the CPU's or the GPU's).
 Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
                                       const RegisterProgress& progress = {});
+
+// The folder of a job's commits.
+std::string partial_folder(const RegisterJob& job);
 
 // The drift CSV's text (what register_stack writes).
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r);
