@@ -13,6 +13,7 @@
 #include "app/option_flags.hpp"
 #include "app/progress_bar.hpp"
 #include "core/engine/engine.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/register/register_stack.hpp"
 
 namespace xcorr::app {
@@ -20,12 +21,20 @@ namespace {
 
 struct RegisterCommandOptions {
   reg::RegisterJob job;
+  std::string save_job;  // write the job file instead of running it
   bool crop = false, pad = false, quiet = false;
 };
 
 Status run_register(RegisterCommandOptions o) {
   if (o.crop) o.job.options.border = reg::Border::crop;
   if (o.pad) o.job.options.border = reg::Border::pad;
+  if (!o.save_job.empty()) {  // a job for batch files and `xcorr run`
+    XCORR_RETURN_IF_ERROR(o.job.check());
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(o.save_job, reg::to_json(o.job)));
+    if (!o.quiet)
+      std::printf("wrote %s (run it with: xcorr run %s)\n", o.save_job.c_str(), o.save_job.c_str());
+    return Status::ok();
+  }
   ProgressBar bar("[register]", o.quiet);
   const auto start = std::chrono::steady_clock::now();
   auto r = reg::register_stack(o.job, engine::registry(), [&](double done, double total) {
@@ -77,6 +86,9 @@ Command add_register_command(CLI::App& app) {
   auto* crop = c->add_flag("--crop", o->crop, "Crop the corrected frames to their common area");
   c->add_flag("--pad", o->pad, "Keep the frame size, 0 where a frame has no data (default)")
       ->excludes(crop);
+  c->add_option("--save-job", o->save_job,
+                "Write these settings as a register job file (for `xcorr run` and batch files) "
+                "instead of running them");
   c->add_flag("--quiet", o->quiet, "Print only failures");
   return {c, [o] { return run_register(*o); }};
 }

@@ -3,6 +3,7 @@
 //                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
 //                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
 //   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--screenshot FILE.png]
+//   xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
 // window (the batch dialog) after the run, or at once without --run, and quits; the view
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
                   "then show the corrected stack and the drift",
                   "OUT"});
   args.addOption({"template", "With --register: measure on this region", "X,Y,W,H"});
+  args.addOption({"track", "Track this template through the opened stack", "X,Y,W,H"});
   args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
   args.addOption(
       {"save", "With --run: save the project (and its results) to FILE after the run", "JSON"});
@@ -198,6 +200,20 @@ int main(int argc, char** argv) {
       QApplication::exit(ok && saved ? 0 : 1);
     });
   };
+  if (args.isSet("track")) {
+    const std::vector<double> v = numbers(args.value("track"));
+    if (v.size() != 4) return std::fprintf(stderr, "xcorr-studio: --track X,Y,W,H\n"), 2;
+    w.add_template({static_cast<xcorr::Index>(v[0]), static_cast<xcorr::Index>(v[1]),
+                    static_cast<xcorr::Index>(v[2]), static_cast<xcorr::Index>(v[3])});
+    QObject::connect(&w, &xcorr::ui::MainWindow::run_finished, &app, [&](bool ok) {
+      if (shot.isEmpty()) return;
+      save_and_quit(apply_view(w, args) && ok);
+    });
+    QTimer::singleShot(0, &w, [&w] {
+      if (!w.start_tracking()) QApplication::exit(2);
+    });
+    return QApplication::exec();
+  }
   if (args.isSet("register")) {
     xcorr::reg::RegisterJob job;
     job.stack = args.positionalArguments().value(0).toStdString();

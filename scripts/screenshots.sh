@@ -2,7 +2,8 @@
 # Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
 # 1600x1000 and 1024x700: the bundled sample after DIC (main window), a damaged stack's message,
 # the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
-# results, a registered stack's drift, and DIC Challenge sample 14's wide map.
+# results, a registered stack's drift, a tracked template against time, and DIC Challenge sample
+# 14's wide map.
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,8 @@ shot 1024x700 "$out/line-profile-1024x700.png" --project "$work/project.json" --
 if python3 scripts/make_drift_stack.py "$work/cells.tif" 2>/dev/null; then
   shot 1600x1000 "$out/register-drift.png" "$work/cells.tif" --register "$work/cells_registered.tif" \
     --tab drift --frame 39
+  shot 1600x1000 "$out/trajectories-time.png" "$work/cells.tif" --track 200,200,96,96 \
+    --tab trajectories --frame 39
 fi
 # DIC Challenge sample 14 (2048x589, from ../shared when present): reference.tif sorts last in
 # its folder, so the project lists it first; the wide map fills the Results dock's width.

@@ -497,6 +497,20 @@ TEST_F(Cli, RegisterWritesTheDriftAndTheCorrectedStack) {
   EXPECT_EQ(method.code, 2);
   EXPECT_NE(method.output.find("expected phase or zncc"), std::string::npos) << method.output;
   EXPECT_FALSE(fs::exists(path("e.csv")));
+  // --save-job writes the job that xcorr run runs to the same drift table.
+  const CliRun saved =
+      xcorr("register " + sample + " --drift " + path("j.csv") +
+            " --pixel-size 0.5um --frame-interval 2s --save-job " + path("job.json"));
+  ASSERT_EQ(saved.code, 0) << saved.output;
+  EXPECT_FALSE(fs::exists(path("j.csv")));
+  const CliRun run = xcorr("run " + path("job.json"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_NE(run.output.find("register job 1: 6 frames (6 computed, 0 resumed, 0 failed)"),
+            std::string::npos)
+      << run.output;
+  std::ifstream g(path("j.csv"));
+  const std::string from_job((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(from_job.substr(from_job.find("\nframe,")), csv.substr(csv.find("\nframe,")));
 }
 
 }  // namespace
