@@ -64,9 +64,29 @@ struct PhaseCorrelator::Impl {
   int upsample = 1;
   PhaseOptions options;
   std::vector<float> window_x, window_y;  // along x and y (all 1 without a window)
-  double reference_energy = 0;            // sum of the prepared reference's squares
   fftwf_plan forward = nullptr, inverse = nullptr;
-  std::vector<std::complex<float>> reference;  // rows x half
+  struct Spectrum {  // a prepared reference: rows x half values and the image's energy
+    std::vector<std::complex<float>> values;
+    double energy = 0;
+  };
+  Spectrum reference;
+
+  Result<Spectrum> spectrum_of(MatrixView<const float> image) const {
+    if (image.rows != rows || image.cols != cols)
+      return Status{ErrorCode::size_mismatch, "the reference is " +
+                                                  to_string(Shape{image.rows, image.cols}) +
+                                                  " px, not " + to_string(Shape{rows, cols})};
+    auto real = fftw_alloc<float>(static_cast<std::size_t>(rows * cols));
+    auto spec = fftw_alloc<fftwf_complex>(static_cast<std::size_t>(rows * half));
+    Spectrum s;
+    s.energy = transform(image, real.get(), spec.get());
+    s.values.resize(static_cast<std::size_t>(rows * half));
+    for (std::size_t k = 0; k < s.values.size(); ++k) s.values[k] = {spec[k][0], spec[k][1]};
+    return s;
+  }
+
+  Result<Shift> measure(const Spectrum& ref, MatrixView<const float> image,
+                        const Shift* near) const;
   ~Impl() {
     std::lock_guard lock(planner_mutex());
     if (forward != nullptr) fftwf_destroy_plan(forward);
@@ -195,23 +215,29 @@ Result<std::unique_ptr<PhaseCorrelator>> PhaseCorrelator::create(Shape shape, Ph
 PhaseCorrelator::~PhaseCorrelator() = default;
 
 Status PhaseCorrelator::set_reference(MatrixView<const float> image) {
-  Impl& m = *impl_;
-  if (image.rows != m.rows || image.cols != m.cols)
-    return {ErrorCode::size_mismatch, "the reference is " +
-                                          to_string(Shape{image.rows, image.cols}) + " px, not " +
-                                          to_string(Shape{m.rows, m.cols})};
-  auto real = fftw_alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
-  auto spec = fftw_alloc<fftwf_complex>(static_cast<std::size_t>(m.rows * m.half));
-  m.reference_energy = m.transform(image, real.get(), spec.get());
-  m.reference.resize(static_cast<std::size_t>(m.rows * m.half));
-  for (std::size_t k = 0; k < m.reference.size(); ++k) m.reference[k] = {spec[k][0], spec[k][1]};
+  auto s = impl_->spectrum_of(image);
+  if (!s.is_ok()) return s.status();
+  impl_->reference = std::move(s).value();
   return Status::ok();
 }
 
 Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image, const Shift* near) const {
+  if (impl_->reference.values.empty())
+    return Status{ErrorCode::invalid_argument, "no reference set"};
+  return impl_->measure(impl_->reference, image, near);
+}
+
+Result<Shift> PhaseCorrelator::measure(MatrixView<const float> reference,
+                                       MatrixView<const float> image, const Shift* near) const {
+  auto s = impl_->spectrum_of(reference);
+  if (!s.is_ok()) return s.status();
+  return impl_->measure(s.value(), image, near);
+}
+
+Result<Shift> PhaseCorrelator::Impl::measure(const Spectrum& ref, MatrixView<const float> image,
+                                             const Shift* near) const {
   const bool refining = near != nullptr;
-  const Impl& m = *impl_;
-  if (m.reference.empty()) return Status{ErrorCode::invalid_argument, "no reference set"};
+  const Impl& m = *this;
   if (image.rows != m.rows || image.cols != m.cols)
     return Status{ErrorCode::size_mismatch, "the frame is " +
                                                 to_string(Shape{image.rows, image.cols}) +
@@ -230,11 +256,11 @@ Result<Shift> PhaseCorrelator::measure(MatrixView<const float> image, const Shif
   // R = F_ref conj(F_frame) (/ |.| when whitened): its inverse peaks at minus the shift (the DIC
   // convention). Unwhitened, R is divided by the images' energies so that c(s) is a correlation
   // coefficient (1 for identical images; Parseval: sum |F|^2 = N sum x^2, and c divides by N).
-  const double norm = std::sqrt(m.reference_energy * energy);
+  const double norm = std::sqrt(ref.energy * energy);
   const float scale = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
   std::vector<float> re(n_spec), im(n_spec);
   for (std::size_t k = 0; k < n_spec; ++k) {
-    const float ar = m.reference[k].real(), ai = m.reference[k].imag();
+    const float ar = ref.values[k].real(), ai = ref.values[k].imag();
     const float br = spec[k][0], bi = spec[k][1];
     float pr = ar * br + ai * bi, pi = ai * br - ar * bi;  // a conj(b)
     const float a = std::sqrt(pr * pr + pi * pi);
@@ -306,6 +332,10 @@ Status PhaseCorrelator::set_reference(MatrixView<const float>) {
   return {ErrorCode::unsupported, "phase correlation needs FFTW"};
 }
 Result<Shift> PhaseCorrelator::measure(MatrixView<const float>, const Shift*) const {
+  return Status{ErrorCode::unsupported, "phase correlation needs FFTW"};
+}
+Result<Shift> PhaseCorrelator::measure(MatrixView<const float>, MatrixView<const float>,
+                                       const Shift*) const {
   return Status{ErrorCode::unsupported, "phase correlation needs FFTW"};
 }
 

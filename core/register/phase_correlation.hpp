@@ -52,6 +52,10 @@ class PhaseCorrelator {
   // window moves with its content by that much (so the windows no longer pull the peak towards
   // no shift), and the search starts there at a step of 1/16 px, without the integer search.
   Result<Shift> measure(MatrixView<const float> frame, const Shift* near = nullptr) const;
+  // The same against another reference (`previous` registration: each frame against the one
+  // before), with this correlator's plans and window. Thread-safe.
+  Result<Shift> measure(MatrixView<const float> reference, MatrixView<const float> frame,
+                        const Shift* near = nullptr) const;
 
  private:
   PhaseCorrelator() = default;

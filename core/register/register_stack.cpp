@@ -70,8 +70,7 @@ class Estimator {
       parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index e) {
         for (Index k = b; k < e; ++k) {
           const auto i = static_cast<std::size_t>(k);
-          Result<Shift> s = references != nullptr ? measure_pair(*(*references)[i], *frames[i])
-                                                  : iterate(*phase_, *frames[i]);
+          Result<Shift> s = iterate(*frames[i], references != nullptr ? (*references)[i] : nullptr);
           if (s.is_ok())
             out[i] = s.value();
           else
@@ -121,23 +120,22 @@ class Estimator {
  private:
   Estimator(const RegisterOptions& o, const Registry& engine, Shape region)
       : options_(o), engine_(engine), region_(region) {}
-  Result<Shift> measure_pair(const Stack<float>& reference, const Stack<float>& frame) const {
-    auto p = PhaseCorrelator::create(region_, phase_options(options_));
-    if (!p.is_ok()) return p.status();
-    XCORR_RETURN_IF_ERROR(p.value()->set_reference(reference[0]));
-    return iterate(*p.value(), frame);
-  }
   static PhaseOptions phase_options(const RegisterOptions& o) {
     return {o.upsample, o.window == Window::tukey, o.whiten == Whiten::on};
   }
   // The shift, then (options_.iterations times in all) measured again with the frame's window
   // moved by the shift found so far.
-  Result<Shift> iterate(const PhaseCorrelator& pc, const Stack<float>& frame) const {
-    auto s = pc.measure(frame[0]);
+  // Against the set reference, or `reference` (previous: the frame before).
+  Result<Shift> iterate(const Stack<float>& frame, const Stack<float>* reference = nullptr) const {
+    const auto once = [&](const Shift* near) {
+      return reference != nullptr ? phase_->measure((*reference)[0], frame[0], near)
+                                  : phase_->measure(frame[0], near);
+    };
+    auto s = once(nullptr);
     if (!s.is_ok()) return s;
     Shift total = s.value();
     for (int k = 1; k < options_.iterations; ++k) {
-      auto again = pc.measure(frame[0], &total);
+      auto again = once(&total);
       if (!again.is_ok()) return again;
       total = again.value();
     }
