@@ -71,8 +71,7 @@ reg::RegisterJob RegisterDialog::job() const {
   j.drift = drift_->text().toStdString();
   j.options = widgets_->read(base_);
   if (use_region_->isChecked() && region_) {
-    j.options.region = "rect:" + std::to_string(region_->x) + "," + std::to_string(region_->y) +
-                       "," + std::to_string(region_->width) + "," + std::to_string(region_->height);
+    j.options.region = "rect:" + to_string(*region_);
   }
   return j;
 }

@@ -1,8 +1,7 @@
 #include "core/register/job.hpp"
 
-#include <cctype>
-
 #include "core/io/atomic_write.hpp"
+#include "core/io/extension.hpp"
 #include "core/io/json_options.hpp"
 #include "core/io/json_parse.hpp"
 
@@ -27,8 +26,7 @@ Status RegisterJob::check() const {
   if (out.empty() && drift.empty())
     return bad("the job writes nothing: give the corrected stack (out) or the drift table (drift)");
   if (!out.empty()) {
-    std::string ext = std::filesystem::path(out).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string ext = io::lowercase_extension(out);
     if (ext != ".tif" && ext != ".tiff")
       return bad("corrected stack '" + out + "' must end in .tif or .tiff (a multi-page TIFF)");
   }

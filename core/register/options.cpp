@@ -1,10 +1,10 @@
 #include "core/register/options.hpp"
 
-#include <cstdio>
 #include <limits>
 
 #include "core/io/scale.hpp"
 #include "core/io/stack_fields.hpp"
+#include "core/tracking.hpp"
 
 namespace xcorr::reg {
 
@@ -67,12 +67,13 @@ io::PlaneSelection RegisterOptions::plane() const {
 
 Result<Rect> parse_region(const std::string& text, long cols, long rows) {
   if (text.empty()) return Rect{0, 0, cols, rows};
-  Rect r;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "rect:%ld,%ld,%ld,%ld%n", &r.x, &r.y, &r.w, &r.h, &used) != 4 ||
-      static_cast<std::size_t>(used) != text.size()) {
+  // "rect:" and a template rectangle x,y,w,h (the Template tool's, core/tracking.hpp).
+  const auto t = text.starts_with("rect:")
+                     ? parse_template_rect(text.substr(5))
+                     : Result<TemplateRect>(Status{ErrorCode::invalid_argument, ""});
+  if (!t.is_ok())
     return Status{ErrorCode::invalid_argument, "region '" + text + "': expected rect:x,y,w,h (px)"};
-  }
+  const Rect r{t.value().x, t.value().y, t.value().width, t.value().height};
   if (r.x < 0 || r.y < 0 || r.w < 8 || r.h < 8 || r.x + r.w > cols || r.y + r.h > rows) {
     return Status{ErrorCode::invalid_argument,
                   "region '" + text + "' must be at least 8 x 8 px and lie inside the " +
