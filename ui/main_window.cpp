@@ -38,7 +38,6 @@
 #include "core/dic/job.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
-#include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
@@ -814,9 +813,7 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   for (Index k = 1; k < source_->count(); ++k) frames.push_back(source_->source(k));
   project_.adopt_stack(path, std::move(files), source_->source(0), std::move(frames),
                        source_->reference_page());
-  // The scale in the reference's metadata (none when it cannot be read: the images still open).
-  auto file_scale = io::read_image_scale(source_->file_of(0));
-  if (file_scale.is_ok()) project_.file_scale = file_scale.value();
+  project_.file_scale = source_->metadata().scale;  // the reference's metadata
   for (Index k = 1; k < source_->count(); ++k)
     project_.frame_steps.push_back(static_cast<double>(source_->page_of(k) - source_->page_of(0)));
   refresh_scale();

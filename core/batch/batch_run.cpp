@@ -13,7 +13,6 @@
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
-#include "core/io/image_metadata.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
 #include "core/register/register_stack.hpp"
@@ -223,9 +222,7 @@ Status validate_batch(const dic::Batch& b) {
 }
 
 Result<io::ImageScale> stack_scale(const io::LazyStack& stack, const dic::DicOptions& options) {
-  auto from_file = io::read_image_scale(stack.file_of(0));
-  if (!from_file.is_ok()) return from_file.status();
-  return io::apply_user_scale(from_file.value(), options.pixel_size, options.frame_interval);
+  return io::apply_user_scale(stack.metadata().scale, options.pixel_size, options.frame_interval);
 }
 
 Result<Index> count_frames(const dic::DicJob& job) {

@@ -142,11 +142,13 @@ std::string count_of(long n, const char* what) {
 }  // namespace
 
 Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& name) {
-  HyperLayout layout;
+  // The file's metadata (unreadable metadata: a plain stack without a scale); a folder's or a
+  // list's comes from its reference file once that is chosen (open, open_files).
   if (!folder_) {
     auto meta = read_stack_metadata(path_);
-    if (meta.is_ok()) layout = meta.value().layout;  // unreadable metadata: a plain stack
+    if (meta.is_ok()) metadata_ = meta.value();
   }
+  const HyperLayout layout = metadata_.layout;
   const auto has = [&](const char* what, long n, long asked) {
     return Status{ErrorCode::invalid_argument, "'" + name + "' has " + count_of(n, what) +
                                                    " (numbered from 0): no " + what + " " +
@@ -183,7 +185,10 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
   if (!opened.is_ok()) return opened;
   std::unique_ptr<LazyStack> s = std::move(opened).value();
   XCORR_RETURN_IF_ERROR(s->select_plane(plane, path.filename().string()));
-  if (reference_page == 0) return s;
+  if (reference_page == 0) {
+    s->read_reference_metadata();
+    return s;
+  }
   const Status indexed = s->wait_indexed();
   if (reference_page < 0 || reference_page >= s->count()) {
     const std::string what = s->frame_pages_.empty() ? "page" : "time point";
@@ -204,7 +209,14 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
     std::rotate(s->frame_names_.begin(), s->frame_names_.begin() + r,
                 s->frame_names_.begin() + r + 1);
   }
+  s->read_reference_metadata();
   return s;
+}
+
+void LazyStack::read_reference_metadata() {
+  if (!folder_) return;  // a TIFF's was read with its pages
+  auto meta = read_stack_metadata(file_of(0));
+  if (meta.is_ok()) metadata_.scale = meta.value().scale;  // the pages of files are plain
 }
 
 Result<std::unique_ptr<LazyStack>> LazyStack::open_pages(const fs::path& path,
@@ -306,6 +318,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
   s->shape_ = first.value().frames.shape();
   s->type_ = first.value().pixel_type;
   XCORR_RETURN_IF_ERROR(s->select_plane(plane, "a list of files"));
+  s->read_reference_metadata();
   return s;
 }
 

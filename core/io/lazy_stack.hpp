@@ -20,6 +20,7 @@
 
 #include "core/io/channel.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 
 namespace xcorr::io {
 
@@ -64,6 +65,9 @@ class LazyStack {
   Index time_of(Index frame) const;
   // The file that holds frame `frame` (the stack's file, or the folder's or list's file).
   std::filesystem::path file_of(Index frame) const;
+  // What the reference's file says of its scale and hyperstack layout
+  // (core/io/image_metadata.hpp), read once at open.
+  const StackMetadata& metadata() const { return metadata_; }
 
   // Frame k (1 x rows x cols), decoded or from the cache. Thread-safe.
   Result<std::shared_ptr<const Stack<float>>> frame(Index k);
@@ -78,6 +82,7 @@ class LazyStack {
   LazyStack() = default;
   // Hyperstacks: the frames of the plane (see open); plain stacks: checks the plane is 0, 0.
   Status select_plane(const PlaneSelection& plane, const std::string& name);
+  void read_reference_metadata();  // folders and lists: the reference file's scale
   static Result<std::unique_ptr<LazyStack>> open_pages(const std::filesystem::path& path,
                                                        std::size_t cache_bytes, Channel channel);
   Result<Stack<float>> decode(Index k);
@@ -99,6 +104,7 @@ class LazyStack {
   // frame_names_[k] (empty for plain stacks, whose frames are their pages).
   std::vector<Index> frame_pages_, frame_times_;
   std::vector<std::string> frame_names_;
+  StackMetadata metadata_;
   mutable std::mutex mutex_;
   std::condition_variable indexed_;
   std::atomic<bool> indexing_{false}, stop_{false};

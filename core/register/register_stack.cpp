@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "core/io/atomic_write.hpp"
-#include "core/io/image_metadata.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
 #include "core/io/tiff_writer.hpp"
@@ -258,8 +257,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
   const Rect rr = region.value();
   const Shape rshape{rr.h, rr.w};
   RegisterReport report;
-  auto meta = io::read_stack_metadata(st.file_of(0));
-  const io::StackMetadata metadata = meta.is_ok() ? meta.value() : io::StackMetadata{};
+  const io::StackMetadata& metadata = st.metadata();
   auto scale = io::apply_user_scale(metadata.scale, o.pixel_size, o.frame_interval);
   if (!scale.is_ok()) return scale.status();
   report.scale = scale.value();
