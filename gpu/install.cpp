@@ -5,6 +5,7 @@
 #include "gpu/device.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
+#include "gpu/phase_gpu.hpp"
 
 namespace xcorr::engine {
 
@@ -15,6 +16,8 @@ void install_gpu() {
                    .make_dic_registrar = gpu::make_gpu_registrar,
                    .last_frame_seconds = gpu::last_gpu_frame_seconds,
                    .last_stage_seconds = gpu::last_gpu_stage_seconds,
+                   .make_phase_engine = gpu::make_gpu_phase_engine,
+                   .time_phase = gpu::time_phase_on_gpu,
                    .time = gpu::time_on_gpu,
                    .kernel_profiles = gpu::kernel_profiles,
                    .read_counters = gpu::read_counters});

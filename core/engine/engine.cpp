@@ -90,6 +90,26 @@ DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r) {
   return g != nullptr ? g->last_stage_seconds(r) : DicStages{};
 }
 
+Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const reg::PhaseOptions& o,
+                                                            int iterations,
+                                                            const std::string& device) {
+  if (device != "cpu") {
+    const GpuBackend* g = gpu_backend();
+    auto gpu = g != nullptr ? g->make_phase_engine(shape, o, iterations)
+                            : Result<std::unique_ptr<reg::PhaseEngine>>(no_backend());
+    if (gpu.is_ok() || device == "gpu") return gpu;
+  }
+  return reg::make_cpu_phase_engine(shape, o, iterations);
+}
+
+Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
+                                      StackView<const float> frames, Index measured,
+                                      const reg::PhaseOptions& o, int iterations) {
+  if (const GpuBackend* g = gpu_backend())
+    return g->time_phase(reference, frames, measured, o, iterations);
+  return no_backend();
+}
+
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
                               int repeats, StackView<float> last_output) {
   if (const GpuBackend* g = gpu_backend()) return g->time(c, p, warmup, repeats, last_output);

@@ -18,6 +18,7 @@
 #include "core/correlation.hpp"
 #include "core/dic/frame_registrar.hpp"
 #include "core/profiling/kernel_smem.hpp"
+#include "core/register/phase_engine.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::engine {
@@ -67,6 +68,27 @@ struct DicStages {
 };
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
+
+// --- Registration -----------------------------------------------------------------------------
+
+// The phase-correlation engine `device` asks for (images of `shape` px): cpu (FFTW on the host's
+// threads); gpu (an error without a device); auto = the GPU when present, else the CPU.
+Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const reg::PhaseOptions& o,
+                                                            int iterations,
+                                                            const std::string& device);
+
+// The GPU phase engine with its frames already on the device (the registration speed
+// benchmark): `frames` go up once, then `measured` frames (cycling through them) are measured
+// against `reference` in blocks of `batch`, timed on the host from the first launch to every
+// shift in host memory (one per measured frame), after a warm-up block.
+struct PhaseTiming {
+  double seconds = 0;
+  int batch = 0;
+  std::vector<reg::Shift> shifts;
+};
+Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
+                                      StackView<const float> frames, Index measured,
+                                      const reg::PhaseOptions& o, int iterations);
 
 // --- Timing and the measured choice ---------------------------------------------------------
 

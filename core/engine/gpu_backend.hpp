@@ -42,6 +42,13 @@ struct GpuBackend {
   Result<std::unique_ptr<dic::FrameRegistrar>> (*make_dic_registrar)(const Registry& engine);
   double (*last_frame_seconds)(const dic::FrameRegistrar& r);
   DicStages (*last_stage_seconds)(const dic::FrameRegistrar& r);
+  // Phase correlation of stack frames on the device (gpu/phase_gpu.hpp).
+  Result<std::unique_ptr<reg::PhaseEngine>> (*make_phase_engine)(Shape shape,
+                                                                 const reg::PhaseOptions& o,
+                                                                 int iterations);
+  Result<PhaseTiming> (*time_phase)(MatrixView<const float> reference,
+                                    StackView<const float> frames, Index measured,
+                                    const reg::PhaseOptions& o, int iterations);
   Result<GpuTiming> (*time)(const Correlator& c, const CorrelationProblem& p, int warmup,
                             int repeats, StackView<float> last_output);
   // Empty for variants whose kernels are not ours (cuFFT's transforms). Run the variant once

@@ -57,8 +57,8 @@ struct RegisterOptions {
   // first: every frame against frame 0; previous: against the frame before, shifts accumulated;
   // mean: against the mean of the frames registered to frame 0 (a second pass).
   Reference reference = Reference::first;
-  // phase: phase correlation with DFT sub-pixel refinement (CPU, FFTW); zncc: the engine's ZNCC
-  // peak search (GPU when present) with a 2-D quadratic sub-pixel fit.
+  // phase: phase correlation with DFT sub-pixel refinement (GPU: cuFFT; CPU: FFTW); zncc: the
+  // engine's ZNCC peak search (GPU when present) with a 2-D quadratic sub-pixel fit.
   Method method = Method::phase;
   int upsample = 100;  // phase: sub-pixel resolution 1 / upsample px
   // phase: a Tukey window before the transform, and whether the cross-power spectrum is
@@ -68,6 +68,9 @@ struct RegisterOptions {
   // phase: measurements per frame; each after the first measures what is left once the frame is
   // moved back by the drift found so far (removes the window's pull towards no shift).
   int iterations = 2;
+  // phase: where frames are measured: auto (the GPU when present), cpu, gpu. zncc goes where the
+  // engine's dispatcher puts it.
+  std::string device = "auto";
   std::string region;  // "rect:x,y,w,h" px measured on; empty: the whole frame
   int max_shift = 0;   // zncc: px searched each way (0: an eighth of the region's shorter side)
   Border border = Border::pad;        // corrected frames: pad with 0, or crop to the common area

@@ -7,13 +7,14 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
 #include "core/io/tiff_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/peak.hpp"
-#include "core/register/phase_correlation.hpp"
+#include "core/register/phase_engine.hpp"
 #include "core/register/shift_image.hpp"
 #include "core/version.hpp"
 
@@ -38,7 +39,7 @@ class Estimator {
                                                    Shape region) {
     std::unique_ptr<Estimator> e(new Estimator(o, engine, region));
     if (o.method == Method::phase) {
-      auto p = PhaseCorrelator::create(region, phase_options(o));
+      auto p = engine::make_phase_engine(region, phase_options(o), o.iterations, o.device);
       if (!p.is_ok()) return p.status();
       e->phase_ = std::move(p).value();
     } else {
@@ -54,6 +55,8 @@ class Estimator {
     return e;
   }
 
+  // "cpu" or "gpu": where the phase method measures (zncc: the engine's dispatcher decides).
+  std::string device() const { return phase_ ? phase_->device() : "engine"; }
   Status set_reference(const Stack<float>& reference) {
     reference_ = reference;
     return phase_ ? phase_->set_reference(reference_[0]) : Status::ok();
@@ -65,19 +68,12 @@ class Estimator {
                                      const std::vector<const Stack<float>*>* references) {
     std::vector<Shift> out(frames.size());
     if (phase_) {
-      std::vector<Status> errors(frames.size());
-      parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index e) {
-        for (Index k = b; k < e; ++k) {
-          const auto i = static_cast<std::size_t>(k);
-          Result<Shift> s = iterate(*frames[i], references != nullptr ? (*references)[i] : nullptr);
-          if (s.is_ok())
-            out[i] = s.value();
-          else
-            errors[i] = s.status();
-        }
-      });
-      for (const Status& s : errors) XCORR_RETURN_IF_ERROR(s);
-      return out;
+      std::vector<MatrixView<const float>> f, r;
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        f.push_back((*frames[i])[0]);
+        if (references != nullptr) r.push_back((*(*references)[i])[0]);
+      }
+      return phase_->measure(f, references != nullptr ? &r : nullptr);
     }
     // ZNCC: one request for the block (one_to_many, or n_to_mn with one window per template).
     const long m = margin_;
@@ -122,30 +118,11 @@ class Estimator {
   static PhaseOptions phase_options(const RegisterOptions& o) {
     return {o.upsample, o.window == Window::tukey, o.whiten == Whiten::on};
   }
-  // The shift, then (options_.iterations times in all) measured again with the frame's window
-  // moved by the shift found so far.
-  // Against the set reference, or `reference` (previous: the frame before).
-  Result<Shift> iterate(const Stack<float>& frame, const Stack<float>* reference = nullptr) const {
-    const auto once = [&](const Shift* near) {
-      return reference != nullptr ? phase_->measure((*reference)[0], frame[0], near)
-                                  : phase_->measure(frame[0], near);
-    };
-    auto s = once(nullptr);
-    if (!s.is_ok()) return s;
-    Shift total = s.value();
-    for (int k = 1; k < options_.iterations; ++k) {
-      auto again = once(&total);
-      if (!again.is_ok()) return again;
-      total = again.value();
-    }
-    return total;
-  }
-
   RegisterOptions options_;
   const Registry& engine_;
   Shape region_;
   long margin_ = 0;
-  std::unique_ptr<PhaseCorrelator> phase_;
+  std::unique_ptr<PhaseEngine> phase_;
   Stack<float> reference_;
 };
 
@@ -282,7 +259,11 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
                   "the reference frame 0 cannot be used: " + ref.status().message()};
 
   // Pass: every frame against `reference` (previous: against the last good frame before it).
-  const long block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
+  // Frames per block: a few per host thread (they are shifted on the CPU); the GPU measures 32
+  // at once.
+  const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
+  const long block = e.device() == "gpu" ? 32L : cpu_block;
+  report.device = e.device();
   // Commits of an interrupted run of this job (first pass only).
   namespace fs = std::filesystem;
   const fs::path partial = partial_folder(job);
@@ -435,8 +416,8 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
           io::TiffWriter::create(tmp, st.pixel_type(), out_shape, good, description, report.scale);
       if (!w.is_ok()) return w.status();
       Stack<float> moved(shape.rows, shape.cols, 1);
-      for (long first = 0; first < n; first += block) {
-        const long count = std::min(block, n - first);
+      for (long first = 0; first < n; first += cpu_block) {
+        const long count = std::min(cpu_block, n - first);
         std::vector<std::shared_ptr<const Stack<float>>> frames(static_cast<std::size_t>(count));
         for (long k = first; k < first + count; ++k) {
           if (!report.drift[static_cast<std::size_t>(k)].failed.empty()) continue;

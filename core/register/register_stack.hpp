@@ -35,6 +35,7 @@ struct RegisterReport {
   long failed = 0;
   long resumed = 0;  // frames whose drift an interrupted run of the same job had measured
   std::vector<std::string> written;
+  std::string device;  // where the shifts were measured: "cpu", "gpu" (phase) or "engine" (zncc)
   long crop_x = 0, crop_y = 0, width = 0, height = 0;  // the corrected frames' area (px)
 };
 

@@ -1,0 +1,38 @@
+// Phase correlation of blocks of frames: the CPU implementation here (PhaseCorrelator on the
+// host's threads, one frame per thread) or the CUDA one in gpu/ (gpu/phase_gpu.hpp: batched
+// cuFFT, the sub-pixel search on the device), both behind this interface so that registration
+// (core) uses either without depending on gpu/. The engine facade picks one for a job's
+// device option (engine::make_phase_engine). Same arithmetic in both: phase_correlation.hpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "core/register/phase_correlation.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::reg {
+
+class PhaseEngine {
+ public:
+  virtual ~PhaseEngine() = default;
+  virtual std::string device() const = 0;  // "cpu" or "gpu"
+  // The reference every later measure() without references is against; its shape is the
+  // engine's.
+  virtual Status set_reference(MatrixView<const float> reference) = 0;
+  // The shift of each frame from the set reference, or from (*references)[k] when given (one per
+  // frame, as `previous` registration needs). Each frame is measured `iterations` times: every
+  // measurement after the first moves the frame's window by the shift found so far and starts
+  // its search there (PhaseCorrelator::measure's `near`).
+  virtual Result<std::vector<Shift>> measure(
+      const std::vector<MatrixView<const float>>& frames,
+      const std::vector<MatrixView<const float>>* references = nullptr) = 0;
+};
+
+// Images of `shape` px; iterations >= 1.
+Result<std::unique_ptr<PhaseEngine>> make_cpu_phase_engine(Shape shape, const PhaseOptions& o,
+                                                           int iterations);
+
+}  // namespace xcorr::reg

@@ -1,0 +1,637 @@
+// Phase correlation on the GPU (see gpu/phase_gpu.hpp). The reference is prepared once (or, for
+// `previous`, one per frame in the block); per block of frames:
+//   stats_kernel     the frame's sum (its mean), float64
+//   window_kernel    the Tukey window along x and y per frame, moved by the shift so far
+//   prep_kernel      (pixel - mean) * window, and the energy (sum of squares, float64)
+//   cuFFT R2C        batched
+//   cross_kernel     R = F_ref conj(F_frame) / sqrt(E_ref E_frame) (or / |.| when whitened),
+//                    kept for the search; a copy is the C2R's input in the first iteration
+//   cuFFT C2R, argmax_kernel, start_kernel: the integer peak and a parabola through its
+//                    neighbours (first iteration), or the shift so far (later ones)
+//   eval_kernel + decide_kernel, repeated: c(s) at a 3 x 3 pattern per frame, then the move,
+//                    the halving or the final parabola (PhaseCorrelator's rules, pass for pass)
+// Instantiations: none (plain kernels).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu/cuda_check.cuh"
+#include "gpu/cufft_api.cuh"
+#include "gpu/device_buffer.cuh"
+#include "gpu/host_staging.cuh"
+#include "gpu/peak_key.cuh"
+#include "gpu/phase_gpu.hpp"
+
+namespace xcorr::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kRowsPerEvalBlock = 32;
+constexpr int kMaxPasses = 64;      // PhaseCorrelator's bound on search passes
+constexpr int kPassesPerCheck = 8;  // passes launched between the host's checks
+
+enum : int { kSearching = 0, kFinal = 1, kDone = 2 };
+
+// One frame's search (c(s) coordinates are minus the shift, as in PhaseCorrelator).
+struct FrameState {
+  double x, y, h;       // search point and step (px)
+  double value[9];      // the last 3 x 3 of c(s), [j * 3 + i]
+  double dx, dy, peak;  // the result so far (the shift and c's value there)
+  int phase, passes;
+};
+
+__device__ double block_sum(double v, double* scratch) {  // every thread's v; thread 0 gets it
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+  __syncthreads();
+  double s = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < kWarps; ++w) s += scratch[w];
+  __syncthreads();
+  return s;
+}
+
+// Frame blockIdx.y: its sum into sums[frame] (zeroed before).
+__global__ void stats_kernel(const float* __restrict__ in, long long area,
+                             double* __restrict__ sums) {
+  __shared__ double scratch[kWarps];
+  const float* f = in + blockIdx.y * area;
+  double s = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < area;
+       i += static_cast<long long>(gridDim.x) * kThreads)
+    s += f[i];
+  s = block_sum(s, scratch);
+  if (threadIdx.x == 0) atomicAdd(&sums[blockIdx.y], s);
+}
+
+// Tukey window of n samples (alpha 0.5), moved by `shift` samples; all 1 without a window.
+__device__ float tukey_at(int i, int n, double shift, bool window) {
+  if (!window) return 1.0f;
+  const double last = n - 1, width = 0.5 * last / 2;
+  const double t = i - shift, k = fmin(t, last - t);
+  return k < 0 ? 0.0f : k < width ? static_cast<float>(0.5 * (1 - cospi(k / width))) : 1.0f;
+}
+
+// Frame blockIdx.x: its windows along x (cols values) and y (rows values), moved by its state's
+// shift when `moved`.
+__global__ void window_kernel(const FrameState* __restrict__ state, bool moved, bool window,
+                              int rows, int cols, float* __restrict__ wx, float* __restrict__ wy) {
+  const int k = blockIdx.x;
+  const double sx = moved ? state[k].dx : 0, sy = moved ? state[k].dy : 0;
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    wx[k * static_cast<long long>(cols) + i] = tukey_at(i, cols, sx, window);
+  for (int i = threadIdx.x; i < rows; i += blockDim.x)
+    wy[k * static_cast<long long>(rows) + i] = tukey_at(i, rows, sy, window);
+}
+
+// Frame blockIdx.y, rows blockIdx.x, blockIdx.x + gridDim.x, ...: out = (in - mean) wy wx, and
+// the energy into energy[frame] (zeroed before).
+__global__ void prep_kernel(const float* __restrict__ in, const double* __restrict__ sums,
+                            const float* __restrict__ wx, const float* __restrict__ wy, int rows,
+                            int cols, float* __restrict__ out, double* __restrict__ energy) {
+  __shared__ double scratch[kWarps];
+  const int k = blockIdx.y;
+  const long long area = static_cast<long long>(rows) * cols;
+  const float mean = static_cast<float>(sums[k] / static_cast<double>(area));
+  const float* f = in + k * area;
+  float* o = out + k * area;
+  const float* wxk = wx + k * static_cast<long long>(cols);
+  double e = 0;
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float w = wy[k * static_cast<long long>(rows) + r];
+    float row_e = 0;
+    for (int c = threadIdx.x; c < cols; c += kThreads) {
+      const float v = (f[static_cast<long long>(r) * cols + c] - mean) * w * wxk[c];
+      o[static_cast<long long>(r) * cols + c] = v;
+      row_e += v * v;
+    }
+    e += row_e;
+  }
+  e = block_sum(e, scratch);
+  if (threadIdx.x == 0) atomicAdd(&energy[k], e);
+}
+
+// R over `count` frames of n_spec values each; frame k against reference k * ref_step.
+__global__ void cross_kernel(const float2* __restrict__ ref, const double* __restrict__ ref_energy,
+                             int ref_step, const float2* __restrict__ spec,
+                             const double* __restrict__ energy, long long n_spec, int count,
+                             bool whiten, float2* __restrict__ cross, float2* __restrict__ copy) {
+  const long long total = n_spec * count;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int k = static_cast<int>(i / n_spec);
+    const long long e = i - k * n_spec;
+    const float2 a = ref[k * ref_step * n_spec + e], b = spec[i];
+    float pr = a.x * b.x + a.y * b.y, pi = a.y * b.x - a.x * b.y;  // a conj(b)
+    float f;
+    if (whiten) {
+      const float m = sqrtf(pr * pr + pi * pi);
+      f = m > 1e-30f ? 1 / m : 0.0f;
+    } else {
+      const double norm = sqrt(ref_energy[k * ref_step] * energy[k]);
+      f = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
+    }
+    const float2 p{pr * f, pi * f};
+    cross[i] = p;
+    if (copy != nullptr) copy[i] = p;
+  }
+}
+
+// Frame blockIdx.y: the largest value of its surface (first in row-major order on ties).
+__global__ void argmax_kernel(const float* __restrict__ surface, long long area,
+                              unsigned long long* __restrict__ keys) {
+  __shared__ unsigned long long scratch[kWarps];
+  const float* s = surface + blockIdx.y * area;
+  unsigned long long best = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < area;
+       i += static_cast<long long>(gridDim.x) * kThreads) {
+    const unsigned long long key = peak_key(s[i], static_cast<unsigned>(i));
+    best = key > best ? key : best;
+  }
+  best = warp_max_key(best);
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = best;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kWarps; ++w) best = scratch[w] > best ? scratch[w] : best;
+    atomicMax(&keys[blockIdx.y], best);
+  }
+}
+
+__device__ double signed_frequency(int k, int n) {
+  return k < (n + 1) / 2 ? k : k - n;
+}
+
+__device__ double vertex(double a, double b, double c) {  // of the parabola through 3 samples
+  const double d = a - 2 * b + c;
+  return d < 0 ? fmin(fmax(0.5 * (a - c) / d, -0.5), 0.5) : 0.0;
+}
+
+// One thread per frame: the search's start. First iteration: the integer peak of the inverse
+// transform and a parabola through its neighbours, step 1/8 px; later ones: the shift so far,
+// step 1/16 px. Upsample 1: rounded, straight to the final evaluation.
+__global__ void start_kernel(FrameState* __restrict__ state, int count, bool refining,
+                             const unsigned long long* __restrict__ keys,
+                             const float* __restrict__ surface, int rows, int cols, int upsample,
+                             double* __restrict__ acc) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  FrameState& s = state[k];
+  double x, y, h;
+  if (refining) {
+    x = -s.dx, y = -s.dy, h = 1.0 / 16;
+  } else {
+    const unsigned best = peak_key_index(keys[k]);
+    const int br = static_cast<int>(best / cols), bc = static_cast<int>(best % cols);
+    const float* f = surface + k * static_cast<long long>(rows) * cols;
+    const auto at = [&](int r, int c) {
+      return static_cast<double>(
+          f[((r + rows) % rows) * static_cast<long long>(cols) + (c + cols) % cols]);
+    };
+    y = signed_frequency(br, rows) + vertex(at(br - 1, bc), at(br, bc), at(br + 1, bc));
+    x = signed_frequency(bc, cols) + vertex(at(br, bc - 1), at(br, bc), at(br, bc + 1));
+    h = 0.125;
+  }
+  s.h = fmax(h, 1.0 / upsample);
+  s.passes = 0;
+  if (upsample > 1) {
+    s.phase = kSearching;
+  } else {
+    x = rint(x), y = rint(y);
+    s.phase = kFinal;
+  }
+  s.x = x, s.y = y;
+  for (int i = 0; i < 9; ++i) acc[k * 9 + i] = 0;
+}
+
+// c(s) at (x + (i - 1) h, y + (j - 1) h) for frame blockIdx.y (h = 0 in the final evaluation),
+// over rows [blockIdx.x * kRowsPerEvalBlock, + kRowsPerEvalBlock): into acc[frame * 9 + j * 3
+// + i], unnormalised. Dynamic shared memory: the 3 x half x-weights (float2).
+__global__ void eval_kernel(const FrameState* __restrict__ state, const float2* __restrict__ cross,
+                            int rows, int cols, double* __restrict__ acc) {
+  extern __shared__ float2 weights[];
+  __shared__ double partial[kWarps][9];
+  const int k = blockIdx.y;
+  const FrameState& s = state[k];
+  if (s.phase == kDone) return;
+  const int half = cols / 2 + 1;
+  const double x0 = s.x, y0 = s.y, h = s.phase == kFinal ? 0.0 : s.h;
+  for (int t = threadIdx.x; t < 3 * half; t += kThreads) {
+    const int i = t / half, v = t % half;
+    const bool single = v == 0 || (cols % 2 == 0 && v == cols / 2);
+    double sn, cs;
+    sincospi(2.0 * v * (x0 + (i - 1) * h) / cols, &sn, &cs);
+    const double w = single ? 1.0 : 2.0;
+    weights[t] = float2{static_cast<float>(w * cs), static_cast<float>(w * sn)};
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  double a[9] = {};
+  const int first = blockIdx.x * kRowsPerEvalBlock;
+  const int last = min(rows, first + kRowsPerEvalBlock);
+  for (int u = first + warp; u < last; u += kWarps) {
+    const float2* r = cross + (k * static_cast<long long>(rows) + u) * half;
+    float sr[3] = {}, si[3] = {};
+    for (int v = lane; v < half; v += 32) {
+      const float2 p = r[v];
+      for (int i = 0; i < 3; ++i) {
+        const float2 w = weights[i * half + v];
+        sr[i] += p.x * w.x - p.y * w.y;
+        si[i] += p.x * w.y + p.y * w.x;
+      }
+    }
+    for (int o = 16; o > 0; o /= 2)
+      for (int i = 0; i < 3; ++i) {
+        sr[i] += __shfl_xor_sync(0xffffffffu, sr[i], o);
+        si[i] += __shfl_xor_sync(0xffffffffu, si[i], o);
+      }
+    const double fu = signed_frequency(u, rows);
+    for (int j = 0; j < 3; ++j) {
+      double sy, cy;
+      sincospi(2.0 * fu * (y0 + (j - 1) * h) / rows, &sy, &cy);
+      for (int i = 0; i < 3; ++i) a[j * 3 + i] += sr[i] * cy - si[i] * sy;
+    }
+  }
+  if (lane == 0)
+    for (int i = 0; i < 9; ++i) partial[warp][i] = a[i];
+  __syncthreads();
+  if (threadIdx.x < 9) {
+    double t = 0;
+    for (int w = 0; w < kWarps; ++w) t += partial[w][threadIdx.x];
+    atomicAdd(&acc[k * 9 + threadIdx.x], t);
+  }
+}
+
+// One block, a thread per frame: the evaluated 3 x 3 moves the search to its best point, halves
+// the step, or (below 1 / upsample) ends it with a parabola and one last evaluation; `remaining`
+// gets the count of frames not done.
+__global__ void decide_kernel(FrameState* __restrict__ state, int count, double* __restrict__ acc,
+                              double total, double finest, int* __restrict__ remaining) {
+  const int k = threadIdx.x;
+  int open = 0;
+  if (k < count && state[k].phase != kDone) {
+    FrameState& s = state[k];
+    for (int i = 0; i < 9; ++i) {
+      s.value[i] = acc[k * 9 + i] / total;
+      acc[k * 9 + i] = 0;
+    }
+    if (s.phase == kFinal) {
+      s.dx = -s.x, s.dy = -s.y, s.peak = s.value[4];
+      s.phase = kDone;
+    } else {
+      int bi = 1, bj = 1;
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i)
+          if (s.value[j * 3 + i] > s.value[bj * 3 + bi]) bi = i, bj = j;
+      bool finish = false;
+      if (bi == 1 && bj == 1) {
+        if (s.h / 2 < finest * 0.999)
+          finish = true;
+        else
+          s.h /= 2;
+      } else {
+        s.x += (bi - 1) * s.h;
+        s.y += (bj - 1) * s.h;
+      }
+      if (++s.passes >= kMaxPasses) finish = true;
+      if (finish) {  // a parabola through the centre row and column gives the fraction below h
+        s.x += s.h * vertex(s.value[3], s.value[4], s.value[5]);
+        s.y += s.h * vertex(s.value[1], s.value[4], s.value[7]);
+        s.phase = kFinal;
+      }
+    }
+    open = s.phase != kDone;
+  }
+  open = __syncthreads_count(open);
+  if (threadIdx.x == 0) *remaining = open;
+}
+
+int grid_for(long long work, int per_block, int cap) {
+  return static_cast<int>(std::clamp<long long>((work + per_block - 1) / per_block, 1, cap));
+}
+
+class GpuPhaseEngine final : public reg::PhaseEngine {
+ public:
+  GpuPhaseEngine(Shape shape, const reg::PhaseOptions& o, int iterations)
+      : rows_(static_cast<int>(shape.rows)),
+        cols_(static_cast<int>(shape.cols)),
+        half_(cols_ / 2 + 1),
+        options_(o),
+        iterations_(iterations) {}
+  ~GpuPhaseEngine() override {
+    if (auto api = cufft_api(); api.is_ok())
+      for (auto& [count, plans] : plans_) {
+        api.value()->cufftDestroy(plans.first);
+        api.value()->cufftDestroy(plans.second);
+      }
+  }
+
+  std::string device() const override { return "gpu"; }
+  int batch() const { return batch_; }
+  long long area() const { return static_cast<long long>(rows_) * cols_; }
+  long long n_spec() const { return static_cast<long long>(rows_) * half_; }
+
+  Status init() {
+    XCORR_RETURN_IF_ERROR(cufft_api().status());
+    const std::size_t smem = eval_smem();
+    int optin = 0, dev = 0;
+    XCORR_CUDA_TRY(cudaGetDevice(&dev));
+    XCORR_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (smem + sizeof(double) * kWarps * 9 > static_cast<std::size_t>(optin))
+      return Status{ErrorCode::unsupported,
+                    "regions " + std::to_string(cols_) +
+                        " px wide are wider than the GPU phase search holds in shared memory"};
+    if (smem > 48 * 1024)
+      XCORR_CUDA_TRY(cudaFuncSetAttribute(eval_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    // Blocks of up to 32 frames, their buffers (about 24 bytes a pixel with cuFFT's work area)
+    // within a quarter of the free device memory and 4 GB.
+    std::size_t free = 0, total = 0;
+    XCORR_CUDA_TRY(cudaMemGetInfo(&free, &total));
+    const double budget = std::min(0.25 * static_cast<double>(free), 4e9);
+    batch_ = static_cast<int>(std::clamp(budget / (24.0 * static_cast<double>(area())), 1.0, 32.0));
+    const auto b = static_cast<std::size_t>(batch_);
+    XCORR_RETURN_IF_ERROR(in_.allocate(b * area()));
+    XCORR_RETURN_IF_ERROR(real_.allocate(b * area()));
+    XCORR_RETURN_IF_ERROR(spec_.allocate(b * n_spec()));
+    XCORR_RETURN_IF_ERROR(cross_.allocate(b * n_spec()));
+    XCORR_RETURN_IF_ERROR(sums_.allocate(b));
+    XCORR_RETURN_IF_ERROR(energy_.allocate(b));
+    XCORR_RETURN_IF_ERROR(wx_.allocate(b * cols_));
+    XCORR_RETURN_IF_ERROR(wy_.allocate(b * rows_));
+    XCORR_RETURN_IF_ERROR(keys_.allocate(b));
+    XCORR_RETURN_IF_ERROR(state_.allocate(b));
+    XCORR_RETURN_IF_ERROR(acc_.allocate(b * 9));
+    XCORR_RETURN_IF_ERROR(remaining_.allocate(1));
+    XCORR_RETURN_IF_ERROR(remaining_h_.allocate(1));
+    XCORR_RETURN_IF_ERROR(state_h_.allocate(b));
+    XCORR_CUDA_TRY(cudaMemset(state_.get(), 0, b * sizeof(FrameState)));
+    return Status::ok();
+  }
+
+  Status set_reference(MatrixView<const float> reference) override {
+    XCORR_RETURN_IF_ERROR(check_shape(reference, "reference"));
+    XCORR_RETURN_IF_ERROR(ref_spec_.allocate(static_cast<std::size_t>(n_spec())));
+    XCORR_RETURN_IF_ERROR(ref_energy_.allocate(1));
+    XCORR_RETURN_IF_ERROR(upload({reference}, in_.get()));
+    XCORR_RETURN_IF_ERROR(spectra(in_.get(), 1, false, ref_spec_.get(), ref_energy_.get()));
+    XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
+    has_reference_ = true;
+    return Status::ok();
+  }
+
+  Result<std::vector<reg::Shift>> measure(
+      const std::vector<MatrixView<const float>>& frames,
+      const std::vector<MatrixView<const float>>* references) override {
+    if (references == nullptr && !has_reference_)
+      return Status{ErrorCode::invalid_argument, "no reference set"};
+    if (references != nullptr && references->size() != frames.size())
+      return Status{ErrorCode::invalid_argument, "one reference per frame is needed"};
+    for (const auto& f : frames) XCORR_RETURN_IF_ERROR(check_shape(f, "frame"));
+    if (references != nullptr) {
+      for (const auto& f : *references) XCORR_RETURN_IF_ERROR(check_shape(f, "reference"));
+      const auto b = static_cast<std::size_t>(batch_);
+      XCORR_RETURN_IF_ERROR(refs_spec_.allocate(b * n_spec()));
+      XCORR_RETURN_IF_ERROR(refs_energy_.allocate(b));
+    }
+    std::vector<reg::Shift> out;
+    out.reserve(frames.size());
+    for (std::size_t first = 0; first < frames.size(); first += static_cast<std::size_t>(batch_)) {
+      const std::size_t n = std::min(frames.size() - first, static_cast<std::size_t>(batch_));
+      const int count = static_cast<int>(n);
+      const float2* ref = ref_spec_.get();
+      const double* ref_energy = ref_energy_.get();
+      int ref_step = 0;
+      if (references != nullptr) {
+        XCORR_RETURN_IF_ERROR(upload({references->begin() + static_cast<long>(first),
+                                      references->begin() + static_cast<long>(first + n)},
+                                     in_.get()));
+        XCORR_RETURN_IF_ERROR(
+            spectra(in_.get(), count, false, refs_spec_.get(), refs_energy_.get()));
+        ref = refs_spec_.get(), ref_energy = refs_energy_.get(), ref_step = 1;
+      }
+      XCORR_RETURN_IF_ERROR(upload({frames.begin() + static_cast<long>(first),
+                                    frames.begin() + static_cast<long>(first + n)},
+                                   in_.get()));
+      XCORR_RETURN_IF_ERROR(measure_on_device(in_.get(), count, ref, ref_energy, ref_step));
+      XCORR_RETURN_IF_ERROR(download_shifts(count, out));
+    }
+    return out;
+  }
+
+  // Frames already on the device (count <= batch(), contiguous) against the set reference;
+  // the shifts stay on the device (download_shifts).
+  Status measure_resident(const float* frames, int count) {
+    return measure_on_device(frames, count, ref_spec_.get(), ref_energy_.get(), 0);
+  }
+
+  Status download_shifts(int count, std::vector<reg::Shift>& out) {
+    XCORR_CUDA_TRY(cudaMemcpyAsync(state_h_.get(), state_.get(), count * sizeof(FrameState),
+                                   cudaMemcpyDeviceToHost, stream_));
+    XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
+    for (int k = 0; k < count; ++k)
+      out.push_back({state_h_[k].dx, state_h_[k].dy, state_h_[k].peak});
+    return Status::ok();
+  }
+
+ private:
+  std::size_t eval_smem() const { return sizeof(float2) * 3 * static_cast<std::size_t>(half_); }
+
+  Status check_shape(MatrixView<const float> m, const char* what) const {
+    if (m.rows == rows_ && m.cols == cols_) return Status::ok();
+    return Status{ErrorCode::size_mismatch, std::string("the ") + what + " is " +
+                                                to_string(Shape{m.rows, m.cols}) + " px, not " +
+                                                to_string(Shape{rows_, cols_})};
+  }
+
+  Status upload(const std::vector<MatrixView<const float>>& images, float* dst) {
+    for (std::size_t k = 0; k < images.size(); ++k) {
+      const MatrixView<const float>& m = images[k];
+      const StackView<const float> s{m.data, m.rows,       m.cols,
+                                     1,      m.row_stride, m.rows * m.row_stride};
+      XCORR_RETURN_IF_ERROR(upload_staged(s, dst + static_cast<long long>(k) * area(), stream_));
+    }
+    return Status::ok();
+  }
+
+  // The plans for `count` frames: R2C and C2R, made on first use.
+  Result<std::pair<cufftHandle, cufftHandle>> plans(int count) {
+    if (auto it = plans_.find(count); it != plans_.end()) return it->second;
+    const CufftApi& api = *cufft_api().value();
+    int n[2] = {rows_, cols_};
+    cufftHandle forward = 0, inverse = 0;
+    XCORR_CUFFT_TRY(
+        api.cufftPlanMany(&forward, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_R2C, count));
+    if (const cufftResult r =
+            api.cufftPlanMany(&inverse, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_C2R, count);
+        r != CUFFT_SUCCESS) {
+      api.cufftDestroy(forward);
+      return cufft_status(r, "cufftPlanMany (C2R)");
+    }
+    api.cufftSetStream(forward, stream_);
+    api.cufftSetStream(inverse, stream_);
+    return plans_[count] = {forward, inverse};
+  }
+
+  // The windowed spectra of `count` images at `images` (device) into spec (count x n_spec) and
+  // their energies into energy; the window moved by each frame's state when `moved`.
+  Status spectra(const float* images, int count, bool moved, float2* spec, double* energy) {
+    auto p = plans(count);
+    if (!p.is_ok()) return p.status();
+    XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
+    XCORR_CUDA_TRY(cudaMemsetAsync(energy, 0, count * sizeof(double), stream_));
+    stats_kernel<<<dim3(grid_for(area(), kThreads * 16, 256), count), kThreads, 0, stream_>>>(
+        images, area(), sums_.get());
+    XCORR_LAUNCH_TRY("stats_kernel");
+    window_kernel<<<count, kThreads, 0, stream_>>>(state_.get(), moved, options_.window, rows_,
+                                                   cols_, wx_.get(), wy_.get());
+    XCORR_LAUNCH_TRY("window_kernel");
+    prep_kernel<<<dim3(grid_for(rows_, 4, 256), count), kThreads, 0, stream_>>>(
+        images, sums_.get(), wx_.get(), wy_.get(), rows_, cols_, real_.get(), energy);
+    XCORR_LAUNCH_TRY("prep_kernel");
+    XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, real_.get(),
+                                                      reinterpret_cast<cufftComplex*>(spec)));
+    return Status::ok();
+  }
+
+  Status measure_on_device(const float* frames, int count, const float2* ref,
+                           const double* ref_energy, int ref_step) {
+    auto p = plans(count);
+    if (!p.is_ok()) return p.status();
+    const double total = static_cast<double>(area()), finest = 1.0 / options_.upsample;
+    for (int it = 0; it < iterations_; ++it) {
+      const bool refining = it > 0;
+      XCORR_RETURN_IF_ERROR(spectra(frames, count, refining, spec_.get(), energy_.get()));
+      const long long n = n_spec() * count;
+      cross_kernel<<<grid_for(n, kThreads * 8, 8192), kThreads, 0, stream_>>>(
+          ref, ref_energy, ref_step, spec_.get(), energy_.get(), n_spec(), count, options_.whiten,
+          cross_.get(), refining ? nullptr : spec_.get());
+      XCORR_LAUNCH_TRY("cross_kernel");
+      if (!refining) {
+        XCORR_CUFFT_TRY(cufft_api().value()->cufftExecC2R(
+            p.value().second, reinterpret_cast<cufftComplex*>(spec_.get()), real_.get()));
+        XCORR_CUDA_TRY(
+            cudaMemsetAsync(keys_.get(), 0, count * sizeof(unsigned long long), stream_));
+        argmax_kernel<<<dim3(grid_for(area(), kThreads * 16, 256), count), kThreads, 0, stream_>>>(
+            real_.get(), area(), keys_.get());
+        XCORR_LAUNCH_TRY("argmax_kernel");
+      }
+      start_kernel<<<(count + 63) / 64, 64, 0, stream_>>>(state_.get(), count, refining,
+                                                          keys_.get(), real_.get(), rows_, cols_,
+                                                          options_.upsample, acc_.get());
+      XCORR_LAUNCH_TRY("start_kernel");
+      // At most kMaxPasses searching passes and the final evaluation, checked every few.
+      for (int pass = 0; pass <= kMaxPasses + 1; pass += kPassesPerCheck) {
+        for (int q = 0; q < kPassesPerCheck; ++q) {
+          eval_kernel<<<dim3((rows_ + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock, count), kThreads,
+                        eval_smem(), stream_>>>(state_.get(), cross_.get(), rows_, cols_,
+                                                acc_.get());
+          XCORR_LAUNCH_TRY("eval_kernel");
+          decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
+              state_.get(), count, acc_.get(), total, finest, remaining_.get());
+          XCORR_LAUNCH_TRY("decide_kernel");
+        }
+        XCORR_CUDA_TRY(cudaMemcpyAsync(remaining_h_.get(), remaining_.get(), sizeof(int),
+                                       cudaMemcpyDeviceToHost, stream_));
+        XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
+        if (remaining_h_[0] == 0) break;
+      }
+      if (remaining_h_[0] != 0)
+        return Status{ErrorCode::internal, "the GPU phase search did not finish"};
+    }
+    return Status::ok();
+  }
+
+  int rows_, cols_, half_;
+  reg::PhaseOptions options_;
+  int iterations_;
+  int batch_ = 1;
+  cudaStream_t stream_ = nullptr;
+  bool has_reference_ = false;
+  std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
+  DeviceBuffer<float> in_, real_, wx_, wy_;
+  DeviceBuffer<float2> spec_, cross_, ref_spec_, refs_spec_;
+  DeviceBuffer<double> sums_, energy_, ref_energy_, refs_energy_, acc_;
+  DeviceBuffer<unsigned long long> keys_;
+  DeviceBuffer<FrameState> state_;
+  DeviceBuffer<int> remaining_;
+  PinnedBuffer<int> remaining_h_;
+  PinnedBuffer<FrameState> state_h_;
+};
+
+Status usable_device() {
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e == cudaSuccess && devices > 0) return Status::ok();
+  (void)cudaGetLastError();
+  return Status{ErrorCode::unsupported,
+                std::string("no usable CUDA device: ") +
+                    (e != cudaSuccess ? cudaGetErrorString(e) : "none found")};
+}
+
+Result<std::unique_ptr<GpuPhaseEngine>> make_engine(Shape shape, const reg::PhaseOptions& o,
+                                                    int iterations) {
+  XCORR_RETURN_IF_ERROR(usable_device());
+  if (shape.rows < 2 || shape.cols < 2)
+    return Status{ErrorCode::invalid_argument,
+                  "phase correlation needs a region of at least 2 x 2 px, not " + to_string(shape)};
+  if (o.upsample < 1 || iterations < 1)
+    return Status{ErrorCode::invalid_argument, "upsample and iterations must be >= 1"};
+  auto e = std::make_unique<GpuPhaseEngine>(shape, o, iterations);
+  XCORR_RETURN_IF_ERROR(e->init());
+  return Result<std::unique_ptr<GpuPhaseEngine>>(std::move(e));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<reg::PhaseEngine>> make_gpu_phase_engine(Shape shape,
+                                                                const reg::PhaseOptions& o,
+                                                                int iterations) {
+  auto e = make_engine(shape, o, iterations);
+  if (!e.is_ok()) return e.status();
+  return std::unique_ptr<reg::PhaseEngine>(std::move(e).value());
+}
+
+Result<engine::PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
+                                              StackView<const float> frames, Index measured,
+                                              const reg::PhaseOptions& o, int iterations) {
+  if (frames.count < 1 || measured < 1)
+    return Status{ErrorCode::invalid_argument, "no frames to measure"};
+  auto made = make_engine(Shape{frames.rows, frames.cols}, o, iterations);
+  if (!made.is_ok()) return made.status();
+  GpuPhaseEngine& e = *made.value();
+  XCORR_RETURN_IF_ERROR(e.set_reference(reference));
+  // The frames go up once, followed by the first b - 1 again, so that measured frames
+  // first .. first + b - 1 (frames[k % count]) always lie side by side.
+  const Index b = e.batch(), uploaded = frames.count + b - 1;
+  DeviceBuffer<float> resident;
+  XCORR_RETURN_IF_ERROR(resident.allocate(static_cast<std::size_t>(uploaded * e.area())));
+  for (Index k = 0; k < uploaded; ++k) {
+    StackView<const float> one = frames;
+    one.data = frames.data + (k % frames.count) * frames.matrix_stride;
+    one.count = 1;
+    XCORR_RETURN_IF_ERROR(upload_staged(one, resident.get() + k * e.area(), nullptr));
+  }
+  engine::PhaseTiming t;
+  t.batch = static_cast<int>(b);
+  const auto run = [&](Index count, std::vector<reg::Shift>* out) -> Status {
+    for (Index first = 0; first < count; first += b) {
+      const int n = static_cast<int>(std::min(b, count - first));
+      XCORR_RETURN_IF_ERROR(
+          e.measure_resident(resident.get() + (first % frames.count) * e.area(), n));
+      if (out != nullptr) XCORR_RETURN_IF_ERROR(e.download_shifts(n, *out));
+    }
+    return Status::ok();
+  };
+  XCORR_RETURN_IF_ERROR(run(b, nullptr));  // warm-up: plans, first launches
+  XCORR_CUDA_TRY(cudaDeviceSynchronize());
+  const auto t0 = std::chrono::steady_clock::now();
+  XCORR_RETURN_IF_ERROR(run(measured, &t.shifts));
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+}  // namespace xcorr::gpu
