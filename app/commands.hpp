@@ -23,6 +23,7 @@ Command add_speckle_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_dic_command(CLI::App& app);
 Command add_bench_dic_command(CLI::App& app);
+Command add_bench_register_command(CLI::App& app);
 Command add_profile_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_register_command(CLI::App& app);

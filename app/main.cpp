@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
       xcorr::app::add_speckle_command(app),   xcorr::app::add_bench_command(app),
       xcorr::app::add_dic_command(app),       xcorr::app::add_bench_dic_command(app),
       xcorr::app::add_profile_command(app),   xcorr::app::add_run_command(app),
-      xcorr::app::add_register_command(app)};
+      xcorr::app::add_register_command(app),  xcorr::app::add_bench_register_command(app)};
 
   try {
     app.parse(argc, argv);

@@ -13,6 +13,7 @@ find build/engine/tests -maxdepth 1 -type f -name 'test_*' -perm -u+x -exec cp {
 cp build/engine/app/xcorr .gpu/bin/
 cp -L /usr/lib/x86_64-linux-gnu/libfftw3f.so.3 .gpu/lib/
 [ -f ../shared/tools/anchor_bench.py ] && cp ../shared/tools/anchor_bench.py .gpu/tools/
+cp scripts/bench/phase_anchor_torch.py .gpu/tools/
 cp scripts/gpu/run.sh .gpu/
 scripts/gpu/build_npp_anchor.sh .gpu
 du -sh .gpu

@@ -3,7 +3,7 @@
 # binary (GPU tests run for real there), then the benchmarks with their anchors in the same run.
 # Only a few files come back from that machine, so $OUT holds summary.txt and results.tar.gz
 # (every log, JUnit XML and JSON table). Switches: XCORR_TESTS, XCORR_GPU_BENCH, XCORR_DIC_BENCH,
-# XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
+# XCORR_REG_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
 # XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
 # 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
@@ -42,6 +42,24 @@ if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
   if [ -f .gpu/tools/anchor_bench.py ] && [ "${XCORR_BENCH_CASES:-all}" = all ]; then
     timeout 120 python3 .gpu/tools/anchor_bench.py "$res/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
   fi
+fi
+# Registration (phase method): the drift estimate with the frames on the device, this host's CPU
+# path, and the anchor (scikit-image's algorithm batched in PyTorch; cuCIM's when installed).
+if [ "${XCORR_REG_BENCH:-1}" = 1 ]; then
+  for size in 2048 512; do
+    for it in 2 1; do
+      timeout 120 .gpu/bin/xcorr bench-register --size $size --frames 1000 --distinct 64 --device gpu \
+        --iterations $it --out "$res/register-gpu-$size-it$it.json" >> "$logs/bench-register.txt" 2>&1
+      echo "bench-register gpu $size iterations $it: exit $?"
+    done
+    timeout 120 .gpu/bin/xcorr bench-register --size $size --frames 128 --distinct 64 --device cpu \
+      --out "$res/register-cpu-$size.json" >> "$logs/bench-register.txt" 2>&1
+    echo "bench-register cpu $size: exit $?"
+    timeout 200 python3 .gpu/tools/phase_anchor_torch.py "$res/register-anchor-$size.json" --size $size \
+      --frames 1000 >> "$logs/bench-register.txt" 2>&1
+    echo "phase anchor $size: exit $?"
+  done
+  grep -E "frames/s|Error|error" "$logs/bench-register.txt"
 fi
 # DIC speed (2048x2048 pair, subset 31, step 4): GPU (device-resident) and this host's CPU.
 if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
