@@ -2,8 +2,8 @@
 # Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
 # 1600x1000 and 1024x700: the bundled sample after DIC (main window), a damaged stack's message,
 # the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
-# results, a registered stack's drift, a tracked template against time, and DIC Challenge sample
-# 14's wide map.
+# results, a registered stack's drift, a tracked template against time, the batch dialog after a
+# DIC job and a register job, and DIC Challenge sample 14's wide map.
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default build/ci). Look at each one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +43,13 @@ if python3 scripts/make_drift_stack.py "$work/cells.tif" 2>/dev/null; then
   shot 1600x1000 "$out/trajectories-time.png" "$work/cells.tif" --track 200,200,96,96 \
     --tab trajectories --frame 39
 fi
+# The batch dialog after a queue of a DIC job and a register job (docs/batch.md).
+cp resources/sample/dic_stack.tif resources/sample/speckle_stack.tif "$work/"
+printf '{"jobs": [{"name": "dic_stack", "reference": "%s/dic_stack.tif", "out": "%s/dic_stack.csv",
+ "roi": ["rect:40,40,180,180"], "step": 10}, {"type": "register", "name": "speckle_stack",
+ "stack": "%s/speckle_stack.tif", "out": "%s/speckle_stack_registered.tif",
+ "drift": "%s/speckle_stack_drift.csv"}]}\n' "$work" "$work" "$work" "$work" "$work" > "$work/queue.json"
+shot 1600x1000 "$out/batch-register.png" --batch "$work/queue.json" --run
 # DIC Challenge sample 14 (2048x589, from ../shared when present): reference.tif sorts last in
 # its folder, so the project lists it first; the wide map fills the Results dock's width.
 s14=../shared/data/dic-challenge/sample14

@@ -25,6 +25,8 @@
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
+#include "core/register/job.hpp"
+#include "core/register/options.hpp"
 #include "ui/job_runner.hpp"
 #include "ui/qt_text.hpp"
 
@@ -135,10 +137,15 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   auto* add_files = new QPushButton(tr("Add files as one stack..."));
   auto* add_current = new QPushButton(tr("Add current stack"));
   add_current->setEnabled(static_cast<bool>(current_project_));
+  auto* add_job_file_button = new QPushButton(tr("Add job file..."));
+  add_job_file_button->setToolTip(
+      tr("Append the jobs of a job or batch file: a DIC job, or a register job saved by "
+         "Analysis > Register stack > Save job"));
   auto* remove = new QPushButton(tr("Remove"));
   auto* load_queue_button = new QPushButton(tr("Load queue..."));
   auto* save_queue_button = new QPushButton(tr("Save queue..."));
-  for (QPushButton* b : {add_stacks_button, add_folder, add_files, add_current, remove})
+  for (QPushButton* b :
+       {add_stacks_button, add_folder, add_files, add_current, add_job_file_button, remove})
     queue_buttons->addWidget(b);
   queue_buttons->addStretch(1);
   queue_buttons->addWidget(load_queue_button);
@@ -165,6 +172,11 @@ BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* 
   });
   connect(add_current, &QPushButton::clicked, this,
           [this, warn_on_error] { warn_on_error(tr("Add current stack"), add_current_stack()); });
+  connect(add_job_file_button, &QPushButton::clicked, this, [this, warn_on_error] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Add job file"), {}, tr("Job files (*.json)"));
+    if (!path.isEmpty()) warn_on_error(tr("Add job file"), add_job_file(path));
+  });
   connect(remove, &QPushButton::clicked, this, [this] {
     const int row = table_->currentRow();
     if (row >= 0) remove_job(row);
@@ -304,8 +316,9 @@ Status BatchDialog::add_job(dic::DicJob job) {
   job.out = out.string();
   if (Status s = batch::validate_job(job); !s.is_ok())
     return {s.code(), "cannot queue '" + stack.string() + "': " + s.message()};
+  // DIC jobs run before register jobs (run_batch's order): the rows follow it.
+  job_status_.insert(job_status_.begin() + static_cast<long>(queue_.jobs.size()), tr("queued"));
   queue_.jobs.push_back(std::move(job));
-  job_status_.push_back(tr("queued"));
   refresh_queue();
   return Status::ok();
 }
@@ -341,14 +354,18 @@ Status BatchDialog::add_files_as_stack(const QStringList& files) {
 }
 
 void BatchDialog::remove_job(int index) {
-  if (running() || index < 0 || index >= static_cast<int>(queue_.jobs.size())) return;
-  queue_.jobs.erase(queue_.jobs.begin() + index);
+  if (running() || index < 0 || index >= static_cast<int>(queue_.size())) return;
+  const auto dic_jobs = static_cast<int>(queue_.jobs.size());
+  if (index < dic_jobs)
+    queue_.jobs.erase(queue_.jobs.begin() + index);
+  else
+    queue_.registrations.erase(queue_.registrations.begin() + (index - dic_jobs));
   job_status_.erase(job_status_.begin() + index);
   refresh_queue();
 }
 
 Status BatchDialog::save_queue(const QString& path) const {
-  if (queue_.jobs.empty())
+  if (queue_.size() == 0)
     return {ErrorCode::invalid_argument, "the queue is empty: add stacks first"};
   return io::write_text_atomically(path.toStdString(), dic::to_json(queue_));
 }
@@ -357,22 +374,46 @@ Status BatchDialog::load_queue(const QString& path) {
   if (running()) return {ErrorCode::invalid_argument, "a batch is running"};
   auto b = dic::read_batch(path.toStdString());
   if (!b.is_ok()) return b.status();
-  if (!b.value().registrations.empty()) {  // the dialog queues DIC jobs
-    return {ErrorCode::unsupported,
-            "'" + path.toStdString() + "' holds " +
-                std::to_string(b.value().registrations.size()) +
-                " register job(s): run it with `xcorr run`, or register a stack with Analysis > "
-                "Register stack"};
-  }
   queue_ = std::move(b).value();
-  job_status_.assign(queue_.jobs.size(), tr("queued"));
+  job_status_.assign(queue_.size(), tr("queued"));
   refresh_queue();
-  say(tr("Loaded %1 job(s) from %2").arg(queue_.jobs.size()).arg(QFileInfo(path).fileName()));
+  say(tr("Loaded %1 job(s) from %2").arg(queue_.size()).arg(QFileInfo(path).fileName()));
+  return Status::ok();
+}
+
+Status BatchDialog::add_job_file(const QString& path) {
+  if (running()) return {ErrorCode::invalid_argument, "a batch is running"};
+  auto b = dic::read_batch(path.toStdString());
+  if (!b.is_ok()) return b.status();
+  dic::Batch joined = queue_;
+  for (dic::DicJob& j : b.value().jobs) joined.jobs.push_back(std::move(j));
+  for (reg::RegisterJob& r : b.value().registrations) joined.registrations.push_back(std::move(r));
+  // The whole queue is checked as run_batch checks it (no two jobs write one file).
+  if (const Status s = batch::validate_batch(joined); !s.is_ok())
+    return {s.code(), "cannot add '" + path.toStdString() + "': " + s.message()};
+  const std::size_t added = joined.size() - queue_.size();
+  std::vector<QString> status(joined.size(), tr("queued"));
+  for (std::size_t k = 0; k < queue_.jobs.size(); ++k) status[k] = job_status_[k];
+  for (std::size_t r = 0; r < queue_.registrations.size(); ++r)
+    status[joined.jobs.size() + r] = job_status_[queue_.jobs.size() + r];
+  queue_ = std::move(joined);
+  job_status_ = std::move(status);
+  refresh_queue();
+  say(tr("Added %1 job(s) from %2").arg(added).arg(QFileInfo(path).fileName()));
   return Status::ok();
 }
 
 void BatchDialog::refresh_queue() {
-  table_->setRowCount(static_cast<int>(queue_.jobs.size()));
+  table_->setRowCount(static_cast<int>(queue_.size()));
+  const auto set_row = [this](std::size_t k, QString cells[kColumns], QString tips[kColumns]) {
+    cells[kName] = tips[kName] = qs(dic::job_label(queue_, k));
+    cells[kStatus] = tips[kStatus] = job_status_[k];
+    for (int c = 0; c < kColumns; ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(tips[c]);
+      table_->setItem(static_cast<int>(k), c, item);
+    }
+  };
   for (std::size_t k = 0; k < queue_.jobs.size(); ++k) {
     const dic::DicJob& j = queue_.jobs[k];
     // Paths shown by name (the table stays readable); the tooltips give them in full.
@@ -383,22 +424,33 @@ void BatchDialog::refresh_queue() {
     const std::string out =
         fs::path(j.out).filename().string() + (j.per_frame ? " (per frame)" : "");
     QString cells[kColumns], tips[kColumns];
-    cells[kName] = tips[kName] = qs(dic::job_label(queue_, k));
-    cells[kStatus] = tips[kStatus] = job_status_[k];
     cells[kStack] = qs(stack);
     tips[kStack] = qs(stack_tip);
     cells[kOutput] = qs(out);
     tips[kOutput] = qs(j.out);
     cells[kSettings] = qs(settings_text(j));
     tips[kSettings] = qs(dic::to_json(j));
-    for (int c = 0; c < kColumns; ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      item->setToolTip(tips[c]);
-      table_->setItem(static_cast<int>(k), c, item);
+    set_row(k, cells, tips);
+  }
+  for (std::size_t r = 0; r < queue_.registrations.size(); ++r) {
+    const reg::RegisterJob& j = queue_.registrations[r];
+    std::string out, out_tip;
+    for (const std::string& f : {j.out, j.drift}) {
+      if (f.empty()) continue;
+      out += (out.empty() ? "" : " + ") + fs::path(f).filename().string();
+      out_tip += (out_tip.empty() ? "" : "\n") + f;
     }
+    QString cells[kColumns], tips[kColumns];
+    cells[kStack] = qs(fs::path(j.stack).filename().string());
+    tips[kStack] = qs(j.stack);
+    cells[kOutput] = qs(out);
+    tips[kOutput] = qs(out_tip);
+    cells[kSettings] = qs("register: " + describe_fields(reg::register_option_table(), j.options));
+    tips[kSettings] = qs(reg::to_json(j));
+    set_row(queue_.jobs.size() + r, cells, tips);
   }
   table_->resizeColumnsToContents();
-  run_->setEnabled(!queue_.jobs.empty() && !running());
+  run_->setEnabled(queue_.size() > 0 && !running());
 }
 
 void BatchDialog::set_job_status(int index, const QString& text) {
@@ -431,7 +483,7 @@ void BatchDialog::say(const QString& text) {
 
 bool BatchDialog::start() {
   if (running()) return false;
-  if (queue_.jobs.empty()) {
+  if (queue_.size() == 0) {
     say(tr("The queue is empty: add stacks first"));
     return false;
   }
@@ -444,7 +496,7 @@ bool BatchDialog::start() {
   reports_out_ = reports;
   reports_.clear();
   summary_->clear();
-  for (int k = 0; k < static_cast<int>(queue_.jobs.size()); ++k) set_job_status(k, tr("queued"));
+  for (int k = 0; k < static_cast<int>(queue_.size()); ++k) set_job_status(k, tr("queued"));
   // The worker posts per-job progress to this dialog; JobRunner reports the overall frames.
   auto post = [this](std::function<void()> f) {
     QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection);
@@ -462,8 +514,10 @@ bool BatchDialog::start() {
     };
     hooks.job_started = [&](std::size_t k) {
       const Index n = frames[k];
-      post([this, row = static_cast<int>(k), name = qs(queue->jobs[k].name), n,
-            jobs = queue->jobs.size()] {
+      const std::string& job_name = k < queue->jobs.size()
+                                        ? queue->jobs[k].name
+                                        : queue->registrations[k - queue->jobs.size()].name;
+      post([this, row = static_cast<int>(k), name = qs(job_name), n, jobs = queue->size()] {
         job_label_->setText(tr("Job %1 of %2").arg(row + 1).arg(jobs));
         job_progress_->setFormat(name.isEmpty() ? tr("%1 frames").arg(n)
                                                 : tr("%1: %2 frames").arg(name).arg(n));
@@ -507,7 +561,7 @@ bool BatchDialog::start() {
   });
   if (!started) return false;
   set_running(true);
-  say(tr("Running %1 job(s)...").arg(queue_.jobs.size()));
+  say(tr("Running %1 job(s)...").arg(queue_.size()));
   return true;
 }
 
@@ -521,7 +575,7 @@ void BatchDialog::cancel() {
 void BatchDialog::set_running(bool on) {
   for (QWidget* w : edit_widgets_) w->setEnabled(!on);
   cancel_->setEnabled(on);
-  if (!on) run_->setEnabled(!queue_.jobs.empty());
+  if (!on) run_->setEnabled(queue_.size() > 0);
 }
 
 void BatchDialog::on_finished(const Status& status) {

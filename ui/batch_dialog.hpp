@@ -61,6 +61,8 @@ class BatchDialog : public QDialog {
   const dic::Batch& queue() const { return queue_; }
   Status save_queue(const QString& path) const;  // a batch file `xcorr run` executes
   Status load_queue(const QString& path);        // replaces the queue
+  // Appends the DIC and register jobs of a job or batch file (checked with the queue).
+  Status add_job_file(const QString& path);
 
   bool start();  // validates the whole queue first; false (reason in message()) when it cannot
   void cancel();

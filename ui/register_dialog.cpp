@@ -2,12 +2,15 @@
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <filesystem>
+
+#include "core/io/atomic_write.hpp"
 
 namespace xcorr::ui {
 
@@ -52,6 +55,21 @@ RegisterDialog::RegisterDialog(const std::string& stack, std::optional<TemplateR
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   ok_ = buttons->button(QDialogButtonBox::Ok);
   ok_->setText(tr("Register"));
+  save_ = buttons->addButton(tr("Save job..."), QDialogButtonBox::ActionRole);
+  save_->setObjectName("save_job");
+  save_->setToolTip(
+      tr("Save these settings as a job file: run it with `xcorr run`, or queue it in Analysis > "
+         "Batch > Add job file"));
+  connect(save_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save register job"),
+        QString::fromStdString(std::filesystem::path(stack_).replace_extension().string() +
+                               "_register.json"),
+        tr("Job files (*.json)"));
+    if (path.isEmpty()) return;
+    const Status s = save_job(path);
+    message_->setText(s.is_ok() ? QString() : QString::fromStdString(s.message()));
+  });
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
@@ -80,10 +98,17 @@ Status RegisterDialog::check() const {
   return job().check();
 }
 
+Status RegisterDialog::save_job(const QString& path) const {
+  const reg::RegisterJob j = job();
+  XCORR_RETURN_IF_ERROR(j.check());
+  return io::write_text_atomically(path.toStdString(), reg::to_json(j));
+}
+
 void RegisterDialog::validate() {
   const Status s = check();
   message_->setText(s.is_ok() ? QString() : QString::fromStdString(s.message()));
-  ok_->setEnabled(s.is_ok());
+  if (ok_ != nullptr) ok_->setEnabled(s.is_ok());
+  if (save_ != nullptr) save_->setEnabled(s.is_ok());
 }
 
 }  // namespace xcorr::ui

@@ -29,6 +29,8 @@ class RegisterDialog : public QDialog {
   ~RegisterDialog() override;
   reg::RegisterJob job() const;
   Status check() const;  // job().check(), shown under the form as the user edits
+  // The job as a file that `xcorr run` and the batch dialog (Add job file) run; checked first.
+  Status save_job(const QString& path) const;
 
  private:
   void validate();
@@ -39,7 +41,8 @@ class RegisterDialog : public QDialog {
   QLineEdit *out_, *drift_;
   QCheckBox* use_region_;
   QLabel* message_;
-  QPushButton* ok_;
+  QPushButton* ok_ = nullptr;
+  QPushButton* save_ = nullptr;
 };
 
 }  // namespace xcorr::ui

@@ -444,8 +444,8 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
             {d.frame, job.stack + " frame " + std::to_string(d.frame), d.failed});
     }
     report.written = done.value().written;
-    // Where it ran: phase correlation on the CPU (FFTW); zncc wherever the engine's auto runs.
-    report.device = job.options.method == reg::Method::phase ? "cpu" : "the engine (auto)";
+    // Where it ran: the phase method's device; zncc wherever the engine's auto runs.
+    report.device = done.value().device == "engine" ? "the engine (auto)" : done.value().device;
     report.guess_variant = label(job.options.method);
     if (hooks.job_done) hooks.job_done(k, report);
     reports.push_back(std::move(report));

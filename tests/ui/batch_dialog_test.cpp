@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/main_window.hpp"
+#include "ui/register_dialog.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -279,6 +281,52 @@ TEST_F(Batch, AddCurrentStackTakesAListOfFiles) {
   ASSERT_EQ(d->queue().jobs.size(), 1u);
   EXPECT_EQ(d->queue().jobs[0].reference, path("f0.tif"));
   EXPECT_EQ(d->queue().jobs[0].frames, (std::vector<std::string>{path("f1.tif"), path("f2.tif")}));
+}
+
+// A register job saved by Analysis > Register stack joins a DIC queue (Add job file), runs after
+// the DIC job, and writes what `xcorr register` writes for the same settings; a job file whose
+// output a queued job already writes is refused, and so are settings that cannot run.
+TEST_F(Batch, ARegisterJobFromTheRegisterDialogRunsInTheQueue) {
+  project("rect:40,40,180,180", 10);
+  const fs::path stack = dir_ / "drifting.tif";
+  fs::copy_file(std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif", stack);
+  RegisterDialog r(stack.string(), std::nullopt, {});
+  ASSERT_TRUE(r.save_job(q(path("register.json"))).is_ok());
+  BatchDialog d;
+  d.set_output(q(dir_), "{stack}.csv");
+  ASSERT_TRUE(d.use_project_file(q(path("project.json"))).is_ok());
+  ASSERT_TRUE(d.add_job_file(q(path("register.json"))).is_ok());
+  ASSERT_TRUE(d.add_stacks({q(kSample)}).is_ok());  // DIC jobs run first: its row goes first
+  ASSERT_EQ(d.queue().jobs.size(), 1u);
+  ASSERT_EQ(d.queue().registrations.size(), 1u);
+  EXPECT_EQ(d.queue().registrations[0].out, path("drifting_registered.tif"));
+  EXPECT_EQ(d.job_status(1), "queued");
+  const Status again = d.add_job_file(q(path("register.json")));
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_NE(again.message().find("cannot add"), std::string::npos) << again.message();
+  EXPECT_EQ(d.queue().registrations.size(), 1u) << "nothing half-added";
+
+  const Status s = run_to_end(d);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  ASSERT_EQ(d.reports().size(), 2u);
+  EXPECT_TRUE(d.job_status(1).startsWith("done")) << d.job_status(1).toStdString();
+  EXPECT_EQ(d.reports()[1].frames, 6);
+
+  fs::create_directories(dir_ / "cli");
+  const std::string command = std::string(XCORR_EXE) + " register --quiet " + stack.string() +
+                              " --out " + (dir_ / "cli" / "drifting_registered.tif").string() +
+                              " --drift " + (dir_ / "cli" / "drifting_drift.csv").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  for (const char* name : {"drifting_registered.tif", "drifting_drift.csv"}) {
+    const std::string a = read(dir_ / name), b = read(dir_ / "cli" / name);
+    ASSERT_FALSE(a.empty()) << name;
+    EXPECT_EQ(a, b) << name << ": the queue's output differs from xcorr register's";
+  }
+
+  // Settings that cannot run are not saved.
+  r.findChild<QLineEdit*>("out")->setText(q(path("s.png")));
+  EXPECT_FALSE(r.save_job(q(path("bad.json"))).is_ok());
+  EXPECT_FALSE(fs::exists(path("bad.json")));
 }
 
 }  // namespace
