@@ -143,7 +143,8 @@ Command add_dic_command(CLI::App& app) {
       "ROI shapes (repeat --roi; applied in order; a leading '-' subtracts): rect:x,y,w,h\n"
       "ellipse:cx,cy,rx,ry  poly:x1,y1,x2,y2,x3,y3,...  (px, origin at the top-left pixel "
       "centre).\n"
-      "Output columns: frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status (docs/dic.md).");
+      "Output columns: frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,sigma_u,sigma_v "
+      "(docs/dic.md).");
   c->add_option("--reference", o->job.reference,
                 "Reference image (a file, multi-page TIFF or folder; without --frames its other "
                 "pages are the frames)");

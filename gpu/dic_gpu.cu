@@ -89,6 +89,7 @@ __global__ void guess_from_peaks_kernel(const float* __restrict__ records, int c
 struct IcgnOut {
   double p[6];
   double zncc;
+  double sigma_u, sigma_v;  // px (math::parameter_sigma), at the final warp
   int iterations;
   int status;  // dic::PointStatus
 };
@@ -278,6 +279,12 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   const double dg = spread();
   if (!(dg > 0)) return finish();
   r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
+  {
+    // The first-order basis (1, i, j) over the square subset: sum 1 = n, sum i^2 = sum j^2 =
+    // S h (h + 1) (2 h + 1) / 3, the cross terms 0. chol: the factor in shared memory.
+    const double q = S * h * (h + 1.0) * (2 * h + 1) / 3, basis[6] = {double(n), 0, q, 0, 0, q};
+    m::noise_sigma<6>(chol, basis, df, r.zncc, n, 0, 3, r.sigma_u, r.sigma_v);
+  }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
   finish();
 }
@@ -456,6 +463,8 @@ class GpuRegistrar final : public dic::FrameRegistrar {
           const IcgnOut& g = results_h_[i++];
           std::copy(g.p, g.p + 6, q.p.begin());
           q.zncc = g.zncc;
+          q.sigma_u = g.sigma_u;
+          q.sigma_v = g.sigma_v;
           q.iterations = g.iterations;
           q.status = static_cast<dic::PointStatus>(g.status);
         }

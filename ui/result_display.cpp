@@ -37,8 +37,7 @@ QColor ramp(const Stop (&stops)[N], double t) {
 
 std::string to_string(ResultField f) {
   if (f == ResultField::zncc) return "ZNCC";
-  const bool px = f == ResultField::u || f == ResultField::v || f == ResultField::magnitude;
-  return std::string(label(f)) + (px ? " (px)" : "");
+  return std::string(label(f)) + (is_length(f) ? " (px)" : "");
 }
 
 bool is_signed(ResultField f) {
@@ -57,6 +56,10 @@ double field_value(const dic::PointResult& p, ResultField f) {
       return p.v;
     case ResultField::magnitude:
       return std::hypot(p.u, p.v);
+    case ResultField::sigma_u:
+      return p.sigma_u;
+    case ResultField::sigma_v:
+      return p.sigma_v;
     case ResultField::exx:
       return p.exx;
     case ResultField::eyy:

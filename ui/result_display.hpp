@@ -15,7 +15,13 @@
 #include "core/io/scale.hpp"
 
 namespace xcorr::ui {
-enum class ResultField { u, v, magnitude, exx, eyy, exy, zncc, status };
+// sigma_u, sigma_v: the noise-based uncertainty of u and v (dic::PointResult).
+enum class ResultField { u, v, magnitude, sigma_u, sigma_v, exx, eyy, exy, zncc, status };
+// Fields that are lengths (px, or the stack's unit when its scale is known).
+inline bool is_length(ResultField f) {
+  return f == ResultField::u || f == ResultField::v || f == ResultField::magnitude ||
+         f == ResultField::sigma_u || f == ResultField::sigma_v;
+}
 enum class ColourMap { viridis, cividis, diverging, jet };
 }  // namespace xcorr::ui
 
@@ -26,6 +32,8 @@ struct EnumLabels<ui::ResultField> {  // names (xcorr-studio --field); to_string
       {ui::ResultField::u, "u"},
       {ui::ResultField::v, "v"},
       {ui::ResultField::magnitude, "magnitude"},
+      {ui::ResultField::sigma_u, "sigma_u"},
+      {ui::ResultField::sigma_v, "sigma_v"},
       {ui::ResultField::exx, "exx"},
       {ui::ResultField::eyy, "eyy"},
       {ui::ResultField::exy, "exy"},

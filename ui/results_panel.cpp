@@ -375,8 +375,9 @@ void ResultsPanel::label_axes() {
   if (f == ResultField::status) {
     bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
-  } else if (f == ResultField::u || f == ResultField::v || f == ResultField::magnitude) {
-    in_unit(bar, f == ResultField::v ? units_.pixel_y : units_.pixel_x,
+  } else if (is_length(f)) {
+    const bool along_y = f == ResultField::v || f == ResultField::sigma_v;
+    in_unit(bar, along_y ? units_.pixel_y : units_.pixel_x,
             tr("%1 (%2)").arg(QString::fromUtf8(label(f)), unit));
   } else {
     bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));

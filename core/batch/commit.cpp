@@ -63,7 +63,8 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint32_t kMagic = 0x33464358;  // "XCF3": XCF2 (size and CRC-32 trailer) + window
+// "XCF4": XCF3 (XCF2: size and CRC-32 trailer; + window) + sigma_u, sigma_v per point.
+constexpr std::uint32_t kMagic = 0x34464358;
 
 }  // namespace
 

@@ -12,7 +12,7 @@ namespace xcorr::batch {
 namespace {
 
 using nlohmann::json;
-constexpr std::string_view kMagic = "XCRS1\n";
+constexpr std::string_view kMagic = "XCRS2\n";  // XCRS1 + the commits' sigma_u, sigma_v
 
 template <class T>
 void put(std::string& out, const T& v) {

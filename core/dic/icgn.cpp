@@ -12,7 +12,7 @@ namespace {
 // basis, the inverse-compositional update and the step norm. First order: p = (u, ux, uy, v, vx,
 // vy); second order: q = (u, ux, uy, uxx, uxy, uyy, v, vx, vy, vxx, vxy, vyy).
 struct FirstOrder {
-  static constexpr int N = 6;
+  static constexpr int N = 6, kV = 3;  // kV: v's index
   static void from_warp(const Warp& w, double* p) { std::copy(w.begin(), w.end(), p); }
   static Warp to_warp(const double* p) { return {p[0], p[1], p[2], p[3], p[4], p[5]}; }
   static void map(const double* p, double i, double j, double& dx, double& dy) {
@@ -27,7 +27,7 @@ struct FirstOrder {
 };
 
 struct SecondOrder {
-  static constexpr int N = 12;
+  static constexpr int N = 12, kV = 6;
   static void from_warp(const Warp& w, double* q) {
     const double v[12] = {w[0], w[1], w[2], 0, 0, 0, w[3], w[4], w[5], 0, 0, 0};
     std::copy(v, v + 12, q);
@@ -161,6 +161,17 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
     znssd += d * d;
   }
   r.zncc = 1 - znssd / 2;
+  {
+    // The shape function's basis moments (the x block of sd for a unit x gradient).
+    double b[kN / 2 * (kN / 2 + 1) / 2] = {}, s[kN];
+    for (int j = -h; j <= h; ++j)
+      for (int i = -h; i <= h; ++i) {
+        Shape::steepest(1, 0, i, j, s);
+        for (int a = 0; a < kN / 2; ++a)
+          for (int c = 0; c <= a; ++c) b[a * (a + 1) / 2 + c] += s[a] * s[c];
+      }
+    math::noise_sigma<kN>(hess, b, df, r.zncc, n, 0, Shape::kV, r.sigma_u, r.sigma_v);
+  }
   if (r.status == PointStatus::converged && r.zncc < o.min_zncc) r.status = PointStatus::diverged;
   return r;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 
 #include "core/dic/bspline.hpp"
 #include "core/dic/options.hpp"
@@ -38,6 +39,9 @@ struct IcgnResult {
   double zncc = 0;  // 1 - ZNSSD / 2 at the final warp
   int iterations = 0;
   PointStatus status = PointStatus::diverged;
+  // Noise-based standard uncertainty of u and v (px; math::parameter_sigma), at the final warp;
+  // NaN where the point has no final warp (outside, low texture).
+  double sigma_u = NAN, sigma_v = NAN;
 };
 
 // Registers the subset centred at (x, y) of `ref` in `def`, starting from `start`.

@@ -213,6 +213,72 @@ XCORR_HD inline void cholesky_solve(const double* l, double* x) {
     x[i] = s / l[i * (i + 1) / 2 + i];
   }
 }
+// White noise of variance s^2 in an image gives its B-spline interpolant's gradient, at the
+// sample points, the variance kappa s^2 (per axis): the gradient there is (c_{k+1} - c_{k-1}) / 2
+// of the prefiltered coefficients c = p * I, p_m = -6 z / (1 - z^2) z^|m|, z = sqrt(3) - 2.
+XCORR_HD inline double gradient_noise_gain() {
+  const double z = sqrt(3.0) - 2.0, a = -6 * z / (1 - z * z);
+  double sum = 0;
+  for (int m = -24; m <= 24; ++m) {  // |z|^24 < 1e-13
+    const double d = a *
+                     (pow(fabs(z), fabs(m + 1.0)) * (((m + 1) % 2) ? -1 : 1) -
+                      pow(fabs(z), fabs(m - 1.0)) * (((m - 1) % 2) ? -1 : 1)) /
+                     2;
+    sum += d * d;
+  }
+  return sum;
+}
+
+// Noise-based standard uncertainty of the warp parameters iu and iv (px for u and v).
+// At IC-GN's fixed point sum_k sd_k e_k = 0, with sd_k the reference's steepest-descent vectors;
+// linearised around the truth, the error is H_t^-1 sum_k sd_k e_k, where H_t = sum sd sd^T of
+// the noise-free reference. The Hessian H we have is of the noisy reference: H = H_t + N, N the
+// expected energy of the noise in the gradients, s_f^2 kappa B (B: the basis moments
+// sum_k b b^T of the shape function's position terms, the same for the x and y blocks). So
+//   Cov = s_e^2 H_t^-1 H H_t^-1   (sandwich; the naive s_e^2 H^-1 is too small by up to 1.5x
+//                                  at 4 % noise, measured in tests/core/dic/uncertainty_test),
+// s_e^2 = sum e^2 / (n - N) = df^2 ZNSSD / (n - N) the residual's variance per pixel (reference
+// grey values; ZNSSD = 2 (1 - zncc)), s_f^2 = s_e^2 / 2 (the two images equally noisy).
+// l: the Cholesky factor of H (cholesky<N>); b: the N/2 x N/2 basis moments, packed lower
+// triangle. Both NaN when n <= N; the naive estimate when H_t is not positive definite (noise
+// as strong as the texture).
+template <int N>
+XCORR_HD inline void noise_sigma(const double* l, const double* b, double df, double zncc, int n,
+                                 int iu, int iv, double& su, double& sv) {
+  constexpr int P = N * (N + 1) / 2, M = N / 2;
+  if (n <= N) {
+    su = sv = NAN;
+    return;
+  }
+  const double se2 = df * df * fmax(2 * (1 - zncc), 0.0) / (n - N);
+  const double noise = se2 / 2 * gradient_noise_gain();
+  double h[P], t[P];
+  for (int r = 0; r < N; ++r)  // H = L L^T, and H_t = H - N
+    for (int c = 0; c <= r; ++c) {
+      double s = 0;
+      for (int k = 0; k <= c; ++k) s += l[r * (r + 1) / 2 + k] * l[c * (c + 1) / 2 + k];
+      h[r * (r + 1) / 2 + c] = s;
+      const bool block = (r < M) == (c < M);
+      const int rr = r % M, cc = c % M;
+      t[r * (r + 1) / 2 + c] = s - (block ? noise * b[rr * (rr + 1) / 2 + cc] : 0.0);
+    }
+  const bool sandwich = cholesky<N>(t);
+  for (int which = 0; which < 2; ++which) {
+    double a[N] = {};
+    a[which == 0 ? iu : iv] = 1;
+    if (!sandwich) {
+      cholesky_solve<N>(l, a);
+      (which == 0 ? su : sv) = sqrt(se2 * a[which == 0 ? iu : iv]);
+      continue;
+    }
+    cholesky_solve<N>(t, a);  // a = H_t^-1 e_i; a^T H a
+    double q = 0;
+    for (int r = 0; r < N; ++r)
+      for (int c = 0; c < N; ++c)
+        q += a[r] * a[c] * h[r >= c ? r * (r + 1) / 2 + c : c * (c + 1) / 2 + r];
+    (which == 0 ? su : sv) = sqrt(se2 * q);
+  }
+}
 XCORR_HD inline bool cholesky6(double h[21]) {
   return cholesky<6>(h);
 }

@@ -29,10 +29,12 @@ void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const
     out += std::to_string(f.frame) + "," + fmt("%.1f", p.x) + "," + fmt("%.1f", p.y) + "," +
            fmt("%.6f", p.u) + "," + fmt("%.6f", p.v) + "," + fmt("%.8f", p.exx) + "," +
            fmt("%.8f", p.eyy) + "," + fmt("%.8f", p.exy) + "," + fmt("%.6f", p.zncc) + "," +
-           std::to_string(p.iterations) + "," + to_string(p.status);
+           std::to_string(p.iterations) + "," + to_string(p.status) + "," + fmt("%.6f", p.sigma_u) +
+           "," + fmt("%.6f", p.sigma_v);
     if (s.has_length()) {
       out += "," + fmt("%.9g", s.to_unit_x(p.x)) + "," + fmt("%.9g", s.to_unit_y(p.y)) + "," +
-             fmt("%.9g", s.to_unit_x(p.u)) + "," + fmt("%.9g", s.to_unit_y(p.v));
+             fmt("%.9g", s.to_unit_x(p.u)) + "," + fmt("%.9g", s.to_unit_y(p.v)) + "," +
+             fmt("%.9g", s.to_unit_x(p.sigma_u)) + "," + fmt("%.9g", s.to_unit_y(p.sigma_v));
     }
     out += time + "\n";
   }
@@ -40,10 +42,10 @@ void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const
 
 // The column line: the pixel columns first (readers of earlier files keep working).
 std::string columns(const io::ImageScale& s) {
-  std::string c = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status";
+  std::string c = "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,sigma_u,sigma_v";
   if (s.has_length()) {
     const std::string u = "_" + s.unit;
-    c += ",x" + u + ",y" + u + ",u" + u + ",v" + u;
+    c += ",x" + u + ",y" + u + ",u" + u + ",v" + u + ",sigma_u" + u + ",sigma_v" + u;
   }
   if (s.has_time()) c += ",time_s";
   return c + "\n";
@@ -60,7 +62,10 @@ std::string csv_header(const CsvContext& c) {
     h += "# frame " + std::to_string(k + 1) + ": " + c.frames[k] + "\n";
   h += "# units: x, y, u, v in px (origin at the top-left pixel centre, x right, y down; a point "
        "at x in the reference is at x + u in the frame); exx, eyy, exy dimensionless (" +
-       std::string(to_string(o.strain)) + " strain); zncc in [-1, 1]\n";
+       std::string(to_string(o.strain)) +
+       " strain); zncc in [-1, 1]; sigma_u, sigma_v in px: the noise-based standard "
+       "uncertainty of u and v (the ZNSSD residual's variance times the diagonal of the inverse "
+       "Hessian)\n";
   h += "# scale: " + io::describe(c.scale) + "\n";
   h += "# settings: " + describe_fields(dic_option_table(), o) + "\n";
   h += "# model: ZNSSD criterion, bicubic B-spline interpolation\n";

@@ -1,8 +1,10 @@
 // DIC results as CSV (docs/dic.md): a header block of '#' lines (software version, images, units,
 // every setting, the ROI), then one row per grid point and frame:
-//   frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status
-// x, y, u, v in px; strains dimensionless; invalid points keep their row with NaN values and
-// their status. When the pixel size is known, x_<unit>,y_<unit>,u_<unit>,v_<unit> follow; when
+//   frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,sigma_u,sigma_v
+// x, y, u, v in px; strains dimensionless; sigma_u, sigma_v the noise-based standard uncertainty
+// of u and v (px); invalid points keep their row with NaN values and their status. When the
+// pixel size is known, x_<unit>,y_<unit>,u_<unit>,v_<unit>,sigma_u_<unit>,sigma_v_<unit> follow;
+// when
 // the frame interval is known, time_s (the frame's time after the reference). The header's
 // "# scale:" line states both and where they came from. One long file, or one file per frame.
 // Written through a temporary file + rename.

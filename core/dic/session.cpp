@@ -279,9 +279,10 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
       p.u = u[k] = st.ref_u[k] + q.p[0];
       p.v = v[k] = st.ref_v[k] + q.p[3];
       p.ux = q.p[1], p.uy = q.p[2], p.vx = q.p[4], p.vy = q.p[5];
+      p.sigma_u = q.sigma_u, p.sigma_v = q.sigma_v;
       st.predicted[k] = q.p;
     } else {
-      p.u = p.v = p.ux = p.uy = p.vx = p.vy = kNaN;
+      p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;
       if (p.status == PointStatus::outside_roi) p.zncc = kNaN;
     }
   }

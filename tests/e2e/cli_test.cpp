@@ -308,8 +308,9 @@ TEST_F(Cli, DicOnTheBundledSampleRecoversTheField) {
   std::string header;
   const auto rows = csv_rows(path("dic.csv"), &header);
   ASSERT_FALSE(rows.empty());
-  EXPECT_EQ(rows[0], (std::vector<std::string>{"frame", "x", "y", "u", "v", "exx", "eyy", "exy",
-                                               "zncc", "iterations", "status"}));
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"frame", "x", "y", "u", "v", "exx", "eyy", "exy", "zncc",
+                                      "iterations", "status", "sigma_u", "sigma_v"}));
   for (const char* h :
        {"# software: xcorr", "# reference: dic_stack.tif", "# frame 5:", "subset=31 px",
         "step=8 px", "# roi: ellipse:127.5,127.5,110,100", "# units:"})
@@ -317,7 +318,7 @@ TEST_F(Cli, DicOnTheBundledSampleRecoversTheField) {
   int converged = 0, outside = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& c = rows[i];
-    ASSERT_EQ(c.size(), 11u);
+    ASSERT_EQ(c.size(), 13u);
     if (c[10] == "outside_roi") {
       ++outside;
       EXPECT_EQ(c[3], "nan");

@@ -5,6 +5,7 @@
 // step 10) bias and RMSE guards near what was measured. Skips when the shared data is absent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -80,6 +81,55 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
     EXPECT_LE(std::abs(sv.bias), 0.005) << name;
     EXPECT_LE(su.noise, 0.01) << name;
     EXPECT_LE(sv.noise, 0.01) << name;
+  }
+}
+
+// The per-point uncertainty on real noise: the noise-only pair (truth 0) and the 0.1 px pair,
+// subsets that do not overlap (subset 31, step 31): the errors about their median, divided by
+// each point's sigma, scatter with a robust SD (1.4826 MAD) of 1 within 20 % (issue 18).
+TEST(DicChallenge, Sample5UncertaintyMatchesTheScatter) {
+  XCORR_SKIP_WITHOUT_DATA();
+  const Stack<float> ref = load(kData / "sample5" / "reference.tif");
+  DicOptions o;
+  o.step = 31;
+  const auto robust_sd = [](std::vector<double> v) {
+    for (double& x : v) x = std::abs(x);
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return 1.4826 * v[v.size() / 2];
+  };
+  for (const auto& [name, truth] : std::vector<std::pair<std::string, double>>{
+           {"x0.00_y0.00.tif", 0.0}, {"x0.10_y0.10.tif", 0.1}}) {
+    const Stack<float> def = load(kData / "sample5" / name);
+    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    std::vector<double> eu, ev;
+    std::vector<const PointResult*> pts;
+    for (const PointResult& p : r.value().frames[0].points) {
+      if (p.status != PointStatus::converged) continue;
+      eu.push_back(p.u - truth);
+      ev.push_back(p.v - truth);
+      pts.push_back(&p);
+    }
+    ASSERT_GT(pts.size(), 200u) << name;
+    std::vector<double> su = eu, sv = ev, e, z, sigma;
+    std::nth_element(su.begin(), su.begin() + static_cast<long>(su.size() / 2), su.end());
+    std::nth_element(sv.begin(), sv.begin() + static_cast<long>(sv.size() / 2), sv.end());
+    const double bu = su[su.size() / 2], bv = sv[sv.size() / 2];
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      e.push_back(eu[k] - bu);
+      e.push_back(ev[k] - bv);
+      z.push_back((eu[k] - bu) / pts[k]->sigma_u);
+      z.push_back((ev[k] - bv) / pts[k]->sigma_v);
+      sigma.push_back(pts[k]->sigma_u);
+      sigma.push_back(pts[k]->sigma_v);
+    }
+    std::nth_element(sigma.begin(), sigma.begin() + static_cast<long>(sigma.size() / 2),
+                     sigma.end());
+    std::printf(
+        "sample 5 %s: %zu points, measured sd %.5f px, median sigma %.5f px, sd of "
+        "error / sigma %.3f\n",
+        name.c_str(), pts.size(), robust_sd(e), sigma[sigma.size() / 2], robust_sd(z));
+    EXPECT_NEAR(robust_sd(z), 1.0, 0.2) << name;
   }
 }
 

@@ -27,8 +27,10 @@ DicResult two_frames() {
     ok.x = 15, ok.y = 15, ok.u = 0.25 * static_cast<double>(f), ok.v = -0.5, ok.exx = 0.001;
     ok.eyy = -0.002, ok.exy = 0.0005, ok.zncc = 0.998, ok.iterations = 4;
     ok.status = PointStatus::converged;
+    ok.sigma_u = 0.003, ok.sigma_v = 0.004;
     PointResult out;
     out.x = 23, out.y = 15, out.u = out.v = out.exx = out.eyy = out.exy = out.zncc = std::nan("");
+    out.sigma_u = out.sigma_v = std::nan("");
     out.status = PointStatus::outside_roi;
     fr.points = {ok, out};
     r.frames.push_back(fr);
@@ -56,8 +58,9 @@ TEST_F(ResultsCsv, HeaderColumnsAndRows) {
        {"# xcorr DIC results\n", "# reference: ref.tif\n", "# frame 1: a.tif\n",
         "# frame 2: b.tif\n", "# settings: subset=31 px, step=8 px", "# roi: rect:0,0,30,30\n",
         "ran cpu_fft\n", "# registered on: cpu\n",
-        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status\n",
-        "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged\n",
+        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,sigma_u,sigma_v\n",
+        "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged,"
+        "0.003000,0.004000\n",
         "roi_only=on",
         "# scale: pixel size not known (px only); frame interval not known (frame numbers "
         "only)\n"})
@@ -66,8 +69,9 @@ TEST_F(ResultsCsv, HeaderColumnsAndRows) {
   CsvContext all = ctx;
   all.options.roi_only = OnOff::off;
   ASSERT_TRUE(write_dic_csv(path("all.csv"), two_frames(), all).is_ok());
-  EXPECT_NE(read(path("all.csv")).find("2,23.0,15.0,nan,nan,nan,nan,nan,nan,0,outside_roi\n"),
-            std::string::npos);
+  EXPECT_NE(
+      read(path("all.csv")).find("2,23.0,15.0,nan,nan,nan,nan,nan,nan,0,outside_roi,nan,nan\n"),
+      std::string::npos);
 }
 
 // With a known scale the pixel columns stay first and unchanged; the physical columns and the
@@ -80,14 +84,15 @@ TEST_F(ResultsCsv, AKnownScaleAddsPhysicalColumnsAfterThePixelOnes) {
   const std::string text = read(path("s.csv"));
   for (const char* line :
        {"# scale: pixel 0.5 x 0.25 um (user); frame interval 2 s (user)\n",
-        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,x_um,y_um,u_um,v_um,time_s\n",
+        "frame,x,y,u,v,exx,eyy,exy,zncc,iterations,status,sigma_u,sigma_v,x_um,y_um,u_um,v_um,"
+        "sigma_u_um,sigma_v_um,time_s\n",
         "1,15.0,15.0,0.250000,-0.500000,0.00100000,-0.00200000,0.00050000,0.998000,4,converged,"
-        "7.5,3.75,0.125,-0.125,6\n"})
+        "0.003000,0.004000,7.5,3.75,0.125,-0.125,0.0015,0.001,6\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   EXPECT_NE(text.find(",-2\n"), std::string::npos) << "frame 2's time: -1 interval";
   ctx.scale = io::apply_user_scale({}, "", "2s").value();  // time only
   ASSERT_TRUE(write_dic_csv(path("t.csv"), two_frames(), ctx).is_ok());
-  EXPECT_NE(read(path("t.csv")).find("status,time_s\n"), std::string::npos);
+  EXPECT_NE(read(path("t.csv")).find("status,sigma_u,sigma_v,time_s\n"), std::string::npos);
 }
 
 TEST_F(ResultsCsv, OneFilePerFrame) {

@@ -251,7 +251,8 @@ TEST_F(ScaledRun, ADicRunWritesThePhysicalColumnsOfItsStack) {
                      "TimeIncrement)"),
             std::string::npos)
       << csv.substr(0, 1500);
-  EXPECT_NE(csv.find(",x_um,y_um,u_um,v_um,time_s\n"), std::string::npos);
+  EXPECT_NE(csv.find(",sigma_u,sigma_v,x_um,y_um,u_um,v_um,sigma_u_um,sigma_v_um,time_s\n"),
+            std::string::npos);
   // Frame 1 is page 0 (one interval before the reference page 1), frame 2 is page 2.
   EXPECT_NE(csv.find("\n1,75.0,75.0,"), std::string::npos) << csv.substr(0, 2000);
   std::istringstream lines(csv);
@@ -263,13 +264,14 @@ TEST_F(ScaledRun, ADicRunWritesThePhysicalColumnsOfItsStack) {
     std::vector<std::string> cells;
     std::stringstream cs(line);
     for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-    ASSERT_EQ(cells.size(), 16u) << line;
+    ASSERT_EQ(cells.size(), 20u) << line;
     const double x = std::stod(cells[1]), u = std::stod(cells[3]);
-    EXPECT_DOUBLE_EQ(std::stod(cells[11]), x * 0.5) << line;
+    EXPECT_DOUBLE_EQ(std::stod(cells[13]), x * 0.5) << line;
     if (cells[10] == "converged") {
-      EXPECT_NEAR(std::stod(cells[13]), u * 0.5, 1e-6) << line;
+      EXPECT_NEAR(std::stod(cells[15]), u * 0.5, 1e-6) << line;
+      EXPECT_NEAR(std::stod(cells[17]), std::stod(cells[11]) * 0.5, 1e-6) << line;
     }
-    EXPECT_EQ(std::stod(cells[15]), cells[0] == "1" ? -4.0 : 4.0) << line;
+    EXPECT_EQ(std::stod(cells[19]), cells[0] == "1" ? -4.0 : 4.0) << line;
   }
   EXPECT_GT(rows, 10);
   // The user's value replaces the file's in the job (and so in the project).
@@ -283,7 +285,8 @@ TEST_F(ScaledRun, ADicRunWritesThePhysicalColumnsOfItsStack) {
   again << g.rdbuf();
   EXPECT_NE(again.str().find("# scale: pixel 250 x 250 nm (user); frame interval 4 s (OME-XML"),
             std::string::npos);
-  EXPECT_NE(again.str().find(",x_nm,y_nm,u_nm,v_nm,time_s\n"), std::string::npos);
+  EXPECT_NE(again.str().find(",x_nm,y_nm,u_nm,v_nm,sigma_u_nm,sigma_v_nm,time_s\n"),
+            std::string::npos);
 }
 
 }  // namespace
