@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   args.addOption({"project", "Open a project (its stack, ROI, options and saved results)", "JSON"});
   args.addOption({"size", "Window size, e.g. 1024x700", "WxH"});
   args.addOption({"frame", "Show frame K (0: the reference)", "K"});
-  args.addOption({"field", "Results quantity: u, v, magnitude, exx, eyy, exy, zncc, status", "F"});
+  args.addOption({"field", "Results quantity: u, v, magnitude, sigma_u, sigma_v, exx, eyy, exy, zncc, status", "F"});
   args.addOption({"colours", "Colour map: viridis, cividis, diverging, jet", "M"});
   args.addOption({"cursor", "Data cursor at image position X,Y px", "X,Y"});
   args.addOption({"line", "Line profile from X0,Y0 to X1,Y1 px", "X0,Y0,X1,Y1"});

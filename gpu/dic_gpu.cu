@@ -112,6 +112,19 @@ __device__ inline double warp_sum(double v) {
   return v;
 }
 
+// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
+// its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
+// frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
+__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc, int S) {
+  // The first-order basis (1, i, j) over the square subset: sum 1 = n, sum i^2 = sum j^2 =
+  // S h (h + 1) (2 h + 1) / 3, the cross terms 0.
+  const int h = S / 2, n = S * S;
+  const double q = S * h * (h + 1.0) * (2 * h + 1) / 3, basis[6] = {double(n), 0, q, 0, 0, q};
+  double2 sigma;
+  m::noise_sigma<6>(chol, basis, df, zncc, n, 0, 3, sigma.x, sigma.y);
+  return sigma;
+}
+
 constexpr int kIcgnWarps = 4;
 constexpr int kIcgnConsts = 33;  // doubles per warp: Cholesky factor (21) + 2 x 6 constants
 
@@ -279,11 +292,9 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   const double dg = spread();
   if (!(dg > 0)) return finish();
   r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
-  {
-    // The first-order basis (1, i, j) over the square subset: sum 1 = n, sum i^2 = sum j^2 =
-    // S h (h + 1) (2 h + 1) / 3, the cross terms 0. chol: the factor in shared memory.
-    const double q = S * h * (h + 1.0) * (2 * h + 1) / 3, basis[6] = {double(n), 0, q, 0, 0, q};
-    m::noise_sigma<6>(chol, basis, df, r.zncc, n, 0, 3, r.sigma_u, r.sigma_v);
+  if (lane == 0) {
+    const double2 sigma = point_sigma(chol, df, r.zncc, S);
+    r.sigma_u = sigma.x, r.sigma_v = sigma.y;
   }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
   finish();

@@ -163,6 +163,10 @@ QString point_text(const dic::PointResult& p, const io::ImageScale& scale) {
              .arg(p.exx, 0, 'f', 4)
              .arg(p.eyy, 0, 'f', 4)
              .arg(p.exy, 0, 'f', 4);
+    if (std::isfinite(p.sigma_u) && std::isfinite(p.sigma_v))
+      t += QString("sigma u %1 px, sigma v %2 px, ")
+               .arg(p.sigma_u, 0, 'f', 4)
+               .arg(p.sigma_v, 0, 'f', 4);
   }
   if (std::isfinite(p.zncc)) t += QString("ZNCC %1, ").arg(p.zncc, 0, 'f', 4);
   return t + dic::to_string(p.status);

