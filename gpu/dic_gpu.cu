@@ -223,11 +223,12 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   // Moments of the deformed subset at r.p; false when it leaves the frame.
   Moments mo;
   auto sample = [&]() {
-    // The warped subset is a parallelogram: inside the frame iff its 4 corners are.
+    // The warped subset is a parallelogram: inside the frame iff its 4 corners are
+    // (math::inside_sampling).
     for (int c = 0; c < 4; ++c) {
       const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
-      if (!m::inside_image(x + i + r.p[0] + r.p[1] * i + r.p[2] * j,
-                           y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols))
+      if (!m::inside_sampling(x + i + r.p[0] + r.p[1] * i + r.p[2] * j,
+                              y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols))
         return false;
     }
     LaneMoments t{};
@@ -263,7 +264,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   bool converged = false;
   for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
     if (!sample()) {
-      r.status = static_cast<int>(dic::PointStatus::outside_roi);
+      r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
     const double dg = spread();
@@ -286,7 +287,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   }
   if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
   if (!sample()) {
-    r.status = static_cast<int>(dic::PointStatus::outside_roi);
+    r.status = static_cast<int>(dic::PointStatus::outside_image);
     return finish();
   }
   const double dg = spread();

@@ -103,13 +103,15 @@ QColor status_colour(dic::PointStatus s) {
       return {240, 150, 20};
     case dic::PointStatus::outside_roi:
       return {120, 120, 120, 0};
+    case dic::PointStatus::outside_image:
+      return {140, 80, 200};
   }
   return {};
 }
 
 ColourRange range_in_use(const ColourRange& r, const std::vector<dic::PointResult>& points,
                          ResultField f, ColourMap m) {
-  if (f == ResultField::status) return {false, 0, 3};
+  if (f == ResultField::status) return {false, 0, 4};
   if (!r.automatic && r.lo < r.hi) return r;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& p : points) {

@@ -27,12 +27,13 @@ QCPColorGradient gradient_of(ColourMap m) {
   return g;
 }
 
-QCPColorGradient status_gradient() {  // 0 converged, 1 diverged, 2 low texture, 3 outside
+// 0 converged, 1 diverged, 2 low texture, 3 outside the ROI (hidden), 4 outside the image.
+QCPColorGradient status_gradient() {
   QCPColorGradient g;
   g.clearColorStops();
-  for (int k = 0; k <= 3; ++k)
-    g.setColorStopAt(k / 3.0, status_colour(static_cast<dic::PointStatus>(k)));
-  g.setLevelCount(4);
+  for (int k = 0; k <= 4; ++k)
+    g.setColorStopAt(k / 4.0, status_colour(static_cast<dic::PointStatus>(k)));
+  g.setLevelCount(5);
   g.setNanHandling(QCPColorGradient::nhTransparent);
   return g;
 }
@@ -374,7 +375,7 @@ void ResultsPanel::label_axes() {
   QCPAxis* bar = scale_->axis();
   if (f == ResultField::status) {
     bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture"));
+    bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture, 4 outside image"));
   } else if (is_length(f)) {
     const bool along_y = f == ResultField::v || f == ResultField::sigma_v;
     in_unit(bar, along_y ? units_.pixel_y : units_.pixel_x,

@@ -97,7 +97,7 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
 
   std::vector<double> g(static_cast<std::size_t>(n));
   // Samples the deformed subset at the current warp; false when it leaves the deformed image
-  // (status outside_roi) or is flat (diverged).
+  // (status outside_image) or is flat (diverged).
   double gm = 0, dg = 0;
   auto sample = [&]() {
     gm = 0;
@@ -105,8 +105,8 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
       for (int i = -h; i <= h; ++i, ++k) {
         double dx = 0, dy = 0;
         Shape::map(p, i, j, dx, dy);
-        if (!def.inside(x + dx, y + dy)) {
-          r.status = PointStatus::outside_roi;
+        if (!math::inside_sampling(x + dx, y + dy, def.rows(), def.cols())) {
+          r.status = PointStatus::outside_image;
           return false;
         }
         g[static_cast<std::size_t>(k)] = def.value(x + dx, y + dy);

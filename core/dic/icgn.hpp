@@ -14,7 +14,9 @@
 
 namespace xcorr::dic {
 
-enum class PointStatus { converged, diverged, low_texture, outside_roi };
+// outside_image (after outside_roi, so the stored numbers of the others stay): the reference
+// subset fits, but its match would leave the deformed image by 1 px or more.
+enum class PointStatus { converged, diverged, low_texture, outside_roi, outside_image };
 const char* to_string(PointStatus s);
 
 }  // namespace xcorr::dic
@@ -26,7 +28,8 @@ struct EnumLabels<dic::PointStatus> {
       {dic::PointStatus::converged, "converged"},
       {dic::PointStatus::diverged, "diverged"},
       {dic::PointStatus::low_texture, "low_texture"},
-      {dic::PointStatus::outside_roi, "outside_roi"}};
+      {dic::PointStatus::outside_roi, "outside_roi"},
+      {dic::PointStatus::outside_image, "outside_image"}};
 };
 }  // namespace xcorr
 
@@ -48,7 +51,8 @@ struct IcgnResult {
 // Statuses: converged (|dp| < convergence and ZNCC >= min_zncc); diverged (no convergence within
 // max_iterations, ZNCC too low, a singular warp or a flat deformed subset); low_texture (the
 // reference subset's intensity std < min_texture, or a singular Hessian); outside_roi (the
-// subset leaves the reference image, or its warped copy leaves the deformed image).
+// subset leaves the reference image); outside_image (its warped copy reaches 1 px or more past
+// the deformed image's pixel centres, math::inside_sampling).
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
                 const Warp& start, const DicOptions& o);
 

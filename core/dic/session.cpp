@@ -283,7 +283,8 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
       st.predicted[k] = q.p;
     } else {
       p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;
-      if (p.status == PointStatus::outside_roi) p.zncc = kNaN;
+      if (p.status == PointStatus::outside_roi || p.status == PointStatus::outside_image)
+        p.zncc = kNaN;
     }
   }
   const auto strain = compute_strain(grid_, u, v, o_.strain_window, o_.strain);

@@ -53,6 +53,29 @@ Score score(const std::vector<double>& errors) {
   return s;
 }
 
+// Errors of the outermost ring of points (subset within one step of the image's edge) apart
+// from the interior's: issue 18 wants every point whose subset fits measured, the ring within
+// 1.2x the interior's RMSE.
+struct Ring {
+  std::vector<double> ring, interior;
+  void add(const PointResult& p, double error, const DicOptions& o, Index rows, Index cols) {
+    const double h = o.subset / 2;
+    const double edge = std::min({p.x - h, p.y - h, static_cast<double>(cols - 1) - (p.x + h),
+                                  static_cast<double>(rows - 1) - (p.y + h)});
+    (edge < o.step ? ring : interior).push_back(error);
+  }
+  static double rms(const std::vector<double>& v) {
+    double s = 0;
+    for (double e : v) s += e * e;
+    return std::sqrt(s / static_cast<double>(v.size()));
+  }
+  void print(const std::string& what) const {
+    std::printf("%s: ring %zu points RMSE %.5f px, interior %zu points RMSE %.5f px, ratio %.2f\n",
+                what.c_str(), ring.size(), rms(ring), interior.size(), rms(interior),
+                rms(ring) / rms(interior));
+  }
+};
+
 TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
   XCORR_SKIP_WITHOUT_DATA();
   const Stack<float> ref = load(kData / "sample5" / "reference.tif");
@@ -66,17 +89,22 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
     ASSERT_TRUE(r.is_ok()) << r.status().message();
     std::vector<double> eu, ev;
     int valid = 0;
+    Ring ring;
     for (const PointResult& p : r.value().frames[0].points) {
       if (p.status == PointStatus::outside_roi) continue;
       ++valid;
       if (p.status != PointStatus::converged) continue;
       eu.push_back(p.u - truth);
       ev.push_back(p.v - truth);
+      ring.add(p, p.u - truth, o, ref.rows(), ref.cols());
+      ring.add(p, p.v - truth, o, ref.rows(), ref.cols());
     }
+    ring.print("sample 5 " + name);
+    EXPECT_LE(Ring::rms(ring.ring), 1.2 * Ring::rms(ring.interior)) << name;
     const Score su = score(eu), sv = score(ev);
     std::printf("| %s | %.2f, %.2f | %d/%d | %+.5f | %.5f | %+.5f | %.5f |\n", name.c_str(), truth,
                 truth, su.points, valid, su.bias, su.noise, sv.bias, sv.noise);
-    EXPECT_GE(su.points, valid * 99 / 100) << name;
+    EXPECT_EQ(su.points, valid) << name << ": every point whose subset fits";
     EXPECT_LE(std::abs(su.bias), 0.005) << name;
     EXPECT_LE(std::abs(sv.bias), 0.005) << name;
     EXPECT_LE(su.noise, 0.01) << name;
@@ -196,10 +224,14 @@ TEST(DicChallenge, Sample14Chirp) {
     for (std::size_t x = 0; x < truth.size(); ++x) truth_u[x] = truth[x][1 + 2 * level];
     std::vector<double> sum(static_cast<std::size_t>(g.cols), 0),
         n(static_cast<std::size_t>(g.cols), 0);
+    Ring ring;
+    int valid = 0;
     for (const PointResult& p : r.value().frames[0].points) {
+      valid += p.status != PointStatus::outside_roi;
       if (p.status != PointStatus::converged) continue;
       const auto x = static_cast<std::size_t>(std::lround(p.x));
       errors.push_back(p.u - truth_u[x]);
+      ring.add(p, p.u - truth_u[x], o, ref.rows(), ref.cols());
       const auto c = static_cast<std::size_t>((x - static_cast<std::size_t>(o.subset / 2)) /
                                               static_cast<std::size_t>(o.step));
       sum[c] += p.u;
@@ -209,8 +241,10 @@ TEST(DicChallenge, Sample14Chirp) {
     for (std::size_t c = 0; c < sum.size(); ++c) mean[c] = n[c] > 0 ? sum[c] / n[c] : NAN;
     const Score s = score(errors);
     const double res = spatial_resolution(truth_u, g, mean);
-    std::printf("| %s | %d | %+.5f | %.5f | %.5f | %.0f |\n", names[level], s.points, s.bias,
-                s.noise, s.rmse, res);
+    std::printf("| %s | %d/%d | %+.5f | %.5f | %.5f | %.0f |\n", names[level], s.points, valid,
+                s.bias, s.noise, s.rmse, res);
+    ring.print(std::string("sample 14 ") + names[level]);
+    EXPECT_EQ(s.points, valid) << names[level] << ": every point whose subset fits";
     // The issue's aim for L1 is RMSE <= 0.01 px; measured 0.0118 px, at the noise floor of these
     // images for subset 35 (v, whose truth is 0, scatters as much: docs/dic.md). Guards:
     EXPECT_LE(std::abs(s.bias), 0.002) << names[level];
