@@ -27,13 +27,14 @@ QCPColorGradient gradient_of(ColourMap m) {
   return g;
 }
 
-// 0 converged, 1 diverged, 2 low texture, 3 outside the ROI (hidden), 4 outside the image.
+// 0 converged, 1 diverged, 2 low texture, 3 outside the ROI (hidden), 4 outside the image,
+// 5 inconsistent.
 QCPColorGradient status_gradient() {
   QCPColorGradient g;
   g.clearColorStops();
-  for (int k = 0; k <= 4; ++k)
-    g.setColorStopAt(k / 4.0, status_colour(static_cast<dic::PointStatus>(k)));
-  g.setLevelCount(5);
+  for (int k = 0; k <= 5; ++k)
+    g.setColorStopAt(k / 5.0, status_colour(static_cast<dic::PointStatus>(k)));
+  g.setLevelCount(6);
   g.setNanHandling(QCPColorGradient::nhTransparent);
   return g;
 }
@@ -375,7 +376,8 @@ void ResultsPanel::label_axes() {
   QCPAxis* bar = scale_->axis();
   if (f == ResultField::status) {
     bar->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    bar->setLabel(tr("status: 0 converged, 1 diverged, 2 low texture, 4 outside image"));
+    bar->setLabel(
+        tr("status: 0 converged, 1 diverged, 2 low texture, 4 outside image, 5 inconsistent"));
   } else if (is_length(f)) {
     const bool along_y = f == ResultField::v || f == ResultField::sigma_v;
     in_unit(bar, along_y ? units_.pixel_y : units_.pixel_x,

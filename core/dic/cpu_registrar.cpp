@@ -2,6 +2,7 @@
 #include <cmath>
 #include <queue>
 
+#include "core/dic/consistency.hpp"
 #include "core/dic/frame_registrar.hpp"
 #include "core/dic/initial_guess.hpp"
 #include "core/parallel.hpp"
@@ -122,6 +123,9 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     visited[s] = 1;
     reg.points[s] = icgn(ref, def, cx[s], cy[s], guess[s], o);
     if (!counted()) return cancelled;
+    // A seed whose match came from the part of a clamped search window outside its range.
+    if (beyond_search(reg.points[s], predicted[s], o.search_radius))
+      reg.points[s].status = PointStatus::outside_image;
     if (reg.points[s].status == PointStatus::converged) queue.push({reg.points[s].zncc, s});
     while (!queue.empty()) {
       const std::size_t q = queue.top().second;

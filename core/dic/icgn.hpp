@@ -16,7 +16,16 @@ namespace xcorr::dic {
 
 // outside_image (after outside_roi, so the stored numbers of the others stay): the reference
 // subset fits, but its match would leave the deformed image by 1 px or more.
-enum class PointStatus { converged, diverged, low_texture, outside_roi, outside_image };
+// inconsistent: converged, but far from its neighbours even when registered again from them
+// (core/dic/consistency.hpp).
+enum class PointStatus {
+  converged,
+  diverged,
+  low_texture,
+  outside_roi,
+  outside_image,
+  inconsistent
+};
 const char* to_string(PointStatus s);
 
 }  // namespace xcorr::dic
@@ -29,7 +38,8 @@ struct EnumLabels<dic::PointStatus> {
       {dic::PointStatus::diverged, "diverged"},
       {dic::PointStatus::low_texture, "low_texture"},
       {dic::PointStatus::outside_roi, "outside_roi"},
-      {dic::PointStatus::outside_image, "outside_image"}};
+      {dic::PointStatus::outside_image, "outside_image"},
+      {dic::PointStatus::inconsistent, "inconsistent"}};
 };
 }  // namespace xcorr
 

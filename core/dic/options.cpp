@@ -36,6 +36,10 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                         &O::convergence, 0, kUnbounded, true),
           real_field<O>("min_zncc", "Min ZNCC", "",
                         "Converged points below this ZNCC count as diverged", &O::min_zncc, -1, 1),
+          real_field<O>("max_deviation", "Max deviation", "px",
+                        "Independent points further than this from their neighbours' median are "
+                        "registered again from it, else marked inconsistent (0: off)",
+                        &O::max_deviation, 0, kUnbounded),
           real_field<O>("min_texture", "Min texture", "grey values",
                         "Subsets whose intensity standard deviation is smaller are low_texture",
                         &O::min_texture, 0, kUnbounded),

@@ -63,6 +63,9 @@ struct DicOptions {
   double convergence = 1e-3;  // stop when |dp| < this (px; gradient terms times half the subset)
   double min_zncc = 0.6;      // converged points below this ZNCC are reported as diverged
   double min_texture = 1.0;   // grey values: subsets with a smaller intensity std are low_texture
+  // px: independent points further than this from their converged neighbours' median are
+  // registered again from it, else marked inconsistent (core/dic/consistency.hpp); 0: off
+  double max_deviation = 1.0;
   ShapeFunction shape = ShapeFunction::first_order;
   Propagation propagation = Propagation::independent;
   StackMode stack_mode = StackMode::reference;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/dic/consistency.hpp"
 #include "core/dic/limits.hpp"
 #include "core/dic/strain.hpp"
 
@@ -251,6 +252,49 @@ Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index num
   return register_window(nullptr, number, progress);
 }
 
+Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
+  // Independent points came from their integer search (reliability-guided propagation checks
+  // its seeds in the registrar; the others start from a neighbour's warp).
+  const bool independent = o_.propagation == Propagation::independent;
+  for (std::size_t k = 0; k < points.size() && independent; ++k)
+    if (state_.active[k] && beyond_search(points[k], state_.predicted[k], o_.search_radius))
+      points[k].status = PointStatus::outside_image;
+  if (o_.max_deviation <= 0) return Status::ok();
+  for (const std::size_t k : find_isolated(grid_, state_.active, points))
+    points[k].status = PointStatus::inconsistent;
+  if (!independent) return Status::ok();
+  const std::vector<Suspect> suspects =
+      find_suspects(grid_, state_.cx, state_.cy, state_.active, points, o_.max_deviation);
+  if (suspects.empty()) return Status::ok();
+  DicState& st = state_;
+  std::vector<char> active(points.size(), 0);
+  std::vector<Warp> predicted = st.predicted;
+  for (const Suspect& s : suspects) {
+    active[s.index] = 1;
+    predicted[s.index] = s.median;
+  }
+  DicOptions again = o_;
+  again.search_radius = 1;  // around the neighbours' warp
+  const FrameInputs in{
+      reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
+      &predicted,           nullptr};
+  auto reg = registrar_->register_frame(in, again);
+  if (!reg.is_ok()) return reg.status();
+  for (const Suspect& s : suspects) {
+    const IcgnResult& r = reg.value()->points[s.index];
+    const bool agrees = r.status == PointStatus::converged &&
+                        std::abs(r.p[0] - s.median[0]) <= o_.max_deviation &&
+                        std::abs(r.p[3] - s.median[3]) <= o_.max_deviation;
+    if (agrees) {
+      points[s.index] = r;
+    } else {
+      points[s.index].status = r.status == PointStatus::outside_image ? PointStatus::outside_image
+                                                                      : PointStatus::inconsistent;
+    }
+  }
+  return Status::ok();
+}
+
 Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image, Index number,
                                                 const PointProgress& progress) {
   XCORR_RETURN_IF_ERROR(check_finite(frame_window_.view(), "frame " + std::to_string(number)));
@@ -261,14 +305,16 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
   reference_changed_ = false;
-  const FrameRegistration& registration = *reg.value();
-  if (st.guess_variant.empty()) st.guess_variant = registration.variant;
+  if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
+  // A copy: the registrar reuses its memory in the consistency check's second call.
+  std::vector<IcgnResult> registered = reg.value()->points;
+  XCORR_RETURN_IF_ERROR(check_consistency(registered));
 
   std::vector<PointResult> points(n);
   std::vector<double> u(n, kNaN), v(n, kNaN);
   for (std::size_t k = 0; k < n; ++k) {
     PointResult& p = points[k];
-    const IcgnResult& q = registration.points[k];
+    const IcgnResult& q = registered[k];
     p.x = grid_.points[k].x;
     p.y = grid_.points[k].y;
     p.status = grid_.points[k].valid ? (st.active[k] ? q.status : PointStatus::diverged)

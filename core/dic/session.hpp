@@ -78,6 +78,9 @@ class DicSession {
   Status grow_if_needed();
   Status start(FrameRegistrar& registrar, Shape image, const Roi& roi, const DicOptions& o);
   Status load_reference_window();  // the current reference's pixels of the window
+  // The consistency check of independent points (core/dic/consistency.hpp) on a frame's
+  // registration, in place.
+  Status check_consistency(std::vector<IcgnResult>& points);
   Result<FrameResult> register_window(const MatrixView<const float>* image, Index number,
                                       const PointProgress& progress);
 

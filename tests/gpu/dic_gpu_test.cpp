@@ -98,6 +98,42 @@ void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o, const Roi& roi = 
   EXPECT_EQ(status_differs, 0);
 }
 
+// Issue 18's border case on the GPU: motion of 8-12 px toward a border with a 4 % stretch (fresh
+// each run); the consistency check runs on the GPU's results (its second pass on the GPU too):
+// no converged point further than 0.1 px from the truth, and the same statuses and values as
+// the CPU path.
+TEST(DicGpu, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
+  XCORR_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(testing::run_seed() + 77);
+  std::uniform_real_distribution<double> amount(8, 12), angle(0, 6.283185307179586);
+  synth::SpeckleOptions s;
+  s.rows = 200, s.cols = 240;
+  s.speckle_radius = 2.5;
+  s.noise_sigma = 150;
+  s.seed = static_cast<std::uint32_t>(rng());
+  const double a = angle(rng), d = amount(rng);
+  const auto field = synth::affine_field(d * std::cos(a), d * std::sin(a), 0.04, 0, 0, 0.04,
+                                         (s.cols - 1) / 2.0, (s.rows - 1) / 2.0);
+  Pair p{synth::render_speckle_field(s, synth::translation_field(0, 0), 1), Stack<float>()};
+  p.frames = synth::render_speckle_field(s, field, 2);
+  DicOptions o;
+  o.search_radius = 18;
+  auto gpu = gpu::make_gpu_registrar(engine());
+  ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
+  auto r = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, o);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  int converged = 0;
+  for (const PointResult& q : r.value().frames[0].points) {
+    if (q.status != PointStatus::converged) continue;
+    ++converged;
+    const synth::FieldSample t = field(q.x, q.y);
+    EXPECT_LE(std::max(std::abs(q.u - t.u), std::abs(q.v - t.v)), 0.1)
+        << "(" << q.x << ", " << q.y << ") ZNCC " << q.zncc;
+  }
+  EXPECT_GT(converged, 100);
+  expect_gpu_equals_cpu(p, o);
+}
+
 TEST(DicGpu, MatchesTheCpuPathInReferenceMode) {
   XCORR_SKIP_WITHOUT_GPU();
   DicOptions o;
