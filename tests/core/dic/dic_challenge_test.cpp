@@ -53,6 +53,15 @@ Score score(const std::vector<double>& errors) {
   return s;
 }
 
+// Sample 5's pairs and their truth (u = v, px).
+const std::vector<std::pair<std::string, double>> kSample5Pairs = {{"x0.00_y0.00.tif", 0.0},
+                                                                   {"x0.10_y0.10.tif", 0.1}};
+Result<DicResult> run_sample5(const Stack<float>& ref, const std::string& pair,
+                              const DicOptions& o) {
+  const Stack<float> def = load(kData / "sample5" / pair);
+  return run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
+}
+
 // Errors of the outermost ring of points (subset within one step of the image's edge) apart
 // from the interior's: issue 18 wants every point whose subset fits measured, the ring within
 // 1.2x the interior's RMSE.
@@ -82,10 +91,8 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
   DicOptions o;  // subset 31, step 8
   std::printf("| sample 5 pair | truth (u, v) px | points | bias u | std u | bias v | std v |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|\n");
-  for (const auto& [name, truth] : std::vector<std::pair<std::string, double>>{
-           {"x0.00_y0.00.tif", 0.0}, {"x0.10_y0.10.tif", 0.1}}) {
-    const Stack<float> def = load(kData / "sample5" / name);
-    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
+  for (const auto& [name, truth] : kSample5Pairs) {
+    auto r = run_sample5(ref, name, o);
     ASSERT_TRUE(r.is_ok()) << r.status().message();
     std::vector<double> eu, ev;
     int valid = 0;
@@ -125,10 +132,8 @@ TEST(DicChallenge, Sample5UncertaintyMatchesTheScatter) {
     std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
     return 1.4826 * v[v.size() / 2];
   };
-  for (const auto& [name, truth] : std::vector<std::pair<std::string, double>>{
-           {"x0.00_y0.00.tif", 0.0}, {"x0.10_y0.10.tif", 0.1}}) {
-    const Stack<float> def = load(kData / "sample5" / name);
-    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
+  for (const auto& [name, truth] : kSample5Pairs) {
+    auto r = run_sample5(ref, name, o);
     ASSERT_TRUE(r.is_ok()) << r.status().message();
     std::vector<double> eu, ev;
     std::vector<const PointResult*> pts;
