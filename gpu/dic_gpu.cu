@@ -89,7 +89,7 @@ __global__ void guess_from_peaks_kernel(const float* __restrict__ records, int c
 struct IcgnOut {
   double p[6];
   double zncc;
-  double sigma_u, sigma_v;  // px (math::parameter_sigma), at the final warp
+  double sigma_u, sigma_v;  // px (math::noise_sigma), at the final warp
   int iterations;
   int status;  // dic::PointStatus
 };
@@ -116,12 +116,10 @@ __device__ inline double warp_sum(double v) {
 // its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
 // frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
 __device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc, int S) {
-  // The first-order basis (1, i, j) over the square subset: sum 1 = n, sum i^2 = sum j^2 =
-  // S h (h + 1) (2 h + 1) / 3, the cross terms 0.
-  const int h = S / 2, n = S * S;
-  const double q = S * h * (h + 1.0) * (2 * h + 1) / 3, basis[6] = {double(n), 0, q, 0, 0, q};
+  double basis[6];
+  m::basis_moments<3>(S, basis);
   double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, n, 0, 3, sigma.x, sigma.y);
+  m::noise_sigma<6>(chol, basis, df, zncc, S * S, 0, 3, sigma.x, sigma.y);
   return sigma;
 }
 

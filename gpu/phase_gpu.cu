@@ -121,6 +121,8 @@ __global__ void cross_kernel(const float2* __restrict__ ref, const double* __res
                              const double* __restrict__ energy, long long n_spec, int count,
                              bool whiten, float2* __restrict__ cross, float2* __restrict__ copy) {
   const long long total = n_spec * count;
+  int frame = -1;  // the frame whose energy scale `unwhitened` holds (once per thread and frame)
+  float unwhitened = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const int k = static_cast<int>(i / n_spec);
@@ -132,8 +134,12 @@ __global__ void cross_kernel(const float2* __restrict__ ref, const double* __res
       const float m = sqrtf(pr * pr + pi * pi);
       f = m > 1e-30f ? 1 / m : 0.0f;
     } else {
-      const double norm = sqrt(ref_energy[k * ref_step] * energy[k]);
-      f = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
+      if (k != frame) {
+        const double norm = sqrt(ref_energy[k * ref_step] * energy[k]);
+        unwhitened = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
+        frame = k;
+      }
+      f = unwhitened;
     }
     const float2 p{pr * f, pi * f};
     cross[i] = p;

@@ -1,5 +1,5 @@
 // The consistency check of independent points (issue 18): each converged grid neighbour
-// (8-neighbourhood, at least 3 of them) predicts the point's displacement with its own warp
+// (8-neighbourhood, at least one) predicts the point's displacement with its own warp
 // (u + ux dx + uy dy at the offset); a converged point further than max_deviation px in u or v
 // from the median prediction is a suspect. DicSession registers the suspects again,
 // started from their neighbours' median warp with a 1 px integer search (as reliability-guided

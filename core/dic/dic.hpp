@@ -28,7 +28,7 @@ struct PointResult {
   int iterations = 0;
   PointStatus status = PointStatus::outside_roi;
   // Noise-based standard uncertainty of u and v (px) of the frame's registration (incremental:
-  // of its last step), from the ZNSSD residual and the subset's Hessian (math::parameter_sigma);
+  // of its last step), from the ZNSSD residual and the subset's Hessian (math::noise_sigma);
   // NaN unless converged.
   double sigma_u = 0, sigma_v = 0;
 };

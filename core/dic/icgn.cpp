@@ -162,14 +162,8 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   }
   r.zncc = 1 - znssd / 2;
   {
-    // The shape function's basis moments (the x block of sd for a unit x gradient).
-    double b[kN / 2 * (kN / 2 + 1) / 2] = {}, s[kN];
-    for (int j = -h; j <= h; ++j)
-      for (int i = -h; i <= h; ++i) {
-        Shape::steepest(1, 0, i, j, s);
-        for (int a = 0; a < kN / 2; ++a)
-          for (int c = 0; c <= a; ++c) b[a * (a + 1) / 2 + c] += s[a] * s[c];
-      }
+    double b[kN / 2 * (kN / 2 + 1) / 2];
+    math::basis_moments<kN / 2>(o.subset, b);
     math::noise_sigma<kN>(hess, b, df, r.zncc, n, 0, Shape::kV, r.sigma_u, r.sigma_v);
   }
   if (r.status == PointStatus::converged && r.zncc < o.min_zncc) r.status = PointStatus::diverged;

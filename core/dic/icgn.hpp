@@ -52,7 +52,7 @@ struct IcgnResult {
   double zncc = 0;  // 1 - ZNSSD / 2 at the final warp
   int iterations = 0;
   PointStatus status = PointStatus::diverged;
-  // Noise-based standard uncertainty of u and v (px; math::parameter_sigma), at the final warp;
+  // Noise-based standard uncertainty of u and v (px; math::noise_sigma), at the final warp;
   // NaN where the point has no final warp (outside, low texture).
   double sigma_u = NAN, sigma_v = NAN;
 };

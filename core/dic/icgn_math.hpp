@@ -230,6 +230,29 @@ XCORR_HD inline void cholesky_solve(const double* l, double* x) {
 // tests/core/dic/icgn_test.cpp).
 constexpr double kGradientNoiseGain = 1.3923048454132638;  // 6 sqrt(3) - 9
 
+// The basis moments B = sum b b^T over a subset x subset square (offsets -h..h) of the shape
+// function's position terms: first order b = (1, i, j), second order b = (1, i, j, i^2/2, ij,
+// j^2/2); packed lower triangle (3 or 6 rows). Closed form: the odd sums vanish, with
+// s2 = sum i^2 and s4 = sum i^4 over -h..h.
+template <int M>
+XCORR_HD inline void basis_moments(int subset, double* b) {
+  const int h = subset / 2;
+  const double S = subset, s2 = h * (h + 1.0) * (2 * h + 1) / 3,
+               s4 = h * (h + 1.0) * (2 * h + 1) * (3.0 * h * h + 3 * h - 1) / 15;
+  for (int e = 0; e < M * (M + 1) / 2; ++e) b[e] = 0;
+  b[0] = S * S;           // (1, 1)
+  b[2] = S * s2;          // (i, i)
+  b[5] = S * s2;          // (j, j)
+  if (M == 6) {           // rows 3-5: i^2/2, ij, j^2/2
+    b[6] = S * s2 / 2;    // (i^2/2, 1)
+    b[9] = S * s4 / 4;    // (i^2/2, i^2/2)
+    b[14] = s2 * s2;      // (ij, ij)
+    b[15] = S * s2 / 2;   // (j^2/2, 1)
+    b[18] = s2 * s2 / 4;  // (j^2/2, i^2/2)
+    b[20] = S * s4 / 4;   // (j^2/2, j^2/2)
+  }
+}
+
 // Noise-based standard uncertainty of the warp parameters iu and iv (px for u and v).
 // At IC-GN's fixed point sum_k sd_k e_k = 0, with sd_k the reference's steepest-descent vectors;
 // linearised around the truth, the error is H_t^-1 sum_k sd_k e_k, where H_t = sum sd sd^T of

@@ -135,3 +135,30 @@ TEST(NoiseSigma, TheGradientNoiseGainIsTheSplinesOwn) {
 
 }  // namespace
 }  // namespace xcorr::dic
+
+namespace xcorr::dic {
+namespace {
+
+// The closed-form basis moments against the sum over the subset, both shape functions.
+TEST(NoiseSigma, TheBasisMomentsAreTheSumsOverTheSubset) {
+  for (const int subset : {5, 21, 31, 41}) {
+    const int h = subset / 2;
+    double sum3[6] = {}, sum6[21] = {}, b3[6], b6[21];
+    for (int j = -h; j <= h; ++j)
+      for (int i = -h; i <= h; ++i) {
+        const double b[6] = {1, double(i), double(j), i * i / 2.0, double(i * j), j * j / 2.0};
+        for (int a = 0; a < 6; ++a)
+          for (int c = 0; c <= a; ++c) {
+            sum6[a * (a + 1) / 2 + c] += b[a] * b[c];
+            if (a < 3) sum3[a * (a + 1) / 2 + c] += b[a] * b[c];
+          }
+      }
+    math::basis_moments<3>(subset, b3);
+    math::basis_moments<6>(subset, b6);
+    for (int e = 0; e < 6; ++e) EXPECT_DOUBLE_EQ(b3[e], sum3[e]) << subset << " entry " << e;
+    for (int e = 0; e < 21; ++e) EXPECT_DOUBLE_EQ(b6[e], sum6[e]) << subset << " entry " << e;
+  }
+}
+
+}  // namespace
+}  // namespace xcorr::dic
