@@ -1,6 +1,7 @@
 // DIC frame registration on the GPU (see gpu/dic_gpu.hpp). Stages, all on the device:
-//   1. B-spline coefficients of the reference (when it changes) and of the frame: float64,
-//      one thread per row, then one per column (math::bspline_prefilter).
+//   1. B-spline coefficients of the reference (when it or the interpolation options change) and
+//      of the frame: float64, the Gaussian prefilter (one thread per pixel, rows then columns),
+//      then one thread per row and one per column (math::bspline_prefilter).
 //   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
 //      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
 //      dispatcher's choice, or --method; gpu_zncc_tiled fuses the search, no score maps in
@@ -10,13 +11,14 @@
 //      iteration one pass over the deformed subset from the frame's spline accumulating the
 //      moments the ZNSSD step needs (see Moments), the 6x6 solve and the inverse-compositional
 //      update (math::*, the same code as the CPU path).
-// Instantiations: none (plain kernels).
+// Instantiations: icgn_kernel and the prefilter kernels for the cubic (3) and quintic (5) B-spline.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/dic/bspline.hpp"
 #include "core/dic/icgn_math.hpp"
 #include "core/parallel.hpp"
 #include "core/round.hpp"
@@ -45,13 +47,39 @@ __global__ void to_float_kernel(const double* __restrict__ in, float* __restrict
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     out[i] = static_cast<float>(in[i]);
 }
+template <int D>
 __global__ void prefilter_rows_kernel(double* c, int rows, int cols) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < rows) m::bspline_prefilter(c + static_cast<long long>(r) * cols, cols, 1);
+  if (r < rows) m::bspline_prefilter<D>(c + static_cast<long long>(r) * cols, cols, 1);
 }
+template <int D>
 __global__ void prefilter_cols_kernel(double* c, int rows, int cols) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < cols) m::bspline_prefilter(c + x, rows, cols);
+  if (x < cols) m::bspline_prefilter<D>(c + x, rows, cols);
+}
+// The Gaussian prefilter (DicOptions::prefilter, math::gaussian_at), one thread per pixel:
+// along rows from the frame (float) into `out`, then along columns.
+struct GaussianTaps {
+  double w[2 * m::kMaxGaussianRadius + 1];
+  int r;
+};
+__global__ void gaussian_rows_kernel(const float* __restrict__ in, double* __restrict__ out,
+                                     int rows, int cols, GaussianTaps g) {
+  const long long n = static_cast<long long>(rows) * cols;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long y = i / cols;
+    out[i] = m::gaussian_at(in + y * cols, cols, 1, i - y * cols, g.w, g.r);
+  }
+}
+__global__ void gaussian_cols_kernel(const double* __restrict__ in, double* __restrict__ out,
+                                     int rows, int cols, GaussianTaps g) {
+  const long long n = static_cast<long long>(rows) * cols;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long y = i / cols, x = i - y * cols;
+    out[i] = m::gaussian_at(in + x, rows, cols, y, g.w, g.r);
+  }
 }
 
 struct GuessPoint {
@@ -104,6 +132,7 @@ struct IcgnArgs {
   int count;
   int subset, max_iterations;
   double convergence, min_zncc, min_texture;
+  m::NoiseModel noise;  // of the reference (dic::noise_model, computed on the host)
   IcgnOut* out;
 };
 
@@ -115,11 +144,12 @@ __device__ inline double warp_sum(double v) {
 // sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
 // its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
 // frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
-__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc, int S) {
+__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc, int S,
+                                            const m::NoiseModel& noise) {
   double basis[6];
   m::basis_moments<3>(S, basis);
   double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, S * S, 0, 3, sigma.x, sigma.y);
+  m::noise_sigma<6>(chol, basis, df, zncc, S * S, 0, 3, noise, sigma.x, sigma.y);
   return sigma;
 }
 
@@ -142,6 +172,7 @@ struct LaneMoments {  // one lane's float sums of d = g - c
   float g, gg, fg, sdg[6];
 };
 
+template <int D>
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -175,7 +206,8 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   double sum = 0;
   for (int q = lane; q < n; q += 32) {
     double v, gx, gy;
-    m::bspline_value_gradient(a.ref_c, a.rows, a.cols, x + (q % S - h), y + (q / S - h), v, gx, gy);
+    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (q % S - h), y + (q / S - h), v, gx,
+                                 gy);
     sf[q] = static_cast<float>(v);
     sgx[q] = static_cast<float>(gx);
     sgy[q] = static_cast<float>(gy);
@@ -239,7 +271,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
       const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
       const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
       const float d =
-          static_cast<float>(m::bspline_value<float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
+          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
       const float fi = static_cast<float>(i), fj = static_cast<float>(j);
       const float gx = sgx[q] * d, gy = sgy[q] * d;
       t.g += d;
@@ -292,7 +324,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   if (!(dg > 0)) return finish();
   r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
   if (lane == 0) {
-    const double2 sigma = point_sigma(chol, df, r.zncc, S);
+    const double2 sigma = point_sigma(chol, df, r.zncc, S, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
   }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
@@ -339,15 +371,19 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_RETURN_IF_ERROR(cy_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(guess_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(results_h_.allocate(n_all));
-    if (in.reference_changed || ref_c_.size() < pixels) {
+    if (in.reference_changed || ref_c_.size() < pixels || ref_interpolation_ != o.interpolation ||
+        ref_prefilter_ != o.prefilter) {
       XCORR_RETURN_IF_ERROR(upload_image(in.reference, ref_img_, stream));
-      XCORR_RETURN_IF_ERROR(coefficients(ref_img_.get(), ref_c_, rows, cols, stream));
+      XCORR_RETURN_IF_ERROR(coefficients(ref_img_.get(), ref_c_, rows, cols, o, stream));
+      ref_interpolation_ = o.interpolation;
+      ref_prefilter_ = o.prefilter;
+      noise_ = dic::noise_model(in.reference, o.interpolation, o.prefilter);
     }
     XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_img_, stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
     XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
-    XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, stream));
+    XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
 
     // Points to compute (while the device computes the coefficients), their positions, and the
@@ -436,15 +472,27 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
-    static const cudaError_t opt_in = cudaFuncSetAttribute(
-        icgn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+    const bool quintic = o.interpolation == dic::Interpolation::quintic;
+    static const cudaError_t opt_in = [] {
+      const cudaError_t e = cudaFuncSetAttribute(
+          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+      return e != cudaSuccess
+                 ? e
+                 : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kMaxIcgnSmem);
+    }();
     XCORR_CUDA_TRY(opt_in);
-    const IcgnArgs args{ref_c_.get(),  def_c_.get(), rows,          cols,      cx_.get(),
-                        cy_.get(),     start_.get(), count,         S,         o.max_iterations,
-                        o.convergence, o.min_zncc,   o.min_texture, out_.get()};
+    const IcgnArgs args{ref_c_.get(),  def_c_.get(), rows,          cols,   cx_.get(),
+                        cy_.get(),     start_.get(), count,         S,      o.max_iterations,
+                        o.convergence, o.min_zncc,   o.min_texture, noise_, out_.get()};
     const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
                                    3 * n_px * static_cast<int>(sizeof(float)));
-    icgn_kernel<<<(count + kIcgnWarps - 1) / kIcgnWarps, 32 * kIcgnWarps, smem, stream>>>(args);
+    const int blocks = (count + kIcgnWarps - 1) / kIcgnWarps;
+    if (quintic) {
+      icgn_kernel<5><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+    } else {
+      icgn_kernel<3><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+    }
     XCORR_LAUNCH_TRY("icgn_kernel");
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
@@ -507,14 +555,27 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   // Coefficients computed in float64 (work_) and stored as float32 (c): half the bytes per
   // interpolation; the rounding moves displacements by ~1e-7 px (tests: GPU vs CPU).
   Status coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
-                      cudaStream_t stream) {
+                      const dic::DicOptions& o, cudaStream_t stream) {
     const long long n = static_cast<long long>(rows) * cols;
     XCORR_RETURN_IF_ERROR(work_.allocate(static_cast<std::size_t>(n)));
     XCORR_RETURN_IF_ERROR(c.allocate(static_cast<std::size_t>(n)));
     const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
-    to_double_kernel<<<blocks, 256, 0, stream>>>(image, work_.get(), n);
-    prefilter_rows_kernel<<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
-    prefilter_cols_kernel<<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+    GaussianTaps g{};
+    g.r = m::gaussian_taps(o.prefilter, g.w);
+    if (g.r > 0) {
+      XCORR_RETURN_IF_ERROR(smooth_.allocate(static_cast<std::size_t>(n)));
+      gaussian_rows_kernel<<<blocks, 256, 0, stream>>>(image, smooth_.get(), rows, cols, g);
+      gaussian_cols_kernel<<<blocks, 256, 0, stream>>>(smooth_.get(), work_.get(), rows, cols, g);
+    } else {
+      to_double_kernel<<<blocks, 256, 0, stream>>>(image, work_.get(), n);
+    }
+    if (o.interpolation == dic::Interpolation::quintic) {
+      prefilter_rows_kernel<5><<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+      prefilter_cols_kernel<5><<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+    } else {
+      prefilter_rows_kernel<3><<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+      prefilter_cols_kernel<3><<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
+    }
     to_float_kernel<<<blocks, 256, 0, stream>>>(work_.get(), c.get(), n);
     XCORR_LAUNCH_TRY("bspline prefilter kernels");
     return Status::ok();
@@ -598,7 +659,11 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
-  DeviceBuffer<double> work_, cx_, cy_;
+  DeviceBuffer<double> work_, smooth_, cx_, cy_;
+  // What the reference's coefficients were computed with.
+  dic::Interpolation ref_interpolation_ = dic::Interpolation::quintic;
+  double ref_prefilter_ = -1;
+  m::NoiseModel noise_;
   DeviceBuffer<int2> start_;
   DeviceBuffer<int> guess_of_;
   DeviceBuffer<GuessPoint> points_;

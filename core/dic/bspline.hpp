@@ -1,13 +1,15 @@
-// Bicubic B-spline interpolation with precomputed coefficients (Unser's recursive prefilter,
-// mirror boundaries): the interpolant passes through every pixel, is C2, and its gradient is exact
-// for the interpolant. Coordinates in px (pixel centres at integers, x = column, y = row).
-// Evaluation needs the 4x4 neighbourhood; points within 1 px of the border use mirrored
-// coefficients; points outside [0, cols - 1] x [0, rows - 1] are not evaluated (callers check
-// `inside`).
+// B-spline interpolation (cubic or quintic) with precomputed coefficients (Unser's recursive
+// prefilter, mirror boundaries), optionally of the image smoothed by a Gaussian first
+// (DicOptions::prefilter): the interpolant passes through every (smoothed) pixel, is C2 or C4,
+// and its gradient is exact for the interpolant. Coordinates in px (pixel centres at integers,
+// x = column, y = row). Points near the border use mirrored coefficients; callers check
+// `inside` (or math::inside_sampling) before evaluating.
 #pragma once
 
 #include <vector>
 
+#include "core/dic/icgn_math.hpp"
+#include "core/dic/options.hpp"
 #include "core/matrix.hpp"
 
 namespace xcorr::dic {
@@ -15,10 +17,14 @@ namespace xcorr::dic {
 class BSplineImage {
  public:
   BSplineImage() = default;
-  explicit BSplineImage(MatrixView<const float> image);
+  // prefilter: Gaussian sigma in px (0: the image as it is).
+  explicit BSplineImage(MatrixView<const float> image,
+                        Interpolation interpolation = Interpolation::quintic, double prefilter = 0);
 
   Index rows() const { return rows_; }
   Index cols() const { return cols_; }
+  Interpolation interpolation() const { return interpolation_; }
+  double prefilter() const { return prefilter_; }
   // Whether (x, y) lies in [0, cols - 1] x [0, rows - 1] (math::inside_image).
   bool inside(double x, double y) const;
   double value(double x, double y) const;
@@ -28,7 +34,29 @@ class BSplineImage {
 
  private:
   Index rows_ = 0, cols_ = 0;
+  Interpolation interpolation_ = Interpolation::quintic;
+  double prefilter_ = 0;
   std::vector<double> c_;
 };
+
+// The noise model of the uncertainty (math::NoiseModel) for images interpolated with these
+// settings: kappa from the spectra of the smoothing, the spline's prefilter and its derivative
+// (numerically integrated); gamma from the reference's gradients in up to 16 tiles of 96 px
+// spread over the image (the texture decides how much of the noise's correlation the error
+// sees).
+math::NoiseModel noise_model(MatrixView<const float> reference, Interpolation interpolation,
+                             double prefilter);
+// kappa alone (math::NoiseModel::kappa).
+double gradient_noise_gain(Interpolation interpolation, double prefilter);
+
+// px: how far the window an image is cut to must extend past where the spline is evaluated so
+// that its edge changes the coefficients there by less than 1e-8 (relative): the Gaussian's
+// radius plus the prefilter's reach (its largest pole: cubic 0.27 in 14 px, quintic 0.43 in
+// 22 px).
+int spline_reach(Interpolation interpolation, double prefilter);
+
+// The image smoothed by the Gaussian of `sigma` px (math::gaussian_taps; mirror boundaries),
+// in float64; the image itself for sigma 0.
+std::vector<double> smoothed(MatrixView<const float> image, double sigma);
 
 }  // namespace xcorr::dic

@@ -27,12 +27,17 @@ class CpuRegistrar final : public FrameRegistrar {
   const Registry& engine_;
   FrameRegistration reg_;
   std::unique_ptr<BSplineImage> ref_;
+  math::NoiseModel noise_;  // of ref_ (noise_model())
 };
 
 Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs& in,
                                                               const DicOptions& o) {
-  if (in.reference_changed || !ref_) ref_ = std::make_unique<BSplineImage>(in.reference);
-  const BSplineImage def(in.deformed);
+  if (in.reference_changed || !ref_ || ref_->interpolation() != o.interpolation ||
+      ref_->prefilter() != o.prefilter) {
+    ref_ = std::make_unique<BSplineImage>(in.reference, o.interpolation, o.prefilter);
+    noise_ = noise_model(in.reference, o.interpolation, o.prefilter);
+  }
+  const BSplineImage def(in.deformed, o.interpolation, o.prefilter);
   const BSplineImage& ref = *ref_;
   const Grid& grid = *in.grid;
   const std::vector<double>& cx = *in.cx;
@@ -95,7 +100,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
       parallel_for(count, 8, [&](Index begin, Index end) {
         for (Index k = first + begin; k < first + end; ++k) {
           const auto i = static_cast<std::size_t>(k);
-          if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o);
+          if (active[i]) reg.points[i] = icgn(ref, def, cx[i], cy[i], guess[i], o, noise_);
         }
       });
       if (!advance(units)) return cancelled;
@@ -121,7 +126,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
   for (const std::size_t s : seeds) {
     if (visited[s]) continue;
     visited[s] = 1;
-    reg.points[s] = icgn(ref, def, cx[s], cy[s], guess[s], o);
+    reg.points[s] = icgn(ref, def, cx[s], cy[s], guess[s], o, noise_);
     if (!counted()) return cancelled;
     // A seed whose match came from the part of a clamped search window outside its range.
     if (beyond_search(reg.points[s], predicted[s], o.search_radius))
@@ -138,7 +143,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
         if (visited[k] || !active[k]) continue;
         visited[k] = 1;
         reg.points[k] = icgn(ref, def, cx[k], cy[k],
-                             start_from(reg.points[q], cx[k] - cx[q], cy[k] - cy[q]), o);
+                             start_from(reg.points[q], cx[k] - cx[q], cy[k] - cy[q]), o, noise_);
         if (!counted()) return cancelled;
         if (reg.points[k].status == PointStatus::converged) queue.push({reg.points[k].zncc, k});
       }

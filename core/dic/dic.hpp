@@ -1,9 +1,9 @@
 // Subset-based 2-D DIC of an image stack: ROI -> point grid -> integer guess through the
-// correlation engine -> IC-GN sub-pixel (first-order, ZNSSD, bicubic B-spline) -> strain.
-// Frames are registered against the reference image (reference mode) or against the latest
-// reference frame with the reference moved forward every `reference_update` frames (incremental
-// mode, displacements accumulated). Points are independent, or propagated from seeds by
-// reliability (each point starts from its best converged neighbour). Multithreaded on the CPU.
+// correlation engine -> IC-GN sub-pixel (first- or second-order, ZNSSD, quintic or cubic B-spline)
+// -> strain. Frames are registered against the reference image (reference mode) or against the
+// latest reference frame with the reference moved forward every `reference_update` frames
+// (incremental mode, displacements accumulated). Points are independent, or propagated from seeds
+// by reliability (each point starts from its best converged neighbour). Multithreaded on the CPU.
 #pragma once
 
 #include <functional>

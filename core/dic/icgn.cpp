@@ -48,7 +48,7 @@ struct SecondOrder {
 
 template <class Shape>
 IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x, double y,
-                     const Warp& start, const DicOptions& o) {
+                     const Warp& start, const DicOptions& o, const math::NoiseModel& noise) {
   constexpr int kN = Shape::N;
   IcgnResult r;
   r.p = start;
@@ -164,7 +164,7 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   {
     double b[kN / 2 * (kN / 2 + 1) / 2];
     math::basis_moments<kN / 2>(o.subset, b);
-    math::noise_sigma<kN>(hess, b, df, r.zncc, n, 0, Shape::kV, r.sigma_u, r.sigma_v);
+    math::noise_sigma<kN>(hess, b, df, r.zncc, n, 0, Shape::kV, noise, r.sigma_u, r.sigma_v);
   }
   if (r.status == PointStatus::converged && r.zncc < o.min_zncc) r.status = PointStatus::diverged;
   return r;
@@ -177,9 +177,10 @@ const char* to_string(PointStatus s) {
 }
 
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
-                const Warp& start, const DicOptions& o) {
-  return o.shape == ShapeFunction::second_order ? icgn_with<SecondOrder>(ref, def, x, y, start, o)
-                                                : icgn_with<FirstOrder>(ref, def, x, y, start, o);
+                const Warp& start, const DicOptions& o, const math::NoiseModel& noise) {
+  return o.shape == ShapeFunction::second_order
+             ? icgn_with<SecondOrder>(ref, def, x, y, start, o, noise)
+             : icgn_with<FirstOrder>(ref, def, x, y, start, o, noise);
 }
 
 }  // namespace xcorr::dic

@@ -62,8 +62,9 @@ struct IcgnResult {
 // max_iterations, ZNCC too low, a singular warp or a flat deformed subset); low_texture (the
 // reference subset's intensity std < min_texture, or a singular Hessian); outside_roi (the
 // subset leaves the reference image); outside_image (its warped copy reaches 1 px or more past
-// the deformed image's pixel centres, math::inside_sampling).
+// the deformed image's pixel centres, math::inside_sampling). `noise`: the images' noise model
+// for sigma_u, sigma_v (noise_model() of the reference with the splines' settings).
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
-                const Warp& start, const DicOptions& o);
+                const Warp& start, const DicOptions& o, const math::NoiseModel& noise);
 
 }  // namespace xcorr::dic

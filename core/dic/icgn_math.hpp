@@ -1,6 +1,7 @@
 // The arithmetic of DIC shared by the CPU code and the CUDA kernels (one implementation):
-// cubic B-spline weights and evaluation over a coefficient image with mirror boundaries, the
-// first-order warp as an affine matrix (composition, inversion), and a 6x6 Cholesky solve.
+// cubic and quintic B-spline weights and evaluation over a coefficient image with mirror
+// boundaries, the first-order warp as an affine matrix (composition, inversion), and a 6x6 Cholesky
+// solve.
 #pragma once
 
 #include <cmath>
@@ -9,24 +10,22 @@
 
 namespace xcorr::dic::math {
 
-// Mirror boundary for i in [-(n - 1), 2 (n - 1)]: every caller samples within 2 px of the image.
+// Whole-sample mirror boundary (period 2 (n - 1)): any index maps into [0, n).
 XCORR_HD inline long long mirror_index(long long i, long long n) {
   if (n == 1) return 0;
-  if (i < 0) i = -i;
-  if (i >= n) i = 2 * (n - 1) - i;
-  return i;
+  if (i >= 0 && i < n) return i;
+  const long long period = 2 * (n - 1);
+  i %= period;
+  if (i < 0) i += period;
+  return i < n ? i : period - i;
 }
 
-// In-place cubic B-spline prefilter of n samples spaced by `stride` (Unser 1999, mirror
-// boundaries): samples in, interpolation coefficients out.
+// One causal and one anti-causal pass of the B-spline prefilter for the pole z (Unser 1999,
+// mirror boundaries); `horizon` terms start the causal pass (|z|^horizon < 1e-12).
 template <class T>
-XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
-  if (n < 2) return;
-  const double z = sqrt(3.0) - 2.0;
-  const double lambda = (1 - z) * (1 - 1 / z);
-  for (long long k = 0; k < n; ++k) s[k * stride] *= lambda;
-  // Causal initialisation: sum of z^k s[k] until z^k < 1e-12 (mirror-symmetric signal).
-  const long long horizon = n < 21 ? n : 21;  // |z|^21 < 1e-12
+XCORR_HD inline void bspline_pole_pass(T* s, long long n, long long stride, double z,
+                                       long long horizon) {
+  if (horizon > n) horizon = n;
   double zk = z, sum = s[0];
   for (long long k = 1; k < horizon; ++k, zk *= z) sum += zk * s[k * stride];
   s[0] = sum;
@@ -35,63 +34,124 @@ XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
   for (long long k = n - 2; k >= 0; --k) s[k * stride] = z * (s[(k + 1) * stride] - s[k * stride]);
 }
 
-// Value weights of the 4 coefficients around floor(x) - 1 .. floor(x) + 2, t = x - floor(x).
-// Products with 1/6 instead of divisions: a float division is a multi-instruction sequence on
-// the GPU, in IC-GN's innermost loop (the rounding differs by an ulp).
-template <class R>
-XCORR_HD inline void bspline_weights(R t, R w[4]) {
-  const R t2 = t * t, t3 = t2 * t, u = 1 - t, sixth = R(1) / R(6);
-  w[0] = u * u * u * sixth;
-  w[1] = (3 * t3 - 6 * t2 + 4) * sixth;
-  w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) * sixth;
-  w[3] = t3 * sixth;
-}
-XCORR_HD inline void bspline_derivative_weights(double t, double d[4]) {
-  const double t2 = t * t, u = 1 - t;
-  d[0] = -u * u / 2;
-  d[1] = (3 * t2 - 4 * t) / 2;
-  d[2] = (-3 * t2 + 2 * t + 1) / 2;
-  d[3] = t2 / 2;
+// B-spline interpolation of degree D: the kTaps coefficients floor(x) - kLeft ..
+// floor(x) + kTaps - 1 - kLeft weigh a value; t = x - floor(x) in [0, 1).
+// Value weights use products with constants instead of divisions: a float division is a
+// multi-instruction sequence on the GPU, in IC-GN's innermost loop.
+template <int D>
+struct BSpline;
+
+// Cubic: 4 taps, one pole. Its interpolation error biases sub-pixel shifts of fine speckle
+// by up to ~0.004 px (docs/dic.md).
+template <>
+struct BSpline<3> {
+  static constexpr int kTaps = 4, kLeft = 1;
+  template <class R>
+  XCORR_HD static void weights(R t, R w[4]) {
+    const R t2 = t * t, t3 = t2 * t, u = 1 - t, sixth = R(1) / R(6);
+    w[0] = u * u * u * sixth;
+    w[1] = (3 * t3 - 6 * t2 + 4) * sixth;
+    w[2] = (-3 * t3 + 3 * t2 + 3 * t + 1) * sixth;
+    w[3] = t3 * sixth;
+  }
+  XCORR_HD static void derivative_weights(double t, double d[4]) {
+    const double t2 = t * t, u = 1 - t;
+    d[0] = -u * u / 2;
+    d[1] = (3 * t2 - 4 * t) / 2;
+    d[2] = (-3 * t2 + 2 * t + 1) / 2;
+    d[3] = t2 / 2;
+  }
+  template <class T>
+  XCORR_HD static void prefilter(T* s, long long n, long long stride) {
+    const double z = sqrt(3.0) - 2.0, lambda = (1 - z) * (1 - 1 / z);
+    for (long long k = 0; k < n; ++k) s[k * stride] *= lambda;
+    bspline_pole_pass(s, n, stride, z, 21);
+  }
+};
+
+// Quintic (as Ncorr): 6 taps, two poles; about a quarter of the cubic's bias.
+template <>
+struct BSpline<5> {
+  static constexpr int kTaps = 6, kLeft = 2;
+  template <class R>
+  XCORR_HD static void weights(R t, R w[6]) {
+    const R u = 1 - t, t2 = t * t, t3 = t2 * t, t4 = t3 * t, t5 = t4 * t;
+    const R u2 = u * u, u3 = u2 * u, u4 = u3 * u, u5 = u4 * u, k = R(1) / R(120);
+    w[0] = u5 * k;
+    w[1] = (1 + 5 * u + 10 * u2 + 10 * u3 + 5 * u4 - 5 * u5) * k;
+    w[2] = (26 + 50 * u + 20 * u2 - 20 * u3 - 20 * u4 + 10 * u5) * k;
+    w[3] = (26 + 50 * t + 20 * t2 - 20 * t3 - 20 * t4 + 10 * t5) * k;
+    w[4] = (1 + 5 * t + 10 * t2 + 10 * t3 + 5 * t4 - 5 * t5) * k;
+    w[5] = t5 * k;
+  }
+  XCORR_HD static void derivative_weights(double t, double d[6]) {
+    const double u = 1 - t, t2 = t * t, t3 = t2 * t, t4 = t3 * t;
+    const double u2 = u * u, u3 = u2 * u, u4 = u3 * u, k = 1.0 / 120;
+    d[0] = -5 * u4 * k;
+    d[1] = -(5 + 20 * u + 30 * u2 + 20 * u3 - 25 * u4) * k;
+    d[2] = -(50 + 40 * u - 60 * u2 - 80 * u3 + 50 * u4) * k;
+    d[3] = (50 + 40 * t - 60 * t2 - 80 * t3 + 50 * t4) * k;
+    d[4] = (5 + 20 * t + 30 * t2 + 20 * t3 - 25 * t4) * k;
+    d[5] = 5 * t4 * k;
+  }
+  template <class T>
+  XCORR_HD static void prefilter(T* s, long long n, long long stride) {
+    const double z1 = -0.430575347099973, z2 = -0.0430962882032647;
+    const double lambda = (1 - z1) * (1 - 1 / z1) * (1 - z2) * (1 - 1 / z2);
+    for (long long k = 0; k < n; ++k) s[k * stride] *= lambda;
+    bspline_pole_pass(s, n, stride, z1, 33);
+    bspline_pole_pass(s, n, stride, z2, 9);
+  }
+};
+
+// In-place prefilter of n samples spaced by `stride`: samples in, interpolation coefficients
+// out.
+template <int D, class T>
+XCORR_HD inline void bspline_prefilter(T* s, long long n, long long stride) {
+  if (n >= 2) BSpline<D>::prefilter(s, n, stride);
 }
 
-// Value and gradient at (x, y) px of the spline with coefficients c (rows x cols, row-major).
-// Rows and columns of the 4 x 4 coefficients around (x, y), mirrored at the borders, and the
-// fractional parts.
+// Rows and columns of the taps x taps coefficients around (x, y), mirrored at the borders, and
+// the fractional parts.
+template <int D>
 struct Stencil {
-  long long row[4], col[4];  // row offsets (row * cols) and column indices
+  long long row[BSpline<D>::kTaps], col[BSpline<D>::kTaps];  // row offsets (row * cols), columns
   double tx, ty;
 };
-XCORR_HD inline Stencil stencil(long long rows, long long cols, double x, double y) {
+template <int D>
+XCORR_HD inline Stencil<D> stencil(long long rows, long long cols, double x, double y) {
   const double fx = floor(x), fy = floor(y);
   const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
-  Stencil s;
+  Stencil<D> s;
   XCORR_UNROLL
-  for (int k = 0; k < 4; ++k) {
-    s.row[k] = mirror_index(iy - 1 + k, rows) * cols;
-    s.col[k] = mirror_index(ix - 1 + k, cols);
+  for (int k = 0; k < BSpline<D>::kTaps; ++k) {
+    s.row[k] = mirror_index(iy - BSpline<D>::kLeft + k, rows) * cols;
+    s.col[k] = mirror_index(ix - BSpline<D>::kLeft + k, cols);
   }
   s.tx = x - fx;
   s.ty = y - fy;
   return s;
 }
 
-// Value and gradient at (x, y) px of the spline with coefficients c (rows x cols, row-major).
-template <class T>
+// Value and gradient (grey values per px) at (x, y) px of the degree-D spline with
+// coefficients c (rows x cols, row-major).
+template <int D, class T>
 XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long long cols, double x,
                                             double y, double& v, double& gx, double& gy) {
-  const Stencil st = stencil(rows, cols, x, y);
-  double wx[4], wy[4], dx[4], dy[4];
-  bspline_weights(st.tx, wx);
-  bspline_weights(st.ty, wy);
-  bspline_derivative_weights(st.tx, dx);
-  bspline_derivative_weights(st.ty, dy);
+  constexpr int K = BSpline<D>::kTaps;
+  const Stencil<D> st = stencil<D>(rows, cols, x, y);
+  double wx[K], wy[K], dx[K], dy[K];
+  BSpline<D>::weights(st.tx, wx);
+  BSpline<D>::weights(st.ty, wy);
+  BSpline<D>::derivative_weights(st.tx, dx);
+  BSpline<D>::derivative_weights(st.ty, dy);
   v = gx = gy = 0;
   XCORR_UNROLL
-  for (int a = 0; a < 4; ++a) {
+  for (int a = 0; a < K; ++a) {
     const T* row = c + st.row[a];
     double sv = 0, sd = 0;
     XCORR_UNROLL
-    for (int b = 0; b < 4; ++b) {
+    for (int b = 0; b < K; ++b) {
       const double k = row[st.col[b]];
       sv += wx[b] * k;
       sd += dx[b] * k;
@@ -105,43 +165,66 @@ XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long lon
 // Value only (IC-GN's deformed image). R is the arithmetic of the weights and sums: double on
 // the CPU; the GPU uses float (the position stays double: only its fractional part is rounded),
 // which moves IC-GN's displacements by ~1e-7 px and halves the float64 work.
-template <class R = double, class T>
+template <int D, class R = double, class T>
 XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols, double x,
                                      double y) {
+  constexpr int K = BSpline<D>::kTaps, L = BSpline<D>::kLeft;
   const double fx = floor(x), fy = floor(y);
   const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
-  if (ix >= 1 && iy >= 1 && ix + 2 < cols && iy + 2 < rows) {
+  R wx[K], wy[K];
+  if (ix >= L && iy >= L && ix + K - L <= cols && iy + K - L <= rows) {
     // Interior (nearly every call): consecutive rows and columns, no mirroring; the same
     // arithmetic as the general path below. Kept apart from stencil() on purpose: routing the
     // interior through its offset arrays measured 17.5 ms instead of 15.0 for the 2048^2 IC-GN
     // on the H200 (docs/perf/dic.md).
-    R wx[4], wy[4];
-    bspline_weights(static_cast<R>(x - fx), wx);
-    bspline_weights(static_cast<R>(y - fy), wy);
-    const T* row = c + (iy - 1) * cols + (ix - 1);
+    BSpline<D>::weights(static_cast<R>(x - fx), wx);
+    BSpline<D>::weights(static_cast<R>(y - fy), wy);
+    const T* row = c + (iy - L) * cols + (ix - L);
     R v = 0;
     XCORR_UNROLL
-    for (int a = 0; a < 4; ++a, row += cols) {
+    for (int a = 0; a < K; ++a, row += cols) {
       R sv = 0;
       XCORR_UNROLL
-      for (int b = 0; b < 4; ++b) sv += wx[b] * static_cast<R>(row[b]);
+      for (int b = 0; b < K; ++b) sv += wx[b] * static_cast<R>(row[b]);
       v += wy[a] * sv;
     }
     return v;
   }
-  const Stencil st = stencil(rows, cols, x, y);
-  R wx[4], wy[4];
-  bspline_weights(static_cast<R>(st.tx), wx);
-  bspline_weights(static_cast<R>(st.ty), wy);
+  const Stencil<D> st = stencil<D>(rows, cols, x, y);
+  BSpline<D>::weights(static_cast<R>(st.tx), wx);
+  BSpline<D>::weights(static_cast<R>(st.ty), wy);
   R v = 0;
   XCORR_UNROLL
-  for (int a = 0; a < 4; ++a) {
+  for (int a = 0; a < K; ++a) {
     const T* row = c + st.row[a];
     R sv = 0;
     XCORR_UNROLL
-    for (int b = 0; b < 4; ++b) sv += wx[b] * static_cast<R>(row[st.col[b]]);
+    for (int b = 0; b < K; ++b) sv += wx[b] * static_cast<R>(row[st.col[b]]);
     v += wy[a] * sv;
   }
+  return v;
+}
+
+// Gaussian smoothing applied to both images before interpolation (DicOptions::prefilter):
+// taps w[0 .. 2 r] of a sampled Gaussian of `sigma` px, r = ceil(3 sigma) <= kMaxGaussianRadius,
+// normalised to sum 1. Returns r (0: sigma <= 0, no smoothing).
+constexpr int kMaxGaussianRadius = 8;
+XCORR_HD inline int gaussian_taps(double sigma, double w[2 * kMaxGaussianRadius + 1]) {
+  if (!(sigma > 0)) return 0;
+  int r = static_cast<int>(ceil(3 * sigma));
+  if (r > kMaxGaussianRadius) r = kMaxGaussianRadius;
+  double sum = 0;
+  for (int k = -r; k <= r; ++k) sum += w[k + r] = exp(-0.5 * k * k / (sigma * sigma));
+  for (int k = 0; k <= 2 * r; ++k) w[k] /= sum;
+  return r;
+}
+// The smoothed sample i of n samples spaced by `stride` (mirror boundaries, as the spline's).
+template <class T>
+XCORR_HD inline double gaussian_at(const T* s, long long n, long long stride, long long i,
+                                   const double* w, int r) {
+  double v = 0;
+  for (int k = -r; k <= r; ++k)
+    v += w[k + r] * static_cast<double>(s[mirror_index(i + k, n) * stride]);
   return v;
 }
 
@@ -230,6 +313,21 @@ XCORR_HD inline void cholesky_solve(const double* l, double* x) {
 // tests/core/dic/icgn_test.cpp).
 constexpr double kGradientNoiseGain = 1.3923048454132638;  // 6 sqrt(3) - 9
 
+// What the uncertainty needs to know about the images' noise after smoothing and
+// interpolation (core/dic/bspline.hpp, noise_model()):
+// - kappa: the gain of white noise through the smoothing and the spline's gradient at the pixel
+//   centres, relative to the smoothed noise's own variance (the cubic spline without smoothing:
+//   6 sqrt(3) - 9);
+// - scale_u, scale_v: the smoothing makes neighbouring residuals correlated, so the per-pixel
+//   residual variance understates the error's: Var = s_e^2 (gamma / rho0) H^-1..., with rho0 the
+//   smoothing's noise power gain (sum of the squared 2-D taps) and gamma = sum g (rho * g) /
+//   sum g^2 the reference gradients' share that survives the noise's autocorrelation rho
+//   (x gradients for u, y for v). 1 without smoothing.
+struct NoiseModel {
+  double kappa = kGradientNoiseGain;
+  double scale_u = 1, scale_v = 1;
+};
+
 // The basis moments B = sum b b^T over a subset x subset square (offsets -h..h) of the shape
 // function's position terms: first order b = (1, i, j), second order b = (1, i, j, i^2/2, ij,
 // j^2/2); packed lower triangle (3 or 6 rows). Closed form: the odd sums vanish, with
@@ -264,18 +362,18 @@ XCORR_HD inline void basis_moments(int subset, double* b) {
 // s_e^2 = sum e^2 / (n - N) = df^2 ZNSSD / (n - N) the residual's variance per pixel (reference
 // grey values; ZNSSD = 2 (1 - zncc)), s_f^2 = s_e^2 / 2 (the two images equally noisy).
 // l: the Cholesky factor of H (cholesky<N>); b: the N/2 x N/2 basis moments, packed lower
-// triangle. Both NaN when n <= N; the naive estimate when H_t is not positive definite (noise
-// as strong as the texture).
+// triangle. model: the noise after smoothing and interpolation (NoiseModel). Both NaN when n <= N;
+// the naive estimate when H_t is not positive definite (noise as strong as the texture).
 template <int N>
 XCORR_HD inline void noise_sigma(const double* l, const double* b, double df, double zncc, int n,
-                                 int iu, int iv, double& su, double& sv) {
+                                 int iu, int iv, const NoiseModel& model, double& su, double& sv) {
   constexpr int P = N * (N + 1) / 2, M = N / 2;
   if (n <= N) {
     su = sv = NAN;
     return;
   }
   const double se2 = df * df * fmax(2 * (1 - zncc), 0.0) / (n - N);
-  const double noise = se2 / 2 * kGradientNoiseGain;
+  const double noise = se2 / 2 * model.kappa;
   double h[P], t[P];
   for (int r = 0; r < N; ++r)  // H = L L^T, and H_t = H - N
     for (int c = 0; c <= r; ++c) {
@@ -290,9 +388,10 @@ XCORR_HD inline void noise_sigma(const double* l, const double* b, double df, do
   for (int which = 0; which < 2; ++which) {
     double a[N] = {};
     a[which == 0 ? iu : iv] = 1;
+    const double scale = which == 0 ? model.scale_u : model.scale_v;
     if (!sandwich) {
       cholesky_solve<N>(l, a);
-      (which == 0 ? su : sv) = sqrt(se2 * a[which == 0 ? iu : iv]);
+      (which == 0 ? su : sv) = sqrt(se2 * scale * a[which == 0 ? iu : iv]);
       continue;
     }
     cholesky_solve<N>(t, a);  // a = H_t^-1 e_i; a^T H a
@@ -300,7 +399,7 @@ XCORR_HD inline void noise_sigma(const double* l, const double* b, double df, do
     for (int r = 0; r < N; ++r)
       for (int c = 0; c < N; ++c)
         q += a[r] * a[c] * h[r >= c ? r * (r + 1) / 2 + c : c * (c + 1) / 2 + r];
-    (which == 0 ? su : sv) = sqrt(se2 * q);
+    (which == 0 ? su : sv) = sqrt(se2 * scale * q);
   }
 }
 XCORR_HD inline bool cholesky6(double h[21]) {

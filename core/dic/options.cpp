@@ -29,6 +29,14 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                            &O::search_radius, 0, kNoLimit),
           enum_field<O>("shape", "Shape function", "First- or second-order subset shape function",
                         &O::shape),
+          enum_field<O>("interpolation", "Interpolation",
+                        "B-spline of the sub-pixel interpolation: quintic (least bias) or cubic "
+                        "(faster)",
+                        &O::interpolation),
+          real_field<O>("prefilter", "Prefilter", "px",
+                        "Sigma of the Gaussian that smooths both images before interpolation "
+                        "(0: none)",
+                        &O::prefilter, 0, 2),
           integer_field<O>("max_iterations", "Max iterations", "", "IC-GN iterations per point",
                            &O::max_iterations, 1, kNoLimit),
           real_field<O>("convergence", "Convergence", "px",

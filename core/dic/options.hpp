@@ -20,6 +20,7 @@ enum class Propagation { independent, reliability_guided };
 enum class StackMode { reference, incremental };
 enum class StrainKind { green_lagrange, engineering };
 enum class OnOff { on, off };
+enum class Interpolation { quintic, cubic };
 
 }  // namespace xcorr::dic
 
@@ -46,6 +47,11 @@ struct EnumLabels<dic::OnOff> {
                                                                  {dic::OnOff::off, "off"}};
 };
 template <>
+struct EnumLabels<dic::Interpolation> {
+  static constexpr std::pair<dic::Interpolation, const char*> table[] = {
+      {dic::Interpolation::quintic, "quintic"}, {dic::Interpolation::cubic, "cubic"}};
+};
+template <>
 struct EnumLabels<dic::StrainKind> {
   static constexpr std::pair<dic::StrainKind, const char*> table[] = {
       {dic::StrainKind::green_lagrange, "green_lagrange"},
@@ -67,6 +73,11 @@ struct DicOptions {
   // registered again from it, else marked inconsistent (core/dic/consistency.hpp); 0: off
   double max_deviation = 1.0;
   ShapeFunction shape = ShapeFunction::first_order;
+  // B-spline of IC-GN's interpolation; and the sigma (px) of a Gaussian that smooths both
+  // images before it (0: none). Together they remove the interpolation's sub-pixel bias
+  // (docs/dic.md, "Sub-pixel bias").
+  Interpolation interpolation = Interpolation::quintic;
+  double prefilter = 0.6;
   Propagation propagation = Propagation::independent;
   StackMode stack_mode = StackMode::reference;
   int reference_update = 0;  // incremental mode: new reference every N frames (0 or 1: every

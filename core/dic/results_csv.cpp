@@ -68,7 +68,11 @@ std::string csv_header(const CsvContext& c) {
        "Hessian)\n";
   h += "# scale: " + io::describe(c.scale) + "\n";
   h += "# settings: " + describe_fields(dic_option_table(), o) + "\n";
-  h += "# model: ZNSSD criterion, bicubic B-spline interpolation\n";
+  h += std::string("# model: ZNSSD criterion, ") +
+       (o.interpolation == Interpolation::quintic ? "biquintic" : "bicubic") +
+       " B-spline interpolation" +
+       (o.prefilter > 0 ? " of both images smoothed by a Gaussian (sigma = prefilter px)" : "") +
+       "\n";
   std::string roi;
   for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
   h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";

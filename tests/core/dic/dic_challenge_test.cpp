@@ -1,8 +1,9 @@
 // DIC Challenge 1.0 images (../shared/data/dic-challenge): sample 5 (0.1 px translation and the
 // noise-only pair) and sample 14 (0.1 px sinusoidal chirp, L1/L3/L5), scored as the challenge
 // does. Prints a table (bias, noise, RMSE, spatial resolution) and checks the issue's bounds:
-// sample 5 |bias| <= 0.005 px and std <= 0.01 px (subset 31, step 8); sample 14 (subset 35,
-// step 10) bias and RMSE guards near what was measured. Skips when the shared data is absent.
+// sample 5 |bias| <= 0.0005 px and std <= 0.0032 px (subset 31, step 8; issue 18); sample 14
+// (subset 35, step 10) bias and RMSE guards near what was measured. Skips when the shared data is
+// absent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -112,10 +113,12 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
     std::printf("| %s | %.2f, %.2f | %d/%d | %+.5f | %.5f | %+.5f | %.5f |\n", name.c_str(), truth,
                 truth, su.points, valid, su.bias, su.noise, sv.bias, sv.noise);
     EXPECT_EQ(su.points, valid) << name << ": every point whose subset fits";
-    EXPECT_LE(std::abs(su.bias), 0.005) << name;
-    EXPECT_LE(std::abs(sv.bias), 0.005) << name;
-    EXPECT_LE(su.noise, 0.01) << name;
-    EXPECT_LE(sv.noise, 0.01) << name;
+    // Issue 18: |bias| <= 0.0005 px without raising the noise floor (sd <= 0.0032 px); the
+    // challenge's own bounds are 0.005 and 0.01.
+    EXPECT_LE(std::abs(su.bias), 0.0005) << name;
+    EXPECT_LE(std::abs(sv.bias), 0.0005) << name;
+    EXPECT_LE(su.noise, 0.0032) << name;
+    EXPECT_LE(sv.noise, 0.0032) << name;
   }
 }
 
@@ -213,48 +216,55 @@ TEST(DicChallenge, Sample14Chirp) {
   const Stack<float> ref = load(kData / "sample14" / "reference.tif");
   const auto truth = read_truth();
   ASSERT_EQ(truth.size(), static_cast<std::size_t>(ref.cols()));
-  DicOptions o;
-  o.subset = 35;
-  o.step = 10;
   std::printf(
-      "| sample 14 | points | bias u px | noise u px | RMSE u px | spatial resolution px |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|\n");
+      "| sample 14 | subset px | points | bias u px | noise u px | RMSE u px | spatial "
+      "resolution px |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   const char* names[] = {"L1", "L3", "L5"};
-  for (int level = 0; level < 3; ++level) {
-    const Stack<float> def = load(kData / "sample14" / (std::string(names[level]) + ".tif"));
-    auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
-    ASSERT_TRUE(r.is_ok()) << r.status().message();
-    const Grid& g = r.value().grid;
-    std::vector<double> truth_u(truth.size()), errors;
-    for (std::size_t x = 0; x < truth.size(); ++x) truth_u[x] = truth[x][1 + 2 * level];
-    std::vector<double> sum(static_cast<std::size_t>(g.cols), 0),
-        n(static_cast<std::size_t>(g.cols), 0);
-    Ring ring;
-    int valid = 0;
-    for (const PointResult& p : r.value().frames[0].points) {
-      valid += p.status != PointStatus::outside_roi;
-      if (p.status != PointStatus::converged) continue;
-      const auto x = static_cast<std::size_t>(std::lround(p.x));
-      errors.push_back(p.u - truth_u[x]);
-      ring.add(p, p.u - truth_u[x], o, ref.rows(), ref.cols());
-      const auto c = static_cast<std::size_t>((x - static_cast<std::size_t>(o.subset / 2)) /
-                                              static_cast<std::size_t>(o.step));
-      sum[c] += p.u;
-      n[c] += 1;
+  for (const int subset : {35, 41})
+    for (int level = 0; level < 3; ++level) {
+      DicOptions o;
+      o.subset = subset;
+      o.step = 10;
+      const Stack<float> def = load(kData / "sample14" / (std::string(names[level]) + ".tif"));
+      auto r = run_dic(testing::cpu_registry(), ref[0], def.view(), Roi{}, o);
+      ASSERT_TRUE(r.is_ok()) << r.status().message();
+      const Grid& g = r.value().grid;
+      std::vector<double> truth_u(truth.size()), errors;
+      for (std::size_t x = 0; x < truth.size(); ++x) truth_u[x] = truth[x][1 + 2 * level];
+      std::vector<double> sum(static_cast<std::size_t>(g.cols), 0),
+          n(static_cast<std::size_t>(g.cols), 0);
+      Ring ring;
+      int valid = 0;
+      for (const PointResult& p : r.value().frames[0].points) {
+        valid += p.status != PointStatus::outside_roi;
+        if (p.status != PointStatus::converged) continue;
+        const auto x = static_cast<std::size_t>(std::lround(p.x));
+        errors.push_back(p.u - truth_u[x]);
+        ring.add(p, p.u - truth_u[x], o, ref.rows(), ref.cols());
+        const auto c = static_cast<std::size_t>((x - static_cast<std::size_t>(o.subset / 2)) /
+                                                static_cast<std::size_t>(o.step));
+        sum[c] += p.u;
+        n[c] += 1;
+      }
+      std::vector<double> mean(sum.size());
+      for (std::size_t c = 0; c < sum.size(); ++c) mean[c] = n[c] > 0 ? sum[c] / n[c] : NAN;
+      const Score s = score(errors);
+      const double res = spatial_resolution(truth_u, g, mean);
+      std::printf("| %s | %d | %d/%d | %+.5f | %.5f | %.5f | %.0f |\n", names[level], subset,
+                  s.points, valid, s.bias, s.noise, s.rmse, res);
+      ring.print(std::string("sample 14 ") + names[level] + " subset " + std::to_string(subset));
+      EXPECT_EQ(s.points, valid) << names[level] << ": every point whose subset fits";
+      // Issue 18 asks for L1 RMSE <= 0.01 px. At subset 35 the error is the images' noise
+      // (0.0119 px; v, whose truth is 0, scatters as much: docs/dic.md); subset 41 reaches it, at a
+      // cost in spatial resolution the table shows. Guards for the rest:
+      EXPECT_LE(std::abs(s.bias), 0.002) << names[level];
+      if (subset == 41 && level == 0) {
+        EXPECT_LE(s.rmse, 0.010) << names[level];
+      } else {
+        EXPECT_LE(s.rmse, level == 0 ? 0.013 : 0.015) << names[level];
+      }
     }
-    std::vector<double> mean(sum.size());
-    for (std::size_t c = 0; c < sum.size(); ++c) mean[c] = n[c] > 0 ? sum[c] / n[c] : NAN;
-    const Score s = score(errors);
-    const double res = spatial_resolution(truth_u, g, mean);
-    std::printf("| %s | %d/%d | %+.5f | %.5f | %.5f | %.0f |\n", names[level], s.points, valid,
-                s.bias, s.noise, s.rmse, res);
-    ring.print(std::string("sample 14 ") + names[level]);
-    EXPECT_EQ(s.points, valid) << names[level] << ": every point whose subset fits";
-    // The issue's aim for L1 is RMSE <= 0.01 px; measured 0.0118 px, at the noise floor of these
-    // images for subset 35 (v, whose truth is 0, scatters as much: docs/dic.md). Guards:
-    EXPECT_LE(std::abs(s.bias), 0.002) << names[level];
-    EXPECT_LE(s.rmse, level == 0 ? 0.013 : 0.015) << names[level];
-  }
 }
 
 }  // namespace

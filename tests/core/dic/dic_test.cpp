@@ -280,30 +280,31 @@ TEST(Dic, CancelStopsAfterTheCurrentFrame) {
 // With an ROI the work covers a window around it (DicSession); points that move far make the
 // window grow before their search could reach past it. The results must equal the whole image's:
 // an ROI with the same mask whose bounding box spans the image (a 2 px corner added and taken away
-// again at two corners) runs on the whole image. 8 frames moving 4.5 px and -2 px each (36 px in
-// all, more than the first window's margin of 28 px) at search radius 5, in both stack modes.
+// again at two corners) runs on the whole image (320 px). 8 frames moving 7.5 px and -2 px each
+// (60 px in all, more than the first window's margin of 10 + 2 x 8 + 24 = 50 px: subset half,
+// twice the search radius 8, spline_reach) in both stack modes.
 // Points that fail may fail differently (an IC-GN that wanders off reads outside_roi at the
 // window's edge, diverged inside the image): only converged points are compared.
 TEST(Dic, AnRoiWindowGivesTheWholeImagesResults) {
-  const auto o = pattern(200, 21);
+  const auto o = pattern(320, 21);
   const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
   constexpr Index kFrames = 8;
-  Stack<float> frames(200, 200, kFrames);
+  Stack<float> frames(320, 320, kFrames);
   for (Index k = 0; k < kFrames; ++k) {
     const double t = static_cast<double>(k + 1);
     const Stack<float> f =
-        synth::render_speckle_field(o, synth::translation_field(4.5 * t, -2.0 * t));
+        synth::render_speckle_field(o, synth::translation_field(7.5 * t, -2.0 * t));
     std::copy(f.values().begin(), f.values().end(), frames[k].data);
   }
   const Roi small{{parse_roi_shape("rect:60,70,50,40").value()}};
   Roi spanning = small;
-  for (const char* s : {"rect:0,0,2,2", "-rect:0,0,2,2", "rect:197,197,2,2", "-rect:197,197,2,2"})
+  for (const char* s : {"rect:0,0,2,2", "-rect:0,0,2,2", "rect:317,317,2,2", "-rect:317,317,2,2"})
     spanning.shapes.push_back(parse_roi_shape(s).value());
   for (const StackMode mode : {StackMode::reference, StackMode::incremental}) {
     DicOptions opt;
     opt.subset = 21;
     opt.step = 6;
-    opt.search_radius = 5;
+    opt.search_radius = 8;
     opt.stack_mode = mode;
     auto windowed = run_dic(testing::cpu_registry(), ref[0], frames.view(), small, opt);
     auto whole = run_dic(testing::cpu_registry(), ref[0], frames.view(), spanning, opt);
@@ -327,7 +328,7 @@ TEST(Dic, AnRoiWindowGivesTheWholeImagesResults) {
         EXPECT_NEAR(p.v, q.v, 1e-6) << where;
         EXPECT_NEAR(p.exx, q.exx, 1e-6) << where;
         EXPECT_NEAR(p.zncc, q.zncc, 1e-6) << where;
-        EXPECT_NEAR(p.u, 4.5 * static_cast<double>(f + 1), 0.02) << where;
+        EXPECT_NEAR(p.u, 7.5 * static_cast<double>(f + 1), 0.02) << where;
       }
       EXPECT_GE(compared, 40) << "frame " << f + 1;
     }

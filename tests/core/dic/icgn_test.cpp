@@ -29,7 +29,8 @@ TEST(Icgn, RecoversASubPixelTranslationFromAnIntegerStart) {
   const auto ref = synth::render_speckle(pattern(), 0, 0);
   const auto def = synth::render_speckle(pattern(), 0.3, -0.45);  // (dy, dx): content moves
   const BSplineImage r(ref[0]), d(def[0]);
-  const IcgnResult res = icgn(r, d, 48, 48, Warp{0, 0, 0, 0, 0, 0}, DicOptions{});
+  const IcgnResult res =
+      icgn(r, d, 48, 48, Warp{0, 0, 0, 0, 0, 0}, DicOptions{}, math::NoiseModel{});
   ASSERT_EQ(res.status, PointStatus::converged);
   EXPECT_NEAR(res.p[0], -0.45, 0.01);  // u
   EXPECT_NEAR(res.p[3], 0.3, 0.01);    // v
@@ -42,7 +43,8 @@ TEST(Icgn, RecoversAnAffineDeformation) {
   const auto def = synth::render_speckle_field(
       pattern(), synth::affine_field(1.2, -0.6, 0.01, -0.004, 0.003, 0.008, 48, 48));
   const BSplineImage r(ref[0]), d(def[0]);
-  const IcgnResult res = icgn(r, d, 48, 48, Warp{1, 0, 0, -1, 0, 0}, DicOptions{});
+  const IcgnResult res =
+      icgn(r, d, 48, 48, Warp{1, 0, 0, -1, 0, 0}, DicOptions{}, math::NoiseModel{});
   ASSERT_EQ(res.status, PointStatus::converged);
   EXPECT_NEAR(res.p[0], 1.2, 0.01);
   EXPECT_NEAR(res.p[3], -0.6, 0.01);
@@ -53,12 +55,14 @@ TEST(Icgn, RecoversAnAffineDeformation) {
 TEST(Icgn, FlatSubsetsAreLowTextureAndEscapingOnesOutsideTheImage) {
   Stack<float> flat(64, 64, 1, 1000.0f);
   const BSplineImage f(flat[0]);
-  EXPECT_EQ(icgn(f, f, 32, 32, Warp{}, DicOptions{}).status, PointStatus::low_texture);
+  EXPECT_EQ(icgn(f, f, 32, 32, Warp{}, DicOptions{}, math::NoiseModel{}).status,
+            PointStatus::low_texture);
   const auto ref = synth::render_speckle(pattern(), 0, 0);
   const BSplineImage r(ref[0]);
-  EXPECT_EQ(icgn(r, r, 10, 48, Warp{}, DicOptions{}).status, PointStatus::outside_roi)
+  EXPECT_EQ(icgn(r, r, 10, 48, Warp{}, DicOptions{}, math::NoiseModel{}).status,
+            PointStatus::outside_roi)
       << "a 31 px subset at x = 10 leaves the image";
-  EXPECT_EQ(icgn(r, r, 48, 48, Warp{40, 0, 0, 0, 0, 0}, DicOptions{}).status,
+  EXPECT_EQ(icgn(r, r, 48, 48, Warp{40, 0, 0, 0, 0, 0}, DicOptions{}, math::NoiseModel{}).status,
             PointStatus::outside_image)
       << "the warped subset leaves the deformed image";
 }
@@ -80,7 +84,7 @@ TEST(Icgn, ASubPixelExcursionPastTheBorderIsMeasured) {
     for (const double d : {0.01, 0.05, 0.25, 0.45}) {
       const auto def = synth::render_speckle(pattern(), d * s.dy, d * s.dx);
       const BSplineImage dd(def[0]);
-      const IcgnResult res = icgn(r, dd, s.x, s.y, Warp{}, DicOptions{});
+      const IcgnResult res = icgn(r, dd, s.x, s.y, Warp{}, DicOptions{}, math::NoiseModel{});
       ASSERT_EQ(res.status, PointStatus::converged) << s.x << "," << s.y << " moved " << d;
       worst = std::max({worst, std::abs(res.p[0] - d * s.dx), std::abs(res.p[3] - d * s.dy)});
       // The reflected strip costs accuracy in proportion to its width (measured, noise-free:
@@ -94,7 +98,8 @@ TEST(Icgn, ASubPixelExcursionPastTheBorderIsMeasured) {
     }
     const auto far = synth::render_speckle(pattern(), 0.7 * s.dy, 0.7 * s.dx);
     const BSplineImage fd(far[0]);
-    EXPECT_EQ(icgn(r, fd, s.x, s.y, Warp{}, DicOptions{}).status, PointStatus::outside_image)
+    EXPECT_EQ(icgn(r, fd, s.x, s.y, Warp{}, DicOptions{}, math::NoiseModel{}).status,
+              PointStatus::outside_image)
         << s.x << "," << s.y << " moved 0.7 px";
   }
   std::printf("[ border ] worst error of a border subset moved outward 0.01-0.45 px: %.4f px\n",
@@ -107,30 +112,39 @@ TEST(Icgn, ASubPixelExcursionPastTheBorderIsMeasured) {
 namespace xcorr::dic {
 namespace {
 
-// kappa: white noise through the B-spline interpolant's gradient at the pixel centres, summed
-// from the prefilter's impulse response (the constant math::noise_sigma uses), and measured on
-// a BSplineImage of white noise.
+// kappa: white noise through the smoothing and the B-spline interpolant's gradient at the pixel
+// centres, relative to the smoothed noise's variance. The cubic spline's, summed from its
+// prefilter's impulse response, is the constant 6 sqrt(3) - 9; gradient_noise_gain() (what the
+// uncertainty uses) against it and against a BSplineImage of white noise for every setting.
 TEST(NoiseSigma, TheGradientNoiseGainIsTheSplinesOwn) {
   const double z = std::sqrt(3.0) - 2;
   const auto p = [z](int m) { return std::sqrt(3.0) * std::pow(z, std::abs(m)); };
   double kappa = 0;
   for (int m = -40; m <= 40; ++m) kappa += std::pow((p(m + 1) - p(m - 1)) / 2, 2);
   EXPECT_NEAR(kappa, math::kGradientNoiseGain, 1e-12);
+  EXPECT_NEAR(gradient_noise_gain(Interpolation::cubic, 0), kappa, 1e-6);
   std::mt19937 g(7);
   std::normal_distribution<double> noise(0, 1);
   Stack<float> img(400, 400, 1);
   for (float& v : img.values()) v = static_cast<float>(noise(g));
-  const BSplineImage spline(img[0]);
-  double sum = 0;
-  int count = 0;
-  for (int y = 20; y < 380; ++y)
-    for (int x = 20; x < 380; ++x) {
-      double v = 0, gx = 0, gy = 0;
-      spline.value_gradient(x, y, v, gx, gy);
-      sum += gx * gx + gy * gy;
-      count += 2;
+  for (const Interpolation interp : {Interpolation::cubic, Interpolation::quintic})
+    for (const double sigma : {0.0, 0.6, 1.0}) {
+      const BSplineImage spline(img[0], interp, sigma);
+      double sum = 0, var = 0;
+      int count = 0;
+      for (int y = 20; y < 380; ++y)
+        for (int x = 20; x < 380; ++x) {
+          double v = 0, gx = 0, gy = 0;
+          spline.value_gradient(x, y, v, gx, gy);
+          sum += gx * gx + gy * gy;
+          var += 2 * v * v;
+          count += 2;
+        }
+      const double expected = gradient_noise_gain(interp, sigma);
+      std::printf("kappa %s sigma %.1f: %.4f (measured %.4f)\n", label(interp), sigma, expected,
+                  sum / var);
+      EXPECT_NEAR(sum / var, expected, 0.02 * expected) << label(interp) << " " << sigma;
     }
-  EXPECT_NEAR(sum / count, kappa, 0.02 * kappa);
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ TEST(Uncertainty, TheReportedSigmaMatchesTheScatterAtThreeNoiseLevels) {
       const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 1);
       const Stack<float> def = synth::render_speckle_field(s, synth::translation_field(tu, tv), 2);
       DicOptions o;
+      if (shape == ShapeFunction::first_order && noise == 250.0) {
+        const math::NoiseModel m = noise_model(ref[0], o.interpolation, o.prefilter);
+        std::printf("noise model (quintic, prefilter %.1f px): kappa %.3f, c_u %.2f, c_v %.2f\n",
+                    o.prefilter, m.kappa, m.scale_u, m.scale_v);
+      }
       o.subset = 21;
       o.step = 21;
       o.shape = shape;
