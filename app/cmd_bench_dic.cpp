@@ -73,6 +73,10 @@ Status run_bench_dic(BenchDicOptions o) {
           "%.4f, download %.4f\n",
           st.coefficients, st.integer_guess, st.guess_gather, st.guess_search, st.icgn,
           st.download);
+    if (st.waves > 0 || st.propagation > 0)
+      std::printf(
+          "  reliability-guided: %.4f s after the independent pass, %d waves, %lld points\n",
+          st.propagation, st.waves, st.wave_points);
     rows.push_back({{"device", r.value().device},
                     {"stage_coefficients_s", st.coefficients},
                     {"stage_integer_guess_s", st.integer_guess},
@@ -80,6 +84,9 @@ Status run_bench_dic(BenchDicOptions o) {
                     {"stage_guess_search_s", st.guess_search},
                     {"stage_icgn_s", st.icgn},
                     {"stage_download_s", st.download},
+                    {"stage_propagation_s", st.propagation},
+                    {"waves", st.waves},
+                    {"wave_points", st.wave_points},
                     {"size", o.size},
                     {"subset", o.dic.subset},
                     {"step", o.dic.step},

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/dic/bspline.hpp"
+#include "core/dic/consistency.hpp"
 #include "core/dic/icgn_math.hpp"
 #include "core/parallel.hpp"
 #include "core/round.hpp"
@@ -128,7 +129,8 @@ struct IcgnArgs {
   int rows, cols;
   const double* cx;
   const double* cy;
-  const int2* start;  // integer guess per listed point
+  const int2* start;         // integer guess per listed point
+  const double* start_warp;  // or, when not null, 6 warp parameters per point (reliability waves)
   int count;
   int subset, max_iterations;
   double convergence, min_zncc, min_texture;
@@ -191,8 +193,13 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
   IcgnOut r{};
-  r.p[0] = a.start[k].x;
-  r.p[3] = a.start[k].y;
+  if (a.start_warp != nullptr) {
+#pragma unroll
+    for (int u = 0; u < 6; ++u) r.p[u] = a.start_warp[6 * k + u];
+  } else {
+    r.p[0] = a.start[k].x;
+    r.p[3] = a.start[k].y;
+  }
   r.status = static_cast<int>(dic::PointStatus::diverged);
   auto finish = [&] {
     if (lane == 0) a.out[k] = r;
@@ -344,10 +351,6 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
-    if (o.propagation != dic::Propagation::independent) {
-      return Status{ErrorCode::unsupported,
-                    "reliability-guided propagation runs on the CPU (--device cpu)"};
-    }
     if (o.shape != dic::ShapeFunction::first_order) {
       return Status{ErrorCode::unsupported,
                     "second-order shape functions run on the CPU (--device cpu)"};
@@ -472,28 +475,11 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
-    const bool quintic = o.interpolation == dic::Interpolation::quintic;
-    static const cudaError_t opt_in = [] {
-      const cudaError_t e = cudaFuncSetAttribute(
-          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
-      return e != cudaSuccess
-                 ? e
-                 : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kMaxIcgnSmem);
-    }();
-    XCORR_CUDA_TRY(opt_in);
-    const IcgnArgs args{ref_c_.get(),  def_c_.get(), rows,          cols,   cx_.get(),
-                        cy_.get(),     start_.get(), count,         S,      o.max_iterations,
-                        o.convergence, o.min_zncc,   o.min_texture, noise_, out_.get()};
-    const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
-                                   3 * n_px * static_cast<int>(sizeof(float)));
-    const int blocks = (count + kIcgnWarps - 1) / kIcgnWarps;
-    if (quintic) {
-      icgn_kernel<5><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
-    } else {
-      icgn_kernel<3><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
-    }
-    XCORR_LAUNCH_TRY("icgn_kernel");
+    const IcgnArgs args{ref_c_.get(),     def_c_.get(),  rows,       cols,          cx_.get(),
+                        cy_.get(),        start_.get(),  nullptr,    count,         S,
+                        o.max_iterations, o.convergence, o.min_zncc, o.min_texture, noise_,
+                        out_.get()};
+    XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
                                    cudaMemcpyDeviceToHost, stream));
@@ -518,16 +504,19 @@ class GpuRegistrar final : public dic::FrameRegistrar {
             q = dic::IcgnResult{};
             continue;
           }
-          const IcgnOut& g = results_h_[i++];
-          std::copy(g.p, g.p + 6, q.p.begin());
-          q.zncc = g.zncc;
-          q.sigma_u = g.sigma_u;
-          q.sigma_v = g.sigma_v;
-          q.iterations = g.iterations;
-          q.status = static_cast<dic::PointStatus>(g.status);
+          q = to_result(results_h_[i++]);
         }
       }
     });
+    stages_.propagation = 0;
+    stages_.waves = 0;
+    stages_.wave_points = 0;
+    if (o.propagation == dic::Propagation::reliability_guided) {
+      const auto w0 = std::chrono::steady_clock::now();
+      XCORR_RETURN_IF_ERROR(reliability_waves(in, o, stream));
+      stages_.propagation =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    }
     last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress != nullptr &&
         !(*progress)(2 * static_cast<Index>(count), 2 * static_cast<Index>(count)))
@@ -536,6 +525,164 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   }
 
  private:
+  static dic::IcgnResult to_result(const IcgnOut& g) {
+    dic::IcgnResult q;
+    std::copy(g.p, g.p + 6, q.p.begin());
+    q.zncc = g.zncc;
+    q.sigma_u = g.sigma_u;
+    q.sigma_v = g.sigma_v;
+    q.iterations = g.iterations;
+    q.status = static_cast<dic::PointStatus>(g.status);
+    return q;
+  }
+
+  Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream) {
+    static const cudaError_t opt_in = [] {
+      const cudaError_t e = cudaFuncSetAttribute(
+          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+      return e != cudaSuccess
+                 ? e
+                 : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kMaxIcgnSmem);
+    }();
+    XCORR_CUDA_TRY(opt_in);
+    const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
+                                   3 * args.subset * args.subset * static_cast<int>(sizeof(float)));
+    const int blocks = (args.count + kIcgnWarps - 1) / kIcgnWarps;
+    if (o.interpolation == dic::Interpolation::quintic) {
+      icgn_kernel<5><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+    } else {
+      icgn_kernel<3><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+    }
+    XCORR_LAUNCH_TRY("icgn_kernel");
+    return Status::ok();
+  }
+
+  // Reliability-guided work on the GPU: every point has had its independent pass (integer guess,
+  // IC-GN); the points that did not converge are then started from their best converged
+  // 4-neighbour's warp (highest ZNCC, as the CPU's propagation starts them), in waves: each wave
+  // registers every failed point that has a converged neighbour, once per point, until no point
+  // is left that could be started. Points whose integer-guess match lies outside their search
+  // range (the CPU checks its seeds the same way), and converged points further than
+  // max_deviation from their neighbours' prediction (consistency.hpp), count as failed first, so
+  // a wave may reach them from a neighbour. low_texture and outside_roi are properties of the
+  // reference subset: not tried again.
+  Status reliability_waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+                           cudaStream_t stream) {
+    const dic::Grid& grid = *in.grid;
+    const std::vector<char>& active = *in.active;
+    const std::vector<double>& cx = *in.cx;
+    const std::vector<double>& cy = *in.cy;
+    std::vector<dic::IcgnResult>& pts = reg_.points;
+    const std::size_t n = pts.size();
+    for (std::size_t k = 0; k < n; ++k)
+      if (active[k] && dic::beyond_search(pts[k], (*in.predicted)[k], o.search_radius))
+        pts[k].status = dic::PointStatus::outside_image;
+    // A false peak inside the search range (the true match lies beyond it) can converge far
+    // from what its neighbours say (4.5 px in a test run): such points wait for a neighbour's
+    // start, as the CPU's propagation would have reached them first. Its neighbours may only
+    // converge in the waves, so the check runs again after them (3 rounds at most); what still
+    // disagrees then is inconsistent.
+    std::vector<char> tried(n, 0);
+    std::vector<std::size_t> wave;
+    std::vector<double> wx, wy, warps;
+    const auto retry = [&](std::size_t k) {
+      const dic::PointStatus s = pts[k].status;
+      return active[k] && !tried[k] && s != dic::PointStatus::converged &&
+             s != dic::PointStatus::low_texture && s != dic::PointStatus::outside_roi;
+    };
+    const auto mark_suspects = [&](bool retry_them) {
+      if (o.max_deviation <= 0) return false;
+      const std::vector<dic::Suspect> suspects =
+          dic::find_suspects(grid, cx, cy, active, pts, o.max_deviation);
+      for (const dic::Suspect& s : suspects) {
+        pts[s.index].status = dic::PointStatus::inconsistent;
+        if (retry_them) tried[s.index] = 0;
+      }
+      return !suspects.empty();
+    };
+    mark_suspects(true);
+    for (int round = 0; round < 3; ++round) {
+      XCORR_RETURN_IF_ERROR(run_waves(in, o, tried, retry, wave, wx, wy, warps, stream));
+      if (!mark_suspects(round < 2)) break;
+    }
+    return Status::ok();
+  }
+
+  // Waves until no failed point has a converged neighbour it has not been started from.
+  template <class Retry>
+  Status run_waves(const dic::FrameInputs& in, const dic::DicOptions& o, std::vector<char>& tried,
+                   const Retry& retry, std::vector<std::size_t>& wave, std::vector<double>& wx,
+                   std::vector<double>& wy, std::vector<double>& warps, cudaStream_t stream) {
+    const dic::Grid& grid = *in.grid;
+    const std::vector<char>& active = *in.active;
+    const std::vector<double>& cx = *in.cx;
+    const std::vector<double>& cy = *in.cy;
+    std::vector<dic::IcgnResult>& pts = reg_.points;
+    const std::size_t n = pts.size();
+    std::vector<std::size_t> failed;  // the candidates, scanned by each wave
+    for (std::size_t k = 0; k < n; ++k)
+      if (retry(k)) failed.push_back(k);
+    for (;;) {
+      wave.clear(), wx.clear(), wy.clear(), warps.clear();
+      std::erase_if(failed, [&](std::size_t k) { return !retry(k); });
+      for (const std::size_t k : failed) {
+        const Index r = static_cast<Index>(k) / grid.cols, c = static_cast<Index>(k) % grid.cols;
+        const Index nr[4] = {r - 1, r + 1, r, r}, nc[4] = {c, c, c - 1, c + 1};
+        std::size_t best = n;
+        for (int e = 0; e < 4; ++e) {
+          if (nr[e] < 0 || nc[e] < 0 || nr[e] >= grid.rows || nc[e] >= grid.cols) continue;
+          const auto q = static_cast<std::size_t>(nr[e] * grid.cols + nc[e]);
+          if (active[q] && pts[q].status == dic::PointStatus::converged &&
+              (best == n || pts[q].zncc > pts[best].zncc))
+            best = q;
+        }
+        if (best == n) continue;
+        const dic::Warp& p = pts[best].p;
+        const double dx = cx[k] - cx[best], dy = cy[k] - cy[best];
+        const double start[6] = {p[0] + p[1] * dx + p[2] * dy, p[1], p[2],
+                                 p[3] + p[4] * dx + p[5] * dy, p[4], p[5]};
+        wave.push_back(k);
+        wx.push_back(cx[k]);
+        wy.push_back(cy[k]);
+        warps.insert(warps.end(), start, start + 6);
+      }
+      if (wave.empty()) return Status::ok();
+      const int count = static_cast<int>(wave.size());
+      ++stages_.waves;
+      stages_.wave_points += count;
+      XCORR_RETURN_IF_ERROR(upload(wx.data(), wave.size(), wave_cx_, stream));
+      XCORR_RETURN_IF_ERROR(upload(wy.data(), wave.size(), wave_cy_, stream));
+      XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
+      XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
+      const IcgnArgs args{ref_c_.get(),
+                          def_c_.get(),
+                          static_cast<int>(in.reference.rows),
+                          static_cast<int>(in.reference.cols),
+                          wave_cx_.get(),
+                          wave_cy_.get(),
+                          nullptr,
+                          wave_start_.get(),
+                          count,
+                          o.subset,
+                          o.max_iterations,
+                          o.convergence,
+                          o.min_zncc,
+                          o.min_texture,
+                          noise_,
+                          wave_out_.get()};
+      XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
+      wave_h_.resize(wave.size());
+      XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(), wave.size() * sizeof(IcgnOut),
+                                     cudaMemcpyDeviceToHost, stream));
+      XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
+      for (std::size_t i = 0; i < wave.size(); ++i) {
+        tried[wave[i]] = 1;
+        pts[wave[i]] = to_result(wave_h_[i]);
+      }
+    }
+  }
+
   template <class T>
   static Status upload(const T* host, std::size_t n, DeviceBuffer<T>& dev, cudaStream_t stream) {
     XCORR_RETURN_IF_ERROR(dev.allocate(n));
@@ -665,6 +812,10 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   double ref_prefilter_ = -1;
   m::NoiseModel noise_;
   DeviceBuffer<int2> start_;
+  // The reliability waves' points: positions, start warps (6 each), results.
+  DeviceBuffer<double> wave_cx_, wave_cy_, wave_start_;
+  DeviceBuffer<IcgnOut> wave_out_;
+  std::vector<IcgnOut> wave_h_;
   DeviceBuffer<int> guess_of_;
   DeviceBuffer<GuessPoint> points_;
   DeviceBuffer<IcgnOut> out_;

@@ -3,7 +3,9 @@
 // on the device: B-spline coefficients (float64), the integer guess (device-resident subsets and
 // windows through the engine's GPU variant chosen by its dispatcher, then an argmax kernel) and
 // IC-GN (one warp per point, float64 sums, the arithmetic of core/dic/icgn_math.hpp).
-// Independent points only (reliability-guided propagation is sequential: the CPU does it).
+// Independent points, and reliability-guided work as an independent pass followed by waves that
+// start the failed points from their best converged neighbour (GpuRegistrar::reliability_waves);
+// first-order shape functions only.
 // Without CUDA or a device: ErrorCode::unsupported with the reason.
 #pragma once
 

@@ -65,6 +65,11 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
 struct DicStages {
   double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
   double guess_gather = 0, guess_search = 0;
+  // Reliability-guided work after the independent pass (host wall seconds; 0 otherwise): its
+  // checks, waves and the points the waves registered.
+  double propagation = 0;
+  int waves = 0;
+  long long wave_points = 0;
 };
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
