@@ -601,86 +601,77 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       }
       return !suspects.empty();
     };
+    // Waves until no failed point has a converged neighbour it has not been started from.
+    const auto run_waves = [&]() -> Status {
+      std::vector<std::size_t> failed;  // the candidates, scanned by each wave
+      for (std::size_t k = 0; k < n; ++k)
+        if (retry(k)) failed.push_back(k);
+      for (;;) {
+        wave.clear(), wx.clear(), wy.clear(), warps.clear();
+        std::erase_if(failed, [&](std::size_t k) { return !retry(k); });
+        for (const std::size_t k : failed) {
+          const Index r = static_cast<Index>(k) / grid.cols, c = static_cast<Index>(k) % grid.cols;
+          const Index nr[4] = {r - 1, r + 1, r, r}, nc[4] = {c, c, c - 1, c + 1};
+          std::size_t best = n;
+          for (int e = 0; e < 4; ++e) {
+            if (nr[e] < 0 || nc[e] < 0 || nr[e] >= grid.rows || nc[e] >= grid.cols) continue;
+            const auto q = static_cast<std::size_t>(nr[e] * grid.cols + nc[e]);
+            if (active[q] && pts[q].status == dic::PointStatus::converged &&
+                (best == n || pts[q].zncc > pts[best].zncc))
+              best = q;
+          }
+          if (best == n) continue;
+          const dic::Warp& p = pts[best].p;
+          const double dx = cx[k] - cx[best], dy = cy[k] - cy[best];
+          const double start[6] = {p[0] + p[1] * dx + p[2] * dy, p[1], p[2],
+                                   p[3] + p[4] * dx + p[5] * dy, p[4], p[5]};
+          wave.push_back(k);
+          wx.push_back(cx[k]);
+          wy.push_back(cy[k]);
+          warps.insert(warps.end(), start, start + 6);
+        }
+        if (wave.empty()) return Status::ok();
+        const int count = static_cast<int>(wave.size());
+        ++stages_.waves;
+        stages_.wave_points += count;
+        XCORR_RETURN_IF_ERROR(upload(wx.data(), wave.size(), wave_cx_, stream));
+        XCORR_RETURN_IF_ERROR(upload(wy.data(), wave.size(), wave_cy_, stream));
+        XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
+        XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
+        const IcgnArgs args{ref_c_.get(),
+                            def_c_.get(),
+                            static_cast<int>(in.reference.rows),
+                            static_cast<int>(in.reference.cols),
+                            wave_cx_.get(),
+                            wave_cy_.get(),
+                            nullptr,
+                            wave_start_.get(),
+                            count,
+                            o.subset,
+                            o.max_iterations,
+                            o.convergence,
+                            o.min_zncc,
+                            o.min_texture,
+                            noise_,
+                            wave_out_.get()};
+        XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
+        wave_h_.resize(wave.size());
+        XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(),
+                                       wave.size() * sizeof(IcgnOut), cudaMemcpyDeviceToHost,
+                                       stream));
+        XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
+        for (std::size_t i = 0; i < wave.size(); ++i) {
+          tried[wave[i]] = 1;
+          pts[wave[i]] = to_result(wave_h_[i]);
+        }
+      }
+    };
     mark_suspects(true);
     for (int round = 0; round < 3; ++round) {
-      XCORR_RETURN_IF_ERROR(run_waves(in, o, tried, retry, wave, wx, wy, warps, stream));
+      XCORR_RETURN_IF_ERROR(run_waves());
       if (!mark_suspects(round < 2)) break;
     }
     return Status::ok();
-  }
-
-  // Waves until no failed point has a converged neighbour it has not been started from.
-  template <class Retry>
-  Status run_waves(const dic::FrameInputs& in, const dic::DicOptions& o, std::vector<char>& tried,
-                   const Retry& retry, std::vector<std::size_t>& wave, std::vector<double>& wx,
-                   std::vector<double>& wy, std::vector<double>& warps, cudaStream_t stream) {
-    const dic::Grid& grid = *in.grid;
-    const std::vector<char>& active = *in.active;
-    const std::vector<double>& cx = *in.cx;
-    const std::vector<double>& cy = *in.cy;
-    std::vector<dic::IcgnResult>& pts = reg_.points;
-    const std::size_t n = pts.size();
-    std::vector<std::size_t> failed;  // the candidates, scanned by each wave
-    for (std::size_t k = 0; k < n; ++k)
-      if (retry(k)) failed.push_back(k);
-    for (;;) {
-      wave.clear(), wx.clear(), wy.clear(), warps.clear();
-      std::erase_if(failed, [&](std::size_t k) { return !retry(k); });
-      for (const std::size_t k : failed) {
-        const Index r = static_cast<Index>(k) / grid.cols, c = static_cast<Index>(k) % grid.cols;
-        const Index nr[4] = {r - 1, r + 1, r, r}, nc[4] = {c, c, c - 1, c + 1};
-        std::size_t best = n;
-        for (int e = 0; e < 4; ++e) {
-          if (nr[e] < 0 || nc[e] < 0 || nr[e] >= grid.rows || nc[e] >= grid.cols) continue;
-          const auto q = static_cast<std::size_t>(nr[e] * grid.cols + nc[e]);
-          if (active[q] && pts[q].status == dic::PointStatus::converged &&
-              (best == n || pts[q].zncc > pts[best].zncc))
-            best = q;
-        }
-        if (best == n) continue;
-        const dic::Warp& p = pts[best].p;
-        const double dx = cx[k] - cx[best], dy = cy[k] - cy[best];
-        const double start[6] = {p[0] + p[1] * dx + p[2] * dy, p[1], p[2],
-                                 p[3] + p[4] * dx + p[5] * dy, p[4], p[5]};
-        wave.push_back(k);
-        wx.push_back(cx[k]);
-        wy.push_back(cy[k]);
-        warps.insert(warps.end(), start, start + 6);
-      }
-      if (wave.empty()) return Status::ok();
-      const int count = static_cast<int>(wave.size());
-      ++stages_.waves;
-      stages_.wave_points += count;
-      XCORR_RETURN_IF_ERROR(upload(wx.data(), wave.size(), wave_cx_, stream));
-      XCORR_RETURN_IF_ERROR(upload(wy.data(), wave.size(), wave_cy_, stream));
-      XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
-      XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
-      const IcgnArgs args{ref_c_.get(),
-                          def_c_.get(),
-                          static_cast<int>(in.reference.rows),
-                          static_cast<int>(in.reference.cols),
-                          wave_cx_.get(),
-                          wave_cy_.get(),
-                          nullptr,
-                          wave_start_.get(),
-                          count,
-                          o.subset,
-                          o.max_iterations,
-                          o.convergence,
-                          o.min_zncc,
-                          o.min_texture,
-                          noise_,
-                          wave_out_.get()};
-      XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
-      wave_h_.resize(wave.size());
-      XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(), wave.size() * sizeof(IcgnOut),
-                                     cudaMemcpyDeviceToHost, stream));
-      XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
-      for (std::size_t i = 0; i < wave.size(); ++i) {
-        tried[wave[i]] = 1;
-        pts[wave[i]] = to_result(wave_h_[i]);
-      }
-    }
   }
 
   template <class T>
