@@ -11,7 +11,8 @@
 //      iteration one pass over the deformed subset from the frame's spline accumulating the
 //      moments the ZNSSD step needs (see Moments), the 6x6 solve and the inverse-compositional
 //      update (math::*, the same code as the CPU path).
-// Instantiations: icgn_kernel and the prefilter kernels for the cubic (3) and quintic (5) B-spline.
+// Instantiations: icgn_kernel, icgn2_kernel (second order) and the prefilter kernels for the cubic
+// (3) and quintic (5) B-spline.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -143,6 +144,25 @@ __device__ inline double warp_sum(double v) {
   return v;
 }
 
+// The reference subset centred at (x, y): values and gradients into sf, sgx, sgy (shared, float;
+// the lane's pixels q = lane, lane + 32, ...), and the values' mean (every lane).
+template <int D>
+__device__ inline double reference_subset(const IcgnArgs& a, double x, double y, int lane,
+                                          float* sf, float* sgx, float* sgy) {
+  const int S = a.subset, h = S / 2, n = S * S;
+  double sum = 0;
+  for (int q = lane; q < n; q += 32) {
+    double v, gx, gy;
+    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (q % S - h), y + (q / S - h), v, gx,
+                                 gy);
+    sf[q] = static_cast<float>(v);
+    sgx[q] = static_cast<float>(gx);
+    sgy[q] = static_cast<float>(gy);
+    sum += v;
+  }
+  return warp_sum(sum) / n;
+}
+
 // sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
 // its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
 // frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
@@ -210,17 +230,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     return finish();
   }
   // Reference subset, its mean and spread, steepest-descent constants and Hessian.
-  double sum = 0;
-  for (int q = lane; q < n; q += 32) {
-    double v, gx, gy;
-    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (q % S - h), y + (q / S - h), v, gx,
-                                 gy);
-    sf[q] = static_cast<float>(v);
-    sgx[q] = static_cast<float>(gx);
-    sgy[q] = static_cast<float>(gy);
-    sum += v;
-  }
-  const double fm = warp_sum(sum) / n;
+  const double fm = reference_subset<D>(a, x, y, lane, sf, sgx, sgy);
   double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
   for (int q = lane; q < n; q += 32) {
     const double d = sf[q] - fm;
@@ -338,6 +348,166 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   finish();
 }
 
+// Second-order IC-GN (q = u, ux, uy, uxx, uxy, uyy, v, ...; the CPU's SecondOrder in
+// core/dic/icgn.cpp, the same math:: helpers): one warp per point as above, written for
+// agreement rather than speed: the 12 x 12 Hessian entry by entry (once per point), the
+// deformed subset stored per iteration (g - c, float) and the 12 sums taken from it; every
+// pixel checked against the image (the warped subset is no parallelogram), as the CPU does.
+constexpr int kIcgn2Warps = 2;
+constexpr int kIcgn2Consts = 78;  // doubles per warp: the Hessian's Cholesky factor
+
+__device__ inline double sd2(int a, double gx, double gy, double i, double j) {
+  const int e = a % 6;
+  const double b = e == 0   ? 1
+                   : e == 1 ? i
+                   : e == 2 ? j
+                   : e == 3 ? i * i / 2
+                   : e == 4 ? i * j
+                            : j * j / 2;
+  return (a < 6 ? gx : gy) * b;
+}
+
+__device__ __noinline__ double2 point_sigma2(const double* chol, double df, double zncc, int S,
+                                             const m::NoiseModel& noise) {
+  double basis[21];
+  m::basis_moments<6>(S, basis);
+  double2 sigma;
+  m::noise_sigma<12>(chol, basis, df, zncc, S * S, 0, 6, noise, sigma.x, sigma.y);
+  return sigma;
+}
+
+template <int D>
+__global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
+  extern __shared__ double smem_d[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int S = a.subset, h = S / 2, n = S * S;
+  double* chol = smem_d + warp * kIcgn2Consts;
+  float* sf = reinterpret_cast<float*>(smem_d + kIcgn2Warps * kIcgn2Consts) +
+              static_cast<long long>(warp) * 4 * n;
+  float* sgx = sf + n;
+  float* sgy = sgx + n;
+  float* sg = sgy + n;
+  const int k = blockIdx.x * kIcgn2Warps + warp;
+  if (k >= a.count) return;
+  const double x = a.cx[k], y = a.cy[k], hd = h;
+  IcgnOut r{};
+  double q[12] = {};
+  if (a.start_warp != nullptr) {
+    q[0] = a.start_warp[6 * k], q[1] = a.start_warp[6 * k + 1], q[2] = a.start_warp[6 * k + 2];
+    q[6] = a.start_warp[6 * k + 3], q[7] = a.start_warp[6 * k + 4], q[8] = a.start_warp[6 * k + 5];
+  } else {
+    q[0] = a.start[k].x;
+    q[6] = a.start[k].y;
+  }
+  r.status = static_cast<int>(dic::PointStatus::diverged);
+  auto finish = [&] {
+    r.p[0] = q[0], r.p[1] = q[1], r.p[2] = q[2], r.p[3] = q[6], r.p[4] = q[7], r.p[5] = q[8];
+    if (lane == 0) a.out[k] = r;
+  };
+  if (!m::inside_image(x - hd, y - hd, a.rows, a.cols) ||
+      !m::inside_image(x + hd, y + hd, a.rows, a.cols)) {
+    r.status = static_cast<int>(dic::PointStatus::outside_roi);
+    return finish();
+  }
+  const double fm = reference_subset<D>(a, x, y, lane, sf, sgx, sgy);
+  double ss = 0;
+  for (int p = lane; p < n; p += 32) {
+    sf[p] = static_cast<float>(sf[p] - fm);
+    ss += static_cast<double>(sf[p]) * sf[p];
+  }
+  const double df = sqrt(warp_sum(ss));
+  for (int u = 0, e = 0; u < 12; ++u)
+    for (int v = 0; v <= u; ++v, ++e) {
+      double t = 0;
+      for (int p = lane; p < n; p += 32) {
+        const double i = p % S - h, j = p / S - h;
+        t += sd2(u, sgx[p], sgy[p], i, j) * sd2(v, sgx[p], sgy[p], i, j);
+      }
+      t = warp_sum(t);
+      if (lane == 0) chol[e] = t;
+    }
+  __syncwarp();
+  bool ok = df / sqrt(static_cast<double>(n)) >= a.min_texture;
+  if (lane == 0 && ok) ok = m::cholesky<12>(chol);
+  ok = __shfl_sync(kFull, ok, 0);
+  __syncwarp();
+  if (!ok) {
+    r.status = static_cast<int>(dic::PointStatus::low_texture);
+    return finish();
+  }
+  const float shift = static_cast<float>(fm);
+  double gm = 0, dg = 0;
+  // The deformed subset at q into sg (g - c); false when a pixel leaves the frame.
+  auto sample = [&]() {
+    bool inside = true;
+    double tg = 0, tgg = 0;
+    for (int p = lane; p < n; p += 32) {
+      const double i = p % S - h, j = p / S - h, ii = i * i / 2, ij = i * j, jj = j * j / 2;
+      const double X = x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj;
+      const double Y = y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj;
+      if (!m::inside_sampling(X, Y, a.rows, a.cols)) {
+        inside = false;
+        break;
+      }
+      const float d =
+          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
+      sg[p] = d;
+      tg += d;
+      tgg += static_cast<double>(d) * d;
+    }
+    if (!__all_sync(kFull, inside)) return false;
+    const double g_sum = warp_sum(tg), gg = warp_sum(tgg);
+    gm = g_sum / n;
+    dg = sqrt(fmax(gg - n * gm * gm, 0.0));
+    __syncwarp();
+    return true;
+  };
+  bool converged = false;
+  for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
+    if (!sample()) {
+      r.status = static_cast<int>(dic::PointStatus::outside_image);
+      return finish();
+    }
+    if (!(dg > 0)) return finish();
+    const double scale = df / dg;
+    double b[12] = {};
+    for (int p = lane; p < n; p += 32) {
+      const double i = p % S - h, j = p / S - h;
+      const double e = sf[p] - scale * (sg[p] - gm);
+#pragma unroll
+      for (int u = 0; u < 12; ++u) b[u] += sd2(u, sgx[p], sgy[p], i, j) * e;
+    }
+#pragma unroll
+    for (int u = 0; u < 12; ++u) b[u] = warp_sum(b[u]);
+    m::cholesky_solve<12>(chol, b);
+    double dq[12];
+#pragma unroll
+    for (int u = 0; u < 12; ++u) dq[u] = -b[u];
+    const double norm = m::quadratic_step_norm(dq, hd);
+    if (!m::compose_inverse_quadratic(q, dq) || !isfinite(norm)) return finish();
+    if (norm < a.convergence) {
+      converged = true;
+      break;
+    }
+  }
+  if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
+  if (!sample()) {
+    r.status = static_cast<int>(dic::PointStatus::outside_image);
+    return finish();
+  }
+  if (!(dg > 0)) return finish();
+  double fg = 0;
+  for (int p = lane; p < n; p += 32) fg += static_cast<double>(sf[p]) * (sg[p] - gm);
+  fg = warp_sum(fg);
+  r.zncc = fg / (df * dg);
+  if (lane == 0) {
+    const double2 sigma = point_sigma2(chol, df, r.zncc, S, a.noise);
+    r.sigma_u = sigma.x, r.sigma_v = sigma.y;
+  }
+  if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
+  finish();
+}
+
 constexpr int kMaxIcgnSmem = 200 * 1024;
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
@@ -351,10 +521,6 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
-    if (o.shape != dic::ShapeFunction::first_order) {
-      return Status{ErrorCode::unsupported,
-                    "second-order shape functions run on the CPU (--device cpu)"};
-    }
     const int S = o.subset, n_px = S * S;
     if (12LL * kIcgnWarps * n_px > kMaxIcgnSmem) {
       return Status{
@@ -537,6 +703,28 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   }
 
   Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream) {
+    if (o.shape == dic::ShapeFunction::second_order) {
+      static const cudaError_t opt_in2 = [] {
+        const cudaError_t e = cudaFuncSetAttribute(
+            icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+        return e != cudaSuccess ? e
+                                : cudaFuncSetAttribute(icgn2_kernel<3>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       kMaxIcgnSmem);
+      }();
+      XCORR_CUDA_TRY(opt_in2);
+      const int smem2 =
+          kIcgn2Warps * (kIcgn2Consts * static_cast<int>(sizeof(double)) +
+                         4 * args.subset * args.subset * static_cast<int>(sizeof(float)));
+      const int blocks2 = (args.count + kIcgn2Warps - 1) / kIcgn2Warps;
+      if (o.interpolation == dic::Interpolation::quintic) {
+        icgn2_kernel<5><<<blocks2, 32 * kIcgn2Warps, smem2, stream>>>(args);
+      } else {
+        icgn2_kernel<3><<<blocks2, 32 * kIcgn2Warps, smem2, stream>>>(args);
+      }
+      XCORR_LAUNCH_TRY("icgn2_kernel");
+      return Status::ok();
+    }
     static const cudaError_t opt_in = [] {
       const cudaError_t e = cudaFuncSetAttribute(
           icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);

@@ -5,7 +5,7 @@
 // IC-GN (one warp per point, float64 sums, the arithmetic of core/dic/icgn_math.hpp).
 // Independent points, and reliability-guided work as an independent pass followed by waves that
 // start the failed points from their best converged neighbour (GpuRegistrar::reliability_waves);
-// first-order shape functions only.
+// first- and second-order shape functions.
 // Without CUDA or a device: ErrorCode::unsupported with the reason.
 #pragma once
 

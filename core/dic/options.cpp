@@ -73,9 +73,8 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
               "method", "Guess variant",
               "Correlation variant of the integer guess: auto or a name from `xcorr list`",
               &O::method, {"auto"}, false),
-          text_field<O>("device", "Device",
-                        "auto (the GPU when present and the shape function is first order), cpu or gpu",
-                        &O::device, {"auto", "cpu", "gpu"}, true),
+          text_field<O>("device", "Device", "auto (the GPU when present), cpu or gpu", &O::device,
+                        {"auto", "cpu", "gpu"}, true),
       },
       "method");
   return table;

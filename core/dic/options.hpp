@@ -95,8 +95,8 @@ struct DicOptions {
   std::string pixel_size;
   std::string frame_interval;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
-  std::string device = "auto";  // where frames are registered: auto (GPU when present and the
-                                // shape function is first order), cpu or gpu
+  std::string device = "auto";  // where frames are registered: auto (the GPU when
+                                // present), cpu or gpu
 
   Status check() const;              // every field of dic_option_table() in its range or choices
   io::PlaneSelection plane() const;  // channel and z as read by the image readers (checked)

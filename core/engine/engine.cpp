@@ -68,8 +68,7 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
     auto named = find_method(registry(), o.method);
     if (!named.is_ok()) return named.status();
   }
-  const bool cpu_only =
-      o.device == "cpu" || (o.device == "auto" && o.shape != dic::ShapeFunction::first_order);
+  const bool cpu_only = o.device == "cpu";
   if (!cpu_only) {
     const GpuBackend* g = gpu_backend();
     auto gpu = g != nullptr ? g->make_dic_registrar(registry())

@@ -219,11 +219,11 @@ TEST(DicGpu, ReportsProgressInsideAFrameAndCancels) {
 // Reliability-guided work on the GPU (an independent pass, then waves from the converged
 // neighbours): a field whose displacement grows to +-4.6 px across the image (6.5-7.2 % stretch
 // about the centre, fresh amount each run; on the CPU at 7 %: 289 of 484 points converge
-// independently, 400 with propagation, the rest leave the image) with a search radius of 2 px, so the integer search of the
-// outer points misses their match and only propagation reaches them. The GPU must converge every
-// point the CPU's propagation converges, each within 0.01 px of the truth, and agree with the
-// CPU within 1e-3 px (both stop at |dp| < 1e-3 from different starts); the independent pass
-// alone loses the outer points.
+// independently, 400 with propagation, the rest leave the image) with a search radius of 2 px, so
+// the integer search of the outer points misses their match and only propagation reaches them. The
+// GPU must converge every point the CPU's propagation converges, each within 0.01 px of the truth,
+// and agree with the CPU within 1e-3 px (both stop at |dp| < 1e-3 from different starts); the
+// independent pass alone loses the outer points.
 TEST(DicGpu, ReliabilityGuidedReachesWhatTheIntegerSearchMisses) {
   XCORR_SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(testing::run_seed() + 91);
@@ -281,17 +281,27 @@ TEST(DicGpu, ReliabilityGuidedReachesWhatTheIntegerSearchMisses) {
   EXPECT_LT(independent_converged, gpu_converged) << "the field must need propagation";
 }
 
-TEST(DicGpu, SecondOrderIsRefused) {
+// Second-order IC-GN on the GPU (icgn2_kernel) against the CPU's: an affine stack (second-order
+// terms 0) and a curved field (u = a sin(2 pi x / period), fresh amount each run), reference and
+// incremental mode; within 1e-4 px and the same statuses (expect_gpu_equals_cpu).
+TEST(DicGpu, SecondOrderMatchesTheCpuPath) {
   XCORR_SKIP_WITHOUT_GPU();
-  auto gpu = gpu::make_gpu_registrar(engine());
-  ASSERT_TRUE(gpu.is_ok());
-  const Pair p = affine_stack(3, 96, 1);
-  DicOptions second;
-  second.shape = ShapeFunction::second_order;
-  auto s = run_dic(*gpu.value(), p.reference[0], p.frames.view(), Roi{}, second);
-  EXPECT_EQ(s.status().code(), ErrorCode::unsupported);
-  EXPECT_NE(s.status().message().find("second-order shape functions run on the CPU"),
-            std::string::npos);
+  DicOptions o;
+  o.shape = ShapeFunction::second_order;
+  o.step = 9;
+  expect_gpu_equals_cpu(affine_stack(11, 128, 2), o);
+  std::mt19937_64 rng(testing::run_seed() + 13);
+  std::uniform_real_distribution<double> amplitude(0.3, 0.6), period(100, 160);
+  synth::SpeckleOptions s;
+  s.rows = s.cols = 160;
+  s.speckle_radius = 2.5;
+  s.noise_sigma = 150;
+  s.seed = static_cast<std::uint32_t>(rng());
+  Pair p{synth::render_speckle_field(s, synth::translation_field(0, 0), 1), Stack<float>()};
+  p.frames = synth::render_speckle_field(s, synth::sinusoid_field(amplitude(rng), period(rng)), 2);
+  expect_gpu_equals_cpu(p, o);
+  o.stack_mode = StackMode::incremental;
+  expect_gpu_equals_cpu(affine_stack(12, 128, 3), o);
 }
 
 }  // namespace
