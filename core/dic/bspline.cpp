@@ -25,18 +25,6 @@ std::vector<double> spline_coefficients(MatrixView<const float> image, Interpola
   return c;
 }
 
-void gradient_at(const std::vector<double>& c, Index rows, Index cols, Interpolation interpolation,
-                 Index x, Index y, double& gx, double& gy) {
-  double v = 0;
-  if (interpolation == Interpolation::quintic) {
-    math::bspline_value_gradient<5>(c.data(), rows, cols, static_cast<double>(x),
-                                    static_cast<double>(y), v, gx, gy);
-  } else {
-    math::bspline_value_gradient<3>(c.data(), rows, cols, static_cast<double>(x),
-                                    static_cast<double>(y), v, gx, gy);
-  }
-}
-
 }  // namespace
 
 int spline_reach(Interpolation interpolation, double prefilter) {
@@ -55,8 +43,11 @@ double gradient_noise_gain(Interpolation interpolation, double prefilter) {
   double num = 0, den = 0;
   for (int s = 0; s < kSteps; ++s) {
     const double om = (s + 0.5) * M_PI / kSteps;
-    double g = r == 0 ? 1 : 0;
-    for (int k = -r; k <= r && r > 0; ++k) g += w[k + r] * std::cos(k * om);
+    double g = 1;  // no smoothing
+    if (r > 0) {
+      g = 0;
+      for (int k = -r; k <= r; ++k) g += w[k + r] * std::cos(k * om);
+    }
     const double b = quintic ? (66 + 52 * std::cos(om) + 2 * std::cos(2 * om)) / 120
                              : (4 + 2 * std::cos(om)) / 6;
     const double d = quintic ? (100 * std::sin(om) + 10 * std::sin(2 * om)) / 120 : std::sin(om);
@@ -96,16 +87,18 @@ math::NoiseModel noise_model(MatrixView<const float> reference, Interpolation in
     for (int tx = 0; tx < 4; ++tx) {
       const Index y0 = (reference.rows - th) * ty / 3, x0 = (reference.cols - tw) * tx / 3;
       MatrixView<const float> tile{reference.row(y0) + x0, th, tw, reference.row_stride};
-      const std::vector<double> c = spline_coefficients(tile, interpolation, prefilter);
+      const BSplineImage spline(tile, interpolation, prefilter);
       // Gradients over the inner part widened by R, then rho along x and along y.
       const Index n0 = margin - R, ny = th - 2 * n0, nx = tw - 2 * n0;
       std::vector<double> gx(static_cast<std::size_t>(ny * nx)), gy(gx.size()), hx(gx.size()),
           hy(gx.size());
       for (Index y = 0; y < ny; ++y)
-        for (Index x = 0; x < nx; ++x)
-          gradient_at(c, th, tw, interpolation, x + n0, y + n0,
-                      gx[static_cast<std::size_t>(y * nx + x)],
-                      gy[static_cast<std::size_t>(y * nx + x)]);
+        for (Index x = 0; x < nx; ++x) {
+          double v = 0;
+          spline.value_gradient(static_cast<double>(x + n0), static_cast<double>(y + n0), v,
+                                gx[static_cast<std::size_t>(y * nx + x)],
+                                gy[static_cast<std::size_t>(y * nx + x)]);
+        }
       for (Index y = 0; y < ny; ++y)  // along x (the inner rows' full width)
         for (Index x = R; x < nx - R; ++x) {
           double ax = 0, ay = 0;
