@@ -30,6 +30,21 @@ std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>
   return out;
 }
 
+std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
+                                            const std::vector<IcgnResult>& points) {
+  std::vector<double> loss;
+  for (std::size_t k = 0; k < points.size(); ++k)
+    if (active[k] && points[k].status == PointStatus::converged) loss.push_back(1 - points[k].zncc);
+  std::vector<std::size_t> out;
+  if (loss.empty()) return out;
+  std::nth_element(loss.begin(), loss.begin() + static_cast<long>(loss.size() / 2), loss.end());
+  const double limit = std::max(kZnccOutlierFactor * loss[loss.size() / 2], kZnccOutlierFloor);
+  for (std::size_t k = 0; k < points.size(); ++k)
+    if (active[k] && points[k].status == PointStatus::converged && 1 - points[k].zncc > limit)
+      out.push_back(k);
+  return out;
+}
+
 bool beyond_search(const IcgnResult& r, const Warp& predicted, int radius) {
   const double reach = radius + 1.5;
   return r.status == PointStatus::converged &&

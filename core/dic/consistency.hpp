@@ -28,6 +28,15 @@ struct Suspect {
 std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>& active,
                                        const std::vector<IcgnResult>& points);
 
+// Converged points whose ZNCC is an outlier for the frame: 1 - ZNCC above both
+// kZnccOutlierFactor x the median of the active converged points' 1 - ZNCC and kZnccOutlierFloor.
+// A false match can pass min_zncc (smoothed speckle correlates by chance: two adjacent false
+// matches at ZNCC 0.62 confirmed each other on the consistency test's seed
+// 12109977308375779237, where the median 1 - ZNCC was about 0.003); reported inconsistent.
+constexpr double kZnccOutlierFactor = 10, kZnccOutlierFloor = 0.05;
+std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
+                                            const std::vector<IcgnResult>& points);
+
 // cx, cy: the points' positions in the current reference (px); active: the points registered.
 // Whether a converged point's match lies outside its integer search range (radius px around the
 // rounded prediction, with 1.5 px for IC-GN's own travel): only where the search window reached

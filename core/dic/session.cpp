@@ -261,6 +261,8 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
     if (state_.active[k] && beyond_search(points[k], state_.predicted[k], o_.search_radius))
       points[k].status = PointStatus::outside_image;
   if (o_.max_deviation <= 0) return Status::ok();
+  for (const std::size_t k : find_zncc_outliers(state_.active, points))
+    points[k].status = PointStatus::inconsistent;
   for (const std::size_t k : find_isolated(grid_, state_.active, points))
     points[k].status = PointStatus::inconsistent;
   if (!independent) return Status::ok();

@@ -50,6 +50,24 @@ TEST(Consistency, ALinearFieldMakesNoSuspectAndAnOutlierIsFound) {
       << "inactive points are not checked";
 }
 
+// A converged point whose 1 - ZNCC is more than 10x the frame's median (and above 0.05) is an
+// outlier; one merely worse than its neighbours is not, nor are inactive or failed points.
+TEST(Consistency, AZnccFarBelowTheFramesIsAnOutlier) {
+  std::vector<IcgnResult> pts(50);
+  std::vector<char> active(50, 1);
+  for (std::size_t k = 0; k < pts.size(); ++k) {
+    pts[k].status = PointStatus::converged;
+    pts[k].zncc = 0.997 - 0.0001 * static_cast<double>(k % 7);
+  }
+  pts[10].zncc = 0.62;  // a false match above min_zncc
+  pts[20].zncc = 0.96;  // over 10x the median loss (0.0033), but under the 0.05 floor
+  pts[30].zncc = 0.5;
+  pts[30].status = PointStatus::diverged;
+  pts[40].zncc = 0.3;
+  active[40] = 0;
+  EXPECT_EQ(find_zncc_outliers(active, pts), std::vector<std::size_t>{10});
+}
+
 TEST(Consistency, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
   std::mt19937_64 rng(testing::run_seed());
   std::uniform_real_distribution<double> amount(5, 15), angle(0, 6.283185307179586),
