@@ -136,6 +136,7 @@ struct IcgnArgs {
   int subset, max_iterations;
   double convergence, min_zncc, min_texture;
   m::NoiseModel noise;  // of the reference (dic::noise_model, computed on the host)
+  double band;          // px: math::border_band of the prefilter (subsets are clipped to it)
   IcgnOut* out;
 };
 
@@ -144,17 +145,19 @@ __device__ inline double warp_sum(double v) {
   return v;
 }
 
-// The reference subset centred at (x, y): values and gradients into sf, sgx, sgy (shared, float;
+// The reference subset centred at (x, y), clipped to `rect` (math::clipped_subset): values and
+// gradients into sf, sgx, sgy (shared, float; pixel q at offset (i0 + q % width, j0 + q / width);
 // the lane's pixels q = lane, lane + 32, ...), and the values' mean (every lane).
 template <int D>
 __device__ inline double reference_subset(const IcgnArgs& a, double x, double y, int lane,
-                                          float* sf, float* sgx, float* sgy) {
-  const int S = a.subset, h = S / 2, n = S * S;
+                                          const m::SubsetRect& rect, float* sf, float* sgx,
+                                          float* sgy) {
+  const int W = rect.width(), n = rect.pixels();
   double sum = 0;
   for (int q = lane; q < n; q += 32) {
     double v, gx, gy;
-    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (q % S - h), y + (q / S - h), v, gx,
-                                 gy);
+    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (rect.i0 + q % W),
+                                 y + (rect.j0 + q / W), v, gx, gy);
     sf[q] = static_cast<float>(v);
     sgx[q] = static_cast<float>(gx);
     sgy[q] = static_cast<float>(gy);
@@ -166,12 +169,12 @@ __device__ inline double reference_subset(const IcgnArgs& a, double x, double y,
 // sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
 // its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
 // frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
-__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc, int S,
-                                            const m::NoiseModel& noise) {
+__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc,
+                                            m::SubsetRect rect, const m::NoiseModel& noise) {
   double basis[6];
-  m::basis_moments<3>(S, basis);
+  m::basis_moments<3>(rect, basis);
   double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, S * S, 0, 3, noise, sigma.x, sigma.y);
+  m::noise_sigma<6>(chol, basis, df, zncc, rect.pixels(), 0, 3, noise, sigma.x, sigma.y);
   return sigma;
 }
 
@@ -198,7 +201,7 @@ template <int D>
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int S = a.subset, h = S / 2, n = S * S;
+  const int S = a.subset, h = S / 2;
   // Per warp: the Cholesky factor and the constants (identical in every lane, so kept once),
   // then f - mean(f) and the reference gradients of its pixels.
   double* consts = smem_d + warp * kIcgnConsts;
@@ -206,9 +209,9 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   double* sd_f = consts + 21;    // sum(SD_a f~), 6
   double* sd_sum = consts + 27;  // sum(SD_a), 6
   float* sf = reinterpret_cast<float*>(smem_d + kIcgnWarps * kIcgnConsts) +
-              static_cast<long long>(warp) * 3 * n;
-  float* sgx = sf + n;
-  float* sgy = sgx + n;
+              static_cast<long long>(warp) * 3 * S * S;
+  float* sgx = sf + S * S;
+  float* sgy = sgx + S * S;
   const int k = blockIdx.x * kIcgnWarps + warp;
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
@@ -229,8 +232,16 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
+  // The subset clipped to the pixels away from the border band (math::clipped_subset; the CPU's
+  // icgn): n of them, W to a row, offsets from (i0, j0).
+  const m::SubsetRect rect = m::clipped_subset(x, y, h, a.rows, a.cols, a.band);
+  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
+  if (4 * n < S * S) {  // most of it in the border band
+    r.status = static_cast<int>(dic::PointStatus::outside_roi);
+    return finish();
+  }
   // Reference subset, its mean and spread, steepest-descent constants and Hessian.
-  const double fm = reference_subset<D>(a, x, y, lane, sf, sgx, sgy);
+  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
   for (int q = lane; q < n; q += 32) {
     const double d = sf[q] - fm;
@@ -238,7 +249,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     const double fq = sf[q];  // what later passes read
     ss += fq * fq;
     f_sum += fq;
-    const double i = q % S - h, j = q / S - h, gx = sgx[q], gy = sgy[q];
+    const double i = i0 + q % W, j = j0 + q / W, gx = sgx[q], gy = sgy[q];
     const double sd[6] = {gx, gx * i, gx * j, gy, gy * i, gy * j};
 #pragma unroll
     for (int u = 0; u < 6; ++u) {
@@ -267,24 +278,25 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     for (int u = 0; u < 6; ++u) sd_f[u] = c_f[u], sd_sum[u] = c_sum[u];
   }
   __syncwarp();
-  // Moments of the deformed subset at r.p; false when it leaves the frame.
+  // Moments of the deformed subset at r.p; false when it is carried out of the frame (the
+  // CPU's rule, math::inside_sampling: a corner of the whole subset further than
+  // kIterationReach past the pixel centres while iterating, kFootprintReach at the end).
   Moments mo;
-  auto sample = [&]() {
-    // The warped subset is a parallelogram: inside the frame iff its 4 corners are
-    // (math::inside_sampling).
+  auto sample = [&](double reach) {
+    // The warped subset is a parallelogram: inside iff its 4 corners are.
     for (int c = 0; c < 4; ++c) {
       const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
       if (!m::inside_sampling(x + i + r.p[0] + r.p[1] * i + r.p[2] * j,
-                              y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols))
+                              y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols, reach))
         return false;
     }
     LaneMoments t{};
     // Lane's pixels q = lane, lane + 32, ...: offsets (qi, qj) stepped without division.
-    int qi = lane % S, qj = lane / S;
+    int qi = lane % W, qj = lane / W;
     for (int q = lane; q < n; q += 32) {
-      const double i = qi - h, j = qj - h;
+      const double i = i0 + qi, j = j0 + qj;
       qi += 32;
-      while (qi >= S) qi -= S, ++qj;
+      while (qi >= W) qi -= W, ++qj;
       const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
       const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
       const float d =
@@ -310,7 +322,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   };
   bool converged = false;
   for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
-    if (!sample()) {
+    if (!sample(m::kIterationReach)) {
       r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
@@ -333,7 +345,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     }
   }
   if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample()) {
+  if (!sample(m::kFootprintReach)) {
     r.status = static_cast<int>(dic::PointStatus::outside_image);
     return finish();
   }
@@ -341,7 +353,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   if (!(dg > 0)) return finish();
   r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
   if (lane == 0) {
-    const double2 sigma = point_sigma(chol, df, r.zncc, S, a.noise);
+    const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
   }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
@@ -367,12 +379,12 @@ __device__ inline double sd2(int a, double gx, double gy, double i, double j) {
   return (a < 6 ? gx : gy) * b;
 }
 
-__device__ __noinline__ double2 point_sigma2(const double* chol, double df, double zncc, int S,
-                                             const m::NoiseModel& noise) {
+__device__ __noinline__ double2 point_sigma2(const double* chol, double df, double zncc,
+                                             m::SubsetRect rect, const m::NoiseModel& noise) {
   double basis[21];
-  m::basis_moments<6>(S, basis);
+  m::basis_moments<6>(rect, basis);
   double2 sigma;
-  m::noise_sigma<12>(chol, basis, df, zncc, S * S, 0, 6, noise, sigma.x, sigma.y);
+  m::noise_sigma<12>(chol, basis, df, zncc, rect.pixels(), 0, 6, noise, sigma.x, sigma.y);
   return sigma;
 }
 
@@ -380,13 +392,13 @@ template <int D>
 __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int S = a.subset, h = S / 2, n = S * S;
+  const int S = a.subset, h = S / 2;
   double* chol = smem_d + warp * kIcgn2Consts;
   float* sf = reinterpret_cast<float*>(smem_d + kIcgn2Warps * kIcgn2Consts) +
-              static_cast<long long>(warp) * 4 * n;
-  float* sgx = sf + n;
-  float* sgy = sgx + n;
-  float* sg = sgy + n;
+              static_cast<long long>(warp) * 4 * S * S;
+  float* sgx = sf + S * S;
+  float* sgy = sgx + S * S;
+  float* sg = sgy + S * S;
   const int k = blockIdx.x * kIcgn2Warps + warp;
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
@@ -409,7 +421,14 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
-  const double fm = reference_subset<D>(a, x, y, lane, sf, sgx, sgy);
+  // The subset clipped to the pixels away from the border band, as icgn_kernel's.
+  const m::SubsetRect rect = m::clipped_subset(x, y, h, a.rows, a.cols, a.band);
+  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
+  if (4 * n < S * S) {
+    r.status = static_cast<int>(dic::PointStatus::outside_roi);
+    return finish();
+  }
+  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0;
   for (int p = lane; p < n; p += 32) {
     sf[p] = static_cast<float>(sf[p] - fm);
@@ -420,7 +439,7 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     for (int v = 0; v <= u; ++v, ++e) {
       double t = 0;
       for (int p = lane; p < n; p += 32) {
-        const double i = p % S - h, j = p / S - h;
+        const double i = i0 + p % W, j = j0 + p / W;
         t += sd2(u, sgx[p], sgy[p], i, j) * sd2(v, sgx[p], sgy[p], i, j);
       }
       t = warp_sum(t);
@@ -437,25 +456,41 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   }
   const float shift = static_cast<float>(fm);
   double gm = 0, dg = 0;
-  // The deformed subset at q into sg (g - c); false when a pixel leaves the frame.
-  auto sample = [&]() {
+  // The deformed subset at q into sg (g - c); false when it is carried out of the frame (the
+  // CPU's rule: while iterating, a pixel of the whole subset further than kIterationReach past
+  // the pixel centres; at the end, a corner of it under q's first-order part further than
+  // kFootprintReach).
+  auto sample = [&](bool final) {
     bool inside = true;
+    if (final) {
+      for (int c = 0; c < 4; ++c) {
+        const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
+        if (!m::inside_sampling(x + i + q[0] + q[1] * i + q[2] * j,
+                                y + j + q[6] + q[7] * i + q[8] * j, a.rows, a.cols))
+          return false;
+      }
+    } else {
+      for (int p = lane; p < S * S; p += 32) {
+        const double i = p % S - h, j = p / S - h, ii = i * i / 2, ij = i * j, jj = j * j / 2;
+        inside =
+            inside && m::inside_sampling(
+                          x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj,
+                          y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj,
+                          a.rows, a.cols, m::kIterationReach);
+      }
+      if (!__all_sync(kFull, inside)) return false;
+    }
     double tg = 0, tgg = 0;
     for (int p = lane; p < n; p += 32) {
-      const double i = p % S - h, j = p / S - h, ii = i * i / 2, ij = i * j, jj = j * j / 2;
+      const double i = i0 + p % W, j = j0 + p / W, ii = i * i / 2, ij = i * j, jj = j * j / 2;
       const double X = x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj;
       const double Y = y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj;
-      if (!m::inside_sampling(X, Y, a.rows, a.cols)) {
-        inside = false;
-        break;
-      }
       const float d =
           static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
       sg[p] = d;
       tg += d;
       tgg += static_cast<double>(d) * d;
     }
-    if (!__all_sync(kFull, inside)) return false;
     const double g_sum = warp_sum(tg), gg = warp_sum(tgg);
     gm = g_sum / n;
     dg = sqrt(fmax(gg - n * gm * gm, 0.0));
@@ -464,7 +499,7 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   };
   bool converged = false;
   for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
-    if (!sample()) {
+    if (!sample(false)) {
       r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
@@ -472,7 +507,7 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     const double scale = df / dg;
     double b[12] = {};
     for (int p = lane; p < n; p += 32) {
-      const double i = p % S - h, j = p / S - h;
+      const double i = i0 + p % W, j = j0 + p / W;
       const double e = sf[p] - scale * (sg[p] - gm);
 #pragma unroll
       for (int u = 0; u < 12; ++u) b[u] += sd2(u, sgx[p], sgy[p], i, j) * e;
@@ -491,7 +526,7 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     }
   }
   if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample()) {
+  if (!sample(true)) {
     r.status = static_cast<int>(dic::PointStatus::outside_image);
     return finish();
   }
@@ -501,11 +536,17 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   fg = warp_sum(fg);
   r.zncc = fg / (df * dg);
   if (lane == 0) {
-    const double2 sigma = point_sigma2(chol, df, r.zncc, S, a.noise);
+    const double2 sigma = point_sigma2(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
   }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
   finish();
+}
+
+// px: the border band subsets are clipped to (math::border_band of the prefilter's radius).
+double icgn_band(const dic::DicOptions& o) {
+  double w[2 * m::kMaxGaussianRadius + 1];
+  return m::border_band(m::gaussian_taps(o.prefilter, w));
 }
 
 constexpr int kMaxIcgnSmem = 200 * 1024;
@@ -644,7 +685,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     const IcgnArgs args{ref_c_.get(),     def_c_.get(),  rows,       cols,          cx_.get(),
                         cy_.get(),        start_.get(),  nullptr,    count,         S,
                         o.max_iterations, o.convergence, o.min_zncc, o.min_texture, noise_,
-                        out_.get()};
+                        icgn_band(o),     out_.get()};
     XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
@@ -841,6 +882,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
                             o.min_zncc,
                             o.min_texture,
                             noise_,
+                            icgn_band(o),
                             wave_out_.get()};
         XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
         wave_h_.resize(wave.size());

@@ -168,6 +168,11 @@ bool BSplineImage::inside(double x, double y) const {
   return math::inside_image(x, y, rows_, cols_);
 }
 
+double BSplineImage::border_band() const {
+  double w[2 * math::kMaxGaussianRadius + 1];
+  return math::border_band(math::gaussian_taps(prefilter_, w));
+}
+
 double BSplineImage::value(double x, double y) const {
   return interpolation_ == Interpolation::quintic
              ? math::bspline_value<5>(c_.data(), rows_, cols_, x, y)

@@ -1,9 +1,9 @@
 // B-spline interpolation (cubic or quintic) with precomputed coefficients (Unser's recursive
-// prefilter, mirror boundaries), optionally of the image smoothed by a Gaussian first
+// prefilter, point-symmetric boundaries), optionally of the image smoothed by a Gaussian first
 // (DicOptions::prefilter): the interpolant passes through every (smoothed) pixel, is C2 or C4,
 // and its gradient is exact for the interpolant. Coordinates in px (pixel centres at integers,
-// x = column, y = row). Points near the border use mirrored coefficients; callers check
-// `inside` (or math::inside_sampling) before evaluating.
+// x = column, y = row). Past the border the image continues point-symmetrically
+// (math::point_mirror); callers check `inside` (or math::inside_sampling) before evaluating.
 #pragma once
 
 #include <vector>
@@ -27,6 +27,9 @@ class BSplineImage {
   double prefilter() const { return prefilter_; }
   // Whether (x, y) lies in [0, cols - 1] x [0, rows - 1] (math::inside_image).
   bool inside(double x, double y) const;
+  // px: the band along the border where values depend on the image's continuation
+  // (math::border_band of this prefilter).
+  double border_band() const;
   double value(double x, double y) const;
   // Value and gradient (d/dx, d/dy in grey values per px).
   void value_gradient(double x, double y, double& v, double& gx, double& gy) const;
@@ -55,7 +58,8 @@ double gradient_noise_gain(Interpolation interpolation, double prefilter);
 // 22 px).
 int spline_reach(Interpolation interpolation, double prefilter);
 
-// The image smoothed by the Gaussian of `sigma` px (math::gaussian_taps; mirror boundaries),
+// The image smoothed by the Gaussian of `sigma` px (math::gaussian_taps; point-symmetric
+// boundaries),
 // in float64; the image itself for sigma 0.
 std::vector<double> smoothed(MatrixView<const float> image, double sigma);
 

@@ -1,5 +1,6 @@
 #include "core/dic/icgn.hpp"
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -60,18 +61,28 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
     r.status = PointStatus::outside_roi;
     return r;
   }
+  // The subset clipped to the pixels away from the reference's border band
+  // (math::clipped_subset).
+  const math::SubsetRect rect =
+      math::clipped_subset(x, y, h, ref.rows(), ref.cols(), ref.border_band());
+  std::vector<std::array<int, 2>> used;
+  for (int j = rect.j0; j <= rect.j1; ++j)
+    for (int i = rect.i0; i <= rect.i1; ++i) used.push_back({i, j});
+  const int n = static_cast<int>(used.size());
+  if (4 * n < o.subset * o.subset) {  // most of it in the reference's border band
+    r.status = PointStatus::outside_roi;
+    return r;
+  }
   // Reference subset: values, zero-mean values, steepest-descent images and Hessian.
-  const int n = o.subset * o.subset;
   std::vector<double> f(static_cast<std::size_t>(n)), sd(static_cast<std::size_t>(n) * kN);
   double fm = 0;
-  for (int k = 0, j = -h; j <= h; ++j) {
-    for (int i = -h; i <= h; ++i, ++k) {
-      double v = 0, gx = 0, gy = 0;
-      ref.value_gradient(x + i, y + j, v, gx, gy);
-      f[static_cast<std::size_t>(k)] = v;
-      fm += v;
-      Shape::steepest(gx, gy, i, j, &sd[static_cast<std::size_t>(k) * kN]);
-    }
+  for (int k = 0; k < n; ++k) {
+    const auto [i, j] = used[static_cast<std::size_t>(k)];
+    double v = 0, gx = 0, gy = 0;
+    ref.value_gradient(x + i, y + j, v, gx, gy);
+    f[static_cast<std::size_t>(k)] = v;
+    fm += v;
+    Shape::steepest(gx, gy, i, j, &sd[static_cast<std::size_t>(k) * kN]);
   }
   fm /= n;
   double df = 0;
@@ -96,22 +107,42 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   }
 
   std::vector<double> g(static_cast<std::size_t>(n));
-  // Samples the deformed subset at the current warp; false when it leaves the deformed image
-  // (status outside_image) or is flat (diverged).
+  // Samples the deformed subset's used pixels at the current warp; false when it is carried out
+  // of the deformed image (status outside_image: math::inside_sampling; while iterating, a pixel
+  // of the whole subset further than kIterationReach past the pixel centres; at the end, a
+  // corner of it under the warp's first-order part further than kFootprintReach: the second
+  // order's curvature terms are too uncertain at the corners to decide it) or it is flat
+  // (diverged).
   double gm = 0, dg = 0;
-  auto sample = [&]() {
-    gm = 0;
-    for (int k = 0, j = -h; j <= h; ++j) {
-      for (int i = -h; i <= h; ++i, ++k) {
-        double dx = 0, dy = 0;
-        Shape::map(p, i, j, dx, dy);
-        if (!math::inside_sampling(x + dx, y + dy, def.rows(), def.cols())) {
-          r.status = PointStatus::outside_image;
-          return false;
+  auto sample = [&](bool final) {
+    if (final) {
+      const Warp w = Shape::to_warp(p);
+      for (const double i : {-hd, hd})
+        for (const double j : {-hd, hd})
+          if (!math::inside_sampling(x + i + w[0] + w[1] * i + w[2] * j,
+                                     y + j + w[3] + w[4] * i + w[5] * j, def.rows(), def.cols())) {
+            r.status = PointStatus::outside_image;
+            return false;
+          }
+    } else {
+      for (int j = -h; j <= h; ++j)
+        for (int i = -h; i <= h; ++i) {
+          double dx = 0, dy = 0;
+          Shape::map(p, i, j, dx, dy);
+          if (!math::inside_sampling(x + dx, y + dy, def.rows(), def.cols(),
+                                     math::kIterationReach)) {
+            r.status = PointStatus::outside_image;
+            return false;
+          }
         }
-        g[static_cast<std::size_t>(k)] = def.value(x + dx, y + dy);
-        gm += g[static_cast<std::size_t>(k)];
-      }
+    }
+    gm = 0;
+    for (int k = 0; k < n; ++k) {
+      const auto [i, j] = used[static_cast<std::size_t>(k)];
+      double dx = 0, dy = 0;
+      Shape::map(p, i, j, dx, dy);
+      g[static_cast<std::size_t>(k)] = def.value(x + dx, y + dy);
+      gm += g[static_cast<std::size_t>(k)];
     }
     gm /= n;
     dg = 0;
@@ -125,7 +156,7 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   };
 
   for (r.iterations = 1; r.iterations <= o.max_iterations; ++r.iterations) {
-    if (!sample()) {
+    if (!sample(false)) {
       r.p = Shape::to_warp(p);
       return r;
     }
@@ -153,7 +184,7 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   r.p = Shape::to_warp(p);
   if (r.iterations > o.max_iterations) r.iterations = o.max_iterations;
   const PointStatus reached = r.status;
-  if (!sample()) return r;
+  if (!sample(true)) return r;
   r.status = reached;
   double znssd = 0;
   for (int k = 0; k < n; ++k) {
@@ -162,8 +193,8 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   }
   r.zncc = 1 - znssd / 2;
   {
-    double b[kN / 2 * (kN / 2 + 1) / 2];
-    math::basis_moments<kN / 2>(o.subset, b);
+    double b[kN / 2 * (kN / 2 + 1) / 2] = {};
+    math::basis_moments<kN / 2>(rect, b);
     math::noise_sigma<kN>(hess, b, df, r.zncc, n, 0, Shape::kV, noise, r.sigma_u, r.sigma_v);
   }
   if (r.status == PointStatus::converged && r.zncc < o.min_zncc) r.status = PointStatus::diverged;

@@ -61,8 +61,10 @@ struct IcgnResult {
 // Statuses: converged (|dp| < convergence and ZNCC >= min_zncc); diverged (no convergence within
 // max_iterations, ZNCC too low, a singular warp or a flat deformed subset); low_texture (the
 // reference subset's intensity std < min_texture, or a singular Hessian); outside_roi (the
-// subset leaves the reference image); outside_image (its warped copy reaches 1 px or more past
-// the deformed image's pixel centres, math::inside_sampling). `noise`: the images' noise model
+// subset leaves the reference image, or most of it lies in its border band); outside_image (the
+// corners of its warped copy, under the warp's first-order part, reach more than half a pixel
+// past the deformed image's pixel centres, math::inside_sampling). IC-GN uses the subset's
+// pixels at least math::border_band px inside the reference (math::clipped_subset). `noise`: the images' noise model
 // for sigma_u, sigma_v (noise_model() of the reference with the splines' settings).
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
                 const Warp& start, const DicOptions& o, const math::NoiseModel& noise);

@@ -1,12 +1,14 @@
 // B-spline interpolation (cubic and quintic): it passes through every pixel, reproduces a smooth
-// band-limited image between pixels, its gradient equals the derivative of its own values, and
-// the Gaussian prefilter is the sampled Gaussian with mirror boundaries.
+// band-limited image between pixels, its gradient equals the derivative of its own values, the
+// Gaussian prefilter is the sampled Gaussian, and past the border both continue the image
+// point-symmetrically (a linear ramp continues as itself).
 #include "core/dic/bspline.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace xcorr::dic {
 namespace {
@@ -38,8 +40,8 @@ TEST(BSplineImage, PassesThroughEveryPixel) {
 }
 
 // Away from the border the quintic spline is ~50x more accurate than the cubic; within a few px
-// of it both are limited by the mirror boundary (the image is not symmetric there), the wider
-// quintic more.
+// of it both are limited by the point-symmetric continuation (the image is not odd about its
+// border either).
 TEST(BSplineImage, ReproducesASmoothImageBetweenPixels) {
   const Stack<float> img = smooth_image(64, 64);
   for (const Interpolation in : kBoth) {
@@ -56,24 +58,32 @@ TEST(BSplineImage, ReproducesASmoothImageBetweenPixels) {
         "amplitude ~25)\n",
         label(in), inner, band);
     EXPECT_LT(inner, in == Interpolation::quintic ? 5e-5 : 2e-3) << label(in);
-    EXPECT_LT(band, in == Interpolation::quintic ? 0.08 : 0.02) << label(in);
+    EXPECT_LT(band, 0.004) << label(in);
   }
 }
 
-TEST(BSplineImage, TheGaussianPrefilterSmoothsWithMirrorBoundaries) {
+TEST(BSplineImage, TheGaussianPrefilterSmoothsWithPointSymmetricBoundaries) {
   Stack<float> img(9, 11, 1);
   for (Index y = 0; y < 9; ++y)
     for (Index x = 0; x < 11; ++x) img[0](y, x) = static_cast<float>((x * 7 + y * 13) % 17);
   const double sigma = 0.8;
   const std::vector<double> s = smoothed(img[0], sigma);
-  const auto mirror = [](Index i, Index n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
+  // The image continued: I(-k) = 2 I(0) - I(k) and I(n - 1 + k) = 2 I(n - 1) - I(n - 1 - k),
+  // rows then columns.
+  std::function<double(Index, Index)> at = [&](Index y, Index x) -> double {
+    if (y < 0) return 2 * at(0, x) - at(-y, x);
+    if (y > 8) return 2 * at(8, x) - at(16 - y, x);
+    if (x < 0) return 2 * at(y, 0) - at(y, -x);
+    if (x > 10) return 2 * at(y, 10) - at(y, 20 - x);
+    return img[0](y, x);
+  };
   for (Index y = 0; y < 9; ++y)
     for (Index x = 0; x < 11; ++x) {
       double sum = 0, norm = 0;
       for (int j = -3; j <= 3; ++j)
         for (int i = -3; i <= 3; ++i) {
           const double w = std::exp(-(i * i + j * j) / (2 * sigma * sigma));
-          sum += w * img[0](mirror(y + j, 9), mirror(x + i, 11));
+          sum += w * at(y + j, x + i);
           norm += w;
         }
       EXPECT_NEAR(s[static_cast<std::size_t>(y * 11 + x)], sum / norm, 1e-9) << x << "," << y;
@@ -82,13 +92,38 @@ TEST(BSplineImage, TheGaussianPrefilterSmoothsWithMirrorBoundaries) {
   EXPECT_EQ(smoothed(img[0], 0)[17], img[0](1, 6));
 }
 
+// A linear ramp continues as itself past the border, smoothed or not: the values and gradients
+// a border subset samples within the border pixels' outer halves (math::inside_sampling) are the
+// ramp's. The whole-sample mirror this replaced gave I(-0.5) = I(0.5), 0.7 off here.
+TEST(BSplineImage, ContinuesALinearRampPastTheBorder) {
+  constexpr Index kRows = 13, kCols = 17;
+  const auto ramp = [](double x, double y) { return 3 + 0.7 * x - 0.4 * y; };
+  Stack<float> img(kRows, kCols, 1);
+  for (Index y = 0; y < kRows; ++y)
+    for (Index x = 0; x < kCols; ++x)
+      img[0](y, x) = static_cast<float>(ramp(static_cast<double>(x), static_cast<double>(y)));
+  for (const Interpolation in : kBoth)
+    for (const double prefilter : {0.0, 0.6}) {
+      const BSplineImage b(img[0], in, prefilter);
+      double worst = 0;
+      for (double y = -0.5; y <= kRows - 0.5; y += 0.25)
+        for (double x = -0.5; x <= kCols - 0.5; x += 0.3) {
+          double v = 0, gx = 0, gy = 0;
+          b.value_gradient(x, y, v, gx, gy);
+          worst = std::max({worst, std::abs(v - ramp(x, y)), std::abs(b.value(x, y) - ramp(x, y)),
+                            std::abs(gx - 0.7), std::abs(gy + 0.4)});
+        }
+      EXPECT_LT(worst, 2e-5) << label(in) << " prefilter " << prefilter;
+    }
+}
+
 TEST(BSplineImage, GradientIsTheDerivativeOfTheInterpolant) {
   const Stack<float> img = smooth_image(30, 30);
   for (const Interpolation in : kBoth) {
     const BSplineImage b(img[0], in, 0.7);
     const double e = 1e-5;
-    for (double y = 0.3; y < 29; y += 1.7) {
-      for (double x = 0.2; x < 29; x += 1.3) {
+    for (double y = -0.45; y < 29.5; y += 1.7) {  // past the border too
+      for (double x = -0.4; x < 29.5; x += 1.3) {
         double v = 0, gx = 0, gy = 0;
         b.value_gradient(x, y, v, gx, gy);
         EXPECT_NEAR(gx, (b.value(x + e, y) - b.value(x - e, y)) / (2 * e), 1e-4);
