@@ -202,24 +202,6 @@ XCORR_HD inline void bspline_value_gradient(const T* c, long long rows, long lon
   }
 }
 
-// bspline_value's path near the border. (Kept inline: out of line, as a call in the GPU's
-// IC-GN loop, it made the loop spill more.)
-template <int D, class R, class T>
-XCORR_HD inline double bspline_value_continued(const T* c, long long rows, long long cols, double x,
-                                               double y) {
-  constexpr int K = BSpline<D>::kTaps, L = BSpline<D>::kLeft;
-  const double fx = floor(x), fy = floor(y);
-  const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
-  R wx[K], wy[K];
-  BSpline<D>::weights(static_cast<R>(x - fx), wx);
-  BSpline<D>::weights(static_cast<R>(y - fy), wy);
-  R v = 0;
-  XCORR_UNROLL
-  for (int a = 0; a < K; ++a)
-    v += wy[a] * static_cast<R>(continued_tap_row<D>(c, rows, cols, iy - L + a, ix - L, wx));
-  return v;
-}
-
 // Value only (IC-GN's deformed image). R is the arithmetic of the weights and sums: double on
 // the CPU; the GPU uses float (the position stays double: only its fractional part is rounded),
 // which moves IC-GN's displacements by ~1e-7 px and halves the float64 work.
@@ -230,15 +212,14 @@ XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols,
   const double fx = floor(x), fy = floor(y);
   const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
   R wx[K], wy[K];
+  BSpline<D>::weights(static_cast<R>(x - fx), wx);
+  BSpline<D>::weights(static_cast<R>(y - fy), wy);
+  R v = 0;
   if (ix >= L && iy >= L && ix + K - L <= cols && iy + K - L <= rows) {
-    // Interior (nearly every call): consecutive rows and columns, no continuation; the same
-    // arithmetic as bspline_value_continued. Kept apart from it on purpose: routing the
-    // interior through its offset arrays measured 17.5 ms instead of 15.0 for the 2048^2 IC-GN
-    // on the H200 (docs/perf/dic.md).
-    BSpline<D>::weights(static_cast<R>(x - fx), wx);
-    BSpline<D>::weights(static_cast<R>(y - fy), wy);
+    // Interior (nearly every call): consecutive rows and columns, no continuation. Kept apart
+    // from the border path on purpose: routing the interior through offset arrays measured
+    // 17.5 ms instead of 15.0 for the 2048^2 IC-GN on the H200 (docs/perf/dic.md).
     const T* row = c + (iy - L) * cols + (ix - L);
-    R v = 0;
     XCORR_UNROLL
     for (int a = 0; a < K; ++a, row += cols) {
       R sv = 0;
@@ -248,7 +229,10 @@ XCORR_HD inline double bspline_value(const T* c, long long rows, long long cols,
     }
     return v;
   }
-  return bspline_value_continued<D, R>(c, rows, cols, x, y);
+  XCORR_UNROLL
+  for (int a = 0; a < K; ++a)
+    v += wy[a] * static_cast<R>(continued_tap_row<D>(c, rows, cols, iy - L + a, ix - L, wx));
+  return v;
 }
 
 // Gaussian smoothing applied to both images before interpolation (DicOptions::prefilter):
