@@ -227,19 +227,14 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   auto finish = [&] {
     if (lane == 0) a.out[k] = r;
   };
-  if (!m::inside_image(x - hd, y - hd, a.rows, a.cols) ||
-      !m::inside_image(x + hd, y + hd, a.rows, a.cols)) {
+  // The subset clipped to the pixels away from the border band (math::reference_subset_rect, as
+  // the CPU's icgn): n of them, W to a row, offsets from (i0, j0).
+  m::SubsetRect rect;
+  if (!m::reference_subset_rect(x, y, h, a.rows, a.cols, a.band, rect)) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
-  // The subset clipped to the pixels away from the border band (math::clipped_subset; the CPU's
-  // icgn): n of them, W to a row, offsets from (i0, j0).
-  const m::SubsetRect rect = m::clipped_subset(x, y, h, a.rows, a.cols, a.band);
   const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
-  if (4 * n < S * S) {  // most of it in the border band
-    r.status = static_cast<int>(dic::PointStatus::outside_roi);
-    return finish();
-  }
   // Reference subset, its mean and spread, steepest-descent constants and Hessian.
   const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
@@ -416,18 +411,13 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     r.p[0] = q[0], r.p[1] = q[1], r.p[2] = q[2], r.p[3] = q[6], r.p[4] = q[7], r.p[5] = q[8];
     if (lane == 0) a.out[k] = r;
   };
-  if (!m::inside_image(x - hd, y - hd, a.rows, a.cols) ||
-      !m::inside_image(x + hd, y + hd, a.rows, a.cols)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_roi);
-    return finish();
-  }
   // The subset clipped to the pixels away from the border band, as icgn_kernel's.
-  const m::SubsetRect rect = m::clipped_subset(x, y, h, a.rows, a.cols, a.band);
-  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
-  if (4 * n < S * S) {
+  m::SubsetRect rect;
+  if (!m::reference_subset_rect(x, y, h, a.rows, a.cols, a.band, rect)) {
     r.status = static_cast<int>(dic::PointStatus::outside_roi);
     return finish();
   }
+  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
   const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0;
   for (int p = lane; p < n; p += 32) {

@@ -57,22 +57,16 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   Shape::from_warp(start, p);
   const int h = o.subset / 2;
   const auto hd = static_cast<double>(h);
-  if (!ref.inside(x - hd, y - hd) || !ref.inside(x + hd, y + hd)) {
+  // The subset clipped to the pixels away from the reference's border band.
+  math::SubsetRect rect;
+  if (!math::reference_subset_rect(x, y, h, ref.rows(), ref.cols(), ref.border_band(), rect)) {
     r.status = PointStatus::outside_roi;
     return r;
   }
-  // The subset clipped to the pixels away from the reference's border band
-  // (math::clipped_subset).
-  const math::SubsetRect rect =
-      math::clipped_subset(x, y, h, ref.rows(), ref.cols(), ref.border_band());
   std::vector<std::array<int, 2>> used;
   for (int j = rect.j0; j <= rect.j1; ++j)
     for (int i = rect.i0; i <= rect.i1; ++i) used.push_back({i, j});
   const int n = static_cast<int>(used.size());
-  if (4 * n < o.subset * o.subset) {  // most of it in the reference's border band
-    r.status = PointStatus::outside_roi;
-    return r;
-  }
   // Reference subset: values, zero-mean values, steepest-descent images and Hessian.
   std::vector<double> f(static_cast<std::size_t>(n)), sd(static_cast<std::size_t>(n) * kN);
   double fm = 0;

@@ -34,6 +34,13 @@ XCORR_HD inline Continued point_mirror(long long i, long long n) {
   if (i >= 0 && i < n) return {i, i, 1.0};
   return {mirror_index(i, n), i < 0 ? 0 : n - 1, -1.0};
 }
+// Sample i of the continued line of n samples spaced by `stride`.
+template <class T>
+XCORR_HD inline double continued_sample(const T* s, long long i, long long n, long long stride) {
+  const Continued k = point_mirror(i, n);
+  const double v = s[k.index * stride];
+  return k.sign > 0 ? v : 2 * static_cast<double>(s[k.anchor * stride]) - v;
+}
 
 // One causal and one anti-causal pass of the B-spline prefilter for the pole z (Unser 1999),
 // for the point-symmetric continuation; `horizon` terms start the causal pass
@@ -143,11 +150,7 @@ template <int D, class T, class W>
 XCORR_HD inline double continued_row_sum(const T* row, long long cols, long long x0, const W* w) {
   double s = 0;
   XCORR_UNROLL
-  for (int b = 0; b < BSpline<D>::kTaps; ++b) {
-    const Continued k = point_mirror(x0 + b, cols);
-    const double v = row[k.index];
-    s += w[b] * (k.sign > 0 ? v : 2 * static_cast<double>(row[k.anchor]) - v);
-  }
+  for (int b = 0; b < BSpline<D>::kTaps; ++b) s += w[b] * continued_sample(row, x0 + b, cols, 1);
   return s;
 }
 // The same for row y of the continued coefficients (continued along y too).
@@ -254,11 +257,7 @@ template <class T>
 XCORR_HD inline double gaussian_at(const T* s, long long n, long long stride, long long i,
                                    const double* w, int r) {
   double v = 0;
-  for (int k = -r; k <= r; ++k) {
-    const Continued c = point_mirror(i + k, n);
-    const double at = s[c.index * stride];
-    v += w[k + r] * (c.sign > 0 ? at : 2 * static_cast<double>(s[c.anchor * stride]) - at);
-  }
+  for (int k = -r; k <= r; ++k) v += w[k + r] * continued_sample(s, i + k, n, stride);
   return v;
 }
 
@@ -305,7 +304,7 @@ struct SubsetRect {
   XCORR_HD int pixels() const { return width() * height(); }
 };
 // The subset of half-width h centred at the pixel (x, y), clipped to the pixels at least `band`
-// px inside the image (empty: width or height <= 0).
+// px inside the image (empty: width or height <= 0). Callers use reference_subset_rect.
 XCORR_HD inline SubsetRect clipped_subset(double x, double y, int h, long long rows, long long cols,
                                           double band) {
   const double lo_x = ceil(band - x), hi_x = floor(static_cast<double>(cols - 1) - band - x);
@@ -316,6 +315,17 @@ XCORR_HD inline SubsetRect clipped_subset(double x, double y, int h, long long r
   r.j0 = lo_y > -h ? static_cast<int>(lo_y) : -h;
   r.j1 = hi_y < h ? static_cast<int>(hi_y) : h;
   return r;
+}
+
+// The pixels IC-GN uses of the subset of half-width h centred at (x, y) in the reference
+// (rows x cols): false, status outside_roi, when the subset leaves the reference or less than a
+// quarter of it lies outside the border band; else `rect` is its clipped rectangle.
+XCORR_HD inline bool reference_subset_rect(double x, double y, int h, long long rows,
+                                           long long cols, double band, SubsetRect& rect) {
+  if (!inside_image(x - h, y - h, rows, cols) || !inside_image(x + h, y + h, rows, cols))
+    return false;
+  rect = clipped_subset(x, y, h, rows, cols, band);
+  return rect.width() > 0 && rect.height() > 0 && 4 * rect.pixels() >= (2 * h + 1) * (2 * h + 1);
 }
 
 // First-order warp p = (u, ux, uy, v, vx, vy) as [a b c; d e f] = [1+ux uy u; vx 1+vy v].
