@@ -1,17 +1,13 @@
 // The cuFFT functions the engine calls, loaded at run time (gpu/nvidia_library.hpp): call them as
-// cufft_api().value()->cufftExecR2C(...) with the signatures of <cufft.h> and <cufftXt.h>.
+// cufft_api().value()->cufftExecR2C(...) with the signatures of <cufft.h>.
 #pragma once
 
 #include <cufft.h>
-#include <cufftXt.h>
 
 #include "core/status.hpp"
 
 #define XCORR_CUFFT_FUNCTIONS(X) \
   X(cufftPlanMany)               \
-  X(cufftCreate)                 \
-  X(cufftMakePlanMany64)         \
-  X(cufftXtSetJITCallback)       \
   X(cufftSetStream)              \
   X(cufftExecR2C)                \
   X(cufftExecC2R)                \

@@ -38,11 +38,6 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
 
 bool is_gpu_variant(const Correlator& c);
 
-// Whether gpu_fft's fused pipeline (fusion=callbacks: cuFFT LTO callbacks) runs as such: ok once
-// a callback plan has been made, or before any was tried; otherwise the error that made it fall
-// back to separate passes (e.g. cuFFT could not load nvJitLink).
-Status fft_fusion_status();
-
 using engine::KernelProfile;  // core/engine/gpu_backend.hpp
 // Empty for variants whose kernels are not ours (gpu_fft's transforms are cuFFT's). Run the
 // variant once first: kernels that opt into more shared memory do it on their first run.

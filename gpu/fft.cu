@@ -1,19 +1,13 @@
 // gpu_fft: correlation through cuFFT (float32), everything on the device.
-// Overview: one batched R2C transform gives the spectrum of each distinct left and right input
-// once, zero-padded to P x Q (P, Q of the form 2^a 3^b 5^c 7^d, or powers of two: parameter
-// `padding`), reused by every pair (one_to_many, n_to_m); per chunk of outputs a batched C2R
-// transforms FL * conj(FR) (full) or FR * conj(FL) (valid) back, and the (2h-1) x (2w-1) or
-// (H-h+1) x (W-w+1) window is written, scaled by 1/(P Q). Parameter `fusion`:
-//   callbacks (default): the padding is the forward transform's load, the product the inverse's
-//     load and the crop + scale the inverse's store (cuFFT LTO callbacks, gpu/fft_callbacks.cu,
-//     linked by cuFFT through nvJitLink when a plan is made): two cuFFT executions, no passes of
-//     our own over the padded data;
-//   passes: a pad kernel, a multiply kernel and a crop kernel around the same two transforms.
-// Where cuFFT cannot make callback plans (no nvJitLink library), `callbacks` runs as `passes`
-// and fft_fusion_status() says why. Plans are cached per (P, Q, batch, type, fusion). When it
-// wins: from roughly 32x32 up, and for large batches. ZNCC: the shared epilogue
-// (gpu/zncc_epilogue.cuh) around the unnormalised pipeline. Output chunks are sized from free
-// device memory, so results larger than the GPU still run.
+// Overview: one pad kernel copies every left and right matrix into a zero-padded P x Q batch
+// (P, Q of the form 2^a 3^b 5^c 7^d, or powers of two: parameter `padding`); one batched R2C
+// transform gives the spectrum of each distinct input once (reused by every pair: one_to_many,
+// n_to_m); per chunk of outputs a fused kernel forms FL * conj(FR) (full) or FR * conj(FL) (valid),
+// a batched C2R transforms back and a crop kernel writes the (2h-1) x (2w-1) or (H-h+1) x (W-w+1)
+// layout, scaled by 1/(P Q). Plans are cached per (P, Q, batch). When it wins: from roughly 32x32
+// up, and for large batches. ZNCC: the shared epilogue (gpu/zncc_epilogue.cuh) around the
+// unnormalised pipeline. Constraints: none. Output chunks are sized from free device memory, so
+// results larger than the GPU still run.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,11 +19,8 @@
 #include <vector>
 
 #include "core/fft_size.hpp"
-#include "fft_callbacks_fatbin.h"  // generated: gpu/CMakeLists.txt
-#include "gpu/engine.hpp"
 #include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
-#include "gpu/fft_callbacks.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 
@@ -120,120 +111,38 @@ const CufftApi& cufft() {
   return *cufft_api().value();
 }
 
-// One-thread kernel: the callbacks' arguments, in stream order (captured graphs replay them).
-template <class A, class B>
-__global__ void store_callback_infos(A* a, A a_value, B* b, B b_value) {
-  *a = a_value;
-  if (b != nullptr) *b = b_value;
-}
-
-// Why the fused pipeline last failed to make a callback plan (ok: it never failed).
-std::mutex fusion_mutex;
-Status fusion_failure = Status::ok();
-
-// A cuFFT plan; for fused plans also the device memory its callbacks read their arguments from
-// (FftPadInfo for the forward transform; FftProductInfo and FftCropInfo for the inverse).
-struct PlanRef {
-  cufftHandle handle{};
-  void* load_info = nullptr;
-  void* store_info = nullptr;
-};
-
-// Process-wide cache of cuFFT plans keyed by (P, Q, batch, type, fused); used by one engine
-// thread.
+// Process-wide cache of cuFFT plans keyed by (P, Q, batch, type); used by one engine thread.
 class PlanCache {
  public:
   ~PlanCache() {
-    for (auto& [k, plan] : plans_) release(plan.ref);
+    for (auto& [k, plan] : plans_) cufft().cufftDestroy(plan.handle);
   }
-  // The plan for (P, Q, batch, type), with callbacks when `fused`, bound to `stream` (rebound
-  // only when the stream changes).
-  Result<PlanRef> get(Geometry g, int batch, cufftType type, cudaStream_t stream, bool fused) {
+  // The plan for (P, Q, batch, type), bound to `stream` (rebound only when the stream changes).
+  Result<cufftHandle> get(Geometry g, int batch, cufftType type, cudaStream_t stream) {
     if (auto api = cufft_api(); !api.is_ok()) return api.status();
     std::lock_guard lock(mutex_);
-    const auto key = std::make_tuple(g.P, g.Q, batch, static_cast<int>(type), fused);
+    const auto key = std::make_tuple(g.P, g.Q, batch, static_cast<int>(type));
     auto it = plans_.find(key);
     if (it == plans_.end()) {
-      auto made = fused ? make_fused(g, batch, type) : make_plain(g, batch, type);
-      if (!made.is_ok()) return made.status();
-      if (const cufftResult r = cufft().cufftSetStream(made.value().handle, stream);
-          r != CUFFT_SUCCESS) {
-        release(made.value());
-        return cufft_status(r, "cufftSetStream");
-      }
-      it = plans_.emplace(key, Plan{made.value(), stream}).first;
+      cufftHandle h{};
+      int n[2] = {g.P, g.Q};
+      XCORR_CUFFT_TRY(cufft().cufftPlanMany(&h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
+      XCORR_CUFFT_TRY(cufft().cufftSetStream(h, stream));
+      it = plans_.emplace(key, Plan{h, stream}).first;
     } else if (it->second.stream != stream) {
-      XCORR_CUFFT_TRY(cufft().cufftSetStream(it->second.ref.handle, stream));
+      XCORR_CUFFT_TRY(cufft().cufftSetStream(it->second.handle, stream));
       it->second.stream = stream;
     }
-    return it->second.ref;
+    return it->second.handle;
   }
 
  private:
   struct Plan {
-    PlanRef ref;
+    cufftHandle handle;
     cudaStream_t stream;
   };
-
-  static void release(const PlanRef& ref) {
-    cufft().cufftDestroy(ref.handle);
-    if (ref.load_info != nullptr) cudaFree(ref.load_info);
-    if (ref.store_info != nullptr) cudaFree(ref.store_info);
-  }
-
-  static Result<PlanRef> make_plain(Geometry g, int batch, cufftType type) {
-    PlanRef ref;
-    int n[2] = {g.P, g.Q};
-    XCORR_CUFFT_TRY(
-        cufft().cufftPlanMany(&ref.handle, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, batch));
-    return ref;
-  }
-
-  // R2C: load = padding; C2R: load = product, store = crop. cuFFT JIT-links the callbacks
-  // (nvJitLink) in cufftMakePlanMany: the first plan of a size takes milliseconds to seconds.
-  static Result<PlanRef> make_fused(Geometry g, int batch, cufftType type) {
-    PlanRef ref;
-    XCORR_CUFFT_TRY(cufft().cufftCreate(&ref.handle));
-    const auto fail = [&ref](Status s) {
-      release(ref);
-      return s;
-    };
-    const bool forward = type == CUFFT_R2C;
-    const std::size_t load_bytes = forward ? sizeof(FftPadInfo) : sizeof(FftProductInfo);
-    if (const cudaError_t e = cudaMalloc(&ref.load_info, load_bytes); e != cudaSuccess)
-      return fail(cuda_status(e, "cudaMalloc (cuFFT callback arguments)"));
-    const auto set = [&ref](const char* symbol, cufftXtCallbackType cb, void* info) {
-      void* infos[1] = {info};
-      return cufft_status(
-          cufft().cufftXtSetJITCallback(ref.handle, symbol, xcorr_fft_callbacks_fatbin,
-                                        sizeof(xcorr_fft_callbacks_fatbin), cb, infos),
-          symbol);
-    };
-    if (forward) {
-      if (Status s = set("xcorr_fft_load_padded", CUFFT_CB_LD_REAL, ref.load_info); !s.is_ok())
-        return fail(s);
-    } else {
-      if (const cudaError_t e = cudaMalloc(&ref.store_info, sizeof(FftCropInfo));
-          e != cudaSuccess)
-        return fail(cuda_status(e, "cudaMalloc (cuFFT callback arguments)"));
-      if (Status s = set("xcorr_fft_load_product", CUFFT_CB_LD_COMPLEX, ref.load_info);
-          !s.is_ok())
-        return fail(s);
-      if (Status s = set("xcorr_fft_store_cropped", CUFFT_CB_ST_REAL, ref.store_info);
-          !s.is_ok())
-        return fail(s);
-    }
-    long long n[2] = {g.P, g.Q};
-    std::size_t work = 0;
-    if (const cufftResult r = cufft().cufftMakePlanMany64(ref.handle, 2, n, nullptr, 1, 0, nullptr,
-                                                          1, 0, type, batch, &work);
-        r != CUFFT_SUCCESS)
-      return fail(cufft_status(r, "cufftMakePlanMany64 with LTO callbacks (needs nvJitLink)"));
-    return ref;
-  }
-
   std::mutex mutex_;
-  std::map<std::tuple<int, int, int, int, bool>, Plan> plans_;
+  std::map<std::tuple<int, int, int, int>, Plan> plans_;
 };
 
 PlanCache& plan_cache() {
@@ -241,26 +150,15 @@ PlanCache& plan_cache() {
   return cache;
 }
 
-}  // namespace
-
-Status fft_fusion_status() {
-  std::lock_guard lock(fusion_mutex);
-  return fusion_failure;
-}
-
-namespace {
-
 class FftCorrelator final : public GpuCorrelator {
  public:
-  FftCorrelator() = default;
-  FftCorrelator(int padding, int fusion) : padding_(padding), fusion_(fusion) {}
+  explicit FftCorrelator(int padding = 0) : padding_(padding) {}
   const VariantInfo& info() const override { return info_; }
-  ParamValues params() const override { return {{"padding", padding_}, {"fusion", fusion_}}; }
+  ParamValues params() const override { return {{"padding", padding_}}; }
   Result<std::unique_ptr<Correlator>> with_params(const ParamValues& values) const override {
     auto all = complete_params(info_.name, info_.params, values);
     if (!all.is_ok()) return all.status();
-    return std::unique_ptr<Correlator>(
-        std::make_unique<FftCorrelator>(all.value().at("padding"), all.value().at("fusion")));
+    return std::unique_ptr<Correlator>(std::make_unique<FftCorrelator>(all.value().at("padding")));
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
@@ -271,11 +169,8 @@ class FftCorrelator final : public GpuCorrelator {
     const double outputs = static_cast<double>(p.output_count());
     const double n = static_cast<double>(g.real_size());
     // Fitted to docs/perf/gpu-engine.md (H200): ~15 us for a small problem replayed as a graph
-    // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s,
-    // and the passes (pad, multiply, crop) ~2 x and ~4 x more; fused, cuFFT's loads and stores
-    // do their work.
-    const double bytes = fused() ? inputs * n * 4 * 6 + outputs * n * 4 * 6
-                                 : inputs * n * 4 * 8 + outputs * n * 4 * 10;
+    // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s.
+    const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
     return 15e-6 + bytes / 3e12 + transfer_seconds(p);
   }
 
@@ -312,15 +207,7 @@ class FftCorrelator final : public GpuCorrelator {
   struct Prepared {
     Geometry g;
     int inputs = 0, chunk = 0;
-    bool fused = false;
   };
-
-  // fusion=callbacks, unless cuFFT has failed to make a callback plan in this process.
-  bool fused() const {
-    if (fusion_ != 1) return false;
-    std::lock_guard lock(fusion_mutex);
-    return fusion_failure.is_ok();
-  }
 
   // Allocations, plans and the chunk size: everything that may not happen inside a capture.
   Status prepare(const DeviceProblem& p, Prepared& prep, cudaStream_t stream) const {
@@ -341,35 +228,17 @@ class FftCorrelator final : public GpuCorrelator {
       chunk = static_cast<int>(
           std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
     }
-    // Fused, cuFFT never writes these two (R2C's input and C2R's output are the callbacks'),
-    // but an out-of-place C2R may use its input as scratch: both stay allocated.
     XCORR_RETURN_IF_ERROR(product_.allocate(static_cast<std::size_t>(chunk * g.spec_size())));
     XCORR_RETURN_IF_ERROR(corr_.allocate(static_cast<std::size_t>(chunk * g.real_size())));
-    bool fused = this->fused();
-    if (Status planned = make_plans(g, inputs, chunk, p.out_count, stream, fused);
-        !planned.is_ok()) {
-      if (!fused) return planned;
-      {
-        std::lock_guard lock(fusion_mutex);
-        fusion_failure = planned;
-      }
-      fused = false;  // the same pipeline with passes of its own
-      XCORR_RETURN_IF_ERROR(make_plans(g, inputs, chunk, p.out_count, stream, false));
-    }
-    prep = {g, inputs, chunk, fused};
-    return Status::ok();
-  }
-
-  static Status make_plans(Geometry g, int inputs, int chunk, int out_count, cudaStream_t stream,
-                           bool fused) {
-    auto forward = plan_cache().get(g, inputs, CUFFT_R2C, stream, fused);
+    auto forward = plan_cache().get(g, inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
-    const int last = out_count % chunk;
+    const int last = p.out_count % chunk;
     for (int batch : {chunk, last}) {
       if (batch == 0) continue;
-      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream, fused);
+      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
     }
+    prep = {g, inputs, chunk};
     return Status::ok();
   }
 
@@ -377,50 +246,29 @@ class FftCorrelator final : public GpuCorrelator {
   Status enqueue(const DeviceProblem& p, float* out, cudaStream_t stream,
                  const Prepared& prep) const {
     const Geometry g = prep.g;
-    auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream, prep.fused);
+    pad_kernel<<<grid_2d(g.Q, g.P, prep.inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
+        p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols,
+        prep.inputs, g, padded_.get());
+    XCORR_LAUNCH_TRY("pad_kernel");
+    auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
-    if (prep.fused) {
-      const FftPadInfo pad{p.left,       p.right,      p.n_left, p.left_rows, p.left_cols,
-                           p.right_rows, p.right_cols, g.P,      g.Q};
-      store_callback_infos<<<1, 1, 0, stream>>>(static_cast<FftPadInfo*>(forward.value().load_info),
-                                                pad, static_cast<FftPadInfo*>(nullptr), pad);
-      XCORR_LAUNCH_TRY("store_callback_infos");
-    } else {
-      pad_kernel<<<grid_2d(g.Q, g.P, prep.inputs), dim3(kBlockX, kBlockY), 0, stream>>>(
-          p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols,
-          prep.inputs, g, padded_.get());
-      XCORR_LAUNCH_TRY("pad_kernel");
-    }
-    XCORR_CUFFT_TRY(cufft().cufftExecR2C(forward.value().handle, padded_.get(),
+    XCORR_CUFFT_TRY(cufft().cufftExecR2C(forward.value(), padded_.get(),
                                          reinterpret_cast<cufftComplex*>(spectra_.get())));
     const int rs = p.request.mode == Mode::full ? p.left_rows - 1 : 0;
     const int cs = p.request.mode == Mode::full ? p.left_cols - 1 : 0;
     const float scale = 1.0f / static_cast<float>(g.real_size());
-    const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
     for (int t0 = 0; t0 < p.out_count; t0 += prep.chunk) {
       const int batch = std::min(prep.chunk, p.out_count - t0);
-      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream, prep.fused);
-      if (!inverse.is_ok()) return inverse.status();
-      if (prep.fused) {
-        const FftProductInfo product{spectra_.get(), p, t0, static_cast<int>(g.spec_size())};
-        const FftCropInfo crop{out + t0 * per, g.P, g.Q, p.out_rows, p.out_cols, rs, cs, scale};
-        store_callback_infos<<<1, 1, 0, stream>>>(
-            static_cast<FftProductInfo*>(inverse.value().load_info), product,
-            static_cast<FftCropInfo*>(inverse.value().store_info), crop);
-        XCORR_LAUNCH_TRY("store_callback_infos");
-        XCORR_CUFFT_TRY(cufft().cufftExecC2R(inverse.value().handle,
-                                             reinterpret_cast<cufftComplex*>(product_.get()),
-                                             corr_.get()));
-        continue;
-      }
       const dim3 mul_grid(static_cast<unsigned>((g.spec_size() + kThreads - 1) / kThreads),
                           std::min(batch, kMaxGridZ));
       multiply_kernel<<<mul_grid, kThreads, 0, stream>>>(
           spectra_.get(), p, t0, batch, static_cast<int>(g.spec_size()), product_.get());
       XCORR_LAUNCH_TRY("multiply_kernel");
-      XCORR_CUFFT_TRY(cufft().cufftExecC2R(inverse.value().handle,
-                                           reinterpret_cast<cufftComplex*>(product_.get()),
-                                           corr_.get()));
+      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
+      if (!inverse.is_ok()) return inverse.status();
+      XCORR_CUFFT_TRY(cufft().cufftExecC2R(
+          inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()), corr_.get()));
+      const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
       crop_kernel<<<grid_2d(p.out_cols, p.out_rows, batch), dim3(kBlockX, kBlockY), 0, stream>>>(
           corr_.get(), batch, g, p.out_rows, p.out_cols, rs, cs, scale, out + t0 * per);
       XCORR_LAUNCH_TRY("crop_kernel");
@@ -459,7 +307,6 @@ class FftCorrelator final : public GpuCorrelator {
             a(spectra_.get()),
             a(product_.get()),
             a(corr_.get()),
-            static_cast<std::uintptr_t>(fused()),
             static_cast<std::uintptr_t>(p.request.norm),
             static_cast<std::uintptr_t>(p.request.form),
             static_cast<std::uintptr_t>(p.request.mode),
@@ -487,7 +334,7 @@ class FftCorrelator final : public GpuCorrelator {
   VariantInfo info_{"gpu_fft",
                     "fft",
                     "gpu",
-                    "cuFFT R2C/C2R, spectra reused across pairs, padding/product/crop fused into cuFFT",
+                    "cuFFT R2C/C2R, spectra reused across pairs, padding/multiply/crop on the GPU",
                     kAllForms,
                     kBothModes,
                     {Normalization::none, Normalization::zncc},
@@ -496,15 +343,8 @@ class FftCorrelator final : public GpuCorrelator {
                       {0, 1},
                       0,
                       {"fast", "pow2"},
-                      "transform size: next 2^a 3^b 5^c 7^d, or next power of two"},
-                     {"fusion",
-                      {0, 1},
-                      1,
-                      {"passes", "callbacks"},
-                      "padding, product and crop as kernels of their own, or inside cuFFT's "
-                      "loads and stores (LTO callbacks)"}}};
+                      "transform size: next 2^a 3^b 5^c 7^d, or next power of two"}}};
   int padding_ = 0;
-  int fusion_ = 1;
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 // skips where no CUDA device is present.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -305,56 +304,6 @@ TEST(GpuVariants, RepeatedZnccRunsStayCorrect) {
   const testing::Case c{Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 8, 16};
   const testing::CaseData data = testing::make_case_data(c);
   expect_repeated_runs_match_reference(data.problem(c));
-}
-
-// gpu_fft's fused pipeline (cuFFT LTO callbacks doing the padding, product and crop) on every
-// form and mode, first run and graph replays, against the reference; and it really ran fused (on
-// a GPU host whose cuFFT can load nvJitLink, as the device machine's can). Prints the time of
-// each first run, which includes cuFFT's JIT link of the callbacks into two new plans.
-TEST(GpuFft, FusedPipelineRunsFusedAndMatchesTheReference) {
-  XCORR_SKIP_WITHOUT_GPU();
-  const Correlator* fft = gpu_registry().find("gpu_fft");
-  ASSERT_NE(fft, nullptr);
-  const std::vector<testing::Case> cases = {
-      {Form::one_to_one, Mode::full, Normalization::none, {1, 1}, {1, 1}, 1, 1},
-      {Form::one_to_one, Mode::full, Normalization::none, {53, 47}, {53, 47}, 1, 1},
-      {Form::one_to_many, Mode::full, Normalization::none, {31, 17}, {31, 17}, 1, 9},
-      {Form::one_to_many, Mode::valid, Normalization::none, {7, 13}, {61, 45}, 1, 5},
-      {Form::n_to_m, Mode::full, Normalization::none, {19, 23}, {19, 23}, 3, 7},
-      {Form::n_to_m, Mode::valid, Normalization::zncc, {11, 9}, {37, 40}, 4, 3},
-      {Form::n_to_mn, Mode::full, Normalization::none, {29, 29}, {29, 29}, 3, 12},
-      {Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 7, 21},
-  };
-  for (int fusion : {1, 0}) {
-    auto configured = fft->with_params({{"fusion", fusion}});
-    ASSERT_TRUE(configured.is_ok()) << configured.status().message();
-    for (const testing::Case& c : cases) {
-      const testing::CaseData data = testing::make_case_data(c);
-      const CorrelationProblem p = data.problem(c);
-      const Stack<double> ref = cpu::correlate_reference(p);
-      Stack<float> first =
-          testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
-      const auto start = std::chrono::steady_clock::now();
-      const Status s = configured.value()->run(p, first.view());
-      const double first_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      ASSERT_TRUE(s.is_ok()) << testing::case_name(c) << ": " << s.message();
-      EXPECT_MATRIX_NEAR(first.view(), ref.view(), 1e-5) << "fusion " << fusion << " first run";
-      Stack<float> last =
-          testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
-      const auto t = gpu::time_on_gpu(*configured.value(), p, 1, 3, last.view());
-      ASSERT_TRUE(t.is_ok()) << t.status().message();
-      EXPECT_MATRIX_NEAR(last.view(), ref.view(), 1e-5) << "fusion " << fusion << " replays";
-      std::printf("[ fft      ] fusion=%s %-40s first run %8.1f ms, then %.4f ms\n",
-                  fusion == 1 ? "callbacks" : "passes", testing::case_name(c).c_str(), first_ms,
-                  t.value().kernel_median_ms);
-    }
-    if (fusion == 1) {
-      const Status fused = gpu::fft_fusion_status();
-      EXPECT_TRUE(fused.is_ok()) << "gpu_fft fell back to passes: " << fused.message();
-    }
-  }
 }
 
 TEST(GpuTiming, ReportsOrderedTimes) {
