@@ -22,7 +22,7 @@ namespace {
 struct CorrelateOptions {
   std::string form, left, right, out;
   std::string mode = "full", norm = "none", output = "surface", method = "auto",
-              subpixel = "parabolic";
+              subpixel = "parabolic", accuracy = "fast";
   int summary_rows = 10;
   std::vector<std::string> params;  // "name=value" for --method's variant
   bool quiet = false;
@@ -104,8 +104,10 @@ Status run_correlate(const CorrelateOptions& o) {
   const auto norm = parse_normalization(o.norm);
   const auto subpixel = parse_subpixel_method(o.subpixel);
   const auto output = parse_output(o.output);
-  XCORR_CHECK(form && mode && norm && subpixel && output, "CLI11 validated the enum options");
-  p.request = {*form, *mode, *norm, *output, *subpixel};
+  const auto accuracy = parse_accuracy(o.accuracy);
+  XCORR_CHECK(form && mode && norm && subpixel && output && accuracy,
+              "CLI11 validated the enum options");
+  p.request = {*form, *mode, *norm, *output, *subpixel, *accuracy};
 
   // Check the output's format before any work, so a typo costs nothing and writes nothing.
   const std::string ext = io::lowercase_extension(o.out);
@@ -176,6 +178,11 @@ Command add_correlate_command(CLI::App& app) {
       ->check(CLI::IsMember({"surface", "peak"}))
       ->capture_default_str();
   c->add_option("--method", o->method, "auto or a variant name from `xcorr list`")
+      ->capture_default_str();
+  c->add_option("--accuracy", o->accuracy,
+                "fast: auto picks the fastest variant (FFT errors are relative to the largest "
+                "output); exact: only direct variants, each output its own sum (docs/formats.md)")
+      ->check(CLI::IsMember({"fast", "exact"}))
       ->capture_default_str();
   c->add_option("--param", o->params,
                 "A parameter of --method's variant, name=value (repeatable; see `xcorr list`)");

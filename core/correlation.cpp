@@ -25,6 +25,9 @@ const char* to_string(Normalization n) {
 const char* to_string(Output o) {
   return label(o);
 }
+const char* to_string(Accuracy a) {
+  return label(a);
+}
 std::optional<Form> parse_form(std::string_view s) {
   return parse_label<Form>(s);
 }
@@ -36,6 +39,9 @@ std::optional<Normalization> parse_normalization(std::string_view s) {
 }
 std::optional<Output> parse_output(std::string_view s) {
   return parse_label<Output>(s);
+}
+std::optional<Accuracy> parse_accuracy(std::string_view s) {
+  return parse_label<Accuracy>(s);
 }
 
 Shape CorrelationProblem::output_shape() const {

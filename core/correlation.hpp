@@ -39,6 +39,11 @@ enum class Form { one_to_one, one_to_many, n_to_mn, n_to_m };
 enum class Mode { full, valid };
 enum class Normalization { none, zncc };
 enum class Output { surface, peak };
+// What `auto` may pick (docs/formats.md, "Accuracy"): fast = the fastest variant (FFT paths'
+// errors are relative to the output's largest magnitude); exact = only variants that compute
+// each output element as its own sum, which meet |a - b| / max(|a|, |b|) <= 1e-4 per element
+// on nonnegative inputs (the thesis' metric; 0 where both magnitudes are <= 1e-5).
+enum class Accuracy { fast, exact };
 
 template <>
 struct EnumLabels<Form> {
@@ -62,15 +67,22 @@ struct EnumLabels<Output> {
   static constexpr std::pair<Output, const char*> table[] = {{Output::surface, "surface"},
                                                              {Output::peak, "peak"}};
 };
+template <>
+struct EnumLabels<Accuracy> {
+  static constexpr std::pair<Accuracy, const char*> table[] = {{Accuracy::fast, "fast"},
+                                                               {Accuracy::exact, "exact"}};
+};
 
 const char* to_string(Form f);
 const char* to_string(Mode m);
 const char* to_string(Normalization n);
 const char* to_string(Output o);
+const char* to_string(Accuracy a);
 std::optional<Form> parse_form(std::string_view s);
 std::optional<Mode> parse_mode(std::string_view s);
 std::optional<Normalization> parse_normalization(std::string_view s);
 std::optional<Output> parse_output(std::string_view s);
+std::optional<Accuracy> parse_accuracy(std::string_view s);
 
 struct CorrelationRequest {
   Form form = Form::one_to_one;
@@ -78,6 +90,7 @@ struct CorrelationRequest {
   Normalization norm = Normalization::none;
   Output output = Output::surface;
   SubpixelMethod subpixel = SubpixelMethod::none;  // peak output: the refinement
+  Accuracy accuracy = Accuracy::fast;               // which variants auto may pick
 };
 
 struct CorrelationProblem {

@@ -31,6 +31,13 @@ struct VariantInfo {
   std::vector<Output> outputs = {Output::surface, Output::peak};
 };
 
+// Whether the variant computes each output element as its own sum (every family but "fft"):
+// those meet Accuracy::exact (core/correlation.hpp); FFT paths' errors scale with the output's
+// largest magnitude. The default can_implement refuses the others for exact requests.
+inline bool computes_each_output_directly(const VariantInfo& v) {
+  return v.family != "fft";
+}
+
 class Correlator {
  public:
   virtual ~Correlator() = default;

@@ -73,7 +73,8 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
       part.data += first * frames.matrix_stride;
       part.count = std::min(block, frames.count - first);
       const CorrelationProblem p{
-          {Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak, o.subpixel},
+          {Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak, o.subpixel,
+           o.accuracy},
           tmpl,
           part};
       auto out = correlate(engine, p, o.method);

@@ -30,6 +30,7 @@ struct TrackingOptions {
   // parabolic/Gaussian per axis up to 0.1 px of peak-locking bias).
   SubpixelMethod subpixel = SubpixelMethod::quadratic2d;
   std::string method = "auto";  // correlation variant (see `xcorr list`)
+  Accuracy accuracy = Accuracy::fast;  // which variants auto may pick (core/correlation.hpp)
 };
 
 struct Track {

@@ -948,7 +948,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       const int count = std::min(kGuessBatch, n - first);
       CorrelationProblem shape;  // shapes and counts only: what the dispatcher looks at
       shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak,
-                       SubpixelMethod::none};
+                       SubpixelMethod::none, o.accuracy};
       shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
       shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
       auto chosen = guess_variant(shape, o.method);

@@ -996,6 +996,7 @@ bool MainWindow::start_tracking() {
   }
   TrackingOptions o;
   o.subpixel = tracking_panel_->subpixel();
+  o.accuracy = tracking_panel_->accuracy();
   auto out = std::make_shared<std::vector<Track>>();
   tracks_out_ = out;
   auto ref = std::make_shared<Stack<float>>(reference_);

@@ -20,6 +20,11 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
   subpixel_->setToolTip(
       tr("Sub-pixel peak: quadratic2d (2-D quadratic fit of the 3x3 ZNCC neighbourhood, the most "
          "accurate here), parabolic or gaussian (1-D fits per axis), none (integer px)"));
+  accuracy_ = new QComboBox;
+  for (const char* a : {"fast", "exact"}) accuracy_->addItem(a);
+  accuracy_->setToolTip(
+      tr("fast: the fastest correlation variant (FFT errors are relative to the largest value); "
+         "exact: only direct variants, each ZNCC its own sum (docs/formats.md, Accuracy)"));
   run_ = new QPushButton(tr("Run tracking"));
   auto* cancel = new QPushButton(tr("Cancel"));
   layout->addWidget(help);
@@ -27,6 +32,10 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
   sub_row->addWidget(new QLabel(tr("Sub-pixel")));
   sub_row->addWidget(subpixel_, 1);
   layout->addLayout(sub_row);
+  auto* accuracy_row = new QHBoxLayout;
+  accuracy_row->addWidget(new QLabel(tr("Accuracy")));
+  accuracy_row->addWidget(accuracy_, 1);
+  layout->addLayout(accuracy_row);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
   buttons->addWidget(cancel);
@@ -38,6 +47,10 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
 
 SubpixelMethod TrackingPanel::subpixel() const {
   return *parse_subpixel_method(subpixel_->currentText().toStdString());
+}
+
+Accuracy TrackingPanel::accuracy() const {
+  return *parse_accuracy(accuracy_->currentText().toStdString());
 }
 
 void TrackingPanel::set_run_enabled(bool on) {

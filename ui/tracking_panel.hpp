@@ -1,10 +1,11 @@
-// The Tracking tab of the Analysis dock: what tracking does, its sub-pixel method, Run and
-// Cancel. Templates are drawn with the Template tool on the reference frame (MainWindow keeps
+// The Tracking tab of the Analysis dock: what tracking does, its sub-pixel method and accuracy,
+// Run and Cancel. Templates are drawn with the Template tool on the reference frame (MainWindow keeps
 // them in the project).
 #pragma once
 
 #include <QWidget>
 
+#include "core/correlation.hpp"
 #include "core/peak.hpp"
 
 class QComboBox;
@@ -17,6 +18,7 @@ class TrackingPanel : public QWidget {
  public:
   explicit TrackingPanel(QWidget* parent = nullptr);
   SubpixelMethod subpixel() const;  // the chosen refinement
+  Accuracy accuracy() const;        // which correlation variants auto may pick
   void set_run_enabled(bool on);    // off while a run is going
 
  signals:
@@ -25,6 +27,7 @@ class TrackingPanel : public QWidget {
 
  private:
   QComboBox* subpixel_;
+  QComboBox* accuracy_;
   QPushButton* run_;
 };
 

@@ -80,7 +80,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     const std::vector<GuessRequest> part(requests.begin() + static_cast<long>(first),
                                          requests.begin() + static_cast<long>(last));
     auto g =
-        integer_guess(engine_, o.method, ref_image, def_image, part, o.subset, o.search_radius);
+        integer_guess(engine_, o.method, o.accuracy, ref_image, def_image, part, o.subset, o.search_radius);
     if (!g.is_ok()) return g.status();
     if (reg.variant.empty()) reg.variant = g.value().variant;
     for (std::size_t i = first; i < last; ++i) {

@@ -6,7 +6,7 @@
 
 namespace xcorr::dic {
 
-Result<GuessOutput> integer_guess(const Registry& r, std::string_view method,
+Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Accuracy accuracy,
                                   MatrixView<const float> ref, MatrixView<const float> def,
                                   const std::vector<GuessRequest>& requests, int subset,
                                   int radius) {
@@ -36,7 +36,8 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method,
         std::copy(def.row(wy[k] + i) + wx[k], def.row(wy[k] + i) + wx[k] + win, windows[t].row(i));
     }
     const CorrelationProblem p{
-        {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak, SubpixelMethod::none},
+        {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak, SubpixelMethod::none,
+         accuracy},
         templates.view(),
         windows.view()};
     auto result = correlate(r, p, method);

@@ -31,7 +31,8 @@ struct GuessOutput {
 
 // Subsets must lie inside the reference; the deformed image must be at least subset + 2 R in
 // both directions (R is reduced to fit otherwise).
-Result<GuessOutput> integer_guess(const Registry& r, std::string_view method,
+// `accuracy`: what the method's auto may pick (core/correlation.hpp).
+Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Accuracy accuracy,
                                   MatrixView<const float> ref, MatrixView<const float> def,
                                   const std::vector<GuessRequest>& requests, int subset,
                                   int radius);

@@ -73,6 +73,10 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
               "method", "Guess variant",
               "Correlation variant of the integer guess: auto or a name from `xcorr list`",
               &O::method, {"auto"}, false),
+          enum_field<O>("accuracy", "Guess accuracy",
+                        "fast: the fastest guess variant; exact: only direct ones, each ZNCC its "
+                        "own sum (docs/formats.md, Accuracy)",
+                        &O::accuracy),
           text_field<O>("device", "Device", "auto (the GPU when present), cpu or gpu", &O::device,
                         {"auto", "cpu", "gpu"}, true),
       },

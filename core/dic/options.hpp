@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/correlation.hpp"
 #include "core/enum_labels.hpp"
 #include "core/io/channel.hpp"
 #include "core/options_table.hpp"
@@ -95,6 +96,7 @@ struct DicOptions {
   std::string pixel_size;
   std::string frame_interval;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
+  Accuracy accuracy = Accuracy::fast;  // which variants the guess's auto may pick
   std::string device = "auto";  // where frames are registered: auto (the GPU when
                                 // present), cpu or gpu
 

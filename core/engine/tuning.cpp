@@ -92,6 +92,7 @@ std::string tuning_key(const CorrelationProblem& p) {
                     std::to_string(bucket(p.left.count)) + "|" +
                     std::to_string(bucket(p.right.count));
   if (p.request.output == Output::peak) key += "|peak";  // surface keys keep their old form
+  if (p.request.accuracy == Accuracy::exact) key += "|exact";
   return key;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
 #include "core/peak.hpp"
+#include "tests/support/accuracy_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/xcorr_cli.hpp"
@@ -178,6 +180,30 @@ TEST_F(Cli, ForcedMethodsAgree) {
   Stack<double> bd(b.rows(), b.cols(), b.count());
   for (std::size_t i = 0; i < b.values().size(); ++i) bd.values()[i] = b.values()[i];
   EXPECT_MATRIX_NEAR(a.view(), bd.view(), 1e-5);
+}
+
+// --accuracy exact: auto runs a direct variant where fast runs the FFT, the result meets the
+// per-element bound on six decades of nonnegative values, and a named FFT variant is refused.
+TEST_F(Cli, AccuracyExactRunsADirectVariant) {
+  Stack<float> l = testing::random_stack(96, 96, 1, 21, -3, 3),
+               r = testing::random_stack(96, 96, 1, 22, -3, 3);
+  for (float& v : l.values()) v = std::pow(10.0f, v);
+  for (float& v : r.values()) v = std::pow(10.0f, v);
+  const std::string args = "correlate --form one_to_one --left " + csv("l.csv", l) + " --right " +
+                           csv("r.csv", r);
+  const CliRun fast = xcorr(args + " --out " + path("fast.csv"));
+  ASSERT_EQ(fast.code, 0) << fast.output;
+  EXPECT_NE(fast.output.find("by cpu_fft"), std::string::npos) << fast.output;
+  const CliRun exact = xcorr(args + " --accuracy exact --out " + path("exact.csv"));
+  ASSERT_EQ(exact.code, 0) << exact.output;
+  EXPECT_NE(exact.output.find("by cpu_direct"), std::string::npos) << exact.output;
+  const auto out = io::read_matrix_csv(path("exact.csv"));
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  const CorrelationProblem p{{Form::one_to_one, Mode::full}, l.view(), r.view()};
+  EXPECT_LE(testing::accuracy_of(out.value().view(), cpu::correlate_reference(p).view()).element,
+            testing::kExactElementBound);
+  expect_bad_input(args + " --accuracy exact --method cpu_fft",
+                   "cpu_fft does not meet accuracy exact");
 }
 
 TEST_F(Cli, BadInputsExitWithTwoAndOneLineAndNoOutput) {

@@ -24,7 +24,7 @@ TEST(IntegerGuess, FindsAnIntegerShiftForEveryPoint) {
   }
   requests.push_back({15, 15, 0, 0});  // window clamped into the image at the top-left
   for (const char* method : {"cpu_direct", "cpu_fft"}) {
-    const auto g = integer_guess(testing::cpu_registry(), method, ref[0], def[0], requests, 21, 6);
+    const auto g = integer_guess(testing::cpu_registry(), method, Accuracy::fast, ref[0], def[0], requests, 21, 6);
     ASSERT_TRUE(g.is_ok()) << g.status().message();
     EXPECT_EQ(g.value().variant, method);
     ASSERT_EQ(g.value().guesses.size(), requests.size());
@@ -43,10 +43,39 @@ TEST(IntegerGuess, APredictionMovesTheSearch) {
   const auto ref = synth::render_speckle(o, 0, 0);
   const auto def = synth::render_speckle(o, 9, 0);  // beyond a radius of 4 without prediction
   const std::vector<GuessRequest> r = {{50, 40, 0, 9}};
-  const auto g = integer_guess(testing::cpu_registry(), "auto", ref[0], def[0], r, 21, 4);
+  const auto g =
+      integer_guess(testing::cpu_registry(), "auto", Accuracy::fast, ref[0], def[0], r, 21, 4);
   ASSERT_TRUE(g.is_ok()) << g.status().message();
   EXPECT_EQ(g.value().guesses[0].v, 9);
   EXPECT_EQ(g.value().guesses[0].u, 0);
+}
+
+// accuracy exact: auto picks a direct variant even where the FFT is modelled faster (a large
+// search window), and an FFT variant named explicitly is refused with the reason.
+TEST(IntegerGuess, ExactAccuracyPicksADirectVariantAndRefusesTheFft) {
+  synth::SpeckleOptions o;
+  o.rows = 200;
+  o.cols = 200;
+  const auto ref = synth::render_speckle(o, 0, 0);
+  const auto def = synth::render_speckle(o, 5, -7);
+  const std::vector<GuessRequest> r = {{100, 100, 0, 0}, {80, 120, 0, 0}};
+  const auto fast =
+      integer_guess(testing::cpu_registry(), "auto", Accuracy::fast, ref[0], def[0], r, 41, 40);
+  ASSERT_TRUE(fast.is_ok()) << fast.status().message();
+  EXPECT_EQ(fast.value().variant, "cpu_fft") << "the premise: auto picks the FFT here";
+  const auto exact =
+      integer_guess(testing::cpu_registry(), "auto", Accuracy::exact, ref[0], def[0], r, 41, 40);
+  ASSERT_TRUE(exact.is_ok()) << exact.status().message();
+  EXPECT_EQ(exact.value().variant, "cpu_direct");
+  for (const IntegerGuess& g : exact.value().guesses) {
+    EXPECT_EQ(g.v, 5);
+    EXPECT_EQ(g.u, -7);
+  }
+  const auto refused =
+      integer_guess(testing::cpu_registry(), "cpu_fft", Accuracy::exact, ref[0], def[0], r, 41, 40);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("does not meet accuracy exact"), std::string::npos)
+      << refused.status().message();
 }
 
 }  // namespace
