@@ -9,6 +9,8 @@ void add_gpu_variants(Registry& r) {
   if (!list_devices().is_ok()) return;
   r.add(make_basic_correlator());
   if (cufft_api().is_ok()) r.add(make_fft_correlator());  // not where cuFFT is not installed
+  r.add(make_fft_shared_correlator());
+  r.add(make_small_direct_correlator());
   r.add(make_tiled_correlator_4x1());
   r.add(make_tiled_correlator_8x1());
   r.add(make_warp_per_shift_correlator());

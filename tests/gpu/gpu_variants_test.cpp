@@ -4,6 +4,7 @@
 // skips where no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "core/engine/engine.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"
+#include "tests/support/accuracy_testing.hpp"
 #include "tests/support/correlation_cases.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
@@ -190,7 +192,7 @@ TEST(GpuMemory, WorkLargerThanTheBudgetRunsInSlices) {
         4.0 * static_cast<double>(p.surface_shape().area() * p.output_count());  // surfaces
     ASSERT_GT(bytes, static_cast<double>(budget)) << "the case must exceed the budget";
     const Stack<double> ref = cpu::correlate_reference(p);
-    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
+    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
       const Correlator* v = gpu_registry().find(name);
       if (!v->can_implement(p).is_ok()) continue;
       Stack<float> out =
@@ -236,7 +238,7 @@ TEST(GpuMemory, StridedHostViewsRoundTrip) {
 
 TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   XCORR_SKIP_WITHOUT_GPU();
-  for (const char* name : {"gpu_basic", "gpu_fft"})
+  for (const char* name : {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_small_direct"})
     EXPECT_NE(gpu_registry().find(name), nullptr) << name;
   const Correlator* fused = gpu_registry().find("gpu_zncc_tiled");
   ASSERT_NE(fused, nullptr);
@@ -253,6 +255,13 @@ TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   EXPECT_EQ(too_big.code(), ErrorCode::unsupported);
   EXPECT_NE(too_big.message().find("KiB of shared memory"), std::string::npos) << too_big.message();
   EXPECT_TRUE(gpu_registry().find("gpu_fft")->can_implement(big).is_ok());
+  // The on-chip FFT and the small direct kernel refuse what does not fit, saying what.
+  const Status no_fft = gpu_registry().find("gpu_fft_shared")->can_implement(big);
+  EXPECT_EQ(no_fft.code(), ErrorCode::unsupported);
+  EXPECT_NE(no_fft.message().find("128 x 128"), std::string::npos) << no_fft.message();
+  const Status no_small = gpu_registry().find("gpu_small_direct")->can_implement(big);
+  EXPECT_EQ(no_small.code(), ErrorCode::unsupported);
+  EXPECT_NE(no_small.message().find("48 KiB"), std::string::npos) << no_small.message();
 }
 
 TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
@@ -304,6 +313,18 @@ TEST(GpuVariants, RepeatedZnccRunsStayCorrect) {
   const testing::Case c{Form::n_to_mn, Mode::valid, Normalization::zncc, {21, 21}, {41, 41}, 8, 16};
   const testing::CaseData data = testing::make_case_data(c);
   expect_repeated_runs_match_reference(data.problem(c));
+}
+
+// Every GPU variant meets the bound docs/formats.md states for it (per element for direct sums,
+// relative to the largest output for FFT paths) on nonnegative inputs, uniform and over six
+// decades; the measured numbers are printed ("[ accuracy ]" lines).
+TEST(GpuAccuracy, EveryVariantMeetsItsStatedBound) {
+  XCORR_SKIP_WITHOUT_GPU();
+  for (const auto& v : gpu_registry().all()) {
+    const auto& norms = v->info().norms;
+    const bool plain = std::find(norms.begin(), norms.end(), Normalization::none) != norms.end();
+    EXPECT_GE(testing::expect_stated_accuracy(*v), plain ? 4 : 0) << v->info().name;
+  }
 }
 
 TEST(GpuTiming, ReportsOrderedTimes) {
