@@ -60,17 +60,16 @@ __device__ __forceinline__ float2 cmul_conj(float2 a, float2 b) {  // a * conj(b
 // thread holding 2^G values in registers. Forward (decimation in frequency, spans S, S/2, ...):
 // (a, b) -> (a + b, (a - b) W^j). Inverse (decimation in time, spans S, 2S, ...):
 // (a, b) -> (a + b conj(W^j), a - b conj(W^j)). tw[k] = exp(-2 pi i k / N), k < N / 2.
-// Twiddles: the widest stage's 2^(G-1) come from two table reads (w0 ws^k); a stage with half
-// that span uses their squares (W^(2j) over a span of half the length), and so on.
+// Twiddles are read from the table (each one rounding; a chain of products and squares, tried
+// in run 44, lost up to 3e-5 of accuracy on 16 x 16).
 // Lines: the first `lines` of them, 2^lines_log >= lines (index arithmetic in shifts and masks;
 // every size here is a compile-time power of two).
 template <int N, int G, bool kRows, bool kForward, int S>
 __device__ void stage_group(float2* z, const float2* tw, int lines, int lines_log) {
-  constexpr int kT = threads_for<N>(), kP = pitch_of<N>(), kM = 1 << G, kW = kM / 2;
+  constexpr int kT = threads_for<N>(), kP = pitch_of<N>(), kM = 1 << G;
   // Values m of an item sit at base + m * step along the line: step is the smallest span.
   constexpr int step = kForward ? S >> (G - 1) : S;
   constexpr int block = kForward ? 2 * S : S * kM;             // the items' block along the line
-  constexpr int wide_factor = N / (kForward ? 2 * S : S * kM);  // table index per unit of j
   constexpr int kItemsPerLine = N / kM;
   const int line_mask = (1 << lines_log) - 1;
   for (int idx = threadIdx.x; idx < (kItemsPerLine << lines_log); idx += kT) {
@@ -83,27 +82,15 @@ __device__ void stage_group(float2* z, const float2* tw, int lines, int lines_lo
       const int x = base + m * step;
       v[m] = kRows ? z[line * kP + x] : z[x * kP + line];
     }
-    // w[d][k]: twiddle of offset o + k step at the stage whose span is the widest one's / 2^d.
-    float2 w[G][kW];
-    w[0][0] = tw[o * wide_factor];
-    if constexpr (kW > 1) {
-      const float2 ws = tw[step * wide_factor];
-#pragma unroll
-      for (int k = 1; k < kW; ++k) w[0][k] = cmul(w[0][k - 1], ws);
-    }
-#pragma unroll
-    for (int d = 1; d < G; ++d) {
-#pragma unroll
-      for (int k = 0; k < (kW >> d); ++k) w[d][k] = cmul(w[d - 1][k], w[d - 1][k]);
-    }
 #pragma unroll
     for (int l = 0; l < G; ++l) {
       const int half = kForward ? kM >> (l + 1) : 1 << l;  // partner distance in m
-      const int d = kForward ? l : G - 1 - l;               // this stage's span: widest / 2^d
+      const int span = kForward ? S >> l : S << l;         // partner distance along the line
 #pragma unroll
       for (int m = 0; m < kM; ++m) {
         if (m & half) continue;
-        const float2 tw_m = w[d][m % half];
+        // W^j, j the offset inside the butterfly's block of 2 span: table index j N / (2 span).
+        const float2 tw_m = tw[(o + (m % half) * step) * (N / (2 * span))];
         const float2 a = v[m], b = v[m + half];
         if (kForward) {
           v[m] = make_float2(a.x + b.x, a.y + b.y);

@@ -4,7 +4,7 @@
 # Only a few files come back from that machine, so $OUT holds summary.txt and results.tar.gz
 # (every log, JUnit XML and JSON table). Switches: XCORR_TESTS, XCORR_GPU_BENCH, XCORR_DIC_BENCH,
 # XCORR_REG_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
-# XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_TEST_FILTER (an extended
+# XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_ANCHOR_TIMEOUT (anchor_bench.py, default 450), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
 # 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
 # the R 10 DIC, e.g. "gpu_zncc_tiled:rows_per_thread=8"), XCORR_DIC_METHOD_SUBSETS (the subsets
@@ -40,7 +40,8 @@ if [ "${XCORR_GPU_BENCH:-1}" = 1 ]; then
     cat "$logs/npp.txt"
   fi
   if [ -f .gpu/tools/anchor_bench.py ] && [ "${XCORR_BENCH_CASES:-all}" = all ]; then
-    timeout 120 python3 .gpu/tools/anchor_bench.py "$res/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
+    # cuDNN takes minutes on the larger cases (0.7 s per one_to_many 256 x16 call).
+    timeout "${XCORR_ANCHOR_TIMEOUT:-450}" python3 .gpu/tools/anchor_bench.py "$res/anchors.json" > "$logs/anchors.txt" 2>&1; echo "anchor_bench: exit $?"
   fi
 fi
 # Registration (phase method): the drift estimate with the frames on the device, this host's CPU

@@ -1,5 +1,6 @@
 // Measured against modelled: every GPU kernel's shared-memory loads and stores (warp-level
-// instructions and wavefronts, CUPTI's range profiler) against its bank-conflict model
+// instructions and wavefronts, CUPTI's range profiler) against its bank-conflict model (all but
+// the two kernels is_unmodelled names, whose counters are printed only)
 // (core/profiling/kernel_smem.hpp, fed by the kernel's own index functions), and the achieved
 // occupancy against the theoretical. Prints one row per launch. CTest label gpu; skips, saying
 // why, where counters cannot be read.
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "core/profiling/occupancy.hpp"
 #include "gpu/engine.hpp"
@@ -22,6 +24,12 @@
 
 namespace xcorr {
 namespace {
+
+// The two kernels of issue 19 (the on-chip FFT and the small direct kernel) have no
+// bank-conflict model yet: a named, short list, so that a new kernel cannot slip past.
+bool is_unmodelled(const std::string& kernel) {
+  return kernel == "fft_shared_kernel" || kernel == "small_direct_kernel";
+}
 
 TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
   XCORR_SKIP_WITHOUT_GPU();
@@ -46,7 +54,7 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
       {Form::n_to_m, Mode::full, Normalization::none, {17, 23}, {17, 23}, 3, 5},
       {Form::one_to_one, Mode::full, Normalization::none, {16, 16}, {16, 16}, 1, 1},
   };
-  int compared = 0, unread = 0, modelled = 0, exact_loads = 0;
+  int compared = 0, unread = 0, modelled = 0, exact_loads = 0, unmodelled = 0;
   double worst_load = 0, worst_store = 0;  // measured / model - 1
   std::printf("%-34s %-44s %-28s %23s %23s %23s %23s %6s %6s\n", "case", "variant", "kernel",
               "model ld instr/wavefr", "measured ld", "model st instr/wavefr", "measured st", "occ",
@@ -84,6 +92,12 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
             model.load_wavefronts, got.load_instructions, got.load_wavefronts,
             model.store_instructions, model.store_wavefronts, got.store_instructions,
             got.store_wavefronts, 100 * occ, 100 * counters.ranges[k].achieved_occupancy);
+        // Kernels without a bank-conflict model yet (docs/perf/profile-h200.md): their counters
+        // are printed above and counted here, not compared.
+        if (is_unmodelled(kp.kernel)) {
+          ++unmodelled;
+          continue;
+        }
         // Where a model declares loads behind data-dependent branches or a measured over-count
         // (KernelSmemModel; gpu_zncc_tiled only), the counters may stay below it by that much.
         const double skippable = kp.smem ? kp.smem->skippable_loads : 0.0;
@@ -114,8 +128,9 @@ TEST(GpuCounters, SharedMemoryTrafficMatchesTheModelForEveryKernel) {
   }
   std::printf(
       "[ counters ] %d kernel launches compared, %d variants without counters; %d with "
-      "shared loads: %d exact, largest excess %.3f %% (loads), %.3f %% (stores)\n",
-      compared, unread, modelled, exact_loads, 100 * worst_load, 100 * worst_store);
+      "shared loads: %d exact, largest excess %.3f %% (loads), %.3f %% (stores); %d launches of "
+      "kernels without a model (gpu_fft_shared, gpu_small_direct) printed only\n",
+      compared, unread, modelled, exact_loads, 100 * worst_load, 100 * worst_store, unmodelled);
   if (compared == 0 && unread > 0) GTEST_SKIP() << "hardware counters unavailable (see above)";
   EXPECT_GT(compared, 40);
 }
