@@ -21,6 +21,7 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
       tr("Sub-pixel peak: quadratic2d (2-D quadratic fit of the 3x3 ZNCC neighbourhood, the most "
          "accurate here), parabolic or gaussian (1-D fits per axis), none (integer px)"));
   accuracy_ = new QComboBox;
+  accuracy_->setObjectName("accuracy");
   for (const char* a : {"fast", "exact"}) accuracy_->addItem(a);
   accuracy_->setToolTip(
       tr("fast: the fastest correlation variant (FFT errors are relative to the largest value); "

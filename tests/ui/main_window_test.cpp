@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QSignalSpy>
@@ -23,6 +24,7 @@
 #include "tests/support/option_values.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/tracking_panel.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -338,6 +340,16 @@ TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   w.dic_panel()->set_options(o);
   EXPECT_FALSE(w.dic_panel()->valid());
   EXPECT_FALSE(w.start_dic());
+}
+
+// The Tracking tab offers both accuracies (docs/formats.md, "Accuracy"); fast by default.
+TEST(TrackingPanel, OffersFastAndExactAccuracy) {
+  TrackingPanel panel;
+  auto* combo = panel.findChild<QComboBox*>("accuracy");
+  ASSERT_NE(combo, nullptr);
+  EXPECT_EQ(panel.accuracy(), Accuracy::fast);
+  combo->setCurrentText("exact");
+  EXPECT_EQ(panel.accuracy(), Accuracy::exact);
 }
 
 }  // namespace
