@@ -9,6 +9,7 @@
 // floats); at most 256 output columns.
 // ZNCC through the shared epilogue. Instantiations: 2 (full; valid).
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "gpu/cuda_check.cuh"
@@ -101,12 +102,15 @@ class SmallDirectCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200, runs 44-46): ~3.5 us plus ~2.5 ns per block
-    // (pairs x output rows) and ~1.5 x 10^12 multiply-adds per second; event-timed one_to_one
-    // 16 x 16 measures 6.8-9.2 us, of which the kernel is ~4 us (ncu) and the rest the launch.
+    // Fitted to docs/perf/gpu-engine.md (H200, runs 44-49): the launch (~3.5 us), then waves of
+    // ~5 blocks per SM on 132 SMs, each wave ~2 us plus a block's multiply-adds at ~4.5 x 10^9
+    // per second (one_to_one 16: 7 us; one_to_one 64: 33 us; n_to_mn 16 x4096: 0.5 ms).
+    // Event-timed one_to_one 16 x 16 is 6.8-9.2 us, of which the kernel is ~4 us (ncu).
     const Shape s = p.surface_shape();
     const double blocks = static_cast<double>(p.output_count()) * static_cast<double>(s.rows);
-    return 3.5e-6 + 2.5e-9 * blocks + p.direct_multiply_adds() / 1.5e12 + transfer_seconds(p);
+    const double waves = std::ceil(blocks / (132.0 * 5.0));
+    return 3.5e-6 + waves * (2e-6 + p.direct_multiply_adds() / blocks / 4.5e9) +
+           transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {

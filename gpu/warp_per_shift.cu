@@ -130,9 +130,12 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
   const VariantInfo& info() const override { return info_; }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200): ~6 us, then ~2 TMAC/s (one warp per output).
+    // Fitted to docs/perf/gpu-engine.md (H200, runs 49-50; one warp per output): ~8 us, ~1.4 ns
+    // per output and ~0.5 x 10^12 multiply-adds per second (one_to_one 16 / 32 / 64: 8 / 14 /
+    // 39 us; one_to_many 64 x64: 2.4 ms). The earlier 2 x 10^12 made auto pick it for
+    // one_to_one 32 and 64, where gpu_small_direct and gpu_fft are faster (run 50).
     const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 6e-6 + p.direct_multiply_adds() / 2e12 + outputs * 32 * 5 / 4e12 + transfer_seconds(p);
+    return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
@@ -215,9 +218,11 @@ class WarpPerShiftSharedCorrelator final
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Prior: like gpu_warp_per_shift with shared-memory latency (~1.5x its rate), plus staging.
+    // Fitted to docs/perf/gpu-engine.md (H200, runs 49-50): as gpu_warp_per_shift (one_to_one
+    // 16 / 32 / 64: 8 / 12 / 39 us; one_to_many 64 x64: 1.8 ms). The earlier prior of 3 x 10^12
+    // multiply-adds per second made auto pick it for one_to_one 64 at 2.5x gpu_fft's time.
     const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 5e-6 + p.direct_multiply_adds() / 3e12 + outputs * 32 * 5 / 6e12 + transfer_seconds(p);
+    return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {

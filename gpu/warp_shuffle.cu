@@ -125,7 +125,13 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     const double shuffles =
         s.left_mats * s.left_rows + 2.0 * s.right_mats * (s.shifts + s.left_rows - 1);
     const double warp_steps = 1.3 * p.direct_multiply_adds() / (32.0 * fmas);
-    return 8e-6 + warp_steps * shuffles / 1.1e11 + transfer_seconds(p);
+    // A floor for few pairs, where the warps' serial chains, not the shuffle rate, bound the
+    // time: >= 8 us + 10 ns per template element (H200, runs 45-51: one_to_one 16 / 32 / 64
+    // took 18-32 / 30-97 / 52-364 us across the family; without it auto picked
+    // gpu_warp_shuffle_multirow_both for one_to_one 32 at 4x gpu_small_direct's time).
+    const double floor =
+        8e-6 + 1e-8 * static_cast<double>(p.left.rows) * static_cast<double>(p.left.cols);
+    return std::max(8e-6 + warp_steps * shuffles / 1.1e11, floor) + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
