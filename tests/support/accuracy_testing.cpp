@@ -42,20 +42,11 @@ CorrelationProblem AccuracyCase::problem() const {
   return {{form, Mode::full}, left.view(), right.view()};
 }
 
-namespace {
-
-// 10^U(-3, 3): nonnegative, six decades (deterministic per stream and run seed).
 Stack<float> wide_range_stack(Index rows, Index cols, Index count, std::uint64_t stream) {
   Stack<float> s = random_stack(rows, cols, count, stream, -3.0f, 3.0f);
-  for (Index t = 0; t < count; ++t) {
-    for (Index r = 0; r < rows; ++r) {
-      for (Index c = 0; c < cols; ++c) s[t](r, c) = std::pow(10.0f, s[t](r, c));
-    }
-  }
+  for (float& v : s.values()) v = std::pow(10.0f, v);
   return s;
 }
-
-}  // namespace
 
 std::vector<AccuracyCase> accuracy_cases() {
   struct Shape3 {
@@ -93,7 +84,7 @@ std::vector<AccuracyCase> accuracy_cases() {
 
 int expect_stated_accuracy(const Correlator& v) {
   static const std::vector<AccuracyCase> cases = accuracy_cases();
-  static std::vector<Stack<double>> refs = [] {
+  static const std::vector<Stack<double>> refs = [] {
     std::vector<Stack<double>> r;
     for (const AccuracyCase& c : cases) r.push_back(cpu::correlate_reference(c.problem()));
     return r;

@@ -8,6 +8,7 @@
 // prime sizes up to 128 x 128.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct AccuracyStats {
 
 // Both measures of `actual` against `expected` (same shapes; checked).
 AccuracyStats accuracy_of(StackView<const float> actual, StackView<const double> expected);
+
+// 10^U(-3, 3): nonnegative values over six decades (deterministic per stream and run seed).
+Stack<float> wide_range_stack(Index rows, Index cols, Index count, std::uint64_t stream);
 
 struct AccuracyCase {
   std::string name;
