@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
@@ -199,11 +200,33 @@ __global__ void __launch_bounds__(threads_for<N>())
 }
 
 // The transform size a problem needs (a power of two), or 0 when it is larger than kMaxN.
-int transform_size(Mode mode, int lh, int lw, int rh, int rw) {
-  const int need = mode == Mode::full ? std::max(2 * lh - 1, 2 * lw - 1) : std::max(rh, rw);
+int transform_size(Mode mode, long long lh, long long lw, long long rh, long long rw) {
+  const long long need = mode == Mode::full ? std::max(2 * lh - 1, 2 * lw - 1) : std::max(rh, rw);
   int n = 16;
-  while (n < need) n *= 2;
+  while (n < need && n <= kMaxN) n *= 2;
   return n <= kMaxN ? n : 0;
+}
+int transform_size(const CorrelationProblem& p) {
+  return transform_size(p.request.mode, p.left.rows, p.left.cols, p.right.rows, p.right.cols);
+}
+int transform_size(const DeviceProblem& p) {
+  return transform_size(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols);
+}
+
+// f(std::integral_constant<int, N>{}) for the instantiated transform size n (16 to 128;
+// can_implement has refused the rest).
+template <class F>
+auto with_size(int n, F&& f) {
+  switch (n) {
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    default:
+      return f(std::integral_constant<int, 128>{});
+  }
 }
 
 template <int N>
@@ -225,9 +248,7 @@ class FftSharedCorrelator final : public GpuCorrelator {
 
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
-    if (transform_size(p.request.mode, static_cast<int>(p.left.rows),
-                       static_cast<int>(p.left.cols), static_cast<int>(p.right.rows),
-                       static_cast<int>(p.right.cols)) == 0)
+    if (transform_size(p) == 0)
       return {ErrorCode::unsupported,
               "gpu_fft_shared: the padded transform exceeds 128 x 128 (full mode: inputs up to "
               "64 x 64; valid mode: windows up to 128 x 128)"};
@@ -235,13 +256,11 @@ class FftSharedCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    const int n = transform_size(p.request.mode, static_cast<int>(p.left.rows),
-                                 static_cast<int>(p.left.cols), static_cast<int>(p.right.rows),
-                                 static_cast<int>(p.right.cols));
     // Fitted to docs/perf/gpu-engine.md (H200, runs 43-46; event-timed, launch included): one
     // pair takes ~8 / 13 / 32 us at N = 32 / 64 / 128 (one block on one SM: its latency), and
     // each further pair ~0.012 / 0.041 / 0.19 us of the whole GPU's throughput (N = 16
     // extrapolated).
+    const int n = transform_size(p);
     const int k = n == 16 ? 0 : n == 32 ? 1 : n == 64 ? 2 : 3;
     constexpr double kFirst[] = {6e-6, 8e-6, 13e-6, 32e-6};
     constexpr double kEach[] = {0.004e-6, 0.012e-6, 0.041e-6, 0.19e-6};
@@ -249,37 +268,19 @@ class FftSharedCorrelator final : public GpuCorrelator {
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
-    switch (transform_size(p.request.mode, p.left_rows, p.left_cols, p.right_rows,
-                           p.right_cols)) {
-      case 16:
-        return {{"fft_shared_kernel", reinterpret_cast<const void*>(&fft_shared_kernel<16>),
-                 threads_for<16>(), shared_bytes<16>()}};
-      case 32:
-        return {{"fft_shared_kernel", reinterpret_cast<const void*>(&fft_shared_kernel<32>),
-                 threads_for<32>(), shared_bytes<32>()}};
-      case 64:
-        return {{"fft_shared_kernel", reinterpret_cast<const void*>(&fft_shared_kernel<64>),
-                 threads_for<64>(), shared_bytes<64>()}};
-      default:
-        return {{"fft_shared_kernel", reinterpret_cast<const void*>(&fft_shared_kernel<128>),
-                 threads_for<128>(), shared_bytes<128>()}};
-    }
+    return with_size(transform_size(p), [](auto size) -> std::vector<Launch> {
+      constexpr int N = decltype(size)::value;
+      return {{"fft_shared_kernel", reinterpret_cast<const void*>(&fft_shared_kernel<N>),
+               threads_for<N>(), shared_bytes<N>()}};
+    });
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
-    switch (transform_size(p.request.mode, p.left_rows, p.left_cols, p.right_rows,
-                           p.right_cols)) {
-      case 16:
-        return launch<16>(p, out, stream);
-      case 32:
-        return launch<32>(p, out, stream);
-      case 64:
-        return launch<64>(p, out, stream);
-      case 128:
-        return launch<128>(p, out, stream);
-      default:
-        return {ErrorCode::unsupported, "gpu_fft_shared: transform larger than 128 x 128"};
-    }
+    if (transform_size(p) == 0)
+      return {ErrorCode::unsupported, "gpu_fft_shared: transform larger than 128 x 128"};
+    return with_size(transform_size(p), [&](auto size) {
+      return launch<decltype(size)::value>(p, out, stream);
+    });
   }
 
  private:
