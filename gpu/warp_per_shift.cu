@@ -1,8 +1,9 @@
 // gpu_warp_per_shift and gpu_warp_per_shift_shared: one warp per output element (the thesis'
 // "warp per shift", plain and with shared memory).
-// Overview: the 32 lanes split the overlap of the two matrices at that shift as a 2-D grid of
-// (32 / LW) rows x LW columns (LW = the smallest power of two >= the template width, at most 32)
-// and reduce with warp shuffles. Every output is independent, so even one 16x16 pair spreads over
+// Overview: the 32 lanes walk the overlap of the two matrices at that shift as one row-major
+// sequence, 32 elements per step (as the thesis does; a lane grid of the template's width left
+// lanes idle on the narrow overlaps of full mode: 2.2x the thesis' time at 32x32), and reduce
+// with warp shuffles. Every output is independent, so even one 16x16 pair spreads over
 // ~1000 warps on all SMs. The plain kernel reads both inputs through the read-only cache; the
 // shared one gives each block the outputs of one left with `right_matrices` rights (one_to_many,
 // n_to_m) and `column_group` output columns, stages those (only the right columns the group
@@ -23,7 +24,8 @@
 namespace xcorr::gpu {
 namespace {
 
-constexpr int kWarpsPerBlock = smem::kWpsWarpsPerBlock;
+constexpr int kWarpsPerBlock = smem::kWpsWarpsPerBlock;              // plain kernel
+constexpr int kSharedWarpsPerBlock = smem::kWpsSharedWarpsPerBlock;  // shared kernel
 
 template <Mode M>
 __device__ inline smem::Overlap overlap_at(int r, int c, int h, int w) {
@@ -31,15 +33,23 @@ __device__ inline smem::Overlap overlap_at(int r, int c, int h, int w) {
 }
 
 // The warp's sum over the overlap; every lane returns it. L has row pitch w; R row pitch W and
-// holds right columns from col0 on (a staged column range).
+// holds right columns from col0 on (a staged column range). The lanes walk the overlap as one
+// sequence (smem::OverlapWalk).
 __device__ inline float warp_dot(const float* L, int w, const float* R, int W, int col0,
-                                 const smem::Overlap& o, int lane, int lw_log2) {
-  const smem::LaneSplit ls = smem::lane_split(lane, lw_log2);
+                                 const smem::Overlap& o, int lane) {
+  const int ow = o.j1 - o.j0, n = ow * (o.i1 - o.i0);
   float sum = 0;
-  for (int i = o.i0 + ls.row; i < o.i1; i += ls.rows_per_step) {
-    const float* lrow = L + i * w;
-    const float* rrow = R + (i - o.dy) * W - o.dx - col0;
-    for (int j = o.j0 + ls.col; j < o.j1; j += ls.lw) sum = fmaf(lrow[j], rrow[j], sum);
+  if (ow > 0) {
+    smem::OverlapWalk at = smem::overlap_walk(lane, ow);
+    const float* l0 = L + o.i0 * w + o.j0;
+    const float* r0 = R + (o.i0 - o.dy) * W + o.j0 - o.dx - col0;
+    // Warp-uniform trip count (the last step masks its lanes), so the unrolled loop does not
+    // diverge: one shared-load instruction per step and matrix, as the bank-conflict model counts.
+#pragma unroll 4
+    for (int e0 = 0; e0 < n; e0 += 32) {
+      if (e0 + lane < n) sum = fmaf(l0[at.row * w + at.col], r0[at.row * W + at.col], sum);
+      at.next();
+    }
   }
   for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
   return sum;
@@ -47,7 +57,7 @@ __device__ inline float warp_dot(const float* L, int w, const float* R, int W, i
 
 template <Mode M>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    warp_per_shift_kernel(DeviceProblem p, int lw_log2, float* __restrict__ out) {
+    warp_per_shift_kernel(DeviceProblem p, float* __restrict__ out) {
   const int lane = threadIdx.x % 32;
   const long long total = static_cast<long long>(p.out_count) * p.out_rows * p.out_cols;
   const long long warp0 = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
@@ -55,7 +65,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const int h = p.left_rows, w = p.left_cols, W = p.right_cols;
   for (long long idx = warp0; idx < total; idx += warps) {
     const auto [r, c, lr, L, R] = p.site(idx);
-    const float sum = warp_dot(L, w, R, W, 0, overlap_at<M>(r, c, h, w), lane, lw_log2);
+    const float sum = warp_dot(L, w, R, W, 0, overlap_at<M>(r, c, h, w), lane);
     if (lane == 0) out[idx] = sum;
   }
 }
@@ -73,9 +83,8 @@ struct SharedLayout {
 // Blocks (x, (pair group, column group)): stage the left and the group's rights (only the right
 // columns the column group reads), then the warps take the group's outputs.
 template <Mode M>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    warp_per_shift_shared_kernel(DeviceProblem p, SharedLayout g, int lw_log2,
-                                 float* __restrict__ out) {
+__global__ void __launch_bounds__(32 * kSharedWarpsPerBlock)
+    warp_per_shift_shared_kernel(DeviceProblem p, SharedLayout g, float* __restrict__ out) {
   extern __shared__ float smem[];
   const int h = p.left_rows, w = p.left_cols, H = p.right_rows, W = p.right_cols;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -103,12 +112,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     }
     __syncthreads();
     const int gc = c1 - c0, per_right = p.out_rows * gc;
-    for (int o = blockIdx.x * kWarpsPerBlock + warp; o < count * per_right;
-         o += gridDim.x * kWarpsPerBlock) {
+    for (int o = blockIdx.x * kSharedWarpsPerBlock + warp; o < count * per_right;
+         o += gridDim.x * kSharedWarpsPerBlock) {
       const int b = o / per_right, r = (o % per_right) / gc, c = c0 + o % gc;
       const float sum =
           warp_dot(smem + smem::wps_left_slot(0), w, smem + smem::wps_right_slot(h, w, H, xw, b, 0),
-                   xw, cols.first, overlap_at<M>(r, c, h, w), lane, lw_log2);
+                   xw, cols.first, overlap_at<M>(r, c, h, w), lane);
       int t = pg;  // n_to_mn, one_to_one
       if (p.request.form == Form::one_to_many) t = right0 + b;
       if (p.request.form == Form::n_to_m) t = left * p.n_right + right0 + b;
@@ -119,10 +128,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 
 constexpr int kMaxSharedBytes = 200 * 1024;
 
-int lw_log2_for(int w) {
-  int l = 0;
-  while ((1 << l) < w && l < 5) ++l;
-  return l;
+// Model prior of both one-warp-per-output variants, fitted to docs/perf/gpu-engine.md (H200,
+// runs 49-50): ~8 us, ~1.4 ns per output and ~0.5 x 10^12 multiply-adds per second (one_to_one
+// 16 / 32 / 64: 8 / 12-14 / 39 us; one_to_many 64 x64: 1.8-2.4 ms). The earlier priors (2 and
+// 3 x 10^12) made auto pick them for one_to_one 32 and 64, where gpu_small_direct and gpu_fft
+// are faster (runs 49-50).
+double warp_per_output_seconds(const CorrelationProblem& p) {
+  const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
+  return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
 }
 
 class WarpPerShiftCorrelator final : public GpuCorrelator {
@@ -130,12 +143,7 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
   const VariantInfo& info() const override { return info_; }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200, runs 49-50; one warp per output): ~8 us, ~1.4 ns
-    // per output and ~0.5 x 10^12 multiply-adds per second (one_to_one 16 / 32 / 64: 8 / 14 /
-    // 39 us; one_to_many 64 x64: 2.4 ms). The earlier 2 x 10^12 made auto pick it for
-    // one_to_one 32 and 64, where gpu_small_direct and gpu_fft are faster (run 50).
-    const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
+    return warp_per_output_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
@@ -147,16 +155,15 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
-    const int lw_log2 = lw_log2_for(p.left_cols);
     const long long warps = p.out_elements();
     const int blocks = static_cast<int>(
         std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 132LL * 16));
     if (p.request.mode == Mode::full) {
       warp_per_shift_kernel<Mode::full>
-          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
+          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
     } else {
       warp_per_shift_kernel<Mode::valid>
-          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, lw_log2, out);
+          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_kernel");
     return Status::ok();
@@ -218,11 +225,7 @@ class WarpPerShiftSharedCorrelator final
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200, runs 49-50): as gpu_warp_per_shift (one_to_one
-    // 16 / 32 / 64: 8 / 12 / 39 us; one_to_many 64 x64: 1.8 ms). The earlier prior of 3 x 10^12
-    // multiply-adds per second made auto pick it for one_to_one 64 at 2.5x gpu_fft's time.
-    const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
+    return warp_per_output_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
@@ -230,7 +233,7 @@ class WarpPerShiftSharedCorrelator final
              p.request.mode == Mode::full
                  ? reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::full>)
                  : reinterpret_cast<const void*>(&warp_per_shift_shared_kernel<Mode::valid>),
-             32 * kWarpsPerBlock, static_cast<int>(shared_bytes(p, layout(p.request, p))),
+             32 * kSharedWarpsPerBlock, static_cast<int>(shared_bytes(p, layout(p.request, p))),
              [l = smem_launch(p)] { return profiling::model_warp_per_shift_shared(l); }}};
   }
 
@@ -241,7 +244,7 @@ class WarpPerShiftSharedCorrelator final
     l.full = p.request.mode == Mode::full;
     l.h = p.left_rows, l.w = p.left_cols, l.H = p.right_rows, l.W = p.right_cols;
     l.out_rows = p.out_rows, l.out_cols = p.out_cols;
-    l.group_cols = g.group_cols, l.col_groups = g.col_groups, l.lw_log2 = lw_log2_for(p.left_cols);
+    l.group_cols = g.group_cols, l.col_groups = g.col_groups;
     l.blocks_per_group = grid_x(p, g);
     const bool one_left = p.request.form == Form::one_to_many || p.request.form == Form::n_to_m;
     const long long lefts = p.request.form == Form::n_to_m ? p.n_left : 1;
@@ -264,7 +267,6 @@ class WarpPerShiftSharedCorrelator final
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
-    const int lw_log2 = lw_log2_for(p.left_cols);
     const SharedLayout g = layout(p.request, p);
     const auto bytes = static_cast<int>(shared_bytes(p, g));
     static const cudaError_t opt_full =
@@ -275,14 +277,14 @@ class WarpPerShiftSharedCorrelator final
                              cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
     XCORR_CUDA_TRY(opt_full);
     XCORR_CUDA_TRY(opt_valid);
-    // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 8 outputs.
+    // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 32 outputs.
     const dim3 grid(grid_x(p, g), std::min(g.pair_groups * g.col_groups, 65535));
     if (p.request.mode == Mode::full) {
       warp_per_shift_shared_kernel<Mode::full>
-          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, g, lw_log2, out);
+          <<<grid, 32 * kSharedWarpsPerBlock, bytes, stream>>>(p, g, out);
     } else {
       warp_per_shift_shared_kernel<Mode::valid>
-          <<<grid, 32 * kWarpsPerBlock, bytes, stream>>>(p, g, lw_log2, out);
+          <<<grid, 32 * kSharedWarpsPerBlock, bytes, stream>>>(p, g, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_shared_kernel");
     return Status::ok();

@@ -125,7 +125,7 @@ KernelSmemModel model_tiled(const smem::TiledGeometry& g, int RY, int RX, long l
 }
 
 KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
-  constexpr int kThreads = 32 * smem::kWpsWarpsPerBlock;
+  constexpr int kThreads = 32 * smem::kWpsSharedWarpsPerBlock;
   KernelSmemModel m;
   Addresses a{};
   int max_xw = 1;
@@ -139,39 +139,30 @@ KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
     for (int r = 0; r < l.out_rows; ++r) {
       for (int c = c0; c < c1; ++c) {
         const smem::Overlap o = smem::overlap_at(l.full, r, c, l.h, l.w);
-        for (int si = 0;; ++si) {
-          std::uint32_t rows_on = 0;
+        const int ow = o.j1 - o.j0, n = ow * (o.i1 - o.i0);
+        for (int e0 = 0; e0 < n; e0 += kWarp) {  // smem::OverlapWalk: element e0 + lane
+          std::uint32_t on = 0;
           std::array<int, kWarp> li{}, ri{};
           for (int lane = 0; lane < kWarp; ++lane) {
-            const smem::LaneSplit ls = smem::lane_split(lane, l.lw_log2);
-            if (o.i0 + ls.row + si * ls.rows_per_step < o.i1) rows_on |= 1u << lane;
+            const int e = e0 + lane;
+            if (e >= n) continue;
+            on |= 1u << lane;
+            const int i = o.i0 + e / ow, j = o.j0 + e % ow;
+            li[lane] = smem::wps_left_slot(i * l.w + j);
+            ri[lane] =
+                smem::wps_right_slot(l.h, l.w, l.H, xw, 0, (i - o.dy) * xw - o.dx - cols.first + j);
           }
-          if (rows_on == 0) break;
-          for (int sj = 0;; ++sj) {
-            std::uint32_t on = 0;
-            for (int lane = 0; lane < kWarp; ++lane) {
-              const smem::LaneSplit ls = smem::lane_split(lane, l.lw_log2);
-              const int i = o.i0 + ls.row + si * ls.rows_per_step, j = o.j0 + ls.col + sj * ls.lw;
-              if (((rows_on >> lane) & 1u) != 0 && j < o.j1) on |= 1u << lane;
-              li[lane] = smem::wps_left_slot(i * l.w + j);
-              ri[lane] = smem::wps_right_slot(l.h, l.w, l.H, xw, 0,
-                                              (i - o.dy) * xw - o.dx - cols.first + j);
-            }
-            if (on == 0) break;
-            for (int lane = 0; lane < kWarp; ++lane)
-              a[lane] = bytes(on >> lane & 1u ? li[lane] : 0);
-            per_right.load(4, a, on);
-            for (int lane = 0; lane < kWarp; ++lane)
-              a[lane] = bytes(on >> lane & 1u ? ri[lane] : 0);
-            per_right.load(4, a, on);
-          }
+          for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? li[lane] : 0);
+          per_right.load(4, a, on);
+          for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(on >> lane & 1u ? ri[lane] : 0);
+          per_right.load(4, a, on);
         }
       }
     }
     for (const auto& [rights, groups] : l.rights_per_group) {
       // Staging, by each of the group's blocks: the left, then each right's column range.
       SmemTally staging;
-      for (int warp = 0; warp < smem::kWpsWarpsPerBlock; ++warp) {
+      for (int warp = 0; warp < smem::kWpsSharedWarpsPerBlock; ++warp) {
         for (int k0 = 32 * warp; k0 < l.h * l.w; k0 += kThreads) {
           for (int lane = 0; lane < kWarp; ++lane) a[lane] = bytes(smem::wps_left_slot(k0 + lane));
           staging.store(4, a, active_below(k0, l.h * l.w));
@@ -188,15 +179,13 @@ KernelSmemModel model_warp_per_shift_shared(const WarpPerShiftSharedLaunch& l) {
       add(m.traffic, per_right.traffic(), static_cast<double>(groups) * rights);
     }
   }
-  const int lw = 1 << l.lw_log2;
+  const int lw = smem::imin(kWarp, l.w);  // lanes along a full-width overlap row
   m.arrays.push_back(describe_array(
-      "left (row-major)",
-      "compute load: " + std::to_string(kWarp / lw) + " rows x " + std::to_string(lw) + " lanes",
+      "left (row-major)", "compute load: 32 consecutive overlap elements (rows of the overlap)",
       l.w, 4, lw));
   m.arrays.push_back(describe_array(
       "staged rights (row-major)",
-      "compute load: " + std::to_string(kWarp / lw) + " rows x " + std::to_string(lw) + " lanes",
-      max_xw, 4, lw));
+      "compute load: 32 consecutive overlap elements (rows of the overlap)", max_xw, 4, lw));
   return m;
 }
 

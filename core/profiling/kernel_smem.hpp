@@ -71,7 +71,7 @@ KernelSmemModel model_tiled(const smem::TiledGeometry& g, int RY, int RX, long l
 struct WarpPerShiftSharedLaunch {
   bool full = true;
   int h = 0, w = 0, H = 0, W = 0, out_rows = 0, out_cols = 0;
-  int group_cols = 1, col_groups = 1, lw_log2 = 5;
+  int group_cols = 1, col_groups = 1;
   int blocks_per_group = 1;  // gridDim.x: every block of a group stages it
   // (rights staged in a pair group, number of pair groups with that many).
   std::vector<std::pair<int, long long>> rights_per_group;

@@ -10,6 +10,10 @@
 namespace xcorr::smem {
 
 inline constexpr int kWpsWarpsPerBlock = 8;
+// The shared kernel's blocks: 32 warps, since its staging (up to 200 KiB) often leaves room for
+// one block per SM, and 8 warps per SM could not hide the shared loads' latency (H200: the
+// 8-warp blocks ran one_to_one 128 at 4.2x the thesis' kernel, runs 49-52).
+inline constexpr int kWpsSharedWarpsPerBlock = 32;
 
 // Overlap of output (r, c): template rows [i0, i1), columns [j0, j1); the right element of
 // template element (i, j) sits at (i - dy, j - dx).
@@ -25,15 +29,25 @@ XCORR_HD inline Overlap overlap_at(bool full, int r, int c, int h, int w) {
   return {0, h, 0, w, -r, -c};  // valid: S[r + i][c + j] = R[i - dy][j - dx]
 }
 
-// The 32 lanes split an overlap as (32 / lw) rows x lw columns, lw = 2^lw_log2: lane's first
-// element is (i0 + row, j0 + col); it steps by rows_per_step rows and lw columns.
-struct LaneSplit {
-  int row, col, rows_per_step, lw;
+// The 32 lanes walk an overlap's oh x ow elements as one row-major sequence (the thesis' warp
+// per shift): lane k takes elements k, k + 32, k + 64, ..., so every step but the last keeps all
+// 32 lanes busy whatever the overlap's width. OverlapWalk tracks a lane's (row, col) within the
+// overlap; next() moves it 32 elements on without a division.
+struct OverlapWalk {
+  int row, col, dr, dc, ow;
+  XCORR_HD void next() {
+    row += dr;
+    col += dc;
+    if (col >= ow) {
+      col -= ow;
+      ++row;
+    }
+  }
 };
 
-XCORR_HD inline LaneSplit lane_split(int lane, int lw_log2) {
-  const int lw = 1 << lw_log2;
-  return {lane >> lw_log2, lane & (lw - 1), 32 >> lw_log2, lw};
+// Lane `lane`'s first element of an overlap `ow` columns wide (ow >= 1).
+XCORR_HD inline OverlapWalk overlap_walk(int lane, int ow) {
+  return {lane / ow, lane % ow, 32 / ow, 32 % ow, ow};
 }
 
 // Right columns [first, last) that output columns [c0, c1) read.
@@ -53,10 +67,11 @@ XCORR_HD inline int wps_right_slot(int h, int w, int H, int xw, int b, int k) {
 }
 
 // Blocks per group of the shared kernel: enough to fill the GPU (4 blocks on each of `sms`
-// SMs), at most one per kWpsWarpsPerBlock outputs.
+// SMs), at most one per kWpsSharedWarpsPerBlock outputs.
 XCORR_HD inline int wps_blocks_per_group(int groups, int outputs_per_group, int sms) {
   const int want = (sms * 4 + groups - 1) / groups;
-  const int most = (outputs_per_group + kWpsWarpsPerBlock - 1) / kWpsWarpsPerBlock;
+  const int most =
+      (outputs_per_group + kWpsSharedWarpsPerBlock - 1) / kWpsSharedWarpsPerBlock;
   return imax(1, imin(want, most));
 }
 

@@ -2,6 +2,7 @@
 // by hand for small launches, and the per-array gcd degree and padding. The models' agreement
 // with the hardware is checked on the GPU against CUPTI (tests/gpu/counters_test.cpp).
 #include "core/profiling/kernel_smem.hpp"
+#include "core/smem/warp_per_shift_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -60,8 +61,8 @@ TEST(KernelSmem, TiledTemplateStagingConflictsAndTheirPadding) {
 }
 
 // Valid mode, 4x4 template over 5x5 (2x2 outputs), one pair: staging 1 store of the left (16
-// lanes) and 1 of the 5x5 right; each output one step of 16 lanes (4 rows x 4 columns): 2 loads,
-// conflict-free (right rows 5 words apart: 16 distinct banks).
+// lanes) and 1 of the 5x5 right; each output one step of 16 lanes (its 4 x 4 overlap as one
+// sequence): 2 loads, conflict-free (right rows 5 words apart: 16 distinct banks).
 TEST(KernelSmem, WarpPerShiftSharedSmallCountsByHand) {
   WarpPerShiftSharedLaunch l;
   l.full = false;
@@ -69,7 +70,6 @@ TEST(KernelSmem, WarpPerShiftSharedSmallCountsByHand) {
   l.H = l.W = 5;
   l.out_rows = l.out_cols = 2;
   l.group_cols = 2;
-  l.lw_log2 = 2;
   l.rights_per_group = {{1, 1}};
   const KernelSmemModel m = model_warp_per_shift_shared(l);
   EXPECT_EQ(m.traffic.store_instructions, 2);
@@ -81,6 +81,21 @@ TEST(KernelSmem, WarpPerShiftSharedSmallCountsByHand) {
   const KernelSmemModel m2 = model_warp_per_shift_shared(l);
   EXPECT_EQ(m2.traffic.store_instructions, 2 * 3 * (1 + 2));
   EXPECT_EQ(m2.traffic.load_instructions, 2 * 2 * 8);
+}
+
+// The warp-per-shift kernels' walk (the kernel steps without dividing; the model divides): every
+// lane's k-th element is element lane + 32 k of the row-major overlap, for widths below, at
+// and above the warp, including widths that divide 32 and primes.
+TEST(KernelSmem, OverlapWalkVisitsTheRowMajorSequence) {
+  for (int ow : {1, 2, 3, 5, 7, 16, 31, 32, 33, 47, 64, 100}) {
+    for (int lane = 0; lane < 32; ++lane) {
+      smem::OverlapWalk at = smem::overlap_walk(lane, ow);
+      for (int e = lane; e < 40 * 32; e += 32, at.next()) {
+        ASSERT_EQ(at.row, e / ow) << "ow " << ow << " lane " << lane << " element " << e;
+        ASSERT_EQ(at.col, e % ow) << "ow " << ow << " lane " << lane << " element " << e;
+      }
+    }
+  }
 }
 
 // A 16-wide template: lanes cover 2 rows x 16 columns of the staged right; its pitch decides
