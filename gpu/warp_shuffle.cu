@@ -3,14 +3,15 @@
 //   gpu_warp_shuffle                        distribution, rows_per_worker (simple)
 //   gpu_warp_shuffle_multimat_right         right_matrices, distribution, rows_per_worker
 //   gpu_warp_shuffle_multimat_both          left_matrices, right_matrices, distribution, ...
-//   gpu_warp_shuffle_multirow_right         shifts_per_thread
-//   gpu_warp_shuffle_multirow_both          shifts_per_thread, left_rows
+//   gpu_warp_shuffle_multirow_right         shifts_per_thread (+ distribution: none, triangle)
+//   gpu_warp_shuffle_multirow_both          shifts_per_thread, left_rows (+ distribution)
 //   gpu_warp_shuffle_multirow_both_multimat_right / _multimat_both: both sets
 // When they win: rarely on an H200 (shuffle-bound: at best 1 FMA per ~1 shuffle); they are the
 // thesis' baselines that the profiler and the benchmark compare against.
-// Constraints: normalisation none; multimat_right needs one left per group of rights
-// (one_to_many, n_to_m), multimat_both n_to_m.
+// Constraints: multimat_right needs one left per group of rights (one_to_many, n_to_m,
+// n_to_mn), multimat_both n_to_m.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,20 +38,30 @@ Param left_mats_param(std::vector<int> values, int def) {
 Param right_mats_param(std::vector<int> values, int def) {
   return {"right_matrices", std::move(values), def, {}, "right matrices per warp (multimat)"};
 }
-std::vector<Param> distribution_params() {
-  return {{"distribution",
-           {0, 1, 2},
-           2,
-           {"none", "rectangle", "triangle"},
+// The work distribution's parameters: the kinds offered (Distribution values) and their default,
+// and the rows per worker offered.
+std::vector<Param> distribution_params(std::vector<int> kinds = {0, 1, 2}, int def = 2,
+                                       std::vector<int> rows = {1, 4, 16, 64}) {
+  static const char* const kNames[] = {"none", "rectangle", "triangle"};
+  std::vector<std::string> names;
+  for (int k : kinds) names.emplace_back(kNames[k]);
+  const int rows_def = std::find(rows.begin(), rows.end(), 16) != rows.end() ? 16 : rows.front();
+  return {{"distribution", std::move(kinds), def, std::move(names),
            "how a warp task's template rows are split among workers"},
-          {"rows_per_worker", {1, 4, 16, 64}, 16, {}, "template rows per worker (not for none)"}};
+          {"rows_per_worker", std::move(rows), rows_def, {},
+           "template rows per worker (not for none)"}};
 }
+// The multirow families: the thesis runs them without a distribution (the default here); the
+// triangle one is offered for problems with few warp tasks (one_to_many 128 x16: 2048 tasks of
+// 4 x 2 rows for 132 SMs).
+std::vector<Param> multirow_distribution_params() { return distribution_params({0, 2}, 0, {16}); }
 std::vector<Param> join(std::vector<Param> a, const std::vector<Param>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
-const std::vector<Form> kOneLeftForms = {Form::one_to_many, Form::n_to_m};
+// Forms where several rights share a left (n_to_mn: the m rights of each left).
+const std::vector<Form> kOneLeftForms = {Form::one_to_many, Form::n_to_m, Form::n_to_mn};
 
 std::vector<VariantInfo> families() {
   auto info = [](std::string name, std::string summary, std::vector<Form> forms,
@@ -75,21 +86,48 @@ std::vector<VariantInfo> families() {
       info("gpu_warp_shuffle_multimat_both",
            "warp shuffle, several lefts x several rights per warp (thesis multimat_both)",
            {Form::n_to_m},
-           join({left_mats_param({2, 4}, 2), right_mats_param({2, 4}, 2)}, distribution_params())),
+           join({left_mats_param({2, 4, 8}, 2), right_mats_param({2, 4, 8}, 2)},
+                distribution_params())),
       info("gpu_warp_shuffle_multirow_right",
            "warp shuffle, several output rows per warp from one template row (multirow_right)",
-           kAllForms, {shifts_param({2, 4, 8}, 4)}),
+           kAllForms, join({shifts_param({2, 4, 8}, 4)}, multirow_distribution_params())),
       info("gpu_warp_shuffle_multirow_both",
            "warp shuffle, several output rows from several template rows (multirow_both)",
-           kAllForms, {shifts_param({2, 4}, 4), left_rows_param({2, 4}, 2)}),
+           kAllForms,
+           join({shifts_param({2, 4}, 4), left_rows_param({2, 4}, 2)},
+                multirow_distribution_params())),
       info("gpu_warp_shuffle_multirow_both_multimat_right",
            "warp shuffle multirow_both + multimat_right", kOneLeftForms,
-           {shifts_param({2, 4}, 4), left_rows_param({2}, 2), right_mats_param({2, 4}, 2)}),
+           join({shifts_param({2, 4}, 4), left_rows_param({2}, 2), right_mats_param({2, 4}, 2)},
+                multirow_distribution_params())),
       info("gpu_warp_shuffle_multirow_both_multimat_both",
            "warp shuffle multirow_both + multimat_both", {Form::n_to_m},
-           {shifts_param({2}, 2), left_rows_param({2}, 2), left_mats_param({2}, 2),
-            right_mats_param({2}, 2)}),
+           join({shifts_param({2, 4}, 2), left_rows_param({2}, 2), left_mats_param({2}, 2),
+                 right_mats_param({2, 4}, 2)},
+                multirow_distribution_params())),
   };
+}
+
+// The shape a run uses: matrices per warp halved while half still covers the matrices the problem
+// has (four right slots for one right per left would compute three dead sums), as long as the
+// halved shape is instantiated.
+ShuffleShape shape_for(ShuffleShape s, Form form, int n_left, int n_right) {
+  const int lefts = form == Form::n_to_m ? n_left : 1;
+  const int rights = form == Form::n_to_mn ? n_right / n_left : n_right;
+  const auto instantiated = [](const ShuffleShape& t) {
+    return find_multimat_instance(t) != nullptr || find_multirow_instance(t) != nullptr;
+  };
+  for (ShuffleShape t = s; t.left_mats > 1 && t.left_mats / 2 >= lefts;) {
+    t.left_mats /= 2;
+    if (!instantiated(t)) break;
+    s = t;
+  }
+  for (ShuffleShape t = s; t.right_mats > 1 && t.right_mats / 2 >= rights;) {
+    t.right_mats /= 2;
+    if (!instantiated(t)) break;
+    s = t;
+  }
+  return s;
 }
 
 int value_or(const ParamValues& v, const char* name, int fallback) {
@@ -118,52 +156,102 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Shuffle-bound prior: per warp step NL*LR + 2*NR*(S+LR-1) shuffles for NL*NR*S*LR FMAs per
-    // lane; ~1.1e11 warp shuffles/s achieved (fitted: the simple form ran ~1.2 TMAC/s).
-    const ShuffleShape& s = shape_;
-    const double fmas = s.left_mats * s.right_mats * s.shifts * s.left_rows;
+    // Shuffle-bound prior: the kernel's warp steps counted as it walks them (32 per right-column
+    // chunk, every template row group), NR*(S+LR-1) + 2*NL*LR shuffles each, at 1.8e11 warp
+    // shuffles/s (H200 runs 53-55: 1.1-2.4e11, median 1.8e11, on every warp-shuffle row above
+    // 0.3 ms), scaled down when there are fewer warp tasks than 16 per SM to hide the
+    // shuffles' latency (one_to_one 128: 2e10).
+    const ShuffleShape s = shape_for(shape_, p.request.form, static_cast<int>(p.left.count),
+                                     static_cast<int>(p.right.count));
     const double shuffles =
-        s.left_mats * s.left_rows + 2.0 * s.right_mats * (s.shifts + s.left_rows - 1);
-    const double warp_steps = 1.3 * p.direct_multiply_adds() / (32.0 * fmas);
+        s.right_mats * (s.shifts + s.left_rows - 1) + 2.0 * s.left_mats * s.left_rows;
+    const Steps st = warp_steps(p, s);
+    const double rate = 1.8e11 * std::min(1.0, st.tasks / (132.0 * 16));
     // A floor for few pairs, where the warps' serial chains, not the shuffle rate, bound the
     // time: >= 8 us + 10 ns per template element (H200, runs 45-51: one_to_one 16 / 32 / 64
     // took 18-32 / 30-97 / 52-364 us across the family; without it auto picked
     // gpu_warp_shuffle_multirow_both for one_to_one 32 at 4x gpu_small_direct's time).
     const double floor =
         8e-6 + 1e-8 * static_cast<double>(p.left.rows) * static_cast<double>(p.left.cols);
-    return std::max(8e-6 + warp_steps * shuffles / 1.1e11, floor) + transfer_seconds(p);
+    return std::max(8e-6 + st.steps * shuffles / rate, floor) + transfer_seconds(p);
+  }
+
+  // Warp steps and warp tasks of a run (what warp_shuffle_kernel and run_kernels do).
+  struct Steps {
+    double steps = 0, tasks = 0;
+  };
+  Steps warp_steps(const CorrelationProblem& p, const ShuffleShape& shape) const {
+    const bool full = p.request.mode == Mode::full;
+    const int h = p.left.rows, w = p.left.cols, H = p.right.rows, W = p.right.cols;
+    const Shape out = p.surface_shape();
+    const int n_left = p.left.count, n_right = p.right.count;
+    double pair_groups = 1;
+    switch (p.request.form) {
+      case Form::one_to_one:
+        break;
+      case Form::one_to_many:
+        pair_groups = (n_right + shape.right_mats - 1) / shape.right_mats;
+        break;
+      case Form::n_to_m:
+        pair_groups = static_cast<double>((n_left + shape.left_mats - 1) / shape.left_mats) *
+                      ((n_right + shape.right_mats - 1) / shape.right_mats);
+        break;
+      case Form::n_to_mn:
+        pair_groups = static_cast<double>(n_left) *
+                      ((n_right / n_left + shape.right_mats - 1) / shape.right_mats);
+        break;
+    }
+    double x_steps = 0, chunks = 0;  // summed over the 32-column chunks
+    for (int c0 = 0; c0 < out.cols; c0 += 32, ++chunks) {
+      const int e0 = full ? c0 - (w - 1) : -c0;
+      const int lo = std::max(0, full ? -e0 - 31 : -e0), hi = std::min(W, full ? w - e0 : w - e0 + 31);
+      if (hi > lo) x_steps += 32.0 * ((hi - lo + 31) / 32);
+    }
+    double row_steps = 0, workers = 0;  // summed over the row groups
+    for (int r0 = 0; r0 < out.rows; r0 += shape.shifts) {
+      const int2 rows = shuffle_template_rows(p.request.mode, r0, shape.shifts, out.rows, h, H);
+      const int n = std::max(0, rows.y - rows.x);
+      row_steps += (n + shape.left_rows - 1) / shape.left_rows;
+      workers += distribution_ == Distribution::none
+                     ? 1
+                     : std::max(1, (n + rows_per_worker_ - 1) / rows_per_worker_);
+    }
+    return {pair_groups * x_steps * row_steps, pair_groups * chunks * workers};
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
-    const ShuffleInstance* inst = find_multimat_instance(shape_);
-    if (inst == nullptr) inst = find_multirow_instance(shape_);
+    const ShuffleShape shape = shape_for(shape_, p.request.form, p.n_left, p.n_right);
+    const ShuffleInstance* inst = find_multimat_instance(shape);
+    if (inst == nullptr) inst = find_multirow_instance(shape);
     if (inst == nullptr) return {};
     return {{"warp_shuffle_kernel",
              p.request.mode == Mode::full ? inst->full_kernel : inst->valid_kernel, 128, 0}};
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
-    const ShuffleInstance* inst = find_multimat_instance(shape_);
-    if (inst == nullptr) inst = find_multirow_instance(shape_);
+    const ShuffleShape shape = shape_for(shape_, p.request.form, p.n_left, p.n_right);
+    const ShuffleInstance* inst = find_multimat_instance(shape);
+    if (inst == nullptr) inst = find_multirow_instance(shape);
     if (inst == nullptr) {
       return {ErrorCode::internal, info_.name + ": shape " + format_params(info_.params, values_) +
                                        " is not instantiated (gpu/warp_shuffle_*.cu)"};
     }
     ShuffleGrid g;
-    g.row_groups = (p.out_rows + shape_.shifts - 1) / shape_.shifts;
+    g.row_groups = (p.out_rows + shape.shifts - 1) / shape.shifts;
     g.chunks = (p.out_cols + 31) / 32;
     switch (p.request.form) {
       case Form::one_to_one:
         break;
       case Form::one_to_many:
-        g.right_groups = (p.n_right + shape_.right_mats - 1) / shape_.right_mats;
+        g.right_groups = (p.n_right + shape.right_mats - 1) / shape.right_mats;
         break;
       case Form::n_to_m:
-        g.left_groups = (p.n_left + shape_.left_mats - 1) / shape_.left_mats;
-        g.right_groups = (p.n_right + shape_.right_mats - 1) / shape_.right_mats;
+        g.left_groups = (p.n_left + shape.left_mats - 1) / shape.left_mats;
+        g.right_groups = (p.n_right + shape.right_mats - 1) / shape.right_mats;
         break;
-      case Form::n_to_mn:
-        g.right_groups = p.out_count;
+      case Form::n_to_mn:  // per left, its m = n_right / n_left rights in groups of NR
+        g.right_groups =
+            p.n_left * ((p.n_right / p.n_left + shape.right_mats - 1) / shape.right_mats);
         break;
     }
     g.distribution = static_cast<int>(distribution_);
@@ -173,7 +261,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
       std::vector<int> prefix(static_cast<std::size_t>(g.row_groups) + 1, 0);
       int most = 1;
       for (int k = 0; k < g.row_groups; ++k) {
-        const int2 rows = shuffle_template_rows(p.request.mode, k * shape_.shifts, shape_.shifts,
+        const int2 rows = shuffle_template_rows(p.request.mode, k * shape.shifts, shape.shifts,
                                                 p.out_rows, p.left_rows, p.right_rows);
         const int workers =
             std::max(1, (rows.y - rows.x + rows_per_worker_ - 1) / rows_per_worker_);

@@ -3,12 +3,11 @@
 //
 // A warp computes 32 consecutive output columns (one per lane) of S consecutive output rows for
 // NL left x NR right matrices. It walks the template (left) rows i assigned to it, LR at a time,
-// in 32-column chunks: each lane loads one column of each of the NL x LR template rows and two
-// 32-wide chunks of each of the NR x (S + LR - 1) right rows those template rows meet. Then, for
-// each of the (up to) 32 columns of the chunk, the template values are broadcast
-// (__shfl_sync) and each lane picks its right values out of the chunks (two shuffles and a
-// select), and the lane does NL * NR * S * LR FMAs with NL * LR + 2 * NR * (S + LR - 1)
-// shuffles. The thesis' names:
+// and, as the thesis does, the right columns in 32-wide chunks: each lane loads one column of
+// each of the NR x (S + LR - 1) right rows those template rows meet; at each of the chunk's 32
+// steps that column is broadcast (__shfl_sync) while each lane's template values slide one lane
+// along (two shuffles per template row), and the lane does NL * NR * S * LR FMAs with
+// NR * (S + LR - 1) + 2 * NL * LR shuffles (the kernel's loop says why). The thesis' names:
 //   simple                         S = LR = NL = NR = 1
 //   multimat_right                 NR > 1 (one_to_many, n_to_m: one left against NR rights)
 //   multimat_both                  NL, NR > 1 (n_to_m)
@@ -45,7 +44,7 @@ struct ShuffleGrid {
   int row_groups = 0;                  // ceil(out_rows / S)
   int chunks = 0;                      // ceil(out_cols / 32)
   int left_groups = 1;                 // n_to_m: ceil(n_left / NL); else 1
-  int right_groups = 1;                // ceil(n_right / NR) (n_to_mn: pairs; one_to_one: 1)
+  int right_groups = 1;                // ceil(n_right / NR) (n_to_mn: n_left * ceil(m / NR))
   int distribution = 0;                // Distribution
   int rows_per_worker = 0;             // template rows per worker (distribution != none)
   int workers_per_task = 1;            // none: 1; rectangle: the most any row group needs
@@ -80,10 +79,14 @@ __device__ inline bool shuffle_pair(const DeviceProblem& p, int lg, int rg, int 
       ri = rg * NR + b;
       t = li * p.n_right + ri;
       return li < p.n_left && ri < p.n_right;
-    case Form::n_to_mn:
-      ri = t = rg;
+    case Form::n_to_mn: {
+      // Right ri pairs with left ri % n_left: group rg takes left rg % n_left with its rights
+      // number k = (rg / n_left) * NR + b among the m = n_right / n_left it has.
       li = rg % p.n_left;
-      return a == 0 && b == 0;
+      const int k = (rg / p.n_left) * NR + b;
+      ri = t = li + k * p.n_left;
+      return a == 0 && k < p.n_right / p.n_left;
+    }
   }
   return false;
 }
@@ -150,10 +153,22 @@ __global__ void __launch_bounds__(128)
       Rm[b] = p.right + static_cast<long long>(ri < p.n_right ? ri : 0) * H * W;
     }
 
-    // Template columns the 32 lanes need; lane k's shift: full dx = dx0 + k, valid c0 + k.
-    const int dx0 = c0 - (w - 1);
-    const int j_lo = M == Mode::full ? max(0, dx0) : 0;
-    const int j_hi = M == Mode::full ? min(w, w + dx0 + 31) : w;
+    // The thesis' loop: step x walks the right columns. Lane q holds R[rho][xc + q] of the
+    // current 32-column chunk and broadcasts it at step x = xc + q; lane k multiplies it with
+    // template column j = x + e0 + sigma * k, as output column c = c0 + k needs (full:
+    // x = j + (w - 1) - c, so sigma = +1, e0 = c0 - (w - 1); valid: x = j + c, so sigma = -1,
+    // e0 = -c0). From step x to x + 1 lane k's template column becomes its neighbour's (lane
+    // k + sigma), so the template values slide one lane per step: two shuffles per template row
+    // (the value, and `nxt`, which rotates the next chunk's values to the edge lane that takes
+    // the one entering the window). Per step: NR * D broadcasts and NL * LR * 2 shuffles for
+    // NL * NR * S * LR FMAs; the 32 steps are unrolled, so every shuffle source is a constant.
+    constexpr int sigma = M == Mode::full ? 1 : -1;
+    const int e0 = M == Mode::full ? c0 - (w - 1) : -c0;
+    const int from = (lane + sigma) & 31;
+    const bool edge = lane == (M == Mode::full ? 0 : 31);
+    // Right columns some lane needs: j in [0, w) for some k in [0, 32), clamped to [0, W).
+    const int x_lo = max(0, M == Mode::full ? -e0 - 31 : -e0);
+    const int x_hi = min(W, M == Mode::full ? w - e0 : w - e0 + 31);
 
     float acc[NL][NR][S];
 #pragma unroll
@@ -167,53 +182,52 @@ __global__ void __launch_bounds__(128)
       // Right row of step row d: full: row of (template row i + l, output row r0 + s) with
       // d = l - s + S - 1 is i + d - (S - 1) - (r0 - (h - 1)); valid: d = l + s, row i + r0 + d.
       const int rho0 = M == Mode::full ? i - (S - 1) - (r0 - (h - 1)) : i + r0;
-      for (int jc = j_lo; jc < j_hi; jc += 32) {
-        const int jl = jc + lane;
-        float tv[NL][LR];
+      // Template value of row i + l, column j; 0 outside the template or the worker's rows.
+      auto tval = [&](int a, int l, int j) {
+        return (i + l < i_end && j >= 0 && j < w) ? __ldg(Lm[a] + (i + l) * w + j) : 0.0f;
+      };
+      float cur[NL][LR], nxt[NL][LR];
+#pragma unroll
+      for (int a = 0; a < NL; ++a)
+#pragma unroll
+        for (int l = 0; l < LR; ++l) cur[a][l] = tval(a, l, x_lo + e0 + sigma * lane);
+      for (int xc = x_lo; xc < x_hi; xc += 32) {
+        // The next chunk's first window (what `cur` holds after this chunk's 32 steps).
 #pragma unroll
         for (int a = 0; a < NL; ++a)
 #pragma unroll
-          for (int l = 0; l < LR; ++l)
-            tv[a][l] = (jl < j_hi && i + l < i_end) ? __ldg(Lm[a] + (i + l) * w + jl) : 0.0f;
-        // Right values at step k for lane q: full column jc + k - dx0 - q = base + (31 + k - q);
-        // valid column jc + k + c0 + q = base + (k + q); offsets 0..62 span two chunks.
-        const int base = M == Mode::full ? jc - dx0 - 31 : jc + c0;
-        const int xa = base + lane, xb = base + 32 + lane;
-        float ra[NR][D], rb[NR][D];
+          for (int l = 0; l < LR; ++l) nxt[a][l] = tval(a, l, xc + 32 + e0 + sigma * lane);
+        const int x = xc + lane;
+        float rr[NR][D];
 #pragma unroll
         for (int b = 0; b < NR; ++b)
 #pragma unroll
           for (int d = 0; d < D; ++d) {
             const int rho = rho0 + d;
-            const bool row_ok = rho >= 0 && rho < H;
-            const float* rrow = Rm[b] + static_cast<long long>(row_ok ? rho : 0) * W;
-            ra[b][d] = (row_ok && xa >= 0 && xa < W) ? __ldg(rrow + xa) : 0.0f;
-            rb[b][d] = (row_ok && xb >= 0 && xb < W) ? __ldg(rrow + xb) : 0.0f;
+            const bool ok = rho >= 0 && rho < H && x < W;
+            rr[b][d] = ok ? __ldg(Rm[b] + static_cast<long long>(rho) * W + x) : 0.0f;
           }
-        const int steps = min(32, j_hi - jc);
-        for (int k = 0; k < steps; ++k) {
-          const int q = M == Mode::full ? 31 + k - lane : k + lane;
-          const int src = q & 31;
-          const bool second = q >= 32;
-          float tb[NL][LR];
 #pragma unroll
-          for (int a = 0; a < NL; ++a)
-#pragma unroll
-            for (int l = 0; l < LR; ++l) tb[a][l] = __shfl_sync(kFull, tv[a][l], k);
+        for (int t = 0; t < 32; ++t) {
 #pragma unroll
           for (int b = 0; b < NR; ++b)
 #pragma unroll
             for (int d = 0; d < D; ++d) {
-              const float va = __shfl_sync(kFull, ra[b][d], src);
-              const float vb = __shfl_sync(kFull, rb[b][d], src);
-              const float rv = second ? vb : va;
+              const float rv = __shfl_sync(kFull, rr[b][d], t);
 #pragma unroll
               for (int l = 0; l < LR; ++l) {
                 const int s = M == Mode::full ? l + S - 1 - d : d - l;
                 if (s < 0 || s >= S) continue;
 #pragma unroll
-                for (int a = 0; a < NL; ++a) acc[a][b][s] = fmaf(tb[a][l], rv, acc[a][b][s]);
+                for (int a = 0; a < NL; ++a) acc[a][b][s] = fmaf(cur[a][l], rv, acc[a][b][s]);
               }
+            }
+#pragma unroll
+          for (int a = 0; a < NL; ++a)
+#pragma unroll
+            for (int l = 0; l < LR; ++l) {
+              cur[a][l] = __shfl_sync(kFull, edge ? nxt[a][l] : cur[a][l], from);
+              nxt[a][l] = __shfl_sync(kFull, nxt[a][l], from);
             }
         }
       }

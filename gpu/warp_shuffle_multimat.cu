@@ -14,6 +14,9 @@ const ShuffleInstance* find_multimat_instance(const ShuffleShape& s) {
       shuffle_instance<1, 1, 1, 8>(), shuffle_instance<1, 1, 2, 2>(),
       shuffle_instance<1, 1, 2, 4>(),  // multimat_both
       shuffle_instance<1, 1, 4, 2>(), shuffle_instance<1, 1, 4, 4>(),
+      shuffle_instance<1, 1, 2, 8>(), shuffle_instance<1, 1, 8, 2>(),
+      shuffle_instance<1, 1, 4, 8>(), shuffle_instance<1, 1, 8, 4>(),
+      shuffle_instance<1, 1, 8, 8>(),
   };
   for (const auto& e : kTable) {
     if (e.shape == s) return &e;

@@ -25,6 +25,9 @@ const ShuffleInstance* find_multirow_instance(const ShuffleShape& s) {
       shuffle_instance<4, 2, 1, 4>(),
       // multirow_both + multimat_both
       shuffle_instance<2, 2, 2, 2>(),
+      shuffle_instance<4, 2, 2, 2>(),
+      shuffle_instance<2, 2, 2, 4>(),
+      shuffle_instance<4, 2, 2, 4>(),
   };
   for (const auto& e : kTable) {
     if (e.shape == s) return &e;
