@@ -3,10 +3,11 @@
 // shared/data/anchors-h200-2026-11-21.json), DIC-shaped pair batches (full mode), and valid-mode
 // ZNCC cases, as surfaces and as peak output: DIC-shaped (template 21/31/41 in a window 20 px
 // larger, 10^4 pairs) and whole frames (32 in 512^2, 64 and 128 in 2048^2). CUDA events:
-// kernel = device-resident, e2e = pinned host -> device -> run -> host. Median (and min, p90) of
+// kernel = device-resident, device = the same with the host's enqueueing held outside the events
+// (-1: not measurable), e2e = pinned host -> device -> run -> host. Median (and min, p90) of
 // repeats after warm-up, plus back-to-back throughput. Writes JSON rows {form, mode, norm, output,
 // template, window, pairs, size, n, m, variant, params, kernel_ms, kernel_min_ms, kernel_p90_ms,
-// back_to_back_ms, e2e_ms, gflops} (template and window: side lengths in px; pairs: the
+// device_ms, device_min_ms, back_to_back_ms, e2e_ms, gflops} (template and window: side lengths in px; pairs: the
 // request's results; gflops counts 2 x the direct definition's multiply-adds).
 #include <algorithm>
 #include <cstdio>
@@ -72,6 +73,8 @@ const BenchCase kCases[] = {
 struct BenchOptions {
   std::string cases = "all", out = "bench.json";
   std::vector<std::string> variants;  // empty: every GPU variant
+  std::vector<std::string> forms;     // empty: every form
+  bool with_auto = true;              // time auto and auto_tuned too
   int warmup = 5, repeats = 30;
 };
 
@@ -90,6 +93,10 @@ Status run_bench(const BenchOptions& o) {
   for (const BenchCase& c : kCases) {
     if (o.cases != "all" &&
         ("," + o.cases + ",").find("," + std::string(c.group) + ",") == std::string::npos)
+      continue;
+    if (!o.forms.empty() && std::none_of(o.forms.begin(), o.forms.end(), [&](const auto& f) {
+          return parse_form(f) == c.form;
+        }))
       continue;
     const int n_right = c.form == Form::n_to_mn ? c.n * c.m : c.m;
     const int window = c.window > 0 ? c.window : c.size;
@@ -127,6 +134,8 @@ Status run_bench(const BenchOptions& o) {
                       {"kernel_ms", t.kernel_median_ms},
                       {"kernel_min_ms", t.kernel_min_ms},
                       {"kernel_p90_ms", t.kernel_p90_ms},
+                      {"device_ms", t.device_median_ms},
+                      {"device_min_ms", t.device_min_ms},
                       {"back_to_back_ms", t.back_to_back_ms},
                       {"e2e_ms", t.e2e_median_ms},
                       {"gflops", gflops}});
@@ -157,6 +166,7 @@ Status run_bench(const BenchOptions& o) {
       emit(v.value()->info().name, format_params(v.value()->info().params, v.value()->params()),
            t.value());
     }
+    if (!o.with_auto) continue;
     auto chosen = choose_variant(reg, p, "auto", "gpu");
     if (!chosen.is_ok()) return chosen.status();
     const std::string name = chosen.value()->info().name;
@@ -206,6 +216,9 @@ Command add_bench_command(CLI::App& app) {
   c->add_option("--variants", o->variants,
                 "Only these variants (default: every GPU variant); name:param=value,... times that "
                 "variant with those parameters too");
+  c->add_option("--forms", o->forms, "Only cases of these forms (default: every form)")
+      ->check(CLI::IsMember({"one_to_one", "one_to_many", "n_to_mn", "n_to_m"}));
+  c->add_flag("!--no-auto", o->with_auto, "Leave out auto and auto_tuned (no tuning runs)");
   c->add_option("--warmup", o->warmup, "Untimed runs first")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -17,6 +17,21 @@ namespace {
 
 std::atomic<bool> g_poison{false};
 
+// Holds the stream until the host sets flag[0] (or `timeout_ns` pass: then flag[1] = 1), so the
+// work enqueued behind it starts only once it is all enqueued (device timing, time_on_gpu).
+__global__ void hold_stream(volatile int* flag, long long timeout_ns) {
+  long long t0 = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (flag[0] == 0) {
+    long long t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > timeout_ns) {
+      flag[1] = 1;
+      return;
+    }
+  }
+}
+
 std::atomic<std::size_t> g_memory_limit{0};
 
 // Peak output through surfaces: at most this many bytes of surfaces at a time.
@@ -384,6 +399,36 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
       }
     }
   }
+  // Device time: the stream waits behind hold_stream until the events and the run are
+  // enqueued, so the host's enqueueing is not inside the events.
+  std::vector<float> device;
+  {
+    int* flag = nullptr;  // pinned, mapped: 0 = hold, 1 = go; the kernel writes 2 on timeout
+    XCORR_CUDA_TRY(cudaHostAlloc(&flag, 2 * sizeof(int), cudaHostAllocMapped));
+    struct FlagFree {
+      int* p;
+      ~FlagFree() { cudaFreeHost(p); }
+    } flag_free{flag};
+    int* dflag = nullptr;
+    XCORR_CUDA_TRY(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dflag), flag, 0));
+    bool held = true;
+    for (int i = 0; i < warmup + repeats && held; ++i) {
+      std::atomic_ref<int>(flag[0]).store(0);
+      std::atomic_ref<int>(flag[1]).store(0);
+      hold_stream<<<1, 1, 0, stream>>>(dflag, 100'000'000LL);  // 100 ms at most
+      XCORR_LAUNCH_TRY("hold_stream");
+      XCORR_CUDA_TRY(cudaEventRecord(a.get(), stream));
+      XCORR_RETURN_IF_ERROR(g->run_device(dp, dout.get(), stream));
+      XCORR_CUDA_TRY(cudaEventRecord(b.get(), stream));
+      std::atomic_ref<int>(flag[0]).store(1);
+      XCORR_CUDA_TRY(cudaEventSynchronize(b.get()));
+      held = std::atomic_ref<int>(flag[1]).load() == 0;
+      float ms = 0;
+      XCORR_CUDA_TRY(cudaEventElapsedTime(&ms, a.get(), b.get()));
+      if (i >= warmup && held) device.push_back(ms);
+    }
+    if (!held) device.clear();
+  }
   XCORR_CUDA_TRY(cudaEventRecord(a.get(), stream));
   for (int i = 0; i < repeats; ++i) XCORR_RETURN_IF_ERROR(g->run_device(dp, dout.get(), stream));
   XCORR_CUDA_TRY(cudaEventRecord(b.get(), stream));
@@ -409,6 +454,10 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
   t.kernel_median_ms = percentile(kernel, 0.5);
   t.kernel_min_ms = percentile(kernel, 0.0);
   t.kernel_p90_ms = percentile(kernel, 0.9);
+  if (!device.empty()) {
+    t.device_median_ms = percentile(device, 0.5);
+    t.device_min_ms = percentile(device, 0.0);
+  }
   t.back_to_back_ms = total_ms / static_cast<float>(repeats);
   t.e2e_median_ms = percentile(e2e, 0.5);
   return t;
