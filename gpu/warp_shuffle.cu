@@ -11,7 +11,6 @@
 // Constraints: multimat_right needs one left per group of rights (one_to_many, n_to_m,
 // n_to_mn), multimat_both n_to_m.
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -158,7 +157,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
   double kernel_seconds(const CorrelationProblem& p) const override {
     // Shuffle-bound prior: the kernel's warp steps counted as it walks them (32 per right-column
     // chunk, every template row group), NR*(S+LR-1) + 2*NL*LR shuffles each, at 1.8e11 warp
-    // shuffles/s (H200 runs 53-55: 1.1-2.4e11, median 1.8e11, on every warp-shuffle row above
+    // shuffles/s (H200 run 55: 1.1-2.4e11, median 1.8e11, on every warp-shuffle row above
     // 0.3 ms), scaled down when there are fewer warp tasks than 16 per SM to hide the
     // shuffles' latency (one_to_one 128: 2e10).
     const ShuffleShape s = shape_for(shape_, p.request.form, static_cast<int>(p.left.count),
