@@ -7,8 +7,8 @@
 // (-1: not measurable), e2e = pinned host -> device -> run -> host. Median (and min, p90) of
 // repeats after warm-up, plus back-to-back throughput. Writes JSON rows {form, mode, norm, output,
 // template, window, pairs, size, n, m, variant, params, kernel_ms, kernel_min_ms, kernel_p90_ms,
-// device_ms, device_min_ms, back_to_back_ms, e2e_ms, gflops} (template and window: side lengths in px; pairs: the
-// request's results; gflops counts 2 x the direct definition's multiply-adds).
+// device_ms, device_min_ms, back_to_back_ms, e2e_ms, gflops} (template and window: side lengths in
+// px; pairs: the request's results; gflops counts 2 x the direct definition's multiply-adds).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -94,9 +94,8 @@ Status run_bench(const BenchOptions& o) {
     if (o.cases != "all" &&
         ("," + o.cases + ",").find("," + std::string(c.group) + ",") == std::string::npos)
       continue;
-    if (!o.forms.empty() && std::none_of(o.forms.begin(), o.forms.end(), [&](const auto& f) {
-          return parse_form(f) == c.form;
-        }))
+    if (!o.forms.empty() && std::none_of(o.forms.begin(), o.forms.end(),
+                                         [&](const auto& f) { return parse_form(f) == c.form; }))
       continue;
     const int n_right = c.form == Form::n_to_mn ? c.n * c.m : c.m;
     const int window = c.window > 0 ? c.window : c.size;

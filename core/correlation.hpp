@@ -90,7 +90,7 @@ struct CorrelationRequest {
   Normalization norm = Normalization::none;
   Output output = Output::surface;
   SubpixelMethod subpixel = SubpixelMethod::none;  // peak output: the refinement
-  Accuracy accuracy = Accuracy::fast;               // which variants auto may pick
+  Accuracy accuracy = Accuracy::fast;              // which variants auto may pick
 };
 
 struct CorrelationProblem {

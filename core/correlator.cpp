@@ -26,8 +26,9 @@ Status Correlator::can_implement(const CorrelationProblem& p) const {
   }
   if (p.request.accuracy == Accuracy::exact && !computes_each_output_directly(v)) {
     return {ErrorCode::unsupported,
-            v.name + " does not meet accuracy exact: its errors are relative to the output's "
-                     "largest magnitude, not to each element (docs/formats.md, Accuracy)"};
+            v.name +
+                " does not meet accuracy exact: its errors are relative to the output's "
+                "largest magnitude, not to each element (docs/formats.md, Accuracy)"};
   }
   return Status::ok();
 }

@@ -72,11 +72,10 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
       StackView<const float> part = frames;
       part.data += first * frames.matrix_stride;
       part.count = std::min(block, frames.count - first);
-      const CorrelationProblem p{
-          {Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak, o.subpixel,
-           o.accuracy},
-          tmpl,
-          part};
+      const CorrelationProblem p{{Form::one_to_many, Mode::valid, Normalization::zncc, Output::peak,
+                                  o.subpixel, o.accuracy},
+                                 tmpl,
+                                 part};
       auto out = correlate(engine, p, o.method);
       if (!out.is_ok()) return out.status();
       for (Index k = 0; k < part.count; ++k) {

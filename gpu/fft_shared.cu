@@ -70,7 +70,7 @@ __device__ void stage_group(float2* z, const float2* tw, int lines, int lines_lo
   constexpr int kT = threads_for<N>(), kP = pitch_of<N>(), kM = 1 << G;
   // Values m of an item sit at base + m * step along the line: step is the smallest span.
   constexpr int step = kForward ? S >> (G - 1) : S;
-  constexpr int block = kForward ? 2 * S : S * kM;             // the items' block along the line
+  constexpr int block = kForward ? 2 * S : S * kM;  // the items' block along the line
   constexpr int kItemsPerLine = N / kM;
   const int line_mask = (1 << lines_log) - 1;
   for (int idx = threadIdx.x; idx < (kItemsPerLine << lines_log); idx += kT) {
@@ -278,9 +278,8 @@ class FftSharedCorrelator final : public GpuCorrelator {
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     if (transform_size(p) == 0)
       return {ErrorCode::unsupported, "gpu_fft_shared: transform larger than 128 x 128"};
-    return with_size(transform_size(p), [&](auto size) {
-      return launch<decltype(size)::value>(p, out, stream);
-    });
+    return with_size(transform_size(p),
+                     [&](auto size) { return launch<decltype(size)::value>(p, out, stream); });
   }
 
  private:

@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(kThreads) small_direct_kernel(DeviceProblem p,
 long long shared_floats(long long left_rows, long long left_cols, long long right_rows,
                         long long right_cols, long long out_cols) {
   const int g = lanes_per_output(static_cast<int>(out_cols));
-  return std::min(left_rows, right_rows) * (row_pitch(static_cast<int>(left_cols), g) +
-                                            row_pitch(static_cast<int>(right_cols), g));
+  return std::min(left_rows, right_rows) *
+         (row_pitch(static_cast<int>(left_cols), g) + row_pitch(static_cast<int>(right_cols), g));
 }
 int shared_floats(const DeviceProblem& p) {
   return static_cast<int>(

@@ -163,11 +163,9 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
     const int blocks = static_cast<int>(
         std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 132LL * 16));
     if (p.request.mode == Mode::full) {
-      warp_per_shift_kernel<Mode::full>
-          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
+      warp_per_shift_kernel<Mode::full><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
     } else {
-      warp_per_shift_kernel<Mode::valid>
-          <<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
+      warp_per_shift_kernel<Mode::valid><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
     }
     XCORR_LAUNCH_TRY("warp_per_shift_kernel");
     return Status::ok();

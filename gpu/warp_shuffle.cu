@@ -47,13 +47,18 @@ std::vector<Param> distribution_params(std::vector<int> kinds = {0, 1, 2}, int d
   const int rows_def = std::find(rows.begin(), rows.end(), 16) != rows.end() ? 16 : rows.front();
   return {{"distribution", std::move(kinds), def, std::move(names),
            "how a warp task's template rows are split among workers"},
-          {"rows_per_worker", std::move(rows), rows_def, {},
+          {"rows_per_worker",
+           std::move(rows),
+           rows_def,
+           {},
            "template rows per worker (not for none)"}};
 }
 // The multirow families: the thesis runs them without a distribution (the default here); the
 // triangle one is offered for problems with few warp tasks (one_to_many 128 x16: 2048 tasks of
 // 4 x 2 rows for 132 SMs).
-std::vector<Param> multirow_distribution_params() { return distribution_params({0, 2}, 0, {16}); }
+std::vector<Param> multirow_distribution_params() {
+  return distribution_params({0, 2}, 0, {16});
+}
 std::vector<Param> join(std::vector<Param> a, const std::vector<Param>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -203,7 +208,8 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     double x_steps = 0, chunks = 0;  // summed over the 32-column chunks
     for (int c0 = 0; c0 < out.cols; c0 += 32, ++chunks) {
       const int e0 = full ? c0 - (w - 1) : -c0;
-      const int lo = std::max(0, full ? -e0 - 31 : -e0), hi = std::min(W, full ? w - e0 : w - e0 + 31);
+      const int lo = std::max(0, full ? -e0 - 31 : -e0),
+                hi = std::min(W, full ? w - e0 : w - e0 + 31);
       if (hi > lo) x_steps += 32.0 * ((hi - lo + 31) / 32);
     }
     double row_steps = 0, workers = 0;  // summed over the row groups

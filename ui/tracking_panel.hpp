@@ -1,6 +1,6 @@
 // The Tracking tab of the Analysis dock: what tracking does, its sub-pixel method and accuracy,
-// Run and Cancel. Templates are drawn with the Template tool on the reference frame (MainWindow keeps
-// them in the project).
+// Run and Cancel. Templates are drawn with the Template tool on the reference frame (MainWindow
+// keeps them in the project).
 #pragma once
 
 #include <QWidget>

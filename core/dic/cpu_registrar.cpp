@@ -79,8 +79,8 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     const std::size_t last = std::min(requests.size(), first + block);
     const std::vector<GuessRequest> part(requests.begin() + static_cast<long>(first),
                                          requests.begin() + static_cast<long>(last));
-    auto g =
-        integer_guess(engine_, o.method, o.accuracy, ref_image, def_image, part, o.subset, o.search_radius);
+    auto g = integer_guess(engine_, o.method, o.accuracy, ref_image, def_image, part, o.subset,
+                           o.search_radius);
     if (!g.is_ok()) return g.status();
     if (reg.variant.empty()) reg.variant = g.value().variant;
     for (std::size_t i = first; i < last; ++i) {

@@ -35,11 +35,10 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Ac
       for (Index i = 0; i < win; ++i)
         std::copy(def.row(wy[k] + i) + wx[k], def.row(wy[k] + i) + wx[k] + win, windows[t].row(i));
     }
-    const CorrelationProblem p{
-        {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak, SubpixelMethod::none,
-         accuracy},
-        templates.view(),
-        windows.view()};
+    const CorrelationProblem p{{Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak,
+                                SubpixelMethod::none, accuracy},
+                               templates.view(),
+                               windows.view()};
     auto result = correlate(r, p, method);
     if (!result.is_ok()) return result.status();
     out.variant = result.value().variant;

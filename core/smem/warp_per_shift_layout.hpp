@@ -70,8 +70,7 @@ XCORR_HD inline int wps_right_slot(int h, int w, int H, int xw, int b, int k) {
 // SMs), at most one per kWpsSharedWarpsPerBlock outputs.
 XCORR_HD inline int wps_blocks_per_group(int groups, int outputs_per_group, int sms) {
   const int want = (sms * 4 + groups - 1) / groups;
-  const int most =
-      (outputs_per_group + kWpsSharedWarpsPerBlock - 1) / kWpsSharedWarpsPerBlock;
+  const int most = (outputs_per_group + kWpsSharedWarpsPerBlock - 1) / kWpsSharedWarpsPerBlock;
   return imax(1, imin(want, most));
 }
 

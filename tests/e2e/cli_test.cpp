@@ -186,8 +186,8 @@ TEST_F(Cli, ForcedMethodsAgree) {
 TEST_F(Cli, AccuracyExactRunsADirectVariant) {
   const Stack<float> l = testing::wide_range_stack(96, 96, 1, 21),
                      r = testing::wide_range_stack(96, 96, 1, 22);
-  const std::string args = "correlate --form one_to_one --left " + csv("l.csv", l) + " --right " +
-                           csv("r.csv", r);
+  const std::string args =
+      "correlate --form one_to_one --left " + csv("l.csv", l) + " --right " + csv("r.csv", r);
   const CliRun fast = xcorr(args + " --out " + path("fast.csv"));
   ASSERT_EQ(fast.code, 0) << fast.output;
   EXPECT_NE(fast.output.find("by cpu_fft"), std::string::npos) << fast.output;

@@ -192,7 +192,8 @@ TEST(GpuMemory, WorkLargerThanTheBudgetRunsInSlices) {
         4.0 * static_cast<double>(p.surface_shape().area() * p.output_count());  // surfaces
     ASSERT_GT(bytes, static_cast<double>(budget)) << "the case must exceed the budget";
     const Stack<double> ref = cpu::correlate_reference(p);
-    for (const char* name : {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
+    for (const char* name :
+         {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
       const Correlator* v = gpu_registry().find(name);
       if (!v->can_implement(p).is_ok()) continue;
       Stack<float> out =

@@ -32,8 +32,7 @@ AccuracyStats accuracy_of(StackView<const float> actual, StackView<const double>
         }
       }
     }
-    s.relative_to_max =
-        std::max(s.relative_to_max, largest > 0 ? worst_abs / largest : worst_abs);
+    s.relative_to_max = std::max(s.relative_to_max, largest > 0 ? worst_abs / largest : worst_abs);
   }
   return s;
 }

@@ -24,7 +24,8 @@ TEST(IntegerGuess, FindsAnIntegerShiftForEveryPoint) {
   }
   requests.push_back({15, 15, 0, 0});  // window clamped into the image at the top-left
   for (const char* method : {"cpu_direct", "cpu_fft"}) {
-    const auto g = integer_guess(testing::cpu_registry(), method, Accuracy::fast, ref[0], def[0], requests, 21, 6);
+    const auto g = integer_guess(testing::cpu_registry(), method, Accuracy::fast, ref[0], def[0],
+                                 requests, 21, 6);
     ASSERT_TRUE(g.is_ok()) << g.status().message();
     EXPECT_EQ(g.value().variant, method);
     ASSERT_EQ(g.value().guesses.size(), requests.size());

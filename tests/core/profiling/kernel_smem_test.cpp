@@ -2,9 +2,10 @@
 // by hand for small launches, and the per-array gcd degree and padding. The models' agreement
 // with the hardware is checked on the GPU against CUPTI (tests/gpu/counters_test.cpp).
 #include "core/profiling/kernel_smem.hpp"
-#include "core/smem/warp_per_shift_layout.hpp"
 
 #include <gtest/gtest.h>
+
+#include "core/smem/warp_per_shift_layout.hpp"
 
 namespace xcorr::profiling {
 namespace {
