@@ -403,7 +403,7 @@ Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, 
   // enqueued, so the host's enqueueing is not inside the events.
   std::vector<float> device;
   {
-    int* flag = nullptr;  // pinned, mapped: 0 = hold, 1 = go; the kernel writes 2 on timeout
+    int* flag = nullptr;  // pinned, mapped: flag[0] 0 = hold, 1 = go; flag[1] 1 = timed out
     XCORR_CUDA_TRY(cudaHostAlloc(&flag, 2 * sizeof(int), cudaHostAllocMapped));
     struct FlagFree {
       int* p;

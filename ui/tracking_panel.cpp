@@ -22,7 +22,7 @@ TrackingPanel::TrackingPanel(QWidget* parent) : QWidget(parent) {
          "accurate here), parabolic or gaussian (1-D fits per axis), none (integer px)"));
   accuracy_ = new QComboBox;
   accuracy_->setObjectName("accuracy");
-  for (const char* a : {"fast", "exact"}) accuracy_->addItem(a);
+  for (const auto& [a, name] : EnumLabels<Accuracy>::table) accuracy_->addItem(name);
   accuracy_->setToolTip(
       tr("fast: the fastest correlation variant (FFT errors are relative to the largest value); "
          "exact: only direct variants, each ZNCC its own sum (docs/formats.md, Accuracy)"));
