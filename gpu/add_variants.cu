@@ -10,6 +10,7 @@ void add_gpu_variants(Registry& r) {
   r.add(make_basic_correlator());
   if (cufft_api().is_ok()) r.add(make_fft_correlator());  // not where cuFFT is not installed
   r.add(make_fft_shared_correlator());
+  r.add(make_fft_fused_correlator());
   r.add(make_small_direct_correlator());
   r.add(make_tiled_correlator_4x1());
   r.add(make_tiled_correlator_8x1());

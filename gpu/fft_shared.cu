@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "gpu/cuda_check.cuh"
+#include "gpu/fft_stages.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 
@@ -33,12 +34,6 @@ template <int N>
 constexpr int threads_for() {
   return N >= 128 ? 512 : 256;
 }
-template <int N>
-constexpr int log2_of() {
-  int l = 0;
-  while ((1 << l) < N) ++l;
-  return l;
-}
 // Row pitch of z in float2: one more than N, so that the lines of a column pass fall in
 // different banks.
 template <int N>
@@ -50,98 +45,6 @@ constexpr int shared_bytes() {
   return static_cast<int>(sizeof(float2)) * (N * pitch_of<N>() + N / 2);
 }
 
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-__device__ __forceinline__ float2 cmul_conj(float2 a, float2 b) {  // a * conj(b)
-  return make_float2(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);
-}
-
-// G radix-2 stages (G <= 4) on the first `lines` lines of z (rows when kRows, else columns), each
-// thread holding 2^G values in registers. Forward (decimation in frequency, spans S, S/2, ...):
-// (a, b) -> (a + b, (a - b) W^j). Inverse (decimation in time, spans S, 2S, ...):
-// (a, b) -> (a + b conj(W^j), a - b conj(W^j)). tw[k] = exp(-2 pi i k / N), k < N / 2.
-// Twiddles are read from the table (each one rounding; a chain of products and squares, tried
-// in run 44, lost up to 3e-5 of accuracy on 16 x 16).
-// Lines: the first `lines` of them, 2^lines_log >= lines (index arithmetic in shifts and masks;
-// every size here is a compile-time power of two).
-template <int N, int G, bool kRows, bool kForward, int S>
-__device__ void stage_group(float2* z, const float2* tw, int lines, int lines_log) {
-  constexpr int kT = threads_for<N>(), kP = pitch_of<N>(), kM = 1 << G;
-  // Values m of an item sit at base + m * step along the line: step is the smallest span.
-  constexpr int step = kForward ? S >> (G - 1) : S;
-  constexpr int block = kForward ? 2 * S : S * kM;  // the items' block along the line
-  constexpr int kItemsPerLine = N / kM;
-  const int line_mask = (1 << lines_log) - 1;
-  for (int idx = threadIdx.x; idx < (kItemsPerLine << lines_log); idx += kT) {
-    const int line = idx & line_mask, q = idx >> lines_log;  // consecutive threads: lines
-    if (line >= lines) continue;
-    const int o = q % step, base = (q / step) * block + o;
-    float2 v[kM];
-#pragma unroll
-    for (int m = 0; m < kM; ++m) {
-      const int x = base + m * step;
-      v[m] = kRows ? z[line * kP + x] : z[x * kP + line];
-    }
-#pragma unroll
-    for (int l = 0; l < G; ++l) {
-      const int half = kForward ? kM >> (l + 1) : 1 << l;  // partner distance in m
-      const int span = kForward ? S >> l : S << l;         // partner distance along the line
-#pragma unroll
-      for (int m = 0; m < kM; ++m) {
-        if (m & half) continue;
-        // W^j, j the offset inside the butterfly's block of 2 span: table index j N / (2 span).
-        const float2 tw_m = tw[(o + (m % half) * step) * (N / (2 * span))];
-        const float2 a = v[m], b = v[m + half];
-        if (kForward) {
-          v[m] = make_float2(a.x + b.x, a.y + b.y);
-          v[m + half] = cmul(make_float2(a.x - b.x, a.y - b.y), tw_m);
-        } else {
-          const float2 t = cmul_conj(b, tw_m);
-          v[m] = make_float2(a.x + t.x, a.y + t.y);
-          v[m + half] = make_float2(a.x - t.x, a.y - t.y);
-        }
-      }
-    }
-#pragma unroll
-    for (int m = 0; m < kM; ++m) {
-      const int x = base + m * step;
-      (kRows ? z[line * kP + x] : z[x * kP + line]) = v[m];
-    }
-  }
-  __syncthreads();
-}
-
-// Groups of three stages after the first kDone stages of one dimension.
-template <int N, bool kRows, bool kForward, int kDone>
-__device__ void later_groups(float2* z, const float2* tw, int lines, int lines_log) {
-  if constexpr (kDone < log2_of<N>()) {
-    stage_group<N, 3, kRows, kForward, kForward ? N / (2 << kDone) : 1 << kDone>(z, tw, lines,
-                                                                                 lines_log);
-    later_groups<N, kRows, kForward, kDone + 3>(z, tw, lines, lines_log);
-  }
-}
-
-// Every stage of one dimension on the first `lines` lines: forward spans N/2 down to 1, inverse
-// 1 up to N/2; a group of up to four stages first, then groups of three.
-template <int N, bool kRows, bool kForward>
-__device__ void transform_lines(float2* z, const float2* tw, int lines) {
-  constexpr int kLog = log2_of<N>();
-  constexpr int kFirst = kLog <= 4 ? kLog : kLog - 3;  // N = 16: one pass; 128: 4 + 3 stages
-  int lines_log = 0;
-  while ((1 << lines_log) < lines) ++lines_log;
-  stage_group<N, kFirst, kRows, kForward, kForward ? N / 2 : 1>(z, tw, lines, lines_log);
-  later_groups<N, kRows, kForward, kFirst>(z, tw, lines, lines_log);
-}
-
-// Storage index (bit-reversed order) of the frequency whose storage index is i, negated.
-template <int N>
-__device__ __forceinline__ int mirror_index(int i) {
-  constexpr int kLog = log2_of<N>();
-  const unsigned k = __brev(static_cast<unsigned>(i)) >> (32 - kLog);
-  return static_cast<int>(__brev((N - k) & (N - 1)) >> (32 - kLog));
-}
-
 template <int N>
 __global__ void __launch_bounds__(threads_for<N>())
     fft_shared_kernel(DeviceProblem p, float* __restrict__ out, int rs, int cs, bool full) {
@@ -149,11 +52,7 @@ __global__ void __launch_bounds__(threads_for<N>())
   extern __shared__ float2 smem[];
   float2* z = smem;
   float2* tw = smem + N * kP;
-  for (int k = threadIdx.x; k < N / 2; k += kT) {
-    float s, c;
-    sincospif(-2.0f * static_cast<float>(k) / N, &s, &c);
-    tw[k] = make_float2(c, s);
-  }
+  fft::fill_twiddles<N, kT>(tw);
   const int lh = p.left_rows, lw = p.left_cols, rh = p.right_rows, rw = p.right_cols;
   const long long per = static_cast<long long>(p.out_rows) * p.out_cols;
   const float scale = 1.0f / (static_cast<float>(N) * N);
@@ -169,25 +68,25 @@ __global__ void __launch_bounds__(threads_for<N>())
     }
     __syncthreads();
     // Rows past both inputs are zero and stay zero under the row transform.
-    transform_lines<N, true, true>(z, tw, max(lh, rh));
-    transform_lines<N, false, true>(z, tw, N);
+    fft::transform_lines<N, kT, kP, true, true>(z, tw, max(lh, rh));
+    fft::transform_lines<N, kT, kP, false, true>(z, tw, N);
     // The product at k and -k together (one thread owns both; self-mirrored k once).
     for (int e = threadIdx.x; e < N * N; e += kT) {
-      const int i = e / N, j = e % N, mi = mirror_index<N>(i), mj = mirror_index<N>(j);
+      const int i = e / N, j = e % N, mi = fft::mirror_index<N>(i), mj = fft::mirror_index<N>(j);
       const int f = i * N + j, g = mi * N + mj;
       if (f > g) continue;
       const float2 zk = z[i * kP + j], zm = z[mi * kP + mj];
       const float2 fl = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
       const float2 fr = make_float2(0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
-      float2 c = full ? cmul_conj(fl, fr) : cmul_conj(fr, fl);
+      float2 c = full ? fft::cmul_conj(fl, fr) : fft::cmul_conj(fr, fl);
       c = make_float2(c.x * scale, c.y * scale);
       z[i * kP + j] = c;
       z[mi * kP + mj] = make_float2(c.x, -c.y);
     }
     __syncthreads();
     // Columns, then only the rows the output reads (valid mode: its first out_rows).
-    transform_lines<N, false, false>(z, tw, N);
-    transform_lines<N, true, false>(z, tw, full ? N : p.out_rows);
+    fft::transform_lines<N, kT, kP, false, false>(z, tw, N);
+    fft::transform_lines<N, kT, kP, true, false>(z, tw, full ? N : p.out_rows);
     float* o = out + t * per;
     for (int e = threadIdx.x; e < per; e += kT) {
       const int r = e / p.out_cols, c = e % p.out_cols;

@@ -11,6 +11,7 @@ namespace xcorr::gpu {
 std::unique_ptr<Correlator> make_basic_correlator();
 std::unique_ptr<Correlator> make_fft_correlator();
 std::unique_ptr<Correlator> make_fft_shared_correlator();
+std::unique_ptr<Correlator> make_fft_fused_correlator();
 std::unique_ptr<Correlator> make_small_direct_correlator();
 std::unique_ptr<Correlator> make_tiled_correlator_4x1();
 std::unique_ptr<Correlator> make_tiled_correlator_8x1();
