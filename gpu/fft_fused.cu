@@ -4,8 +4,8 @@
 // Overview, transform NY x NX (powers of two, 64 to 1024):
 // 1. rows: each row of every distinct input is read once, zero-padded on load, and transformed
 //    along x, two real rows per complex FFT (z = a + ib); the half spectra (NX / 2 + 1 values,
-//    in the transform's bit-reversed storage order) of rows inside the inputs go to device memory (rows past an input are zero
-//    and are not stored).
+//    in the transform's bit-reversed storage order) of rows inside the inputs go to device memory
+//    (rows past an input are zero and are not stored).
 // 2. columns: per pair and per group of columns, the left and the right columns are read
 //    (zero rows implied), transformed along y, multiplied (FL conj FR in full mode, FR conj FL in
 //    valid mode, scaled by 1 / (NY NX)), transformed back, and the rows the output needs are
@@ -155,8 +155,7 @@ __global__ void __launch_bounds__(kThreads)
       const long long qa = 2 * (j0 + l);
       spec[qa * cx + e % cx] = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
       if (qa + 1 < rows)
-        spec[(qa + 1) * cx + e % cx] =
-            make_float2(0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
+        spec[(qa + 1) * cx + e % cx] = make_float2(0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
     }
   }
 }
@@ -214,7 +213,8 @@ __global__ void __launch_bounds__(kThreads)
       z[at<NY>(l, y)] = make_float2(c.x * scale, c.y * scale);
     }
     __syncthreads();
-    fft::transform_lines<NY, kThreads, kP, true, false, later_group<NY>(), skew_of<NY>()>(z, tw, kL);
+    fft::transform_lines<NY, kThreads, kP, true, false, later_group<NY>(), skew_of<NY>()>(z, tw,
+                                                                                          kL);
     float2* o = prod + static_cast<long long>(b) * out_rows * cx + k0;
     for (int e = threadIdx.x; e < out_rows * kL; e += kThreads) {
       const int r = e / kL, l = e % kL;
@@ -232,8 +232,8 @@ __global__ void __launch_bounds__(kThreads)
 // (c - cs) mod NX.
 template <int NX>
 __global__ void __launch_bounds__(kThreads)
-    fused_inverse_rows_kernel(const float2* __restrict__ prod, long long rows, int cx,
-                              int out_cols, int cs, float* __restrict__ out) {
+    fused_inverse_rows_kernel(const float2* __restrict__ prod, long long rows, int cx, int out_cols,
+                              int cs, float* __restrict__ out) {
   constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>();
   extern __shared__ float2 smem[];
   float2* z = smem;
@@ -301,15 +301,13 @@ int grid_for(long long items) {
 template <int N>
 cudaError_t opt_in_shared() {
   static const cudaError_t e = [] {
-    cudaError_t r = cudaFuncSetAttribute(fused_rows_kernel<N>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         row_shared_bytes<N>());
+    cudaError_t r = cudaFuncSetAttribute(
+        fused_rows_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, row_shared_bytes<N>());
     if (r == cudaSuccess)
       r = cudaFuncSetAttribute(fused_inverse_rows_kernel<N>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, row_shared_bytes<N>());
     if (r == cudaSuccess)
-      r = cudaFuncSetAttribute(fused_columns_kernel<N>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+      r = cudaFuncSetAttribute(fused_columns_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                column_shared_bytes<N>());
     return r;
   }();
@@ -322,8 +320,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
 
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
-    const Sizes s = sizes_for(p.request.mode, p.left.rows, p.left.cols, p.right.rows,
-                              p.right.cols);
+    const Sizes s = sizes_for(p.request.mode, p.left.rows, p.left.cols, p.right.rows, p.right.cols);
     if (s.ny == 0 || s.nx == 0)
       return {ErrorCode::unsupported,
               "gpu_fft_fused: the padded transform exceeds 1024 in a dimension (full mode: "
@@ -332,11 +329,10 @@ class FftFusedCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    const Sizes s = sizes_for(p.request.mode, p.left.rows, p.left.cols, p.right.rows,
-                              p.right.cols);
+    const Sizes s = sizes_for(p.request.mode, p.left.rows, p.left.cols, p.right.rows, p.right.cols);
     const double cx = s.cx();
-    const double in_rows = static_cast<double>(p.left.count * p.left.rows +
-                                               p.right.count * p.right.rows);
+    const double in_rows =
+        static_cast<double>(p.left.count * p.left.rows + p.right.count * p.right.rows);
     const double pairs = static_cast<double>(p.output_count());
     const Shape out = p.surface_shape();
     // Device memory bytes of the three kernels: inputs, spectra written and read per pair,
@@ -359,9 +355,8 @@ class FftFusedCorrelator final : public GpuCorrelator {
     });
     with_size(s.ny, [&](auto size) {
       constexpr int N = decltype(size)::value;
-      l.push_back({"fused_columns_kernel",
-                   reinterpret_cast<const void*>(&fused_columns_kernel<N>), kThreads,
-                   column_shared_bytes<N>()});
+      l.push_back({"fused_columns_kernel", reinterpret_cast<const void*>(&fused_columns_kernel<N>),
+                   kThreads, column_shared_bytes<N>()});
     });
     with_size(s.nx, [&](auto size) {
       constexpr int N = decltype(size)::value;
@@ -374,8 +369,8 @@ class FftFusedCorrelator final : public GpuCorrelator {
 
   double kernel_workspace_bytes(const DeviceProblem& p) const override {
     const Sizes s = sizes_for(p);
-    const double in_rows = static_cast<double>(p.n_left) * p.left_rows +
-                           static_cast<double>(p.n_right) * p.right_rows;
+    const double in_rows =
+        static_cast<double>(p.n_left) * p.left_rows + static_cast<double>(p.n_right) * p.right_rows;
     return (in_rows + static_cast<double>(p.out_count) * p.out_rows) * s.cx() * 8;
   }
 
@@ -415,8 +410,8 @@ class FftFusedCorrelator final : public GpuCorrelator {
       const int batch = std::min(chunk, p.out_count - t0);
       with_size(s.ny, [&](auto size) {
         constexpr int N = decltype(size)::value;
-        const long long items =
-            static_cast<long long>(batch) * ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
+        const long long items = static_cast<long long>(batch) *
+                                ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
         fused_columns_kernel<N><<<grid_for(items), kThreads, column_shared_bytes<N>(), stream>>>(
             p, spec_.get(), cx, t0, batch, rs, scale, prod_.get());
       });
@@ -424,9 +419,9 @@ class FftFusedCorrelator final : public GpuCorrelator {
       const long long rows = static_cast<long long>(batch) * p.out_rows;
       with_size(s.nx, [&](auto size) {
         constexpr int N = decltype(size)::value;
-        fused_inverse_rows_kernel<N><<<grid_for((rows + 1) / 2 / lines_per_block<N>() + 1),
-                                       kThreads, row_shared_bytes<N>(), stream>>>(
-            prod_.get(), rows, cx, p.out_cols, cs, out + t0 * per_out);
+        fused_inverse_rows_kernel<N>
+            <<<grid_for((rows + 1) / 2 / lines_per_block<N>() + 1), kThreads, row_shared_bytes<N>(),
+               stream>>>(prod_.get(), rows, cx, p.out_cols, cs, out + t0 * per_out);
       });
       XCORR_LAUNCH_TRY("fused_inverse_rows_kernel");
     }

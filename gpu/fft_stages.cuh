@@ -129,7 +129,7 @@ __device__ void transform_lines(float2* z, const float2* tw, int lines) {
   int lines_log = 0;
   while ((1 << lines_log) < lines) ++lines_log;
   stage_group<N, kT, kP, kFirst, kRows, kForward, kForward ? N / 2 : 1, kSkew>(z, tw, lines,
-                                                                             lines_log);
+                                                                               lines_log);
   later_groups<N, kT, kP, kRows, kForward, kG, kSkew, kFirst>(z, tw, lines, lines_log);
 }
 
