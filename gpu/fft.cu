@@ -14,13 +14,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <tuple>
 #include <vector>
 
 #include "core/fft_size.hpp"
 #include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/graph_replay.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 
@@ -174,36 +174,28 @@ class FftCorrelator final : public GpuCorrelator {
     return 15e-6 + bytes / 3e12 + transfer_seconds(p);
   }
 
-  ~FftCorrelator() override {
-    for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
-    if (capture_ != nullptr) cudaStreamDestroy(capture_);
-  }
-
   // The pipeline is replayed as a CUDA graph when the same problem, inputs, output and work
-  // buffers come again (benchmarks, frame loops): one launch instead of five stages and two
-  // cuFFT executions. The first run of a key runs directly; the second captures and replays.
+  // buffers come again (gpu/graph_replay.cuh): one launch instead of five stages and two cuFFT
+  // executions.
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     std::lock_guard lock(mutex_);  // work buffers, plans and graphs are shared state
     Prepared prep;
     XCORR_RETURN_IF_ERROR(prepare(p, prep, stream));
     if (prep.chunk != p.out_count) return enqueue(p, out, stream, prep);  // chunked: direct
-    const std::vector<std::uintptr_t> key = graph_key(p, out);
-    if (auto it = graphs_.find(key); it != graphs_.end()) {
-      XCORR_CUDA_TRY(cudaGraphLaunch(it->second, stream));
-      return Status::ok();
-    }
-    if (seen_.insert(key).second) return enqueue(p, out, stream, prep);
-    auto exec = capture(p, out, prep);
-    if (!exec.is_ok()) return exec.status();
-    if (graphs_.size() >= kMaxGraphs) clear_graphs();
-    graphs_.emplace(key, exec.value());
-    XCORR_CUDA_TRY(cudaGraphLaunch(exec.value(), stream));
-    return Status::ok();
+    GraphKey key = graph_key(p, out);
+    for (const void* b : {static_cast<const void*>(padded_.get()), static_cast<const void*>(corr_.get()),
+                          static_cast<const void*>(spectra_.get()),
+                          static_cast<const void*>(product_.get())})
+      key.push_back(reinterpret_cast<std::uintptr_t>(b));
+    return graphs_.run(
+        key, stream, [&](cudaStream_t s) { return enqueue(p, out, s, prep); },
+        [&](cudaStream_t s) {
+          Prepared bound;
+          return prepare(p, bound, s);  // binds the plans to the capture stream
+        });
   }
 
  private:
-  static constexpr std::size_t kMaxGraphs = 16;
-
   struct Prepared {
     Geometry g;
     int inputs = 0, chunk = 0;
@@ -276,58 +268,8 @@ class FftCorrelator final : public GpuCorrelator {
     return Status::ok();
   }
 
-  // Records the pipeline on a private stream (capture needs one) into an executable graph.
-  Result<cudaGraphExec_t> capture(const DeviceProblem& p, float* out, const Prepared& prep) const {
-    if (capture_ == nullptr)
-      XCORR_CUDA_TRY(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
-    Prepared bound;
-    XCORR_RETURN_IF_ERROR(prepare(p, bound, capture_));  // binds the plans to the capture stream
-    XCORR_CUDA_TRY(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal));
-    const Status recorded = enqueue(p, out, capture_, prep);
-    cudaGraph_t graph = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(capture_, &graph);
-    if (!recorded.is_ok() || ended != cudaSuccess) {
-      if (graph != nullptr) cudaGraphDestroy(graph);
-      return recorded.is_ok() ? cuda_status(ended, "cudaStreamEndCapture") : recorded;
-    }
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    XCORR_CUDA_TRY(made);
-    return exec;
-  }
-
-  // Everything a captured graph bakes in: problem, input/output and work-buffer addresses.
-  std::vector<std::uintptr_t> graph_key(const DeviceProblem& p, const float* out) const {
-    auto a = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q); };
-    return {a(p.left),
-            a(p.right),
-            a(out),
-            a(padded_.get()),
-            a(spectra_.get()),
-            a(product_.get()),
-            a(corr_.get()),
-            static_cast<std::uintptr_t>(p.request.norm),
-            static_cast<std::uintptr_t>(p.request.form),
-            static_cast<std::uintptr_t>(p.request.mode),
-            static_cast<std::uintptr_t>(p.left_rows),
-            static_cast<std::uintptr_t>(p.left_cols),
-            static_cast<std::uintptr_t>(p.n_left),
-            static_cast<std::uintptr_t>(p.right_rows),
-            static_cast<std::uintptr_t>(p.right_cols),
-            static_cast<std::uintptr_t>(p.n_right)};
-  }
-
-  void clear_graphs() const {
-    for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
-    graphs_.clear();
-    seen_.clear();
-  }
-
   mutable std::mutex mutex_;
-  mutable cudaStream_t capture_ = nullptr;
-  mutable std::map<std::vector<std::uintptr_t>, cudaGraphExec_t> graphs_;
-  mutable std::set<std::vector<std::uintptr_t>> seen_;
+  mutable GraphReplay graphs_;
   // Work buffers kept between runs (the engine thread owns the GPU); grown when needed.
   mutable DeviceBuffer<float> padded_, corr_;
   mutable DeviceBuffer<float2> spectra_, product_;

@@ -10,6 +10,8 @@
 //    (zero rows implied), transformed along y, multiplied (FL conj FR in full mode, FR conj FL in
 //    valid mode, scaled by 1 / (NY NX)), transformed back, and the rows the output needs are
 //    stored, already shifted to output row order.
+//    Where the pairs reuse the rights (n_to_m), a kernel 2a first transforms each input's
+//    columns once and stores them whole; kernel 2 then only multiplies and inverts.
 // 3. inverse rows: two output rows per complex inverse FFT (Hermitian halves expanded on load);
 //    the store crops and shifts the columns into the output.
 // Device memory traffic: the inputs, two passes of half spectra, the output; no padded copies.
@@ -25,6 +27,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/fft_stages.cuh"
+#include "gpu/graph_replay.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 
@@ -160,10 +163,63 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Kernel 2. Work item (pair t0 + b, columns k0 .. k0 + kL - 1): the left's and the right's
-// columns (rows past an input are zero), forward along y, product, inverse along y; prod[b][r][k]
-// for output rows r (row r reads y = (r - rs) mod NY).
+// kL columns k0 .. k0 + kL - 1 of an h-row block of half spectra (pitch cx; rows from h to NY
+// and columns from cx are zero) into lines 0 .. kL - 1 of z; the thread's loads are issued
+// before its stores. No barrier.
 template <int NY>
+__device__ __forceinline__ void load_columns(float2* z, const float2* __restrict__ src, int h,
+                                             int cx, int k0) {
+  constexpr int kL = lines_per_block<NY>(), kIters = kL * NY / kThreads;
+  float2 v[kIters];
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {
+    const int e = it * kThreads + threadIdx.x, y = e / kL, l = e % kL;  // threads: along k
+    v[it] = y < h && k0 + l < cx ? src[y * cx + l] : make_float2(0, 0);
+  }
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {
+    const int e = it * kThreads + threadIdx.x;
+    z[at<NY>(e % kL, e / kL)] = v[it];
+  }
+}
+
+// Kernel 2a, for inputs that several pairs use (see per_input_columns): work item (input i,
+// columns k0 ..): the input's columns, forward along y, all NY values stored:
+// cols[i][y][k] (bit-reversed y order, pitch cx); inputs: the lefts, then the rights.
+template <int NY>
+__global__ void __launch_bounds__(kThreads)
+    fused_forward_columns_kernel(DeviceProblem p, const float2* __restrict__ spec, int cx,
+                                 float2* __restrict__ cols) {
+  constexpr int kL = lines_per_block<NY>(), kP = pitch_of<NY>();
+  extern __shared__ float2 smem[];
+  float2* z = smem;
+  float2* tw = smem + kL * kP;  // one array of lines: row_shared_bytes
+  fft::fill_twiddles<NY, kThreads>(tw);
+  const int chunks = (cx + kL - 1) / kL, inputs = p.n_left + p.n_right;
+  const long long items = static_cast<long long>(inputs) * chunks;
+  for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+    const int i = static_cast<int>(item / chunks), k0 = static_cast<int>(item % chunks) * kL;
+    const bool left = i < p.n_left;
+    const long long row0 = left ? static_cast<long long>(i) * p.left_rows
+                                : static_cast<long long>(p.n_left) * p.left_rows +
+                                      static_cast<long long>(i - p.n_left) * p.right_rows;
+    __syncthreads();  // the previous item's columns have been read out
+    load_columns<NY>(z, spec + row0 * cx + k0, left ? p.left_rows : p.right_rows, cx, k0);
+    __syncthreads();
+    fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(z, tw, kL);
+    float2* o = cols + static_cast<long long>(i) * NY * cx + k0;
+    for (int e = threadIdx.x; e < NY * kL; e += kThreads) {
+      const int y = e / kL, l = e % kL;
+      if (k0 + l < cx) o[static_cast<long long>(y) * cx + l] = z[at<NY>(l, y)];
+    }
+  }
+}
+
+// Kernel 2. Work item (pair t0 + b, columns k0 .. k0 + kL - 1): the left's and the right's
+// columns, product, inverse along y; prod[b][r][k] for output rows r (row r reads
+// y = (r - rs) mod NY). kSpectra: the columns come transformed from kernel 2a (cols); else from
+// the row spectra (rows past an input are zero) and are transformed here, once per pair.
+template <int NY, bool kSpectra>
 __global__ void __launch_bounds__(kThreads)
     fused_columns_kernel(DeviceProblem p, const float2* __restrict__ spec, int cx, int t0,
                          int batch, int rs, float scale, float2* __restrict__ prod) {
@@ -173,39 +229,27 @@ __global__ void __launch_bounds__(kThreads)
   float2* tw = smem + 2 * kL * kP;
   fft::fill_twiddles<NY, kThreads>(tw);
   const bool full = p.request.mode == Mode::full;
-  const int lh = p.left_rows, rh = p.right_rows, out_rows = p.out_rows;
-  const long long right0 = static_cast<long long>(p.n_left) * lh;  // first right row in spec
+  const int out_rows = p.out_rows;
+  // Rows of a left and of a right in `spec`, and where the rights start.
+  const int lh = kSpectra ? NY : p.left_rows, rh = kSpectra ? NY : p.right_rows;
+  const long long right0 = static_cast<long long>(p.n_left) * lh;
   const int chunks = (cx + kL - 1) / kL;
   const long long items = static_cast<long long>(batch) * chunks;
   for (long long item = blockIdx.x; item < items; item += gridDim.x) {
     const int b = static_cast<int>(item / chunks), k0 = static_cast<int>(item % chunks) * kL;
     const int2 lr = p.pair(t0 + b);
-    const float2* sl = spec + static_cast<long long>(lr.x) * lh * cx + k0;
-    const float2* sr = spec + (right0 + static_cast<long long>(lr.y) * rh) * cx + k0;
     __syncthreads();  // the previous item's columns have been read out
-    // The left's columns, then the right's: each side's loads issued before its stores.
-#pragma unroll 1
-    for (int side = 0; side < 2; ++side) {
-      constexpr int kIters = kL * NY / kThreads;
-      const float2* src = side == 0 ? sl : sr;
-      const int h = side == 0 ? lh : rh;
-      float2 v[kIters];
-#pragma unroll
-      for (int it = 0; it < kIters; ++it) {
-        const int e = it * kThreads + threadIdx.x, y = e / kL, l = e % kL;  // threads: along k
-        v[it] = y < h && k0 + l < cx ? src[y * cx + l] : make_float2(0, 0);
-      }
-#pragma unroll
-      for (int it = 0; it < kIters; ++it) {
-        const int e = it * kThreads + threadIdx.x;
-        z[at<NY>(side * kL + e % kL, e / kL)] = v[it];
-      }
-    }
+    load_columns<NY>(z, spec + static_cast<long long>(lr.x) * lh * cx + k0, lh, cx, k0);
+    load_columns<NY>(z + kL * kP, spec + (right0 + static_cast<long long>(lr.y) * rh) * cx + k0,
+                     rh, cx, k0);
     __syncthreads();
-    // Left and right apart: kL lines per pass is what the layout is conflict-free for.
-    fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(z, tw, kL);
-    fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(
-        z + kL * kP, tw, kL);
+    if constexpr (!kSpectra) {
+      // Left and right apart: kL lines per pass is what the layout is conflict-free for.
+      fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(z, tw,
+                                                                                            kL);
+      fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(
+          z + kL * kP, tw, kL);
+    }
     for (int e = threadIdx.x; e < kL * NY; e += kThreads) {
       const int l = e / NY, y = e % NY;
       const float2 fl = z[at<NY>(l, y)], fr = z[at<NY>(kL + l, y)];
@@ -306,12 +350,25 @@ cudaError_t opt_in_shared() {
     if (r == cudaSuccess)
       r = cudaFuncSetAttribute(fused_inverse_rows_kernel<N>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, row_shared_bytes<N>());
-    if (r == cudaSuccess)
-      r = cudaFuncSetAttribute(fused_columns_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               column_shared_bytes<N>());
+    for (const void* k : {reinterpret_cast<const void*>(&fused_columns_kernel<N, false>),
+                          reinterpret_cast<const void*>(&fused_columns_kernel<N, true>),
+                          reinterpret_cast<const void*>(&fused_forward_columns_kernel<N>)}) {
+      if (r == cudaSuccess)
+        r = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 column_shared_bytes<N>());  // >= row_shared_bytes
+    }
     return r;
   }();
   return e;
+}
+
+// Whether the inputs' columns are transformed once per input (kernel 2a) rather than once per
+// pair: where every right serves two pairs or more (n_to_m with n >= 2). Where rights serve one
+// pair each, writing and re-reading their whole column spectra costs more than the left's reuse
+// saves (run 67, kernel_ms per input / per pair: one_to_many 256 x16 0.0830 / 0.0754 ms;
+// n_to_m 128 8x8 0.0611 / 0.0649).
+bool per_input_columns(const DeviceProblem& p) {
+  return p.out_count >= 2 * p.n_right;
 }
 
 class FftFusedCorrelator final : public GpuCorrelator {
@@ -355,8 +412,18 @@ class FftFusedCorrelator final : public GpuCorrelator {
     });
     with_size(s.ny, [&](auto size) {
       constexpr int N = decltype(size)::value;
-      l.push_back({"fused_columns_kernel", reinterpret_cast<const void*>(&fused_columns_kernel<N>),
-                   kThreads, column_shared_bytes<N>()});
+      if (per_input_columns(p)) {
+        l.push_back({"fused_forward_columns_kernel",
+                     reinterpret_cast<const void*>(&fused_forward_columns_kernel<N>), kThreads,
+                     row_shared_bytes<N>()});
+        l.push_back({"fused_columns_kernel",
+                     reinterpret_cast<const void*>(&fused_columns_kernel<N, true>), kThreads,
+                     column_shared_bytes<N>()});
+      } else {
+        l.push_back({"fused_columns_kernel",
+                     reinterpret_cast<const void*>(&fused_columns_kernel<N, false>), kThreads,
+                     column_shared_bytes<N>()});
+      }
     });
     with_size(s.nx, [&](auto size) {
       constexpr int N = decltype(size)::value;
@@ -371,20 +438,26 @@ class FftFusedCorrelator final : public GpuCorrelator {
     const Sizes s = sizes_for(p);
     const double in_rows =
         static_cast<double>(p.n_left) * p.left_rows + static_cast<double>(p.n_right) * p.right_rows;
-    return (in_rows + static_cast<double>(p.out_count) * p.out_rows) * s.cx() * 8;
+    const double cols = per_input_columns(p) ? static_cast<double>(p.n_left + p.n_right) * s.ny : 0;
+    return (in_rows + cols + static_cast<double>(p.out_count) * p.out_rows) * s.cx() * 8;
   }
 
+  // Allocations here; the launches are replayed as a CUDA graph when the same problem, inputs,
+  // output and work buffers come again (gpu/graph_replay.cuh).
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const Sizes s = sizes_for(p);
     if (s.ny == 0 || s.nx == 0)
       return {ErrorCode::unsupported, "gpu_fft_fused: transform larger than 1024"};
     XCORR_CUDA_TRY((with_size(s.nx, [](auto n) { return opt_in_shared<decltype(n)::value>(); })));
     XCORR_CUDA_TRY((with_size(s.ny, [](auto n) { return opt_in_shared<decltype(n)::value>(); })));
-    std::lock_guard lock(mutex_);  // the work buffers
+    std::lock_guard lock(mutex_);  // the work buffers and graphs
     const int cx = s.cx();
     const long long in_rows = static_cast<long long>(p.n_left) * p.left_rows +
                               static_cast<long long>(p.n_right) * p.right_rows;
     XCORR_RETURN_IF_ERROR(spec_.allocate(static_cast<std::size_t>(in_rows * cx)));
+    if (per_input_columns(p))
+      XCORR_RETURN_IF_ERROR(cols_.allocate(static_cast<std::size_t>(p.n_left + p.n_right) *
+                                           static_cast<std::size_t>(s.ny) * cx));
     // Products in chunks of pairs that fit in a quarter of the free memory.
     const long long per_pair = static_cast<long long>(p.out_rows) * cx;
     int chunk = p.out_count;
@@ -396,12 +469,40 @@ class FftFusedCorrelator final : public GpuCorrelator {
           p.out_count));
     }
     XCORR_RETURN_IF_ERROR(prod_.allocate(static_cast<std::size_t>(chunk * per_pair)));
+    if (chunk != p.out_count) return enqueue(p, s, chunk, out, stream);  // chunked: direct
+    GraphKey key = graph_key(p, out);
+    for (const void* b : {static_cast<const void*>(spec_.get()),
+                          static_cast<const void*>(cols_.get()),
+                          static_cast<const void*>(prod_.get())})
+      key.push_back(reinterpret_cast<std::uintptr_t>(b));
+    return graphs_.run(key, stream,
+                       [&](cudaStream_t st) { return enqueue(p, s, chunk, out, st); });
+  }
+
+ private:
+  // The launches on `stream` (buffers allocated for `chunk` pairs of products).
+  Status enqueue(const DeviceProblem& p, Sizes s, int chunk, float* out,
+                 cudaStream_t stream) const {
+    const int cx = s.cx();
+    const bool per_input = per_input_columns(p);
+    const long long in_rows = static_cast<long long>(p.n_left) * p.left_rows +
+                              static_cast<long long>(p.n_right) * p.right_rows;
     with_size(s.nx, [&](auto size) {
       constexpr int N = decltype(size)::value;
       fused_rows_kernel<N><<<grid_for((in_rows + 1) / 2 / lines_per_block<N>() + 1), kThreads,
                              row_shared_bytes<N>(), stream>>>(p, spec_.get(), cx);
     });
     XCORR_LAUNCH_TRY("fused_rows_kernel");
+    if (per_input) {
+      with_size(s.ny, [&](auto size) {
+        constexpr int N = decltype(size)::value;
+        const long long items = static_cast<long long>(p.n_left + p.n_right) *
+                                ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
+        fused_forward_columns_kernel<N><<<grid_for(items), kThreads, row_shared_bytes<N>(),
+                                          stream>>>(p, spec_.get(), cx, cols_.get());
+      });
+      XCORR_LAUNCH_TRY("fused_forward_columns_kernel");
+    }
     const bool full = p.request.mode == Mode::full;
     const int rs = full ? p.left_rows - 1 : 0, cs = full ? p.left_cols - 1 : 0;
     const float scale = 1.0f / (static_cast<float>(s.ny) * static_cast<float>(s.nx));
@@ -412,8 +513,14 @@ class FftFusedCorrelator final : public GpuCorrelator {
         constexpr int N = decltype(size)::value;
         const long long items = static_cast<long long>(batch) *
                                 ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
-        fused_columns_kernel<N><<<grid_for(items), kThreads, column_shared_bytes<N>(), stream>>>(
-            p, spec_.get(), cx, t0, batch, rs, scale, prod_.get());
+        if (per_input)
+          fused_columns_kernel<N, true><<<grid_for(items), kThreads, column_shared_bytes<N>(),
+                                          stream>>>(p, cols_.get(), cx, t0, batch, rs, scale,
+                                                    prod_.get());
+        else
+          fused_columns_kernel<N, false><<<grid_for(items), kThreads, column_shared_bytes<N>(),
+                                           stream>>>(p, spec_.get(), cx, t0, batch, rs, scale,
+                                                     prod_.get());
       });
       XCORR_LAUNCH_TRY("fused_columns_kernel");
       const long long rows = static_cast<long long>(batch) * p.out_rows;
@@ -428,10 +535,10 @@ class FftFusedCorrelator final : public GpuCorrelator {
     return Status::ok();
   }
 
- private:
   mutable std::mutex mutex_;
   // Work buffers kept between runs (the engine thread owns the GPU); grown when needed.
-  mutable DeviceBuffer<float2> spec_, prod_;
+  mutable DeviceBuffer<float2> spec_, cols_, prod_;
+  mutable GraphReplay graphs_;
   VariantInfo info_{"gpu_fft_fused",
                     "fft",
                     "gpu",

@@ -288,8 +288,9 @@ TEST(GpuTuning, PicksAMeasuredWinnerAndCachesItInAJsonFile) {
   EXPECT_EQ(second.value(), first.value()) << "the cached winner is reused";
 }
 
-// Repeated device-resident runs of one problem replay captured CUDA graphs (gpu_fft): the last
-// run's result must equal the reference too, for every variant that can run `p`.
+// Repeated device-resident runs of one problem replay captured CUDA graphs (gpu_fft,
+// gpu_fft_fused): the last run's result must equal the reference too, for every variant that can
+// run `p`.
 void expect_repeated_runs_match_reference(const CorrelationProblem& p) {
   const Stack<double> ref = cpu::correlate_reference(p);
   for (const auto& v : gpu_registry().all()) {
@@ -307,6 +308,10 @@ TEST(GpuVariants, RepeatedRunsStayCorrect) {
   const Stack<float> a = testing::random_stack(37, 37, 2, 5, 0, 1),
                      b = testing::random_stack(37, 37, 3, 6, 0, 1);
   expect_repeated_runs_match_reference({{Form::n_to_m, Mode::full}, a.view(), b.view()});
+  // One pair (gpu_fft_fused transforms its columns per pair; 139 -> 256 transforms).
+  const Stack<float> c = testing::random_stack(70, 70, 1, 7, 0, 1),
+                     d = testing::random_stack(70, 70, 1, 8, 0, 1);
+  expect_repeated_runs_match_reference({{Form::one_to_one, Mode::full}, c.view(), d.view()});
 }
 
 TEST(GpuVariants, RepeatedZnccRunsStayCorrect) {
