@@ -108,8 +108,9 @@ __device__ __forceinline__ int half_index(int j) {
 // spec[q][j], j <= NX / 2: the row's half spectrum (see half_index; pitch cx).
 template <int NX>
 __global__ void __launch_bounds__(kThreads)
-    fused_rows_kernel(DeviceProblem p, float2* __restrict__ spec, int cx) {
-  constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>();
+    fused_rows_kernel(DeviceProblem p, float2* __restrict__ spec) {
+  // Compile-time sizes: every division and remainder below is by a constant.
+  constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>(), cx = NX / 2 + 1;
   extern __shared__ float2 smem[];
   float2* z = smem;
   float2* tw = smem + kL * kP;
@@ -276,9 +277,10 @@ __global__ void __launch_bounds__(kThreads)
 // (c - cs) mod NX.
 template <int NX>
 __global__ void __launch_bounds__(kThreads)
-    fused_inverse_rows_kernel(const float2* __restrict__ prod, long long rows, int cx, int out_cols,
-                              int cs, float* __restrict__ out) {
-  constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>();
+    fused_inverse_rows_kernel(const float2* __restrict__ prod, long long rows, int out_cols, int cs,
+                              float* __restrict__ out) {
+  // Compile-time sizes: every division and remainder below is by a constant.
+  constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>(), cx = NX / 2 + 1;
   extern __shared__ float2 smem[];
   float2* z = smem;
   float2* tw = smem + kL * kP;
@@ -308,14 +310,19 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     fft::transform_lines<NX, kThreads, kP, true, false, later_group<NX>(), skew_of<NX>()>(z, tw, n);
-    for (int e = threadIdx.x; e < n * 2 * out_cols; e += kThreads) {
-      const int l = e / (2 * out_cols), half = e / out_cols % 2, c = e % out_cols;
+    // Output rows by warps, columns by lanes (no division by the run-time width).
+    constexpr int kWarps = kThreads / 32;
+    for (int w = threadIdx.x / 32; w < 2 * n; w += kWarps) {
+      const int l = w / 2, half = w % 2;
       const long long s = 2 * (j0 + l) + half;
       if (s >= rows) continue;
-      int x = c - cs;
-      if (x < 0) x += NX;
-      const float2 v = z[at<NX>(l, x)];
-      out[s * out_cols + c] = half == 0 ? v.x : v.y;
+      float* o = out + s * out_cols;
+      for (int c = threadIdx.x % 32; c < out_cols; c += 32) {
+        int x = c - cs;
+        if (x < 0) x += NX;
+        const float2 v = z[at<NX>(l, x)];
+        o[c] = half == 0 ? v.x : v.y;
+      }
     }
   }
 }
@@ -490,7 +497,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
     with_size(s.nx, [&](auto size) {
       constexpr int N = decltype(size)::value;
       fused_rows_kernel<N><<<grid_for((in_rows + 1) / 2 / lines_per_block<N>() + 1), kThreads,
-                             row_shared_bytes<N>(), stream>>>(p, spec_.get(), cx);
+                             row_shared_bytes<N>(), stream>>>(p, spec_.get());
     });
     XCORR_LAUNCH_TRY("fused_rows_kernel");
     if (per_input) {
@@ -528,7 +535,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
         constexpr int N = decltype(size)::value;
         fused_inverse_rows_kernel<N>
             <<<grid_for((rows + 1) / 2 / lines_per_block<N>() + 1), kThreads, row_shared_bytes<N>(),
-               stream>>>(prod_.get(), rows, cx, p.out_cols, cs, out + t0 * per_out);
+               stream>>>(prod_.get(), rows, p.out_cols, cs, out + t0 * per_out);
       });
       XCORR_LAUNCH_TRY("fused_inverse_rows_kernel");
     }

@@ -155,13 +155,14 @@ class FftSharedCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200, runs 43-46; event-timed, launch included): one
-    // pair takes ~8 / 13 / 32 us at N = 32 / 64 / 128 (one block on one SM: its latency), and
-    // each further pair ~0.012 / 0.041 / 0.19 us of the whole GPU's throughput (N = 16
-    // extrapolated).
+    // Fitted to docs/perf/gpu-engine.md (H200; kernel_ms, launch included): one pair takes
+    // ~9.5 / 14.5 / 31 us at N = 32 / 64 / 128 (one block on one SM: its latency; the mean of
+    // one_to_one 16 / 32 / 64 over runs 60, 68 and 70, whose spread is 8.7-10.5 us at N = 32),
+    // and each further pair ~0.012 / 0.041 / 0.19 us of the whole GPU's throughput (runs 43-46;
+    // N = 16 extrapolated).
     const int n = transform_size(p);
     const int k = n == 16 ? 0 : n == 32 ? 1 : n == 64 ? 2 : 3;
-    constexpr double kFirst[] = {6e-6, 8e-6, 13e-6, 32e-6};
+    constexpr double kFirst[] = {6e-6, 9.5e-6, 14.5e-6, 31e-6};
     constexpr double kEach[] = {0.004e-6, 0.012e-6, 0.041e-6, 0.19e-6};
     return kFirst[k] + kEach[k] * static_cast<double>(p.output_count() - 1) + transfer_seconds(p);
   }

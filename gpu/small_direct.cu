@@ -102,14 +102,15 @@ class SmallDirectCorrelator final : public GpuCorrelator {
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
-    // Fitted to docs/perf/gpu-engine.md (H200, runs 44-49): the launch (~3.5 us), then waves of
-    // ~5 blocks per SM on 132 SMs, each wave ~2 us plus a block's multiply-adds at ~4.5 x 10^9
-    // per second (one_to_one 16: 7 us; one_to_one 64: 33 us; n_to_mn 16 x4096: 0.5 ms).
-    // Event-timed one_to_one 16 x 16 is 6.8-9.2 us, of which the kernel is ~4 us (ncu).
+    // Fitted to kernel_ms of the anchor cases in run 68 (H200, docs/perf/gpu-engine.md; every
+    // case within 25 %, most within 10 %): the launch and host work (~6.75 us), then waves of ~5
+    // blocks per SM on 132 SMs, each wave ~2 us plus a block's multiply-adds at ~4.25 x 10^9 per
+    // second (one_to_one 16 / 32: 9.3 / 12.6 us; n_to_mn 16 x4096: 0.50 ms). ncu puts the
+    // one_to_one 16 x 16 kernel itself at ~4 us (run 45).
     const Shape s = p.surface_shape();
     const double blocks = static_cast<double>(p.output_count()) * static_cast<double>(s.rows);
     const double waves = std::ceil(blocks / (132.0 * 5.0));
-    return 3.5e-6 + waves * (2e-6 + p.direct_multiply_adds() / blocks / 4.5e9) +
+    return 6.75e-6 + waves * (2e-6 + p.direct_multiply_adds() / blocks / 4.25e9) +
            transfer_seconds(p);
   }
 

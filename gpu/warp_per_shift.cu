@@ -132,14 +132,15 @@ __global__ void __launch_bounds__(32 * kSharedWarpsPerBlock)
 
 constexpr int kMaxSharedBytes = 200 * 1024;
 
-// Model prior of both one-warp-per-output variants, fitted to docs/perf/gpu-engine.md (H200,
-// runs 49-50): ~8 us, ~1.4 ns per output and ~0.5 x 10^12 multiply-adds per second (one_to_one
-// 16 / 32 / 64: 8 / 12-14 / 39 us; one_to_many 64 x64: 1.8-2.4 ms). The earlier priors (2 and
-// 3 x 10^12) made auto pick them for one_to_one 32 and 64, where gpu_small_direct and gpu_fft
-// are faster (runs 49-50).
+// Model prior of both one-warp-per-output variants, fitted to gpu_warp_per_shift's kernel_ms on
+// the 18 anchor cases of run 68 (H200, docs/perf/gpu-engine.md; least squares on relative error,
+// every case within 6 %): ~8.4 us, ~0.32 ns per output and ~1.0 x 10^12 multiply-adds per second
+// (one_to_one 16 / 32 / 64: 8.9 / 10.5 / 31 us; one_to_many 64 x64: 1.38 ms). Runs 49-50's fit
+// (8 us, 1.4 ns, 0.5 x 10^12) predated the overlap walk of session 16 and put one_to_one 32 at
+// 16 us, so the untuned auto took gpu_small_direct there at 1.20x (run 68).
 double warp_per_output_seconds(const CorrelationProblem& p) {
   const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-  return 8e-6 + outputs * 1.4e-9 + p.direct_multiply_adds() / 0.5e12 + transfer_seconds(p);
+  return 8.4e-6 + outputs * 0.32e-9 + p.direct_multiply_adds() / 1.0e12 + transfer_seconds(p);
 }
 
 class WarpPerShiftCorrelator final : public GpuCorrelator {
