@@ -1,4 +1,4 @@
-// gpu_fft_fused: FFT correlation in three kernels of our own, with padding, product and crop
+// gpu_fft_fused: FFT correlation in three kernels of our own (four for n_to_m), with padding, product and crop
 // fused into the transforms (gpu_fft runs a pad kernel, cuFFT, a multiply kernel, cuFFT and a
 // crop kernel, each through device memory).
 // Overview, transform NY x NX (powers of two, 64 to 1024):
@@ -15,10 +15,12 @@
 // 3. inverse rows: two output rows per complex inverse FFT (Hermitian halves expanded on load);
 //    the store crops and shifts the columns into the output.
 // Device memory traffic: the inputs, two passes of half spectra, the output; no padded copies.
-// When it wins: transforms above gpu_fft_shared's 128 (inputs from about 65 x 65 in full mode).
+// When it wins: transforms of 256 and up, and batches at 128 (run 71: one_to_one 512,
+// one_to_many 64 x64 to 256 x16, n_to_m 128 and 256, n_to_mn 128 x256).
 // Constraints: NY, NX <= 1024 (full mode: inputs up to 512 x 512; valid: windows up to 1024; the
 // sizes the device tests cover). Larger problems run on gpu_fft.
-// ZNCC through the shared epilogue. Instantiations: 5 sizes x 3 kernels.
+// ZNCC through the shared epilogue. Instantiations: 5 sizes x 5 kernels (rows, columns per
+// input, columns from row spectra or from column spectra, inverse rows).
 #include <algorithm>
 #include <memory>
 #include <mutex>
