@@ -80,4 +80,14 @@ using DeviceBuffer = CudaBuffer<T, DeviceMemory>;
 template <class T>
 using PinnedBuffer = CudaBuffer<T, PinnedMemory>;
 
+// How many of `count` items of `bytes_each` device bytes fit in a quarter of the free device
+// memory, between 1 and count (the work-buffer chunking rule of the FFT paths; the other three
+// quarters are left to the inputs, outputs and other users of the device).
+inline Result<int> items_in_free_memory(double bytes_each, int count) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<int>(
+      std::clamp<double>(static_cast<double>(free_bytes) / 4 / bytes_each, 1, count));
+}
+
 }  // namespace xcorr::gpu

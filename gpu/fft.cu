@@ -208,17 +208,16 @@ class FftCorrelator final : public GpuCorrelator {
     const int inputs = p.n_left + p.n_right;
     XCORR_RETURN_IF_ERROR(padded_.allocate(static_cast<std::size_t>(inputs * g.real_size())));
     XCORR_RETURN_IF_ERROR(spectra_.allocate(static_cast<std::size_t>(inputs * g.spec_size())));
-    // Outputs in chunks that fit in free memory (at most a quarter of it); the free-memory query
-    // is skipped when the buffers of an earlier run already hold every output.
+    // Outputs in chunks that fit in a quarter of the free memory; the free-memory query is
+    // skipped when the buffers of an earlier run already hold every output.
     const double per_output =
         static_cast<double>(g.spec_size()) * 8 + static_cast<double>(g.real_size()) * 4;
     int chunk = p.out_count;
     if (product_.size() < static_cast<std::size_t>(p.out_count * g.spec_size()) ||
         corr_.size() < static_cast<std::size_t>(p.out_count * g.real_size())) {
-      std::size_t free_bytes = 0, total_bytes = 0;
-      XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-      chunk = static_cast<int>(
-          std::clamp<double>(static_cast<double>(free_bytes) / 4 / per_output, 1, p.out_count));
+      auto fit = items_in_free_memory(per_output, p.out_count);
+      if (!fit.is_ok()) return fit.status();
+      chunk = fit.value();
     }
     XCORR_RETURN_IF_ERROR(product_.allocate(static_cast<std::size_t>(chunk * g.spec_size())));
     XCORR_RETURN_IF_ERROR(corr_.allocate(static_cast<std::size_t>(chunk * g.real_size())));

@@ -39,6 +39,12 @@ namespace {
 constexpr int kMinN = 64, kMaxN = 1024;
 constexpr int kThreads = 256;
 
+// Rows of all inputs, lefts then rights: the rows kernel's input and the row spectra's count.
+__host__ __device__ inline long long input_rows(const DeviceProblem& p) {
+  return static_cast<long long>(p.n_left) * p.left_rows +
+         static_cast<long long>(p.n_right) * p.right_rows;
+}
+
 // Lines a block transforms at once: 4096 complex values (32 KiB) per array.
 template <int N>
 constexpr int lines_per_block() {
@@ -118,7 +124,7 @@ __global__ void __launch_bounds__(kThreads)
   float2* tw = smem + kL * kP;
   fft::fill_twiddles<NX, kThreads>(tw);
   const long long left_rows = static_cast<long long>(p.n_left) * p.left_rows;
-  const long long rows = left_rows + static_cast<long long>(p.n_right) * p.right_rows;
+  const long long rows = input_rows(p);
   const long long lines = (rows + 1) / 2;
   for (long long j0 = static_cast<long long>(blockIdx.x) * kL; j0 < lines;
        j0 += static_cast<long long>(gridDim.x) * kL) {
@@ -329,21 +335,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// f(std::integral_constant<int, N>{}) for an instantiated size n (64 to 1024).
+// The instantiated transform sizes: 64 to 1024 (can_implement refuses the rest).
 template <class F>
 auto with_size(int n, F&& f) {
-  switch (n) {
-    case 64:
-      return f(std::integral_constant<int, 64>{});
-    case 128:
-      return f(std::integral_constant<int, 128>{});
-    case 256:
-      return f(std::integral_constant<int, 256>{});
-    case 512:
-      return f(std::integral_constant<int, 512>{});
-    default:
-      return f(std::integral_constant<int, 1024>{});
-  }
+  return fft::with_size<kMinN, kMaxN>(n, static_cast<F&&>(f));
 }
 
 // Blocks for `items` work items: enough for every SM several times over, at most one per item.
@@ -445,8 +440,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
 
   double kernel_workspace_bytes(const DeviceProblem& p) const override {
     const Sizes s = sizes_for(p);
-    const double in_rows =
-        static_cast<double>(p.n_left) * p.left_rows + static_cast<double>(p.n_right) * p.right_rows;
+    const double in_rows = static_cast<double>(input_rows(p));
     const double cols = per_input_columns(p) ? static_cast<double>(p.n_left + p.n_right) * s.ny : 0;
     return (in_rows + cols + static_cast<double>(p.out_count) * p.out_rows) * s.cx() * 8;
   }
@@ -461,8 +455,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
     XCORR_CUDA_TRY((with_size(s.ny, [](auto n) { return opt_in_shared<decltype(n)::value>(); })));
     std::lock_guard lock(mutex_);  // the work buffers and graphs
     const int cx = s.cx();
-    const long long in_rows = static_cast<long long>(p.n_left) * p.left_rows +
-                              static_cast<long long>(p.n_right) * p.right_rows;
+    const long long in_rows = input_rows(p);
     XCORR_RETURN_IF_ERROR(spec_.allocate(static_cast<std::size_t>(in_rows * cx)));
     if (per_input_columns(p))
       XCORR_RETURN_IF_ERROR(cols_.allocate(static_cast<std::size_t>(p.n_left + p.n_right) *
@@ -471,11 +464,9 @@ class FftFusedCorrelator final : public GpuCorrelator {
     const long long per_pair = static_cast<long long>(p.out_rows) * cx;
     int chunk = p.out_count;
     if (prod_.size() < static_cast<std::size_t>(p.out_count * per_pair)) {
-      std::size_t free_bytes = 0, total_bytes = 0;
-      XCORR_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-      chunk = static_cast<int>(std::clamp<double>(
-          static_cast<double>(free_bytes) / 4 / (static_cast<double>(per_pair) * 8), 1,
-          p.out_count));
+      auto fit = items_in_free_memory(static_cast<double>(per_pair) * 8, p.out_count);
+      if (!fit.is_ok()) return fit.status();
+      chunk = fit.value();
     }
     XCORR_RETURN_IF_ERROR(prod_.allocate(static_cast<std::size_t>(chunk * per_pair)));
     if (chunk != p.out_count) return enqueue(p, s, chunk, out, stream);  // chunked: direct
@@ -494,8 +485,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
                  cudaStream_t stream) const {
     const int cx = s.cx();
     const bool per_input = per_input_columns(p);
-    const long long in_rows = static_cast<long long>(p.n_left) * p.left_rows +
-                              static_cast<long long>(p.n_right) * p.right_rows;
+    const long long in_rows = input_rows(p);
     with_size(s.nx, [&](auto size) {
       constexpr int N = decltype(size)::value;
       fused_rows_kernel<N><<<grid_for((in_rows + 1) / 2 / lines_per_block<N>() + 1), kThreads,

@@ -112,20 +112,10 @@ int transform_size(const DeviceProblem& p) {
   return transform_size(p.request.mode, p.left_rows, p.left_cols, p.right_rows, p.right_cols);
 }
 
-// f(std::integral_constant<int, N>{}) for the instantiated transform size n (16 to 128;
-// can_implement has refused the rest).
+// The instantiated transform sizes: 16 to 128 (can_implement refuses the rest).
 template <class F>
 auto with_size(int n, F&& f) {
-  switch (n) {
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    case 32:
-      return f(std::integral_constant<int, 32>{});
-    case 64:
-      return f(std::integral_constant<int, 64>{});
-    default:
-      return f(std::integral_constant<int, 128>{});
-  }
+  return fft::with_size<16, kMaxN>(n, static_cast<F&&>(f));
 }
 
 template <int N>

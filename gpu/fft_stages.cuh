@@ -9,7 +9,22 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace xcorr::gpu::fft {
+
+// f(std::integral_constant<int, N>{}) for the power of two N = n in [kMin, kMax]; n outside that
+// range gets kMax (callers' can_implement refuses sizes they do not instantiate). One switch for
+// every size-templated launch of gpu_fft_shared and gpu_fft_fused.
+template <int kMin, int kMax, class F>
+auto with_size(int n, F&& f) {
+  if constexpr (kMin >= kMax) {
+    return f(std::integral_constant<int, kMax>{});
+  } else {
+    if (n == kMin) return f(std::integral_constant<int, kMin>{});
+    return with_size<2 * kMin, kMax>(n, static_cast<F&&>(f));
+  }
+}
 
 template <int N>
 constexpr int log2_of() {
