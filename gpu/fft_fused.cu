@@ -75,6 +75,20 @@ template <int N>
 __device__ __forceinline__ int at(int l, int x) {
   return l * pitch_of<N>() + fft::skewed<skew_of<N>()>(x);
 }
+// Resident blocks per SM that the row kernel and the product-column kernel are compiled for
+// (__launch_bounds__'s second argument caps registers at 65536 / (256 x blocks)); the other two
+// kernels pick their own (76-96 and 78-122 registers, no spills).
+// - Row kernel: 2 (128 registers; 1024 needed 140 without the cap, one block per SM).
+// - Product columns: 3 up to 256 (80 registers; their two line arrays also let 3 blocks share an
+//   SM). Run 72 (H200, kernel_ms, every kernel at 3 against no cap): n_to_m 128 8x8 0.0482 /
+//   0.0500 ms, n_to_mn 128 x256 0.2022 / 0.2166 ms. From 512 they would spill 200 bytes (n_to_m
+//   256 4x4 slowed from 0.0578 to 0.0718 ms): 2 there.
+template <int N>
+constexpr int column_min_blocks() {
+  return N <= 256 ? 3 : 2;
+}
+constexpr int kRowMinBlocks = 2;
+
 // Kernels 1 and 3: one array of lines and the twiddles; kernel 2: two arrays (left, right).
 template <int N>
 constexpr int row_shared_bytes() {
@@ -115,7 +129,7 @@ __device__ __forceinline__ int half_index(int j) {
 // then right ones'; row q of the lefts is at left + q * lw): line j transforms rows 2j and 2j + 1.
 // spec[q][j], j <= NX / 2: the row's half spectrum (see half_index; pitch cx).
 template <int NX>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kRowMinBlocks)
     fused_rows_kernel(DeviceProblem p, float2* __restrict__ spec) {
   // Compile-time sizes: every division and remainder below is by a constant.
   constexpr int kL = lines_per_block<NX>(), kP = pitch_of<NX>(), cx = NX / 2 + 1;
@@ -229,7 +243,7 @@ __global__ void __launch_bounds__(kThreads)
 // y = (r - rs) mod NY). kSpectra: the columns come transformed from kernel 2a (cols); else from
 // the row spectra (rows past an input are zero) and are transformed here, once per pair.
 template <int NY, bool kSpectra>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, column_min_blocks<NY>())
     fused_columns_kernel(DeviceProblem p, const float2* __restrict__ spec, int cx, int t0,
                          int batch, int rs, float scale, float2* __restrict__ prod) {
   constexpr int kL = lines_per_block<NY>(), kP = pitch_of<NY>();
