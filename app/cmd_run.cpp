@@ -35,10 +35,9 @@ Status run_batch_file(const std::string& file, bool quiet) {
     return reports.status();
   }
   std::size_t failed = 0;
-  for (std::size_t k = 0; k < reports.value().size(); ++k) {
-    const batch::JobReport& r = reports.value()[k];
+  for (const batch::JobReport& r : reports.value()) {
     failed += r.failed.size();
-    const auto lines = batch::summary_lines(dic::job_label(b, k), r);
+    const auto lines = batch::summary_lines(dic::job_label(b, r.job), r);
     for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i)
       std::printf("%s\n", lines[i].c_str());
   }

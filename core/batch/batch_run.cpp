@@ -387,9 +387,19 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   return report;
 }
 
+void remove_partials(const dic::Batch& b) {
+  for (const dic::DicJob& job : b.jobs) {
+    std::error_code ec;
+    fs::remove_all(partial_folder(job), ec);
+  }
+}
+
 Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
                                          const RegistrarFactory& make_registrar,
-                                         const BatchHooks& hooks) {
+                                         const BatchHooks& hooks, const BatchScope& scope) {
+  const auto runs = [&scope](std::size_t k) {
+    return scope.runs.empty() || (k < scope.runs.size() && scope.runs[k]);
+  };
   XCORR_RETURN_IF_ERROR(validate_batch(b));
   auto labelled = [&b](std::size_t k, const Status& s) {
     return Status{s.code(), dic::job_label(b, k) + ": " + s.message()};
@@ -411,6 +421,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
   if (hooks.started) hooks.started(frames);
   std::vector<JobReport> reports;
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
+    if (!runs(k)) continue;
     if (hooks.job_started) hooks.job_started(k);
     FrameProgress progress;
     if (hooks.frame)
@@ -419,11 +430,13 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (hooks.result) result = [&hooks, k](const dic::DicResult& r) { hooks.result(k, r); };
     auto report = run_job(b.jobs[k], make_registrar, progress, result);
     if (!report.is_ok()) return labelled(k, report.status());
+    report.value().job = k;
     if (hooks.job_done) hooks.job_done(k, report.value());
     reports.push_back(std::move(report).value());
   }
   for (std::size_t r = 0; r < b.registrations.size(); ++r) {
     const std::size_t k = b.jobs.size() + r;
+    if (!runs(k)) continue;
     const reg::RegisterJob& job = b.registrations[r];
     if (hooks.job_started) hooks.job_started(k);
     // Progress in frames: the two passes over the stack (measure, write) count as one frame each.
@@ -433,6 +446,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     });
     if (!done.is_ok()) return labelled(k, done.status());
     JobReport report;
+    report.job = k;
     report.name = job.name;
     report.out = job.out.empty() ? job.drift : job.out;
     report.frames = static_cast<Index>(done.value().drift.size());
@@ -450,10 +464,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (hooks.job_done) hooks.job_done(k, report);
     reports.push_back(std::move(report));
   }
-  for (const dic::DicJob& job : b.jobs) {  // everything is in the CSV files now
-    std::error_code ec;
-    fs::remove_all(partial_folder(job), ec);
-  }
+  if (scope.remove_partials) remove_partials(b);  // everything is in the CSV files now
   return reports;
 }
 

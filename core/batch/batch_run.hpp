@@ -68,13 +68,30 @@ struct BatchHooks {
   std::function<void(std::size_t job, const JobReport& report)> job_done;
 };
 
+// Which of a batch's jobs one process runs, for batches shared by several processes (the ranks
+// of `xcorr-mpi`, docs/scale-out.md). Default: every job, and the .partial folders removed when
+// all are done.
+struct BatchScope {
+  std::vector<bool> runs;       // by job index (DIC jobs, then registrations); empty: all
+  bool remove_partials = true;  // false: the caller removes them once every process is done
+};
+
 // Validates the batch, then runs its jobs in order (`xcorr run` and the desktop app's batch
 // dialog both run batches through this). Stops at the first job that cannot run (the message
 // names it) or on cancel, keeping every committed frame; when all jobs are done, their .partial
-// folders are removed.
+// folders are removed. Reports: one per job run, in job order (JobReport::job).
 Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
                                          const RegistrarFactory& make_registrar,
-                                         const BatchHooks& hooks = {});
+                                         const BatchHooks& hooks = {},
+                                         const BatchScope& scope = {});
+
+// The job each of `ranks` processes runs, by job index, from the jobs' frame counts: the longest
+// job first, each to the process with the fewest frames so far (ties: the lower rank). The same
+// on every process, with no messages.
+std::vector<int> share_jobs(const std::vector<Index>& frames, int ranks);
+
+// Removes the .partial folders of the batch's DIC jobs (every frame is in the CSV files).
+void remove_partials(const dic::Batch& b);
 
 // The number of deformed frames the job registers (waits until its stacks are indexed); for
 // progress over a whole batch.

@@ -34,9 +34,11 @@ Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const Fra
 }
 
 Result<std::vector<JobReport>> run_batch(const dic::Batch&, const RegistrarFactory&,
-                                         const BatchHooks&) {
+                                         const BatchHooks&, const BatchScope&) {
   return no_images();
 }
+
+void remove_partials(const dic::Batch&) {}
 
 }  // namespace xcorr::batch
 

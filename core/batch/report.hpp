@@ -2,6 +2,7 @@
 // summary text `xcorr run` prints and the desktop app's batch dialog shows (one wording).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct FrameFailure {
 };
 
 struct JobReport {
+  std::size_t job = 0;  // its index in the batch (DIC jobs, then registrations)
   std::string name, out;
   Index frames = 0, computed = 0, resumed = 0;  // resumed: committed by an earlier run
   std::vector<FrameFailure> failed;
