@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev                                       # CRC-32 of batch commits
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
   libxml2-dev                                      # OME-XML metadata
+  libopenmpi-dev openmpi-bin                       # xcorr-mpi and its test (mpirun)
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   xvfb xauth                                       # GUI tests and screenshots without a display
   clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)

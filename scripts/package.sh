@@ -19,6 +19,10 @@ for f in usr/bin/xcorr usr/bin/xcorr-studio usr/share/applications/xcorr-studio.
          usr/share/xcorr-studio/sample/sample-batch.json; do
   [ -e "$root/$f" ] || { echo "package lacks $f"; exit 1; }
 done
+# The package needs no MPI: xcorr-mpi is installed only with `--component mpi` (docs/scale-out.md).
+if [ -e "$root/usr/bin/xcorr-mpi" ] || dpkg-deb -f "$deb" Depends | grep -qi mpi; then
+  echo "the package holds xcorr-mpi or depends on MPI"; exit 1
+fi
 # The programs must start where the CUDA toolkit is not installed: cuFFT and CUPTI are opened at
 # run time (gpu/nvidia_library.hpp), never linked.
 for exe in xcorr xcorr-studio; do

@@ -1,0 +1,272 @@
+// xcorr-mpi: one batch file shared by the ranks of an MPI job (docs/scale-out.md):
+//   mpirun -np N xcorr-mpi run batch.json [--quiet]
+// Every rank validates the batch and counts its jobs' frames (the same on every rank), takes the
+// jobs batch::share_jobs gives it and runs them as `xcorr run` does: the same commits in the
+// jobs' .partial folders on the shared file system, the same CSV bytes. Ranks exchange messages
+// only for progress and at the end: rank 0 draws one progress bar over every rank's frames,
+// then prints every rank's summary, removes the .partial folders when every job is done, and all
+// ranks exit with one status. A rank that fails or is killed leaves its commits; running the same
+// command again (with any number of ranks) resumes them.
+// GPU: each rank uses one device of its host, local rank mod the host's devices (set through
+// CUDA_VISIBLE_DEVICES before CUDA starts); no device: the CPU.
+// A separate program so that `xcorr` and the .deb need no MPI (installed with
+// `cmake --install <build> --component mpi`).
+// Exit status: 0 when every job of every rank is done without a failed frame, else the largest
+// of the ranks' statuses: 2 bad input, failed frames or a job that stopped; 1 internal error.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "app/progress_bar.hpp"
+#include "core/batch/batch_file.hpp"
+#include "core/batch/batch_run.hpp"
+#include "core/engine/engine.hpp"
+#include "core/io/atomic_write.hpp"
+#include "core/version.hpp"
+
+namespace xcorr::app {
+namespace {
+
+constexpr int kTagProgress = 1;  // a double: frames this rank has done so far
+constexpr int kTagDone = 2;      // the same, sent once, when the rank has run all its jobs
+
+extern "C" void on_stop_signal(int sig) {
+  io::remove_temporaries_now();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Local rank mod the host's NVIDIA devices, as CUDA_VISIBLE_DEVICES, unless the user chose the
+// devices: counted from the driver's /proc entries, because asking CUDA would start it first.
+void pick_device(int local_rank) {
+  if (std::getenv("CUDA_VISIBLE_DEVICES") != nullptr) return;
+  std::error_code ec;
+  int count = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++count;
+  if (count > 1) setenv("CUDA_VISIBLE_DEVICES", std::to_string(local_rank % count).c_str(), 1);
+}
+
+// Every rank's text to rank 0, in rank order.
+std::vector<std::string> gather_text(const std::string& mine, int rank, int ranks) {
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(ranks)), offsets(lens.size());
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  if (rank == 0) {
+    std::exclusive_scan(lens.begin(), lens.end(), offsets.begin(), 0);
+    all.resize(static_cast<std::size_t>(offsets.back() + lens.back()));
+  }
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; rank == 0 && r < lens.size(); ++r)
+    out.push_back(
+        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lens[r])));
+  return out;
+}
+
+// Progress of the whole run on rank 0: its own frames and the others' messages.
+class SharedProgress {
+ public:
+  SharedProgress(int rank, int ranks, Index total, bool quiet)
+      : rank_(rank),
+        done_(static_cast<std::size_t>(ranks), 0.0),
+        total_(total),
+        bar_("[" + std::to_string(ranks) + " ranks]", quiet || rank != 0) {}
+
+  // This rank has done `frames` frames in all; false never (no cancel under MPI).
+  void mine(double frames) {
+    done_[static_cast<std::size_t>(rank_)] = frames;
+    if (rank_ != 0) {
+      const auto now = std::chrono::steady_clock::now();
+      int idle = 1;
+      if (pending_ != MPI_REQUEST_NULL) MPI_Test(&pending_, &idle, MPI_STATUS_IGNORE);
+      if (idle && now - sent_ >= std::chrono::milliseconds(500)) {
+        sent_ = now;
+        sending_ = frames;
+        MPI_Isend(&sending_, 1, MPI_DOUBLE, 0, kTagProgress, MPI_COMM_WORLD, &pending_);
+      }
+      return;
+    }
+    drain(false);
+  }
+
+  // Rank 0: draws until every other rank has said it is done. Others: say so.
+  void finish(double frames) {
+    done_[static_cast<std::size_t>(rank_)] = frames;
+    if (rank_ != 0) {
+      if (pending_ != MPI_REQUEST_NULL) MPI_Wait(&pending_, MPI_STATUS_IGNORE);
+      MPI_Send(&frames, 1, MPI_DOUBLE, 0, kTagDone, MPI_COMM_WORLD);
+      return;
+    }
+    while (others_done_ + 1 < static_cast<int>(done_.size())) drain(true);
+    bar_.update(sum(), total_);
+    bar_.finish();
+  }
+
+ private:
+  double sum() const { return std::accumulate(done_.begin(), done_.end(), 0.0); }
+  void drain(bool wait) {
+    for (;;) {
+      int any = 0;
+      MPI_Status st;
+      if (wait) {
+        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        any = 1;
+        wait = false;
+      } else {
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &any, &st);
+      }
+      if (!any) break;
+      double v = 0;
+      MPI_Recv(&v, 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      done_[static_cast<std::size_t>(st.MPI_SOURCE)] = v;
+      if (st.MPI_TAG == kTagDone) ++others_done_;  // may come before rank 0's own finish
+    }
+    bar_.update(sum(), total_);
+  }
+
+  int rank_;
+  std::vector<double> done_;
+  Index total_;
+  ProgressBar bar_;
+  int others_done_ = 0;  // ranks that sent kTagDone
+  MPI_Request pending_ = MPI_REQUEST_NULL;
+  double sending_ = 0;
+  std::chrono::steady_clock::time_point sent_{};
+};
+
+// This rank's part of the batch: its summary text, exit status (0, 2, 1) and whether every job
+// it was given ran to the end (failed frames included, as `xcorr run` counts them).
+int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string& text,
+              bool& complete) {
+  complete = false;
+  std::vector<Index> frames;
+  for (const dic::DicJob& job : b.jobs) {
+    auto n = batch::count_frames(job);
+    if (!n.is_ok()) {
+      text = "xcorr-mpi: " + n.status().message() + "\n";
+      return 2;
+    }
+    frames.push_back(n.value());
+  }
+  frames.resize(b.size(), 1);  // registrations: as long as one frame
+  const std::vector<int> owner = batch::share_jobs(frames, ranks);
+  batch::BatchScope scope;
+  scope.remove_partials = false;  // rank 0, once every rank is done
+  scope.runs.resize(b.size());
+  for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = owner[k] == rank;
+
+  SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
+                          quiet);
+  double before = 0;  // frames of this rank's finished jobs
+  batch::BatchHooks hooks;
+  hooks.frame = [&](std::size_t, double done, Index) {
+    progress.mine(before + done);
+    return true;
+  };
+  hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
+    before += static_cast<double>(frames[k]);
+  };
+  auto reports = batch::run_batch(b, engine::make_dic_registrar, hooks, scope);
+  progress.finish(before);
+  if (!reports.is_ok()) {
+    text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
+    return reports.status().code() == ErrorCode::internal ? 1 : 2;
+  }
+  complete = true;
+  std::size_t failed = 0;
+  for (const batch::JobReport& r : reports.value()) {
+    failed += r.failed.size();
+    const auto lines = batch::summary_lines(dic::job_label(b, r.job), r);
+    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i)
+      text += lines[i] + " (rank " + std::to_string(rank) + ")\n";
+  }
+  return failed > 0 ? 2 : 0;
+}
+
+}  // namespace
+}  // namespace xcorr::app
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  int local_rank = 0;
+  MPI_Comm_rank(host, &local_rank);
+  MPI_Comm_free(&host);
+  xcorr::app::pick_device(local_rank);
+  std::signal(SIGINT, xcorr::app::on_stop_signal);
+  std::signal(SIGTERM, xcorr::app::on_stop_signal);
+  xcorr::engine::install_gpu();
+
+  CLI::App app{"xcorr-mpi: a batch file shared by the ranks of an MPI job (XCorr Studio)",
+               "xcorr-mpi"};
+  app.set_version_flag("--version", std::string("xcorr-mpi ") + xcorr::kVersion);
+  app.require_subcommand(1);
+  std::string file;
+  bool quiet = false;
+  CLI::App* run = app.add_subcommand(
+      "run", "Run a batch file shared by the ranks: mpirun -np N xcorr-mpi run batch.json");
+  run->add_option("file", file, "Job or batch file (JSON, docs/batch.md)")->required();
+  run->add_flag("--quiet", quiet, "No progress bar or summary (failures are still listed)");
+  int code = 0;
+  std::string text;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    code = app.exit(e);  // the same on every rank: every rank parsed the same arguments
+    MPI_Finalize();
+    return code;
+  }
+  // Validation on every rank (read-only, identical): a bad batch stops every rank before work.
+  auto batch = xcorr::dic::read_batch(file);
+  xcorr::Status valid =
+      batch.is_ok() ? xcorr::batch::validate_batch(batch.value()) : batch.status();
+  if (!valid.is_ok()) {
+    if (rank == 0) std::cerr << "xcorr-mpi: error: " << valid.message() << "\n";
+    MPI_Finalize();
+    return valid.code() == xcorr::ErrorCode::internal ? 1 : 2;
+  }
+  bool complete = false;
+  try {
+    code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
+  } catch (const std::exception& e) {
+    text = std::string("xcorr-mpi: internal error on rank ") + std::to_string(rank) + ": " +
+           e.what() + "\n";
+    code = 1;
+  }
+  const std::vector<std::string> texts = xcorr::app::gather_text(text, rank, ranks);
+  int worst = 0, incomplete = complete ? 0 : 1, any_incomplete = 0;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&incomplete, &any_incomplete, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (const std::string& t : texts)
+      std::fputs(t.c_str(), t.rfind("xcorr-mpi:", 0) == 0 ? stderr : stdout);
+    if (any_incomplete == 0) {
+      xcorr::batch::remove_partials(batch.value());  // every frame is in the CSV files
+    } else {
+      std::fprintf(stderr,
+                   "xcorr-mpi: not every job ran to the end (above); the committed frames are "
+                   "kept: run the same command again to resume\n");
+    }
+  }
+  MPI_Finalize();
+  return worst;
+}

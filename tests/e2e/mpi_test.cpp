@@ -1,0 +1,173 @@
+// xcorr-mpi under a real `mpirun` (Open MPI, loopback only, ranks oversubscribed on this
+// machine's cores; set up to run as root in a container): a batch shared by 1, 2 and 3 ranks
+// writes CSV files byte-identical to `xcorr run`'s and removes its .partial folders; a rank killed
+// mid-run leaves the committed frames, and the next run (with another number of ranks) resumes
+// them to the same bytes; a bad batch stops every rank before any work with one message.
+// Every process runs under `timeout`, so a hung MPI job ends the test instead of blocking it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/sample_files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+extern char** environ;
+
+namespace xcorr {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Open MPI on a single machine inside a container: allowed as root, TCP on loopback only.
+const char* const kMpiEnv =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp "
+    "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
+    "OMPI_MCA_rmaps_base_oversubscribe=1";
+
+std::string mpirun(int ranks, const std::string& args) {
+  return std::string("env ") + kMpiEnv + " timeout 120 " + XCORR_MPIEXEC + " -np " +
+         std::to_string(ranks) + " " + XCORR_MPI_EXE + " " + args;
+}
+
+// Runs `command` through the shell with stdout and stderr to files; its exit status.
+int run(const std::string& command, const std::string& out, const std::string& err) {
+  const int status = std::system((command + " > '" + out + "' 2> '" + err + "'").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+class Mpi : public testing::TempDirTest {
+ protected:
+  // A batch of `jobs` DIC jobs over the first 6 pages of the bundled sample, in `folder`.
+  void write_batch(const fs::path& folder, int jobs, int step) {
+    fs::create_directories(folder);
+    ASSERT_TRUE(testing::write_sample_pages(folder / "stack.tif", 6).is_ok());
+    std::ofstream f(folder / "batch.json");
+    f << R"({"jobs": [)";
+    for (int k = 0; k < jobs; ++k) {
+      f << (k ? "," : "") << R"({"name": "j)" << k << R"(", "reference": "stack.tif", "out": "out)"
+        << k << R"(.csv", "roi": ["rect:)" << 20 + 8 * k << R"(,24,200,200"], "step": )" << step
+        << R"(, "device": "cpu"})";
+    }
+    f << "]}";
+  }
+  // `xcorr run` of the same batch in `folder`: the reference bytes.
+  void reference_run(const fs::path& folder) {
+    ASSERT_EQ(
+        run(std::string(XCORR_EXE) + " run '" + (folder / "batch.json").string() + "' --quiet",
+            (folder / "stdout.txt").string(), (folder / "stderr.txt").string()),
+        0)
+        << testing::read_bytes(folder / "stderr.txt");
+  }
+  static void expect_same_csv(const fs::path& a, const fs::path& b, int jobs) {
+    for (int k = 0; k < jobs; ++k) {
+      const std::string name = "out" + std::to_string(k) + ".csv";
+      ASSERT_TRUE(fs::exists(b / name)) << name;
+      EXPECT_EQ(testing::read_bytes(a / name), testing::read_bytes(b / name)) << name;
+      EXPECT_FALSE(fs::exists(b / (name + ".partial"))) << name;
+    }
+  }
+};
+
+TEST_F(Mpi, SharedBatchWritesTheSameBytesAsOneProcess) {
+  const int jobs = 4;
+  write_batch(dir_ / "ref", jobs, 12);
+  reference_run(dir_ / "ref");
+  for (int ranks : {1, 2, 3}) {
+    const fs::path d = dir_ / ("np" + std::to_string(ranks));
+    write_batch(d, jobs, 12);
+    const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+    ASSERT_EQ(run(mpirun(ranks, "run '" + (d / "batch.json").string() + "'"), out, err), 0)
+        << testing::read_bytes(err);
+    expect_same_csv(dir_ / "ref", d, jobs);
+    // Rank 0 prints every job's summary once, naming the rank that ran it.
+    const std::string text = testing::read_bytes(out);
+    for (int k = 1; k <= jobs; ++k)
+      EXPECT_NE(text.find("job " + std::to_string(k) + " ('j"), std::string::npos) << text;
+    EXPECT_NE(text.find("(rank " + std::to_string(ranks - 1) + ")"), std::string::npos) << text;
+  }
+}
+
+TEST_F(Mpi, KilledRankLeavesItsCommitsAndTheNextRunResumesThem) {
+  const int jobs = 3;
+  write_batch(dir_ / "ref", jobs, 3);
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "run";
+  write_batch(d, jobs, 3);
+  const std::string batch = (d / "batch.json").string();
+  // The MPI job in the background; when a frame is committed, one rank is killed.
+  const std::string cmd = mpirun(3, "run '" + batch + "' --quiet") + " > '" +
+                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
+                          "'";
+  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+  pid_t sh = 0;
+  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  auto committed = [&] {
+    for (int k = 0; k < jobs; ++k) {
+      std::error_code ec;
+      for (const auto& e :
+           fs::directory_iterator(d / ("out" + std::to_string(k) + ".csv.partial"), ec))
+        if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
+    }
+    return false;
+  };
+  bool seen = false;
+  for (int i = 0; i < 6000 && !(seen = committed()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(seen) << "no frame committed";
+  // One rank of this batch: a process whose command line starts with the program.
+  FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  long rank_pid = 0;
+  ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
+  pclose(p);
+  ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(sh, &status, 0), sh);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
+  bool partial_left = false;
+  for (int k = 0; k < jobs; ++k)
+    partial_left = partial_left || fs::exists(d / ("out" + std::to_string(k) + ".csv.partial"));
+  ASSERT_TRUE(partial_left) << "the committed frames are kept";
+
+  // Again, with two ranks: the commits are resumed, the rest computed, the bytes the same.
+  const std::string out = (d / "again.out").string(), err = (d / "again.err").string();
+  ASSERT_EQ(run(mpirun(2, "run '" + batch + "'"), out, err), 0) << testing::read_bytes(err);
+  expect_same_csv(dir_ / "ref", d, jobs);
+  // At least one job took frames from the killed run's commits ("N computed, M resumed", M > 0).
+  const std::string text = testing::read_bytes(out);
+  EXPECT_TRUE(std::regex_search(text, std::regex("computed, [1-9][0-9]* resumed"))) << text;
+}
+
+TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {
+  const fs::path d = dir_ / "bad";
+  write_batch(d, 2, 12);
+  {
+    std::ofstream f(d / "batch.json");
+    f << R"({"jobs": [{"reference": "stack.tif", "out": "a.csv", "roi": ["rect:20,24,200,200"]},)"
+      << R"({"reference": "missing.tif", "out": "b.csv", "roi": ["rect:20,24,200,200"]}]})";
+  }
+  const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+  EXPECT_EQ(run(mpirun(3, "run '" + (d / "batch.json").string() + "'"), out, err), 2);
+  const std::string text = testing::read_bytes(err);
+  const auto first = text.find("missing.tif");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find("missing.tif", first + 1), std::string::npos)
+      << "one message, not one per rank";
+  EXPECT_FALSE(fs::exists(d / "a.csv"));
+  EXPECT_FALSE(fs::exists(d / "a.csv.partial"));
+}
+
+}  // namespace
+}  // namespace xcorr
