@@ -150,38 +150,47 @@ class SharedProgress {
 };
 
 // This rank's part of the batch: its summary text, exit status (0, 2, 1) and whether every job
-// it was given ran to the end (failed frames included, as `xcorr run` counts them).
+// it was given ran to the end (failed frames included, as `xcorr run` counts them). Whatever
+// happens, the rank reports to rank 0 (SharedProgress::finish), which waits for every rank.
 int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string& text,
               bool& complete) {
   complete = false;
   std::vector<Index> frames;
-  for (const dic::DicJob& job : b.jobs) {
-    auto n = batch::count_frames(job);
-    if (!n.is_ok()) {
-      text = "xcorr-mpi: " + n.status().message() + "\n";
-      return 2;
-    }
-    frames.push_back(n.value());
+  Status counted = Status::ok();
+  for (std::size_t k = 0; k < b.jobs.size() && counted.is_ok(); ++k) {
+    auto n = batch::count_frames(b.jobs[k]);
+    if (n.is_ok())
+      frames.push_back(n.value());
+    else
+      counted = Status{n.status().code(), dic::job_label(b, k) + ": " + n.status().message()};
   }
   frames.resize(b.size(), 1);  // registrations: as long as one frame
-  const std::vector<int> owner = batch::share_jobs(frames, ranks);
-  batch::BatchScope scope;
-  scope.remove_partials = false;  // rank 0, once every rank is done
-  scope.runs.resize(b.size());
-  for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = owner[k] == rank;
-
   SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
                           quiet);
   double before = 0;  // frames of this rank's finished jobs
-  batch::BatchHooks hooks;
-  hooks.frame = [&](std::size_t, double done, Index) {
-    progress.mine(before + done);
-    return true;
-  };
-  hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
-    before += static_cast<double>(frames[k]);
-  };
-  auto reports = batch::run_batch(b, engine::make_dic_registrar, hooks, scope);
+  Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
+  if (!counted.is_ok()) {
+    reports = counted;
+  } else {
+    const std::vector<int> owner = batch::share_jobs(frames, ranks);
+    batch::BatchScope scope;
+    scope.remove_partials = false;  // rank 0, once every rank is done
+    scope.runs.resize(b.size());
+    for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = owner[k] == rank;
+    batch::BatchHooks hooks;
+    hooks.frame = [&](std::size_t, double done, Index) {
+      progress.mine(before + done);
+      return true;
+    };
+    hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
+      before += static_cast<double>(frames[k]);
+    };
+    try {
+      reports = batch::run_batch(b, engine::make_dic_registrar, hooks, scope);
+    } catch (const std::exception& e) {
+      reports = Status{ErrorCode::internal, e.what()};
+    }
+  }
   progress.finish(before);
   if (!reports.is_ok()) {
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
@@ -231,34 +240,45 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    code = app.exit(e);  // the same on every rank: every rank parsed the same arguments
+    std::ostream silent(nullptr);  // every rank parsed the same arguments: rank 0 says it
+    code = rank == 0 ? app.exit(e) : app.exit(e, silent, silent);
     MPI_Finalize();
     return code;
   }
-  // Validation on every rank (read-only, identical): a bad batch stops every rank before work.
+  // Validation on every rank (read-only): a batch that any rank finds bad stops every rank
+  // before work, with the first such rank's message.
   auto batch = xcorr::dic::read_batch(file);
-  xcorr::Status valid =
+  const xcorr::Status valid =
       batch.is_ok() ? xcorr::batch::validate_batch(batch.value()) : batch.status();
-  if (!valid.is_ok()) {
-    if (rank == 0) std::cerr << "xcorr-mpi: error: " << valid.message() << "\n";
+  const std::vector<std::string> problems =
+      xcorr::app::gather_text(valid.is_ok() ? "" : valid.message(), rank, ranks);
+  int bad = valid.is_ok() ? 0 : 1, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad != 0) {
+    for (std::size_t r = 0; r < problems.size(); ++r) {
+      if (problems[r].empty()) continue;
+      std::cerr << "xcorr-mpi: error: " << (r > 0 ? "rank " + std::to_string(r) + ": " : "")
+                << problems[r] << "\n";
+      break;
+    }
     MPI_Finalize();
-    return valid.code() == xcorr::ErrorCode::internal ? 1 : 2;
+    return 2;
   }
   bool complete = false;
-  try {
-    code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
-  } catch (const std::exception& e) {
-    text = std::string("xcorr-mpi: internal error on rank ") + std::to_string(rank) + ": " +
-           e.what() + "\n";
-    code = 1;
-  }
+  code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
   const std::vector<std::string> texts = xcorr::app::gather_text(text, rank, ranks);
   int worst = 0, incomplete = complete ? 0 : 1, any_incomplete = 0;
   MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&incomplete, &any_incomplete, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0) {
-    for (const std::string& t : texts)
-      std::fputs(t.c_str(), t.rfind("xcorr-mpi:", 0) == 0 ? stderr : stdout);
+    std::vector<std::string> errors;  // the same problem seen by every rank: said once
+    for (const std::string& t : texts) {
+      const bool error = t.rfind("xcorr-mpi:", 0) == 0;
+      const std::string what = error ? t.substr(t.find(": ", t.find("rank ")) + 2) : t;
+      if (error && std::find(errors.begin(), errors.end(), what) != errors.end()) continue;
+      if (error) errors.push_back(what);
+      std::fputs(t.c_str(), error ? stderr : stdout);
+    }
     if (any_incomplete == 0) {
       xcorr::batch::remove_partials(batch.value());  // every frame is in the CSV files
     } else {
