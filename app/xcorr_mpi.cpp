@@ -211,7 +211,10 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
 }  // namespace xcorr::app
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // FUNNELED: the engine has worker threads, but only this one calls MPI (the progress hooks run
+  // on the registering thread, core/dic/frame_registrar.hpp).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
