@@ -1,30 +1,16 @@
 // xcorr: command-line front end of XCorr Studio.
 // Exit codes: 0 ok, 2 bad input (one-line reason on stderr), 1 internal error.
-#include <csignal>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/stop_signal.hpp"
 #include "core/engine/engine.hpp"
-#include "core/io/atomic_write.hpp"
 #include "core/version.hpp"
 
-namespace {
-
-// Ctrl-C or SIGTERM: the output being written is left as it was (its temporary copy removed),
-// then the signal ends the process as it would have. A batch's committed frames stay for resume.
-extern "C" void on_stop_signal(int sig) {
-  xcorr::io::remove_temporaries_now();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  xcorr::app::install_stop_signal_handlers();
   xcorr::engine::install_gpu();  // before any command uses the engine
   CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)",
                "xcorr"};

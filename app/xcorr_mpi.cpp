@@ -18,7 +18,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -29,10 +28,10 @@
 #include <vector>
 
 #include "app/progress_bar.hpp"
+#include "app/stop_signal.hpp"
 #include "core/batch/batch_file.hpp"
 #include "core/batch/batch_run.hpp"
 #include "core/engine/engine.hpp"
-#include "core/io/atomic_write.hpp"
 #include "core/version.hpp"
 
 namespace xcorr::app {
@@ -40,12 +39,6 @@ namespace {
 
 constexpr int kTagProgress = 1;  // a double: frames this rank has done so far
 constexpr int kTagDone = 2;      // the same, sent once, when the rank has run all its jobs
-
-extern "C" void on_stop_signal(int sig) {
-  io::remove_temporaries_now();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
 
 // Local rank mod the host's NVIDIA devices, as CUDA_VISIBLE_DEVICES, unless the user chose the
 // devices: counted from the driver's /proc entries, because asking CUDA would start it first.
@@ -224,8 +217,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(host, &local_rank);
   MPI_Comm_free(&host);
   xcorr::app::pick_device(local_rank);
-  std::signal(SIGINT, xcorr::app::on_stop_signal);
-  std::signal(SIGTERM, xcorr::app::on_stop_signal);
+  xcorr::app::install_stop_signal_handlers();
   xcorr::engine::install_gpu();
 
   CLI::App app{"xcorr-mpi: a batch file shared by the ranks of an MPI job (XCorr Studio)",
