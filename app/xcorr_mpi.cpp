@@ -148,26 +148,21 @@ class SharedProgress {
 int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string& text,
               bool& complete) {
   complete = false;
-  std::vector<Index> frames;
-  Status counted = Status::ok();
-  for (std::size_t k = 0; k < b.jobs.size() && counted.is_ok(); ++k) {
-    auto n = batch::count_frames(b.jobs[k]);
-    if (n.is_ok())
-      frames.push_back(n.value());
-    else
-      counted = Status{n.status().code(), dic::job_label(b, k) + ": " + n.status().message()};
-  }
-  frames.resize(b.size(), 1);  // registrations: as long as one frame
+  // Counted once here; run_batch takes the counts (and the validation main did) from the scope.
+  auto counted = batch::count_batch_frames(b);
+  const std::vector<Index> frames =
+      counted.is_ok() ? counted.value() : std::vector<Index>(b.size(), 0);
   SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
                           quiet);
   double before = 0;  // frames of this rank's finished jobs
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
   if (!counted.is_ok()) {
-    reports = counted;
+    reports = counted.status();
   } else {
     const std::vector<int> owner = batch::share_jobs(frames, ranks);
     batch::BatchScope scope;
     scope.remove_partials = false;  // rank 0, once every rank is done
+    scope.frames = frames;
     scope.runs.resize(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = owner[k] == rank;
     batch::BatchHooks hooks;

@@ -394,13 +394,7 @@ void remove_partials(const dic::Batch& b) {
   }
 }
 
-Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
-                                         const RegistrarFactory& make_registrar,
-                                         const BatchHooks& hooks, const BatchScope& scope) {
-  const auto runs = [&scope](std::size_t k) {
-    return scope.runs.empty() || (k < scope.runs.size() && scope.runs[k]);
-  };
-  XCORR_RETURN_IF_ERROR(validate_batch(b));
+Result<std::vector<Index>> count_batch_frames(const dic::Batch& b) {
   auto labelled = [&b](std::size_t k, const Status& s) {
     return Status{s.code(), dic::job_label(b, k) + ": " + s.message()};
   };
@@ -417,6 +411,28 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (!st.is_ok()) return labelled(b.jobs.size() + r, st.status());
     (void)st.value()->wait_indexed();
     frames.push_back(st.value()->count());
+  }
+  return frames;
+}
+
+Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
+                                         const RegistrarFactory& make_registrar,
+                                         const BatchHooks& hooks, const BatchScope& scope) {
+  const auto runs = [&scope](std::size_t k) {
+    return scope.runs.empty() || (k < scope.runs.size() && scope.runs[k]);
+  };
+  auto labelled = [&b](std::size_t k, const Status& s) {
+    return Status{s.code(), dic::job_label(b, k) + ": " + s.message()};
+  };
+  std::vector<Index> frames = scope.frames;
+  if (frames.empty()) {
+    XCORR_RETURN_IF_ERROR(validate_batch(b));
+    auto counted = count_batch_frames(b);
+    if (!counted.is_ok()) return counted.status();
+    frames = std::move(counted).value();
+  } else if (frames.size() != b.size()) {
+    return Status{ErrorCode::internal, "BatchScope::frames holds " + std::to_string(frames.size()) +
+                                           " counts for " + std::to_string(b.size()) + " jobs"};
   }
   if (hooks.started) hooks.started(frames);
   std::vector<JobReport> reports;

@@ -74,6 +74,9 @@ struct BatchHooks {
 struct BatchScope {
   std::vector<bool> runs;       // by job index (DIC jobs, then registrations); empty: all
   bool remove_partials = true;  // false: the caller removes them once every process is done
+  // The batch already validated (validate_batch) and counted (count_batch_frames) by the
+  // caller, which run_batch then does not repeat; empty: run_batch does both.
+  std::vector<Index> frames;
 };
 
 // Validates the batch, then runs its jobs in order (`xcorr run` and the desktop app's batch
@@ -92,6 +95,10 @@ std::vector<int> share_jobs(const std::vector<Index>& frames, int ranks);
 
 // Removes the .partial folders of the batch's DIC jobs (every frame is in the CSV files).
 void remove_partials(const dic::Batch& b);
+
+// Every job's frames, by job index: the DIC jobs' deformed frames (count_frames), then the
+// registrations' stack pages; the message names the job that cannot be counted.
+Result<std::vector<Index>> count_batch_frames(const dic::Batch& b);
 
 // The number of deformed frames the job registers (waits until its stacks are indexed); for
 // progress over a whole batch.

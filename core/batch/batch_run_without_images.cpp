@@ -28,6 +28,10 @@ Result<Index> count_frames(const dic::DicJob&) {
   return no_images();
 }
 
+Result<std::vector<Index>> count_batch_frames(const dic::Batch&) {
+  return no_images();
+}
+
 Result<JobReport> run_job(const dic::DicJob&, const RegistrarFactory&, const FrameProgress&,
                           const ResultHook&, const std::shared_ptr<io::LazyStack>&) {
   return no_images();

@@ -451,5 +451,37 @@ INSTANTIATE_TEST_SUITE_P(Propagation, InFrame,
                          ::testing::Values(dic::Propagation::independent,
                                            dic::Propagation::reliability_guided));
 
+// A share of the batch (xcorr-mpi's ranks): only the jobs in scope run, the .partial folders
+// stay for the caller, and counts the caller made (count_batch_frames) are taken as they are;
+// counts that do not match the batch are refused.
+TEST_F(BatchRun, ScopeRunsItsJobsWithTheCallersCounts) {
+  dic::Batch b{{job("a.csv"), job("b.csv")}, {}};
+  auto frames = count_batch_frames(b);
+  ASSERT_TRUE(frames.is_ok()) << frames.status().message();
+  EXPECT_EQ(frames.value(), (std::vector<Index>{5, 5}));
+  BatchScope scope;
+  scope.runs = {false, true};
+  scope.remove_partials = false;
+  scope.frames = frames.value();
+  std::vector<Index> started;
+  BatchHooks hooks;
+  hooks.started = [&](const std::vector<Index>& f) { started = f; };
+  auto reports = run_batch(b, cpu_factory(), hooks, scope);
+  ASSERT_TRUE(reports.is_ok()) << reports.status().message();
+  ASSERT_EQ(reports.value().size(), 1u);
+  EXPECT_EQ(reports.value()[0].job, 1u);
+  EXPECT_EQ(started, frames.value());
+  EXPECT_FALSE(fs::exists(path("a.csv")));
+  EXPECT_TRUE(fs::exists(path("b.csv")));
+  EXPECT_TRUE(fs::exists(partial_folder(b.jobs[1]))) << "kept for the caller";
+  remove_partials(b);
+  EXPECT_FALSE(fs::exists(partial_folder(b.jobs[1])));
+
+  scope.frames = {5};
+  auto wrong = run_batch(b, cpu_factory(), {}, scope);
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_EQ(wrong.status().code(), ErrorCode::internal);
+}
+
 }  // namespace
 }  // namespace xcorr::batch
