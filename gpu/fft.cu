@@ -117,11 +117,14 @@ class PlanCache {
   ~PlanCache() {
     for (auto& [k, plan] : plans_) cufft().cufftDestroy(plan.handle);
   }
-  // The plan for (P, Q, batch, type), bound to `stream` (rebound only when the stream changes).
+  // The plan for (P, Q, batch, type) on the current device (a plan belongs to the device it was
+  // made on), bound to `stream` (rebound only when the stream changes).
   Result<cufftHandle> get(Geometry g, int batch, cufftType type, cudaStream_t stream) {
     if (auto api = cufft_api(); !api.is_ok()) return api.status();
+    int device = 0;
+    XCORR_CUDA_TRY(cudaGetDevice(&device));
     std::lock_guard lock(mutex_);
-    const auto key = std::make_tuple(g.P, g.Q, batch, static_cast<int>(type));
+    const auto key = std::make_tuple(device, g.P, g.Q, batch, static_cast<int>(type));
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       cufftHandle h{};
@@ -142,7 +145,7 @@ class PlanCache {
     cudaStream_t stream;
   };
   std::mutex mutex_;
-  std::map<std::tuple<int, int, int, int>, Plan> plans_;
+  std::map<std::tuple<int, int, int, int, int>, Plan> plans_;
 };
 
 PlanCache& plan_cache() {

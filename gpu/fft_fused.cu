@@ -29,8 +29,9 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/fft_stages.cuh"
-#include "gpu/graph_replay.cuh"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/graph_replay.cuh"
+#include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
@@ -362,7 +363,8 @@ int grid_for(long long items) {
 
 template <int N>
 cudaError_t opt_in_shared() {
-  static const cudaError_t e = [] {
+  static OncePerDevice once;
+  return once([] {
     cudaError_t r = cudaFuncSetAttribute(
         fused_rows_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, row_shared_bytes<N>());
     if (r == cudaSuccess)
@@ -376,8 +378,7 @@ cudaError_t opt_in_shared() {
                                  column_shared_bytes<N>());  // >= row_shared_bytes
     }
     return r;
-  }();
-  return e;
+  });
 }
 
 // Whether the inputs' columns are transformed once per input (kernel 2a) rather than once per

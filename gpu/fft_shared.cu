@@ -23,6 +23,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/fft_stages.cuh"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
@@ -120,9 +121,11 @@ auto with_size(int n, F&& f) {
 
 template <int N>
 Status launch(const DeviceProblem& p, float* out, cudaStream_t stream) {
-  static const cudaError_t attr = cudaFuncSetAttribute(
-      fft_shared_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<N>());
-  XCORR_CUDA_TRY(attr);
+  static OncePerDevice once;
+  XCORR_CUDA_TRY(once([] {
+    return cudaFuncSetAttribute(fft_shared_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                shared_bytes<N>());
+  }));
   const bool full = p.request.mode == Mode::full;
   const int blocks = std::min(p.out_count, 1 << 20);
   fft_shared_kernel<N><<<blocks, threads_for<N>(), shared_bytes<N>(), stream>>>(

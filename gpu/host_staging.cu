@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "gpu/cuda_check.cuh"
@@ -32,15 +33,23 @@ struct Staging {
   }
 };
 
-Staging& staging() {
-  static Staging s;
-  return s;
+// One per device: the events belong to the device that was current when they were made.
+Result<Staging*> staging() {
+  constexpr int kMaxDevices = 64;
+  static Staging s[kMaxDevices];
+  int device = 0;
+  XCORR_CUDA_TRY(cudaGetDevice(&device));
+  if (device < 0 || device >= kMaxDevices)
+    return Status{ErrorCode::unsupported, "CUDA device " + std::to_string(device) + " of 64"};
+  return &s[device];
 }
 
 }  // namespace
 
 Status upload_staged(StackView<const float> s, float* dst, cudaStream_t stream) {
-  Staging& st = staging();
+  auto where = staging();
+  if (!where.is_ok()) return where.status();
+  Staging& st = *where.value();
   std::lock_guard lock(st.mutex);
   st.init();
   const auto cols = static_cast<std::size_t>(s.cols);
@@ -84,7 +93,9 @@ Status upload_staged(StackView<const float> s, float* dst, cudaStream_t stream) 
 }
 
 Status download_staged(const float* src, StackView<float> out, cudaStream_t stream) {
-  Staging& st = staging();
+  auto where = staging();
+  if (!where.is_ok()) return where.status();
+  Staging& st = *where.value();
   std::lock_guard lock(st.mutex);
   st.init();
   const auto total = static_cast<std::size_t>(out.count * out.rows * out.cols);

@@ -19,6 +19,7 @@
 #include "core/smem/tiled_layout.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
@@ -184,12 +185,13 @@ class TiledCorrelator final : public GpuCorrelator {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const smem::TiledGeometry g = tile_geometry(p);
     const auto bytes = static_cast<int>(smem::tiled_smem_floats(g, RY, RX) * 4);
-    // Once per kernel: allow up to kMaxSmemBytes (a host call here would sit inside every timed
-    // run).
-    static const cudaError_t opt_in =
-        cudaFuncSetAttribute(tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(kMaxSmemBytes));
-    XCORR_CUDA_TRY(opt_in);
+    // Once per kernel and device: allow up to kMaxSmemBytes (a host call here would sit inside
+    // every timed run).
+    static OncePerDevice once;
+    XCORR_CUDA_TRY(once([] {
+      return cudaFuncSetAttribute(tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kMaxSmemBytes));
+    }));
     const dim3 grid((g.out_cols + BX - 1) / BX, (g.out_rows + BY - 1) / BY,
                     std::min(p.out_count, 65535));
     tiled_kernel<RY, RX><<<grid, kThreads, bytes, stream>>>(p, out);

@@ -19,6 +19,7 @@
 #include "core/smem/warp_per_shift_layout.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
@@ -272,14 +273,16 @@ class WarpPerShiftSharedCorrelator final
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const SharedLayout g = layout(p.request, p);
     const auto bytes = static_cast<int>(shared_bytes(p, g));
-    static const cudaError_t opt_full =
-        cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
-    static const cudaError_t opt_valid =
-        cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
-    XCORR_CUDA_TRY(opt_full);
-    XCORR_CUDA_TRY(opt_valid);
+    static OncePerDevice once;
+    XCORR_CUDA_TRY(once([] {
+      const cudaError_t e =
+          cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
+      return e != cudaSuccess ? e
+                              : cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     kMaxSharedBytes);
+    }));
     // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 32 outputs.
     const dim3 grid(grid_x(p, g), std::min(g.pair_groups * g.col_groups, 65535));
     if (p.request.mode == Mode::full) {

@@ -29,6 +29,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/once_per_device.cuh"
 #include "gpu/peak_key.cuh"
 #include "gpu/variants.cuh"
 #include "gpu/zncc_epilogue.cuh"
@@ -382,9 +383,10 @@ KernelFn kernel_for(int ry, bool peak) {
   return peak ? kernel_for<true>(ry) : kernel_for<false>(ry);
 }
 
-// Once per instantiation: allow up to kMaxSmemBytes (a host call here would sit in every run).
+// Once per device: allow up to kMaxSmemBytes (a host call here would sit in every run).
 Status opt_in_all() {
-  static const cudaError_t e = [] {
+  static OncePerDevice once;
+  const cudaError_t e = once([] {
     for (int ry : smem::kZnccRowChoices) {
       for (bool peak : {false, true}) {
         const cudaError_t r =
@@ -394,7 +396,7 @@ Status opt_in_all() {
       }
     }
     return cudaSuccess;
-  }();
+  });
   return cuda_status(e, "cudaFuncSetAttribute(zncc_tiled_kernel)");
 }
 
