@@ -1,7 +1,8 @@
 // xcorr run FILE.json: job and batch files headless (docs/batch.md): every job validated first,
 // then each run resumably (core/batch/batch_run.hpp) with a terminal progress bar (frames done,
 // rate, ETA); a summary lists what was written and every frame that failed. Exit status 2 when a
-// frame failed (the CSV files of the others are written).
+// frame failed (the CSV files of the others are written). --devices sets every DIC job's GPUs
+// (a placement option: the results and the resume are the same whatever it is).
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -9,14 +10,19 @@
 #include "app/commands.hpp"
 #include "app/progress_bar.hpp"
 #include "core/batch/batch_run.hpp"
+#include "core/device_list.hpp"
 #include "core/engine/engine.hpp"
 
 namespace xcorr::app {
 namespace {
 
-Status run_batch_file(const std::string& file, bool quiet) {
+Status run_batch_file(const std::string& file, bool quiet, const std::string& devices) {
   auto batch = dic::read_batch(file);
   if (!batch.is_ok()) return batch.status();
+  if (!devices.empty()) {
+    XCORR_RETURN_IF_ERROR(parse_device_list(devices, -1).status());
+    for (dic::DicJob& job : batch.value().jobs) job.options.devices = devices;
+  }
   const dic::Batch& b = batch.value();
   std::unique_ptr<ProgressBar> bar;
   batch::BatchHooks hooks;
@@ -56,8 +62,12 @@ Command add_run_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "run", "Run a job, project or batch file headless, resumably: xcorr run batch.json");
   c->add_option("file", *file, "Job or batch file (JSON, docs/batch.md)")->required();
+  auto devices = std::make_shared<std::string>();
   c->add_flag("--quiet", *quiet, "No progress bar or summary (failures are still listed)");
-  return {c, [file, quiet] { return run_batch_file(*file, *quiet); }};
+  c->add_option("--devices", *devices,
+                "GPUs of every DIC job, sharing each frame's points: 0,1 or all (default: each "
+                "job's own)");
+  return {c, [file, quiet, devices] { return run_batch_file(*file, *quiet, *devices); }};
 }
 
 }  // namespace xcorr::app

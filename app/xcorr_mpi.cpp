@@ -254,6 +254,9 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  // A rank registers on the one GPU it was given (pick_device): a job's `devices` list is for one
+  // process with several GPUs, and where a job runs does not change its results.
+  for (xcorr::dic::DicJob& job : batch.value().jobs) job.options.devices = "0";
   bool complete = false;
   code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
   const std::vector<std::string> texts = xcorr::app::gather_text(text, rank, ranks);

@@ -38,6 +38,9 @@ struct OptionField {
   // choice: the accepted labels; text: suggestions (any text is accepted unless `closed`).
   std::vector<std::string> choices;
   bool closed = false;                                   // text: only `choices` are accepted
+  // Where the work runs, not what it computes (results are bit for bit the same whatever its
+  // value): left out of the CSV settings header and of a batch job's resume identity.
+  bool placement = false;
   std::function<std::string(const S&)> get;              // the value as text
   std::function<void(S&, const std::string&)> set_text;  // choice, text (checked value)
   std::function<double(const S&)> number;                // integer, real
@@ -112,6 +115,13 @@ OptionField<S> text_field(std::string key, std::string label, std::string doc, s
   f.closed = closed;
   f.get = [m](const S& s) { return s.*m; };
   f.set_text = [m](S& s, const std::string& v) { s.*m = v; };
+  return f;
+}
+
+// `f` marked as a placement field (see OptionField::placement).
+template <class S>
+OptionField<S> as_placement(OptionField<S> f) {
+  f.placement = true;
   return f;
 }
 
@@ -202,13 +212,29 @@ Status set_field(const OptionField<S>& f, S& s, const std::string& text) {
   return Status::ok();
 }
 
-// "key=value unit, ..." over the whole table (the CSV settings header).
+// "key=value unit, ..." over the table's result settings (the CSV settings header; placement
+// fields are left out).
 template <class S>
 std::string describe_fields(const std::vector<OptionField<S>>& table, const S& s) {
   std::string out;
-  for (const OptionField<S>& f : table)
-    out += (out.empty() ? "" : ", ") + f.key + "=" + value_with_unit(f, s);
+  for (const OptionField<S>& f : table) {
+    if (!f.placement) out += (out.empty() ? "" : ", ") + f.key + "=" + value_with_unit(f, s);
+  }
   return out;
+}
+
+// `s` with its placement fields at their defaults (S{}): what the results depend on.
+template <class S>
+S without_placement(const std::vector<OptionField<S>>& table, S s) {
+  const S defaults{};
+  for (const OptionField<S>& f : table) {
+    if (!f.placement) continue;
+    if (f.kind == OptionKind::integer || f.kind == OptionKind::real)
+      f.set_number(s, f.number(defaults));
+    else
+      f.set_text(s, f.get(defaults));
+  }
+  return s;
 }
 
 template <class S>

@@ -28,8 +28,10 @@
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/once_per_device.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -539,16 +541,40 @@ double icgn_band(const dic::DicOptions& o) {
   return m::border_band(m::gaussian_taps(o.prefilter, w));
 }
 
+// The integer guess's problem shape for `count` points (what the dispatcher looks at).
+CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions& o) {
+  CorrelationProblem shape;
+  shape.request = {Form::n_to_mn, Mode::valid,          Normalization::zncc,
+                   Output::peak,  SubpixelMethod::none, o.accuracy};
+  shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
+  shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
+  return shape;
+}
+
+// The search window's side (px): the subset plus the search radius each way, within the image.
+int guess_window(const dic::DicOptions& o, int rows, int cols) {
+  const int S = o.subset;
+  return S + 2 * std::max(0, std::min(o.search_radius, (std::min(rows, cols) - S) / 2));
+}
+
 constexpr int kMaxIcgnSmem = 200 * 1024;
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
-class GpuRegistrar final : public dic::FrameRegistrar {
+class GpuRegistrar final : public TimedRegistrar {
  public:
   explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
   std::string device() const override { return "gpu"; }
-  double last_seconds() const { return last_seconds_; }
-  const GpuDicStages& stages() const { return stages_; }
+  double last_seconds() const override { return last_seconds_; }
+  // The reliability-guided waves over `pts` (the frame's independent results), on this device,
+  // with the coefficients of the frame it registered last.
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& pts) {
+    stages_.waves = 0;
+    stages_.wave_points = 0;
+    return reliability_waves(in, o, pts, nullptr);
+  }
+  GpuDicStages stages() const override { return stages_; }
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
@@ -592,8 +618,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     // threads: count per chunk, then write in place from the chunk's offsets (one thread took
     // ~5 ms at 2048^2 step 4, a quarter of the device's whole integer guess).
     const int h = S / 2;
-    const int R = std::max(0, std::min(o.search_radius, (std::min(rows, cols) - S) / 2));
-    const int win = S + 2 * R;
+    const int win = guess_window(o, rows, cols), R = (win - S) / 2;
     const std::vector<double>& cx = *in.cx;
     const std::vector<double>& cy = *in.cy;
     const std::vector<dic::Warp>& predicted = *in.predicted;
@@ -656,9 +681,18 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(int2) * count, stream));
     XCORR_RETURN_IF_ERROR(
         upload(guess_of_h_.get(), static_cast<std::size_t>(guesses), guess_of_, stream));
-    auto variant = integer_guess(guess_h_.get(), guesses, S, win, cols, o, stream);
-    if (!variant.is_ok()) return variant.status();
-    reg.variant = variant.value();
+    // One variant for the whole frame, chosen for its listed points (one batch at most): a device
+    // that registers part of a frame (gpu/dic_multi_gpu.cpp) is handed the same choice, so the
+    // results do not depend on how a frame is split.
+    auto chosen = guess_variant(guess_shape(std::min(count, kGuessBatch), S, win, o), o.method);
+    if (!chosen.is_ok()) return chosen.status();
+    const auto* g = dynamic_cast<const GpuCorrelator*>(chosen.value());
+    if (g == nullptr) {
+      return Status{ErrorCode::invalid_argument,
+                    "--method " + o.method + " is not a GPU variant (the GPU DIC path needs one)"};
+    }
+    XCORR_RETURN_IF_ERROR(integer_guess(*g, guess_h_.get(), guesses, S, win, cols, o, stream));
+    reg.variant = g->info().name;
     XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
     // Progress (when asked for) at the two stages' ends: a frame takes milliseconds here, about
     // a second for 10^7 points; the extra synchronisation costs microseconds.
@@ -710,7 +744,7 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     stages_.wave_points = 0;
     if (o.propagation == dic::Propagation::reliability_guided) {
       const auto w0 = std::chrono::steady_clock::now();
-      XCORR_RETURN_IF_ERROR(reliability_waves(in, o, stream));
+      XCORR_RETURN_IF_ERROR(reliability_waves(in, o, reg_.points, stream));
       stages_.propagation =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     }
@@ -735,14 +769,15 @@ class GpuRegistrar final : public dic::FrameRegistrar {
 
   Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream) {
     if (o.shape == dic::ShapeFunction::second_order) {
-      static const cudaError_t opt_in2 = [] {
+      static OncePerDevice once2;
+      const cudaError_t opt_in2 = once2([] {
         const cudaError_t e = cudaFuncSetAttribute(
             icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
         return e != cudaSuccess ? e
                                 : cudaFuncSetAttribute(icgn2_kernel<3>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                        kMaxIcgnSmem);
-      }();
+      });
       XCORR_CUDA_TRY(opt_in2);
       const int smem2 =
           kIcgn2Warps * (kIcgn2Consts * static_cast<int>(sizeof(double)) +
@@ -756,14 +791,15 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       XCORR_LAUNCH_TRY("icgn2_kernel");
       return Status::ok();
     }
-    static const cudaError_t opt_in = [] {
+    static OncePerDevice once;
+    const cudaError_t opt_in = once([] {
       const cudaError_t e = cudaFuncSetAttribute(
           icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
       return e != cudaSuccess
                  ? e
                  : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         kMaxIcgnSmem);
-    }();
+    });
     XCORR_CUDA_TRY(opt_in);
     const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
                                    3 * args.subset * args.subset * static_cast<int>(sizeof(float)));
@@ -787,12 +823,11 @@ class GpuRegistrar final : public dic::FrameRegistrar {
   // a wave may reach them from a neighbour. low_texture and outside_roi are properties of the
   // reference subset: not tried again.
   Status reliability_waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-                           cudaStream_t stream) {
+                           std::vector<dic::IcgnResult>& pts, cudaStream_t stream) {
     const dic::Grid& grid = *in.grid;
     const std::vector<char>& active = *in.active;
     const std::vector<double>& cx = *in.cx;
     const std::vector<double>& cy = *in.cy;
-    std::vector<dic::IcgnResult>& pts = reg_.points;
     const std::size_t n = pts.size();
     for (std::size_t k = 0; k < n; ++k)
       if (active[k] && dic::beyond_search(pts[k], (*in.predicted)[k], o.search_radius))
@@ -939,27 +974,13 @@ class GpuRegistrar final : public dic::FrameRegistrar {
     return Status::ok();
   }
 
-  // Batches of gather -> engine (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
+  // Batches of gather -> `g` (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
   // guess[i].
-  Result<std::string> integer_guess(const GuessPoint* guess, int n, int S, int win, int cols,
-                                    const dic::DicOptions& o, cudaStream_t stream) {
-    std::string variant;
+  Status integer_guess(const GpuCorrelator& g, const GuessPoint* guess, int n, int S, int win,
+                       int cols, const dic::DicOptions& o, cudaStream_t stream) {
     for (int first = 0; first < n; first += kGuessBatch) {
       const int count = std::min(kGuessBatch, n - first);
-      CorrelationProblem shape;  // shapes and counts only: what the dispatcher looks at
-      shape.request = {Form::n_to_mn, Mode::valid, Normalization::zncc, Output::peak,
-                       SubpixelMethod::none, o.accuracy};
-      shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
-      shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
-      auto chosen = guess_variant(shape, o.method);
-      if (!chosen.is_ok()) return chosen.status();
-      const auto* g = dynamic_cast<const GpuCorrelator*>(chosen.value());
-      if (g == nullptr) {
-        return Status{
-            ErrorCode::invalid_argument,
-            "--method " + o.method + " is not a GPU variant (the GPU DIC path needs one)"};
-      }
-      variant = chosen.value()->info().name;
+      const CorrelationProblem shape = guess_shape(count, S, win, o);
       XCORR_RETURN_IF_ERROR(
           upload(guess + first, static_cast<std::size_t>(count), points_, stream));
       XCORR_RETURN_IF_ERROR(templates_.allocate(static_cast<std::size_t>(count) * S * S));
@@ -971,13 +992,13 @@ class GpuRegistrar final : public dic::FrameRegistrar {
       XCORR_LAUNCH_TRY("gather_kernel");
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[1].get(), stream));
       const DeviceProblem dp = make_device_problem(shape, templates_.get(), windows_.get());
-      XCORR_RETURN_IF_ERROR(g->run_device(dp, peaks_.get(), stream));
+      XCORR_RETURN_IF_ERROR(g.run_device(dp, peaks_.get(), stream));
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[2].get(), stream));
       guess_from_peaks_kernel<<<(count + 127) / 128, 128, 0, stream>>>(
           peaks_.get(), count, points_.get(), S, guess_of_.get() + first, start_.get());
       XCORR_LAUNCH_TRY("guess_from_peaks_kernel");
     }
-    return variant;
+    return Status::ok();
   }
 
   // `method`: auto, a variant name, or "name:param=value,..." (a configured variant, kept).
@@ -1046,13 +1067,33 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
   return std::unique_ptr<dic::FrameRegistrar>(std::make_unique<GpuRegistrar>(engine));
 }
 
+Result<std::string> gpu_guess_method(const Registry& engine, const dic::DicOptions& o, int rows,
+                                     int cols, Index points) {
+  if (o.method.find(':') != std::string::npos) return o.method;
+  const int win = guess_window(o, rows, cols);
+  const int count = static_cast<int>(std::min<Index>(points, kGuessBatch));
+  auto chosen =
+      choose_variant(engine, guess_shape(std::max(count, 1), o.subset, win, o), o.method, "gpu");
+  if (!chosen.is_ok()) return chosen.status();
+  const Correlator& c = *chosen.value();
+  if (c.info().params.empty()) return c.info().name;
+  return c.info().name + ":" + format_params(c.info().params, c.params());
+}
+
+Status gpu_reliability_waves(dic::FrameRegistrar& r, const dic::FrameInputs& in,
+                             const dic::DicOptions& o, std::vector<dic::IcgnResult>& points) {
+  auto* g = dynamic_cast<GpuRegistrar*>(&r);
+  if (g == nullptr) return Status{ErrorCode::invalid_argument, "not a GPU registrar"};
+  return g->waves(in, o, points);
+}
+
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r) {
-  const auto* g = dynamic_cast<const GpuRegistrar*>(&r);
+  const auto* g = dynamic_cast<const TimedRegistrar*>(&r);
   return g != nullptr ? g->last_seconds() : -1;
 }
 
 GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r) {
-  const auto* g = dynamic_cast<const GpuRegistrar*>(&r);
+  const auto* g = dynamic_cast<const TimedRegistrar*>(&r);
   return g != nullptr ? g->stages() : GpuDicStages{};
 }
 

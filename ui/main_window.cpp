@@ -555,6 +555,14 @@ void MainWindow::build_docks() {
     for (const auto& v : engine::registry().all()) methods.push_back(v->info().name);
     panel_->set_suggestions("method", methods);
   }
+  {  // the GPUs: every visible device alone, then all of them (lists such as 0,2 are typed)
+    const auto visible = engine::devices();
+    const int n = visible.is_ok() ? static_cast<int>(visible.value().size()) : 0;
+    std::vector<std::string> gpus;
+    for (int d = 0; d < std::max(n, 1); ++d) gpus.push_back(std::to_string(d));
+    gpus.push_back("all");
+    panel_->set_suggestions("devices", gpus);
+  }
   run_button_ = new QPushButton(tr("Run DIC"));
   cancel_button_ = new QPushButton(tr("Cancel"));
   cancel_button_->setEnabled(false);

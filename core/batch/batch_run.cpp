@@ -126,7 +126,9 @@ std::string job_fingerprint(const dic::DicJob& job) {
     inputs += "# input: " + p + " " + std::to_string(ec ? 0 : size) + " bytes, modified " +
               std::to_string(time.time_since_epoch().count()) + "\n";
   }
-  return dic::to_json(job) + inputs;
+  dic::DicJob settings = job;  // where it runs is not part of what it computes
+  settings.options = without_placement(dic::dic_option_table(), job.options);
+  return dic::to_json(settings) + inputs;
 }
 
 // ok when `partial` holds no job, or the job whose fingerprint is given.

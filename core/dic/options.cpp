@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/device_list.hpp"
 #include "core/io/scale.hpp"
 #include "core/io/stack_fields.hpp"
 
@@ -79,6 +80,11 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                         &O::accuracy),
           text_field<O>("device", "Device", "auto (the GPU when present), cpu or gpu", &O::device,
                         {"auto", "cpu", "gpu"}, true),
+          as_placement(text_field<O>(
+              "devices", "GPUs",
+              "GPUs that register each frame, sharing its points: device numbers from `xcorr "
+              "list` (0 or 0,1) or all; results are the same bit for bit",
+              &O::devices, {"0", "all"}, false)),
       },
       "method");
   return table;
@@ -86,6 +92,7 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
 
 Status DicOptions::check() const {
   XCORR_RETURN_IF_ERROR(check_fields(dic_option_table(), *this));
+  XCORR_RETURN_IF_ERROR(parse_device_list(devices, -1).status());
   XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   // The scale's texts parse (the file's values are not needed for that).
   return io::apply_user_scale({}, pixel_size, frame_interval).status();

@@ -99,6 +99,9 @@ struct DicOptions {
   Accuracy accuracy = Accuracy::fast;  // which variants the guess's auto may pick
   std::string device = "auto";  // where frames are registered: auto (the GPU when
                                 // present), cpu or gpu
+  // The GPUs that register each frame (core/device_list.hpp: "0", "0,1", "all"); several share
+  // every frame's points, with the same results bit for bit as one.
+  std::string devices = "0";
 
   Status check() const;              // every field of dic_option_table() in its range or choices
   io::PlaneSelection plane() const;  // channel and z as read by the image readers (checked)

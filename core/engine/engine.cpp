@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/device_list.hpp"
 #include "core/engine/gpu_backend.hpp"
 
 namespace xcorr::engine {
@@ -71,8 +72,16 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
   const bool cpu_only = o.device == "cpu";
   if (!cpu_only) {
     const GpuBackend* g = gpu_backend();
-    auto gpu = g != nullptr ? g->make_dic_registrar(registry())
-                            : Result<std::unique_ptr<dic::FrameRegistrar>>(no_backend());
+    const auto visible = devices();
+    if (g == nullptr || !visible.is_ok()) {
+      if (o.device == "gpu") return g == nullptr ? no_backend() : visible.status();
+      return dic::make_cpu_registrar(registry());
+    }
+    auto list = parse_device_list(o.devices, static_cast<int>(visible.value().size()));
+    if (!list.is_ok()) return list.status();
+    // Device 0 alone: the registry every front end shares; otherwise one per device.
+    auto gpu = list.value() == std::vector<int>{0} ? g->make_dic_registrar(registry())
+                                                   : g->make_multi_dic_registrar(list.value());
     if (gpu.is_ok() || o.device == "gpu") return gpu;
   }
   return dic::make_cpu_registrar(registry());

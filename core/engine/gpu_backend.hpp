@@ -40,6 +40,9 @@ struct GpuBackend {
   bool (*is_gpu_variant)(const Correlator& c);
   // DIC frame registration on the device, its integer guess through `engine`'s GPU variants.
   Result<std::unique_ptr<dic::FrameRegistrar>> (*make_dic_registrar)(const Registry& engine);
+  // The same on several devices, each frame's points shared among them (its own registry each).
+  Result<std::unique_ptr<dic::FrameRegistrar>> (*make_multi_dic_registrar)(
+      std::vector<int> devices);
   double (*last_frame_seconds)(const dic::FrameRegistrar& r);
   DicStages (*last_stage_seconds)(const dic::FrameRegistrar& r);
   // Phase correlation of stack frames on the device (gpu/phase_gpu.hpp).

@@ -70,6 +70,14 @@ TEST_F(BadInput, SizeOptionsPastTheImagesAreRefusedBeforeAnyWork) {
   expect_refused("dic --job " + job("r.json", ", \"search_radius\": 1000000"), "search_radius");
 }
 
+TEST_F(BadInput, DeviceListsAreCheckedBeforeAnyWork) {
+  const std::string dic = "dic --reference " + path("s.tif") + " --out " + path("out.csv");
+  expect_refused(dic + " --devices 0,x", "devices '0,x': 'x' is not a device number");
+  expect_refused(dic + " --devices 1,1", "device 1 is listed twice");
+  expect_refused("run " + job("d.json", ", \"devices\": \"all,0\""), "'all' is not a device");
+  expect_refused("run " + job("ok.json", "") + " --devices 0,", "'' is not a device number");
+}
+
 TEST_F(BadInput, FilesystemTroubleIsNamed) {
   fs::create_directories(dir_ / "frames");
   fs::copy_file(path("s.tif"), dir_ / "frames" / "a.tif");

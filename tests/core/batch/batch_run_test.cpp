@@ -59,7 +59,9 @@ class BatchRun : public testing::TempDirTest {
   }
 };
 
-void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob parts) {
+// `resume_devices`: the rerun's `devices` (a placement option: it must not stop the resume).
+void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob parts,
+                                 const std::string& resume_devices = "0") {
   auto frames = count_frames(full);
   ASSERT_TRUE(frames.is_ok()) << frames.status().message();
   EXPECT_EQ(frames.value(), 5);
@@ -72,6 +74,7 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
   EXPECT_FALSE(fs::exists(parts.out));
   EXPECT_TRUE(fs::exists(fs::path(partial_folder(parts)) / "frame_000002.bin"));
+  parts.options.devices = resume_devices;
   auto again = run_batch(dic::Batch{{parts}, {}}, cpu_factory());
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   const JobReport& resumed = again.value().at(0);
@@ -85,6 +88,10 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
 
 TEST_F(BatchRun, CancelThenRunAgainGivesTheUninterruptedCsv) {
   resume_equals_uninterrupted(*this, job("whole.csv"), job("parts.csv"));
+}
+
+TEST_F(BatchRun, ARunResumesOnOtherDevices) {
+  resume_equals_uninterrupted(*this, job("whole.csv"), job("parts.csv"), "0,1");
 }
 
 TEST_F(BatchRun, IncrementalModeResumesFromTheMovedReference) {

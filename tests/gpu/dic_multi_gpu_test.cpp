@@ -1,0 +1,228 @@
+// DIC frames shared among several devices (gpu::make_multi_gpu_registrar) against one device:
+// every point of every frame bit for bit the same (positions, displacements, gradients, strain,
+// ZNCC, uncertainties, iterations, statuses), on fresh speckle each run. A one-GPU machine lists
+// device 0 two and three times (each listing its own registry, buffers and host thread, so the
+// split, the shared variant choice and the merge are what is tested); with two devices or more
+// every device is listed too. Reference, incremental and reliability-guided runs (the waves
+// cross the parts' boundaries), first and second order, a ROI smaller than the number of parts,
+// progress and cancelling, bad device numbers. CTest label gpu; skips without a device.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/dic/dic.hpp"
+#include "core/dic/roi.hpp"
+#include "core/dic/session.hpp"
+#include "core/synth/speckle.hpp"
+#include "gpu/device.hpp"
+#include "gpu/dic_gpu.hpp"
+#include "gpu/engine.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/matrix_testing.hpp"
+
+namespace xcorr::dic {
+namespace {
+
+const Registry& engine() {
+  static const Registry r = [] {
+    Registry reg;
+    add_cpu_variants(reg);
+    gpu::add_gpu_variants(reg);
+    return reg;
+  }();
+  return r;
+}
+
+// Device lists to compare with one device: 0 twice and three times; every device, in both orders.
+std::vector<std::vector<int>> device_lists() {
+  std::vector<std::vector<int>> lists = {{0, 0}, {0, 0, 0}};
+  const auto devices = gpu::list_devices();
+  if (devices.is_ok() && devices.value().size() > 1) {
+    std::vector<int> all;
+    for (const auto& d : devices.value()) all.push_back(d.index);
+    lists.push_back(all);
+    lists.emplace_back(all.rbegin(), all.rend());
+  }
+  return lists;
+}
+
+std::string text(const std::vector<int>& list) {
+  std::string s;
+  for (const int d : list) s += (s.empty() ? "" : ",") + std::to_string(d);
+  return s;
+}
+
+struct Frames {
+  Stack<float> reference, frames;
+};
+
+// A stretching, moving field over `count` frames (fresh amounts each run); odd image size.
+Frames stretching(std::uint64_t stream, Index size, int count, double max_stretch) {
+  std::mt19937_64 rng(testing::run_seed() + stream);
+  std::uniform_real_distribution<double> e(max_stretch / 2, max_stretch), t(-1.5, 1.5);
+  synth::SpeckleOptions s;
+  s.rows = s.cols = size;
+  s.speckle_radius = 2.5;
+  s.noise_sigma = 150;
+  s.seed = static_cast<std::uint32_t>(rng());
+  Frames f{synth::render_speckle_field(s, synth::translation_field(0, 0), 0),
+           Stack<float>(size, size, count)};
+  const double ex = e(rng), ey = -e(rng), u = t(rng), v = t(rng), c = (size - 1) / 2.0;
+  for (int k = 0; k < count; ++k) {
+    const double g = k + 1.0;
+    const Stack<float> d = synth::render_speckle_field(
+        s, synth::affine_field(g * u, g * v, g * ex, 0, 0, g * ey, c, c),
+        static_cast<std::uint64_t>(k + 1));
+    std::copy(d.values().begin(), d.values().end(), f.frames[k].data);
+  }
+  return f;
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Every point of every frame bit for bit; returns the converged points compared.
+int expect_same_bits(const DicResult& one, const DicResult& many, const std::string& what) {
+  EXPECT_EQ(one.guess_variant, many.guess_variant) << what;
+  EXPECT_EQ(many.device, "gpu") << what;
+  if (one.frames.size() != many.frames.size()) {
+    ADD_FAILURE() << what << ": " << one.frames.size() << " vs " << many.frames.size() << " frames";
+    return 0;
+  }
+  int converged = 0, differ = 0;
+  for (std::size_t f = 0; f < one.frames.size(); ++f) {
+    const auto& a = one.frames[f].points;
+    const auto& b = many.frames[f].points;
+    if (a.size() != b.size()) {
+      ADD_FAILURE() << what << ": frame " << f << " point counts";
+      return 0;
+    }
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      const PointResult &p = a[k], &q = b[k];
+      converged += p.status == PointStatus::converged ? 1 : 0;
+      const bool same = p.status == q.status && p.iterations == q.iterations &&
+                        same_bits(p.x, q.x) && same_bits(p.y, q.y) && same_bits(p.u, q.u) &&
+                        same_bits(p.v, q.v) && same_bits(p.ux, q.ux) && same_bits(p.uy, q.uy) &&
+                        same_bits(p.vx, q.vx) && same_bits(p.vy, q.vy) && same_bits(p.exx, q.exx) &&
+                        same_bits(p.eyy, q.eyy) && same_bits(p.exy, q.exy) &&
+                        same_bits(p.zncc, q.zncc) && same_bits(p.sigma_u, q.sigma_u) &&
+                        same_bits(p.sigma_v, q.sigma_v);
+      if (!same && ++differ <= 5) {
+        ADD_FAILURE() << what << ": frame " << f << " point " << k << " differs: u " << p.u
+                      << " vs " << q.u << ", status " << to_string(p.status) << " vs "
+                      << to_string(q.status);
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0) << what;
+  return converged;
+}
+
+void expect_split_is_exact(const Frames& f, const DicOptions& o, const Roi& roi,
+                           const std::string& what) {
+  auto single = gpu::make_gpu_registrar(engine());
+  ASSERT_TRUE(single.is_ok()) << single.status().message();
+  auto one = run_dic(*single.value(), f.reference[0], f.frames.view(), roi, o);
+  ASSERT_TRUE(one.is_ok()) << one.status().message();
+  for (const std::vector<int>& list : device_lists()) {
+    auto multi = gpu::make_multi_gpu_registrar(list);
+    ASSERT_TRUE(multi.is_ok()) << multi.status().message();
+    auto many = run_dic(*multi.value(), f.reference[0], f.frames.view(), roi, o);
+    ASSERT_TRUE(many.is_ok()) << many.status().message();
+    const int converged = expect_same_bits(one.value(), many.value(), what + " on " + text(list));
+    std::printf("[ dic multi-gpu ] %s on devices %s: %zu frames, %d converged points identical\n",
+                what.c_str(), text(list).c_str(), many.value().frames.size(), converged);
+    EXPECT_GT(converged, 0) << what;
+  }
+}
+
+TEST(DicMultiGpu, ReferenceModeIsBitForBitOneDevice) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Frames f = stretching(1, 203, 3, 0.004);
+  DicOptions o;
+  o.subset = 21;
+  o.step = 5;
+  expect_split_is_exact(f, o, Roi{}, "reference mode");
+}
+
+TEST(DicMultiGpu, IncrementalSecondOrderIsBitForBitOneDevice) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Frames f = stretching(2, 181, 3, 0.004);
+  DicOptions o;
+  o.subset = 19;
+  o.step = 7;
+  o.stack_mode = StackMode::incremental;
+  o.shape = ShapeFunction::second_order;
+  o.interpolation = Interpolation::cubic;
+  expect_split_is_exact(f, o, Roi{}, "incremental, second order");
+}
+
+// A stretch the integer search (radius 2 px) misses at the edges: the waves start those points
+// from converged neighbours, which may lie in another device's part.
+TEST(DicMultiGpu, ReliabilityGuidedIsBitForBitOneDevice) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Frames f = stretching(3, 161, 1, 0.07);
+  DicOptions o;
+  o.search_radius = 2;
+  o.step = 6;
+  o.propagation = Propagation::reliability_guided;
+  expect_split_is_exact(f, o, Roi{}, "reliability-guided");
+}
+
+// Two points for three parts: some devices get none.
+TEST(DicMultiGpu, MorePartsThanPoints) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Frames f = stretching(4, 97, 2, 0.004);
+  DicOptions o;
+  o.subset = 15;
+  o.step = 10;
+  o.roi_only = OnOff::off;
+  expect_split_is_exact(f, o, Roi{{parse_roi_shape("rect:35,35,15,8").value()}}, "two points");
+}
+
+TEST(DicMultiGpu, ReportsProgressAndCancels) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const Frames f = stretching(5, 151, 1, 0.004);
+  auto multi = gpu::make_multi_gpu_registrar({0, 0});
+  ASSERT_TRUE(multi.is_ok()) << multi.status().message();
+  DicOptions o;
+  o.step = 6;
+  auto session = DicSession::create(*multi.value(), f.reference[0], Roi{}, o);
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+  std::vector<std::pair<Index, Index>> seen;
+  auto stop = session.value().next(f.frames[0], 1, [&](Index done, Index total) {
+    seen.push_back({done, total});
+    return false;
+  });
+  EXPECT_EQ(stop.status().code(), ErrorCode::cancelled);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(2 * seen[0].first, seen[0].second);
+  seen.clear();
+  auto whole = session.value().next(f.frames[0], 1, [&](Index done, Index total) {
+    seen.push_back({done, total});
+    return true;
+  });
+  ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].first, seen[1].second);
+  EXPECT_GT(gpu::last_gpu_frame_seconds(*multi.value()), 0);
+}
+
+TEST(DicMultiGpu, RefusesDevicesThatDoNotExist) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const auto devices = gpu::list_devices();
+  const int beyond = static_cast<int>(devices.value().size());
+  auto bad = gpu::make_multi_gpu_registrar({0, beyond});
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("GPU " + std::to_string(beyond) + " does not exist"),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(gpu::make_multi_gpu_registrar({}).is_ok());
+}
+
+}  // namespace
+}  // namespace xcorr::dic
