@@ -2,7 +2,9 @@
 // Blocks until done; the first exception thrown by `body` is rethrown on the calling thread.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "core/matrix.hpp"
 
@@ -11,5 +13,21 @@ namespace xcorr {
 int hardware_threads();  // std::thread::hardware_concurrency(), at least 1
 
 void parallel_for(Index n, Index grain, const std::function<void(Index begin, Index end)>& body);
+
+// The indexes k in [0, n) for which keep(k) holds, in increasing order, found in chunks of
+// `grain` over all hardware threads.
+template <class Keep>
+std::vector<std::size_t> parallel_select(Index n, Index grain, const Keep& keep) {
+  grain = grain < 1 ? 1 : grain;
+  std::vector<std::vector<std::size_t>> parts(static_cast<std::size_t>((n + grain - 1) / grain));
+  parallel_for(n, grain, [&](Index first, Index last) {
+    std::vector<std::size_t>& part = parts[static_cast<std::size_t>(first / grain)];
+    for (Index k = first; k < last; ++k)
+      if (keep(k)) part.push_back(static_cast<std::size_t>(k));
+  });
+  std::vector<std::size_t> out;
+  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
 
 }  // namespace xcorr

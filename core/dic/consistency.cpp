@@ -7,41 +7,46 @@
 
 namespace xcorr::dic {
 
+namespace {
+constexpr Index kGrain = 16384;  // points per chunk of the host's threads
+}  // namespace
+
 std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>& active,
                                        const std::vector<IcgnResult>& points) {
-  std::vector<std::size_t> out;
-  for (Index r = 0; r < grid.rows; ++r)
-    for (Index c = 0; c < grid.cols; ++c) {
-      const auto k = static_cast<std::size_t>(r * grid.cols + c);
-      if (!active[k] || points[k].status != PointStatus::converged) continue;
-      int registered = 0, converged = 0;
-      for (Index dr = -1; dr <= 1; ++dr)
-        for (Index dc = -1; dc <= 1; ++dc) {
-          const Index nr = r + dr, nc = c + dc;
-          if ((dr == 0 && dc == 0) || nr < 0 || nc < 0 || nr >= grid.rows || nc >= grid.cols)
-            continue;
-          const auto n = static_cast<std::size_t>(nr * grid.cols + nc);
-          if (!active[n]) continue;
-          ++registered;
-          converged += points[n].status == PointStatus::converged;
-        }
-      if (registered > 0 && converged == 0) out.push_back(k);
-    }
-  return out;
+  return parallel_select(grid.rows * grid.cols, kGrain, [&](Index i) {
+    const Index r = i / grid.cols, c = i % grid.cols;
+    const auto k = static_cast<std::size_t>(i);
+    if (!active[k] || points[k].status != PointStatus::converged) return false;
+    int registered = 0, converged = 0;
+    for (Index dr = -1; dr <= 1; ++dr)
+      for (Index dc = -1; dc <= 1; ++dc) {
+        const Index nr = r + dr, nc = c + dc;
+        if ((dr == 0 && dc == 0) || nr < 0 || nc < 0 || nr >= grid.rows || nc >= grid.cols)
+          continue;
+        const auto n = static_cast<std::size_t>(nr * grid.cols + nc);
+        if (!active[n]) continue;
+        ++registered;
+        converged += points[n].status == PointStatus::converged;
+      }
+    return registered > 0 && converged == 0;
+  });
 }
 
 std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
                                             const std::vector<IcgnResult>& points) {
-  std::vector<double> loss;
-  for (std::size_t k = 0; k < points.size(); ++k)
-    if (active[k] && points[k].status == PointStatus::converged) loss.push_back(1 - points[k].zncc);
-  std::vector<std::size_t> out;
-  if (loss.empty()) return out;
+  const auto n = static_cast<Index>(points.size());
+  const std::vector<std::size_t> converged = parallel_select(n, kGrain, [&](Index k) {
+    const auto i = static_cast<std::size_t>(k);
+    return active[i] && points[i].status == PointStatus::converged;
+  });
+  if (converged.empty()) return {};
+  std::vector<double> loss(converged.size());
+  for (std::size_t i = 0; i < converged.size(); ++i) loss[i] = 1 - points[converged[i]].zncc;
   std::nth_element(loss.begin(), loss.begin() + static_cast<long>(loss.size() / 2), loss.end());
   const double limit = std::max(kZnccOutlierFactor * loss[loss.size() / 2], kZnccOutlierFloor);
-  for (std::size_t k = 0; k < points.size(); ++k)
-    if (active[k] && points[k].status == PointStatus::converged && 1 - points[k].zncc > limit)
-      out.push_back(k);
+  std::vector<std::size_t> out;
+  for (const std::size_t k : converged)
+    if (1 - points[k].zncc > limit) out.push_back(k);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "core/dic/consistency.hpp"
 #include "core/dic/limits.hpp"
 #include "core/dic/strain.hpp"
+#include "core/parallel.hpp"
 
 namespace xcorr::dic {
 namespace {
@@ -23,8 +24,11 @@ Stack<float> copy_of(MatrixView<const float> m) {
 void copy_window(MatrixView<const float> m, const Window& w, Stack<float>& out) {
   if (out.rows() != w.rows || out.cols() != w.cols || out.count() != 1)
     out = Stack<float>(w.rows, w.cols, 1);
-  for (Index r = 0; r < w.rows; ++r)
-    std::copy(m.row(w.y + r) + w.x, m.row(w.y + r) + w.x + w.cols, out[0].row(r));
+  parallel_for(w.rows, std::max<Index>(1, 262144 / std::max<Index>(1, w.cols)),
+               [&](Index first, Index last) {
+                 for (Index r = first; r < last; ++r)
+                   std::copy(m.row(w.y + r) + w.x, m.row(w.y + r) + w.x + w.cols, out[0].row(r));
+               });
 }
 
 RoiShape shifted(RoiShape s, double dx, double dy) {
@@ -121,19 +125,25 @@ Status DicSession::grow_if_needed() {
   // the spline's reach (its support, prefilter and smoothing) around it.
   const double reach =
       o_.subset / 2 + o_.search_radius + spline_reach(o_.interpolation, o_.prefilter);
-  double over = 0;
-  for (std::size_t k = 0; k < grid_.points.size(); ++k) {
-    if (!state_.active[k]) continue;
-    const double x = state_.cx[k] + state_.predicted[k][0],
-                 y = state_.cy[k] + state_.predicted[k][3];
-    if (!std::isfinite(x) || !std::isfinite(y)) continue;
-    if (w.x > 0) over = std::max(over, reach - x);
-    if (w.y > 0) over = std::max(over, reach - y);
-    if (w.x + w.cols < image_.cols)
-      over = std::max(over, x + reach - static_cast<double>(w.cols - 1));
-    if (w.y + w.rows < image_.rows)
-      over = std::max(over, y + reach - static_cast<double>(w.rows - 1));
-  }
+  constexpr Index kGrain = 16384;
+  const auto n = static_cast<Index>(grid_.points.size());
+  std::vector<double> overs(static_cast<std::size_t>((n + kGrain - 1) / kGrain), 0.0);
+  parallel_for(n, kGrain, [&](Index first, Index last) {
+    double& over = overs[static_cast<std::size_t>(first / kGrain)];
+    for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k) {
+      if (!state_.active[k]) continue;
+      const double x = state_.cx[k] + state_.predicted[k][0],
+                   y = state_.cy[k] + state_.predicted[k][3];
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      if (w.x > 0) over = std::max(over, reach - x);
+      if (w.y > 0) over = std::max(over, reach - y);
+      if (w.x + w.cols < image_.cols)
+        over = std::max(over, x + reach - static_cast<double>(w.cols - 1));
+      if (w.y + w.rows < image_.rows)
+        over = std::max(over, y + reach - static_cast<double>(w.rows - 1));
+    }
+  });
+  const double over = overs.empty() ? 0.0 : *std::max_element(overs.begin(), overs.end());
   if (over <= 0) return Status::ok();
   margin_ = 2 * margin_ + over;
   const Window grown = window_for(roi_, image_, o_.step, margin_);
@@ -257,9 +267,13 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   // Independent points came from their integer search (reliability-guided propagation checks
   // its seeds in the registrar; the others start from a neighbour's warp).
   const bool independent = o_.propagation == Propagation::independent;
-  for (std::size_t k = 0; k < points.size() && independent; ++k)
-    if (state_.active[k] && beyond_search(points[k], state_.predicted[k], o_.search_radius))
-      points[k].status = PointStatus::outside_image;
+  if (independent) {
+    parallel_for(static_cast<Index>(points.size()), 16384, [&](Index first, Index last) {
+      for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k)
+        if (state_.active[k] && beyond_search(points[k], state_.predicted[k], o_.search_radius))
+          points[k].status = PointStatus::outside_image;
+    });
+  }
   if (o_.max_deviation <= 0) return Status::ok();
   for (const std::size_t k : find_zncc_outliers(state_.active, points))
     points[k].status = PointStatus::inconsistent;
@@ -310,46 +324,61 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
   reference_changed_ = false;
   if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
   // A copy: the registrar reuses its memory in the consistency check's second call.
-  std::vector<IcgnResult> registered = reg.value()->points;
+  // Per point, independent of the others: in chunks over the host's threads.
+  constexpr Index kGrain = 16384;
+  std::vector<IcgnResult>& registered = registered_;
+  const std::vector<IcgnResult>& got = reg.value()->points;
+  registered.resize(got.size());
+  parallel_for(static_cast<Index>(got.size()), kGrain, [&](Index first, Index last) {
+    std::copy(got.begin() + first, got.begin() + last, registered.begin() + first);
+  });
   XCORR_RETURN_IF_ERROR(check_consistency(registered));
 
-  std::vector<PointResult> points(n);
-  std::vector<double> u(n, kNaN), v(n, kNaN);
-  for (std::size_t k = 0; k < n; ++k) {
-    PointResult& p = points[k];
-    const IcgnResult& q = registered[k];
-    p.x = grid_.points[k].x;
-    p.y = grid_.points[k].y;
-    p.status = grid_.points[k].valid ? (st.active[k] ? q.status : PointStatus::diverged)
-                                     : PointStatus::outside_roi;
-    p.zncc = st.active[k] ? q.zncc : kNaN;
-    p.iterations = st.active[k] ? q.iterations : 0;
-    if (p.status == PointStatus::converged) {
-      p.u = u[k] = st.ref_u[k] + q.p[0];
-      p.v = v[k] = st.ref_v[k] + q.p[3];
-      p.ux = q.p[1], p.uy = q.p[2], p.vx = q.p[4], p.vy = q.p[5];
-      p.sigma_u = q.sigma_u, p.sigma_v = q.sigma_v;
-      st.predicted[k] = q.p;
-    } else {
-      p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;
-      if (p.status == PointStatus::outside_roi || p.status == PointStatus::outside_image)
-        p.zncc = kNaN;
+  std::vector<PointResult>& points = points_;
+  std::vector<double>&u = u_, &v = v_;
+  points.resize(n);
+  u.resize(n);
+  v.resize(n);
+  parallel_for(static_cast<Index>(n), kGrain, [&](Index first, Index last) {
+    for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k) {
+      PointResult& p = points[k];
+      const IcgnResult& q = registered[k];
+      p.x = grid_.points[k].x;
+      p.y = grid_.points[k].y;
+      p.status = grid_.points[k].valid ? (st.active[k] ? q.status : PointStatus::diverged)
+                                       : PointStatus::outside_roi;
+      p.zncc = st.active[k] ? q.zncc : kNaN;
+      p.iterations = st.active[k] ? q.iterations : 0;
+      if (p.status == PointStatus::converged) {
+        p.u = u[k] = st.ref_u[k] + q.p[0];
+        p.v = v[k] = st.ref_v[k] + q.p[3];
+        p.ux = q.p[1], p.uy = q.p[2], p.vx = q.p[4], p.vy = q.p[5];
+        p.sigma_u = q.sigma_u, p.sigma_v = q.sigma_v;
+        st.predicted[k] = q.p;
+      } else {
+        u[k] = v[k] = kNaN;
+        p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;
+        if (p.status == PointStatus::outside_roi || p.status == PointStatus::outside_image)
+          p.zncc = kNaN;
+      }
     }
-  }
+  });
   const auto strain = compute_strain(grid_, u, v, o_.strain_window, o_.strain);
-  for (std::size_t k = 0; k < n; ++k) {
-    points[k].exx = strain[k].exx;
-    points[k].eyy = strain[k].eyy;
-    points[k].exy = strain[k].exy;
-  }
   FrameResult fr;  // the reported points, in image coordinates
   fr.frame = number;
-  fr.points.reserve(report_.size());
-  for (const std::size_t k : report_) {
-    fr.points.push_back(points[k]);
-    fr.points.back().x += static_cast<double>(st.window.x);
-    fr.points.back().y += static_cast<double>(st.window.y);
-  }
+  fr.points.resize(report_.size());
+  parallel_for(static_cast<Index>(report_.size()), kGrain, [&](Index first, Index last) {
+    for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last); ++i) {
+      const std::size_t k = report_[i];
+      PointResult& p = fr.points[i];
+      p = points[k];
+      p.exx = strain[k].exx;
+      p.eyy = strain[k].eyy;
+      p.exy = strain[k].exy;
+      p.x += static_cast<double>(st.window.x);
+      p.y += static_cast<double>(st.window.y);
+    }
+  });
   // Incremental mode: move the reference to this frame every `reference_update` frames; points
   // that did not converge cannot be followed further.
   const Index update_every = std::max(1, o_.reference_update);
