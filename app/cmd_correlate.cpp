@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "core/device_list.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
@@ -27,6 +28,7 @@ struct CorrelateOptions {
   std::vector<std::string> params;  // "name=value" for --method's variant
   bool quiet = false;
   bool tune = false;
+  std::string devices = "0";  // GPUs sharing the results (core/device_list.hpp)
 };
 
 std::string fixed(double v, int digits) {
@@ -132,7 +134,23 @@ Status run_correlate(const CorrelateOptions& o) {
   std::unique_ptr<Correlator> configured;
   auto chosen = choose_correlator(o, p, configured);
   if (!chosen.is_ok()) return chosen.status();
-  auto result = correlate_with(*chosen.value(), p);
+  // Several GPUs: the chosen variant's results shared among them (engine::on_devices).
+  const Correlator* variant = chosen.value();
+  std::unique_ptr<Correlator> shared;
+  if (o.devices != "0") {
+    XCORR_RETURN_IF_ERROR(parse_device_list(o.devices, -1).status());  // the text first
+    const auto visible = engine::devices();
+    if (!visible.is_ok()) return visible.status();
+    auto list = parse_device_list(o.devices, static_cast<int>(visible.value().size()));
+    if (!list.is_ok()) return list.status();
+    if (list.value() != std::vector<int>{0}) {
+      auto split = engine::on_devices(*variant, list.value());
+      if (!split.is_ok()) return split.status();
+      shared = std::move(split).value();
+      variant = shared.get();
+    }
+  }
+  auto result = correlate_with(*variant, p);
   if (!result.is_ok()) return result.status();
   const StackView<const float> out = result.value().result.view();
   if (*output == Output::peak) {
@@ -194,6 +212,10 @@ Command add_correlate_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
+  c->add_option("--devices", o->devices,
+                "GPUs sharing the results: 0,1 or all (a GPU variant; direct variants give the "
+                "same output bit for bit, FFT ones within their rounding)")
+      ->capture_default_str();
   c->add_flag("--tune", o->tune,
               "With --method auto: time the GPU variants on this size once and cache the winner");
   return {c, [o] { return run_correlate(*o); }};

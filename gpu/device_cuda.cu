@@ -27,4 +27,25 @@ Result<std::vector<DeviceInfo>> list_devices() {
   return devices;
 }
 
+Status run_on_device(int device, const std::function<Status()>& f) {
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    return Status{ErrorCode::unsupported,
+                  std::string("no usable CUDA device: ") +
+                      (e != cudaSuccess ? cudaGetErrorString(e) : "none found")};
+  }
+  if (device < 0 || device >= count) {
+    return Status{ErrorCode::invalid_argument,
+                  "GPU " + std::to_string(device) + " does not exist: this process sees " +
+                      std::to_string(count) + " (0-" + std::to_string(count - 1) + ")"};
+  }
+  if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status{ErrorCode::unsupported,
+                  "cannot use GPU " + std::to_string(device) + ": " + cudaGetErrorString(e)};
+  }
+  return f();
+}
+
 }  // namespace xcorr::gpu

@@ -3,7 +3,6 @@
 // with equal numbers of points, one per device; each part is registered by that device's own
 // GpuRegistrar (its own registry of GPU variants, buffers and streams, all made on that device)
 // from a host thread that made the device current; the parts are merged in grid order.
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/device.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
@@ -28,17 +28,12 @@ struct Lane {
   const dic::FrameRegistration* result = nullptr;
 };
 
-// `f()` on a host thread with `device` current; the caller's own current device is untouched.
+// `f()` (returning Status) on a host thread of its own with `device` current; the caller's own
+// current device is untouched.
 template <class F>
-auto on_device(int device, F f) {
+std::future<Status> on_device(int device, F f) {
   return std::async(std::launch::async, [device, f = std::move(f)]() mutable {
-    using R = decltype(f());
-    if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return R(Status{ErrorCode::unsupported, "cannot use CUDA device " + std::to_string(device) +
-                                                  ": " + cudaGetErrorString(e)});
-    }
-    return f();
+    return run_on_device(device, [&f] { return f(); });
   });
 }
 
@@ -68,12 +63,13 @@ class MultiGpuRegistrar final : public TimedRegistrar {
     const auto lanes = static_cast<Index>(lanes_.size());
     const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
     // Every device uses the first device's choice for the whole frame.
-    auto method =
-        on_device(lanes_[0]->device, [&]() -> Result<std::string> {
-          return gpu_guess_method(lanes_[0]->registry, o, static_cast<int>(in.reference.rows),
-                                  static_cast<int>(in.reference.cols), points);
-        }).get();
-    if (!method.is_ok()) return method.status();
+    Result<std::string> method = Status{ErrorCode::internal, "no guess method"};
+    XCORR_RETURN_IF_ERROR(on_device(lanes_[0]->device, [&]() -> Status {
+                            method = gpu_guess_method(lanes_[0]->registry, o,
+                                                      static_cast<int>(in.reference.rows),
+                                                      static_cast<int>(in.reference.cols), points);
+                            return method.status();
+                          }).get());
     dic::DicOptions part = o;
     part.method = method.value();
     part.propagation = dic::Propagation::independent;  // the waves need the whole frame
@@ -159,20 +155,8 @@ class MultiGpuRegistrar final : public TimedRegistrar {
 
 Result<std::unique_ptr<dic::FrameRegistrar>> make_multi_gpu_registrar(std::vector<int> devices) {
   if (devices.empty()) return Status{ErrorCode::invalid_argument, "no devices listed"};
-  int visible = 0;
-  if (const cudaError_t e = cudaGetDeviceCount(&visible); e != cudaSuccess || visible == 0) {
-    (void)cudaGetLastError();
-    return Status{ErrorCode::unsupported,
-                  std::string("no usable CUDA device: ") +
-                      (e != cudaSuccess ? cudaGetErrorString(e) : "none found")};
-  }
   std::vector<std::unique_ptr<Lane>> lanes;
-  for (const int d : devices) {
-    if (d < 0 || d >= visible) {
-      return Status{ErrorCode::invalid_argument,
-                    "GPU " + std::to_string(d) + " does not exist: this process sees " +
-                        std::to_string(visible) + " (0-" + std::to_string(visible - 1) + ")"};
-    }
+  for (const int d : devices) {  // run_on_device names a device that does not exist
     auto lane = std::make_unique<Lane>();
     lane->device = d;
     Lane* l = lane.get();

@@ -76,6 +76,10 @@ TEST_F(BadInput, DeviceListsAreCheckedBeforeAnyWork) {
   expect_refused(dic + " --devices 1,1", "device 1 is listed twice");
   expect_refused("run " + job("d.json", ", \"devices\": \"all,0\""), "'all' is not a device");
   expect_refused("run " + job("ok.json", "") + " --devices 0,", "'' is not a device number");
+  text("m.csv", "# 2,2\n1,2\n3,4\n");
+  expect_refused("correlate --form one_to_one --left " + path("m.csv") + " --right " +
+                     path("m.csv") + " --out " + path("c.csv") + " --devices 0,x",
+                 "devices '0,x': 'x' is not a device number");
 }
 
 TEST_F(BadInput, FilesystemTroubleIsNamed) {
