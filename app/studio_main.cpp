@@ -9,15 +9,18 @@
 // window (the batch dialog) after the run, or at once without --run, and quits; the view
 // options set what it shows (docs/gui.md); --screen saves the whole screen (with dialogs).
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTimer>
 #include <cstdio>
 
 #include "core/engine/engine.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
+#include "ui/dic_panel.hpp"
 #include "ui/main_window.hpp"
 #include "ui/profile_panel.hpp"
 #include "ui/results_panel.hpp"
@@ -30,8 +33,8 @@ std::vector<double> numbers(const QString& text) {
   return out;
 }
 
-// The view options (--frame, --field, --colours, --cursor, --line, --tab); false when one is
-// not understood (named on stderr).
+// The view options (--frame, --field, --colours, --cursor, --line, --option, --tab); false when one
+// is not understood (named on stderr).
 bool apply_view(xcorr::ui::MainWindow& w, const QCommandLineParser& args) {
   using namespace xcorr::ui;
   auto* results = w.findChild<ResultsPanel*>();
@@ -64,6 +67,19 @@ bool apply_view(xcorr::ui::MainWindow& w, const QCommandLineParser& args) {
     const std::vector<double> v = numbers(args.value("cursor"));
     if (v.size() != 2) return std::fprintf(stderr, "xcorr-studio: --cursor X,Y\n"), false;
     (void)w.point_readout(v[0], v[1]);
+  }
+  if (args.isSet("option")) {  // the DIC form scrolled to the option, its list open
+    const QString key = args.value("option");
+    auto* field = w.dic_panel()->findChild<QWidget*>(key);
+    if (field == nullptr)
+      return std::fprintf(stderr, "xcorr-studio: no DIC option '%s'\n", qPrintable(key)), false;
+    for (QWidget* p = field->parentWidget(); p != nullptr; p = p->parentWidget()) {
+      if (auto* scroll = qobject_cast<QScrollArea*>(p)) {
+        scroll->ensureWidgetVisible(field);
+        break;
+      }
+    }
+    if (auto* combo = qobject_cast<QComboBox*>(field)) combo->showPopup();
   }
   if (args.isSet("tab")) {
     const QStringList tabs = {"map", "profile", "trajectories", "surface", "drift"};
@@ -106,6 +122,7 @@ int main(int argc, char** argv) {
   args.addOption({"template", "With --register: measure on this region", "X,Y,W,H"});
   args.addOption({"track", "Track this template through the opened stack", "X,Y,W,H"});
   args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
+  args.addOption({"option", "Scroll the DIC form to this option and open its list", "KEY"});
   args.addOption(
       {"save", "With --run: save the project (and its results) to FILE after the run", "JSON"});
   args.addOption({"profile",

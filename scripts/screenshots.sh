@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Takes the screenshots in docs/screenshots/ (and README.md) from the real window under Xvfb at
-# 1600x1000 and 1024x700: the bundled sample after DIC (main window; its sigma_u map), a damaged stack's message,
+# 1600x1000 and 1024x700: the bundled sample after DIC (main window; its sigma_u map), the DIC
+# form's GPUs list, a damaged stack's message,
 # the data cursor on the ZNCC map (viridis), a line profile, a reopened project with its saved
 # results, a registered stack's drift, a tracked template against time, the batch dialog after a
 # DIC job and a register job, and DIC Challenge sample 14's wide map.
@@ -22,6 +23,7 @@ truncate -s $(($(stat -c %s "$work/cut.tif") * 7 / 12)) "$work/cut.tif"
 
 shot 1600x1000 "$out/main-window.png" --sample --run
 shot 1600x1000 "$out/sigma-map.png" --sample --run --frame 5 --field sigma_u --cursor 150,120
+shot 1600x1000 "$out/dic-form-gpus.png" --sample --option devices  # the GPUs list open
 shot 1600x1000 "$out/damaged-stack.png" "$work/cut.tif"
 shot 1024x700 "$out/damaged-stack-1024x700.png" "$work/cut.tif"
 shot 1600x1000 "$out/line-profile.png" --sample --run --frame 5 --line 25,160,230,100 --tab profile \

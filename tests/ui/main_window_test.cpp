@@ -342,6 +342,25 @@ TEST_F(Studio, BadInputShowsAMessageInsteadOfCrashing) {
   EXPECT_FALSE(w.start_dic());
 }
 
+// The DIC form's GPUs field: every visible device and all as choices (device 0 and all on a
+// machine without one), other lists typed in; a bad list is named under the form and the window
+// refuses to run it.
+TEST_F(Studio, TheGpusFieldListsTheDevicesAndChecksTypedLists) {
+  MainWindow w;
+  auto* combo = w.dic_panel()->findChild<QComboBox*>("devices");
+  ASSERT_NE(combo, nullptr);
+  ASSERT_GE(combo->count(), 2);
+  EXPECT_EQ(combo->itemText(0).toStdString(), "0");
+  EXPECT_EQ(combo->itemText(combo->count() - 1).toStdString(), "all");
+  EXPECT_TRUE(combo->isEditable());
+  combo->setCurrentText("all");
+  EXPECT_EQ(w.dic_panel()->options().devices, "all");
+  combo->setCurrentText("0,x");
+  EXPECT_FALSE(w.dic_panel()->valid());
+  combo->setCurrentText("0");
+  EXPECT_TRUE(w.dic_panel()->valid());
+}
+
 // The Tracking tab offers both accuracies (docs/formats.md, "Accuracy"); fast by default.
 TEST(TrackingPanel, OffersFastAndExactAccuracy) {
   TrackingPanel panel;
