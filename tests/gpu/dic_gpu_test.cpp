@@ -21,13 +21,7 @@ namespace xcorr::dic {
 namespace {
 
 const Registry& engine() {
-  static const Registry r = [] {
-    Registry reg;
-    add_cpu_variants(reg);
-    gpu::add_gpu_variants(reg);
-    return reg;
-  }();
-  return r;
+  return testing::cpu_and_gpu_registry();
 }
 
 struct Pair {

@@ -8,7 +8,9 @@
 // progress and cancelling, bad device numbers. CTest label gpu; skips without a device.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,26 +29,7 @@ namespace xcorr::dic {
 namespace {
 
 const Registry& engine() {
-  static const Registry r = [] {
-    Registry reg;
-    add_cpu_variants(reg);
-    gpu::add_gpu_variants(reg);
-    return reg;
-  }();
-  return r;
-}
-
-// Device lists to compare with one device: 0 twice and three times; every device, in both orders.
-std::vector<std::vector<int>> device_lists() {
-  std::vector<std::vector<int>> lists = {{0, 0}, {0, 0, 0}};
-  const auto devices = gpu::list_devices();
-  if (devices.is_ok() && devices.value().size() > 1) {
-    std::vector<int> all;
-    for (const auto& d : devices.value()) all.push_back(d.index);
-    lists.push_back(all);
-    lists.emplace_back(all.rbegin(), all.rend());
-  }
-  return lists;
+  return testing::cpu_and_gpu_registry();
 }
 
 std::string text(const std::vector<int>& list) {
@@ -128,7 +111,7 @@ void expect_split_is_exact(const Frames& f, const DicOptions& o, const Roi& roi,
   ASSERT_TRUE(single.is_ok()) << single.status().message();
   auto one = run_dic(*single.value(), f.reference[0], f.frames.view(), roi, o);
   ASSERT_TRUE(one.is_ok()) << one.status().message();
-  for (const std::vector<int>& list : device_lists()) {
+  for (const std::vector<int>& list : testing::split_device_lists()) {
     auto multi = gpu::make_multi_gpu_registrar(list);
     ASSERT_TRUE(multi.is_ok()) << multi.status().message();
     auto many = run_dic(*multi.value(), f.reference[0], f.frames.view(), roi, o);
@@ -140,63 +123,87 @@ void expect_split_is_exact(const Frames& f, const DicOptions& o, const Roi& roi,
   }
 }
 
-TEST(DicMultiGpu, ReferenceModeIsBitForBitOneDevice) {
-  XCORR_SKIP_WITHOUT_GPU();
-  const Frames f = stretching(1, 203, 3, 0.004);
-  DicOptions o;
-  o.subset = 21;
-  o.step = 5;
-  expect_split_is_exact(f, o, Roi{}, "reference mode");
+// One split case: the frames (stream, image size, count, largest stretch), the options beyond
+// the defaults, the ROI.
+struct SplitCase {
+  std::string name;
+  std::uint64_t stream;
+  Index size;
+  int frames;
+  double stretch;
+  std::function<void(DicOptions&)> options;
+  std::string roi;  // "" for none
+};
+
+std::vector<SplitCase> split_cases() {
+  return {
+      {"reference mode", 1, 203, 3, 0.004,
+       [](DicOptions& o) {
+         o.subset = 21;
+         o.step = 5;
+       },
+       ""},
+      {"incremental, second order", 2, 181, 3, 0.004,
+       [](DicOptions& o) {
+         o.subset = 19;
+         o.step = 7;
+         o.stack_mode = StackMode::incremental;
+         o.shape = ShapeFunction::second_order;
+         o.interpolation = Interpolation::cubic;
+       },
+       ""},
+      // An FFT guess variant: its ZNCC surfaces round with the batch each device transforms, but
+      // the integer guess keeps only each surface's peak position, so the results are still
+      // expected bit for bit (two peaks within rounding could resolve differently:
+      // docs/scale-out.md).
+      {"gpu_fft_fused guess", 6, 171, 2, 0.004,
+       [](DicOptions& o) {
+         o.subset = 25;
+         o.step = 6;
+         o.search_radius = 12;
+         o.method = "gpu_fft_fused";
+       },
+       ""},
+      // A stretch the integer search (radius 2 px) misses at the edges: the waves start those
+      // points from converged neighbours, which may lie in another device's part.
+      {"reliability-guided", 3, 161, 1, 0.07,
+       [](DicOptions& o) {
+         o.search_radius = 2;
+         o.step = 6;
+         o.propagation = Propagation::reliability_guided;
+       },
+       ""},
+      // Two points for three parts: some devices get none.
+      {"two points", 4, 97, 2, 0.004,
+       [](DicOptions& o) {
+         o.subset = 15;
+         o.step = 10;
+         o.roi_only = OnOff::off;
+       },
+       "rect:35,35,15,8"},
+  };
 }
 
-TEST(DicMultiGpu, IncrementalSecondOrderIsBitForBitOneDevice) {
+class DicMultiGpuSplit : public ::testing::TestWithParam<SplitCase> {};
+
+TEST_P(DicMultiGpuSplit, IsBitForBitOneDevice) {
   XCORR_SKIP_WITHOUT_GPU();
-  const Frames f = stretching(2, 181, 3, 0.004);
+  const SplitCase& c = GetParam();
+  const Frames f = stretching(c.stream, c.size, c.frames, c.stretch);
   DicOptions o;
-  o.subset = 19;
-  o.step = 7;
-  o.stack_mode = StackMode::incremental;
-  o.shape = ShapeFunction::second_order;
-  o.interpolation = Interpolation::cubic;
-  expect_split_is_exact(f, o, Roi{}, "incremental, second order");
+  c.options(o);
+  Roi roi;
+  if (!c.roi.empty()) roi.shapes.push_back(parse_roi_shape(c.roi).value());
+  expect_split_is_exact(f, o, roi, c.name);
 }
 
-// An FFT guess variant: its ZNCC surfaces round with the batch each device transforms, but the
-// integer guess keeps only each surface's peak position, so the results are still expected bit
-// for bit (a near-tie between two peaks could in principle resolve differently; docs/scale-out.md).
-TEST(DicMultiGpu, AnFftGuessVariantGivesTheSameResults) {
-  XCORR_SKIP_WITHOUT_GPU();
-  const Frames f = stretching(6, 171, 2, 0.004);
-  DicOptions o;
-  o.subset = 25;
-  o.step = 6;
-  o.search_radius = 12;
-  o.method = "gpu_fft_fused";
-  expect_split_is_exact(f, o, Roi{}, "gpu_fft_fused guess");
-}
-
-// A stretch the integer search (radius 2 px) misses at the edges: the waves start those points
-// from converged neighbours, which may lie in another device's part.
-TEST(DicMultiGpu, ReliabilityGuidedIsBitForBitOneDevice) {
-  XCORR_SKIP_WITHOUT_GPU();
-  const Frames f = stretching(3, 161, 1, 0.07);
-  DicOptions o;
-  o.search_radius = 2;
-  o.step = 6;
-  o.propagation = Propagation::reliability_guided;
-  expect_split_is_exact(f, o, Roi{}, "reliability-guided");
-}
-
-// Two points for three parts: some devices get none.
-TEST(DicMultiGpu, MorePartsThanPoints) {
-  XCORR_SKIP_WITHOUT_GPU();
-  const Frames f = stretching(4, 97, 2, 0.004);
-  DicOptions o;
-  o.subset = 15;
-  o.step = 10;
-  o.roi_only = OnOff::off;
-  expect_split_is_exact(f, o, Roi{{parse_roi_shape("rect:35,35,15,8").value()}}, "two points");
-}
+INSTANTIATE_TEST_SUITE_P(Cases, DicMultiGpuSplit, ::testing::ValuesIn(split_cases()),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param.name;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
 
 TEST(DicMultiGpu, ReportsProgressAndCancels) {
   XCORR_SKIP_WITHOUT_GPU();

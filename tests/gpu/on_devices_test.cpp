@@ -76,18 +76,6 @@ const Registry& engine_registry() {
   return engine::registry();
 }
 
-std::vector<std::vector<int>> device_lists() {
-  std::vector<std::vector<int>> lists = {{0, 0}, {0, 0, 0}};
-  const auto devices = gpu::list_devices();
-  if (devices.is_ok() && devices.value().size() > 1) {
-    std::vector<int> all;
-    for (const auto& d : devices.value()) all.push_back(d.index);
-    lists.push_back(all);
-    lists.emplace_back(all.rbegin(), all.rend());
-  }
-  return lists;
-}
-
 TEST(OnDevices, EveryGpuVariantSharesItsResultsBitForBit) {
   XCORR_SKIP_WITHOUT_GPU();
   const Registry& r = engine_registry();
@@ -116,7 +104,7 @@ TEST(OnDevices, EveryGpuVariantSharesItsResultsBitForBit) {
       const std::size_t bytes = one.values().size() * sizeof(float);
       const bool repeats = std::memcmp(one.values().data(), again.values().data(), bytes) == 0 &&
                            computes_each_output_directly(v->info());
-      for (const std::vector<int>& list : device_lists()) {
+      for (const std::vector<int>& list : testing::split_device_lists()) {
         auto shared = engine::on_devices(*v, list);
         ASSERT_TRUE(shared.is_ok()) << shared.status().message();
         Stack<float> many = testing::poisoned_stack(out.rows, out.cols, p.output_count());
