@@ -40,13 +40,19 @@ std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
     return active[i] && points[i].status == PointStatus::converged;
   });
   if (converged.empty()) return {};
+  const auto m = static_cast<Index>(converged.size());
+  const auto loss_of = [&](Index i) {
+    return 1 - points[converged[static_cast<std::size_t>(i)]].zncc;
+  };
   std::vector<double> loss(converged.size());
-  for (std::size_t i = 0; i < converged.size(); ++i) loss[i] = 1 - points[converged[i]].zncc;
+  parallel_for(m, kGrain, [&](Index first, Index last) {
+    for (Index i = first; i < last; ++i) loss[static_cast<std::size_t>(i)] = loss_of(i);
+  });
   std::nth_element(loss.begin(), loss.begin() + static_cast<long>(loss.size() / 2), loss.end());
   const double limit = std::max(kZnccOutlierFactor * loss[loss.size() / 2], kZnccOutlierFloor);
-  std::vector<std::size_t> out;
-  for (const std::size_t k : converged)
-    if (1 - points[k].zncc > limit) out.push_back(k);
+  std::vector<std::size_t> out =
+      parallel_select(m, kGrain, [&](Index i) { return loss_of(i) > limit; });
+  for (std::size_t& k : out) k = converged[k];
   return out;
 }
 

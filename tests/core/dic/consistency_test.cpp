@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -66,6 +67,51 @@ TEST(Consistency, AZnccFarBelowTheFramesIsAnOutlier) {
   pts[40].zncc = 0.3;
   active[40] = 0;
   EXPECT_EQ(find_zncc_outliers(active, pts), std::vector<std::size_t>{10});
+}
+
+// The checks run in chunks over the host's threads: on a grid of many chunks (fresh random
+// statuses and ZNCC each run), the same points in the same order as a plain loop over the grid.
+TEST(Consistency, ChunkedChecksFindWhatAPlainLoopFinds) {
+  std::mt19937_64 rng(testing::run_seed() + 404);
+  Grid g;
+  g.rows = 301;
+  g.cols = 307;
+  const auto n = static_cast<std::size_t>(g.rows * g.cols);
+  std::vector<IcgnResult> pts(n);
+  std::vector<char> active(n);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    active[k] = u(rng) < 0.95;
+    pts[k].status = u(rng) < 0.5 ? PointStatus::converged : PointStatus::diverged;
+    pts[k].zncc = u(rng) < 0.01 ? 0.5 + 0.3 * u(rng) : 0.99 + 0.009 * u(rng);
+  }
+  // Plain loops.
+  std::vector<double> loss;
+  for (std::size_t k = 0; k < n; ++k)
+    if (active[k] && pts[k].status == PointStatus::converged) loss.push_back(1 - pts[k].zncc);
+  std::nth_element(loss.begin(), loss.begin() + static_cast<long>(loss.size() / 2), loss.end());
+  const double limit = std::max(kZnccOutlierFactor * loss[loss.size() / 2], kZnccOutlierFloor);
+  std::vector<std::size_t> outliers, isolated;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!active[k] || pts[k].status != PointStatus::converged) continue;
+    if (1 - pts[k].zncc > limit) outliers.push_back(k);
+    const Index r = static_cast<Index>(k) / g.cols, c = static_cast<Index>(k) % g.cols;
+    int registered = 0, converged = 0;
+    for (Index dr = -1; dr <= 1; ++dr)
+      for (Index dc = -1; dc <= 1; ++dc) {
+        const Index nr = r + dr, nc = c + dc;
+        if ((dr == 0 && dc == 0) || nr < 0 || nc < 0 || nr >= g.rows || nc >= g.cols) continue;
+        const auto q = static_cast<std::size_t>(nr * g.cols + nc);
+        if (!active[q]) continue;
+        ++registered;
+        converged += pts[q].status == PointStatus::converged;
+      }
+    if (registered > 0 && converged == 0) isolated.push_back(k);
+  }
+  EXPECT_GT(outliers.size(), 100u);
+  EXPECT_GT(isolated.size(), 0u);
+  EXPECT_EQ(find_zncc_outliers(active, pts), outliers);
+  EXPECT_EQ(find_isolated(g, active, pts), isolated);
 }
 
 TEST(Consistency, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
