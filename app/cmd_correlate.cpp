@@ -213,8 +213,8 @@ Command add_correlate_command(CLI::App& app) {
       ->capture_default_str();
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
   c->add_option("--devices", o->devices,
-                "GPUs sharing the results: 0,1 or all (a GPU variant; the same output as one GPU, "
-                "bit for bit where the variant repeats itself: docs/scale-out.md)")
+                "GPUs sharing the results: 0,1 or all (a GPU variant; direct ones give the same "
+                "output bit for bit as one GPU: docs/scale-out.md)")
       ->capture_default_str();
   c->add_flag("--tune", o->tune,
               "With --method auto: time the GPU variants on this size once and cache the winner");

@@ -54,10 +54,10 @@ bool is_gpu_variant(const Correlator& c);
 // `c`, a GPU variant of registry(), run on several GPUs (core/device_list.hpp numbers): a
 // problem's results are split into contiguous slices of whole result units, one per GPU, each
 // computed by that GPU's own copy of `c` (same name and parameters) from a host thread of its
-// own, into the slice of the output. A variant that repeats its own output bit for bit gives the
-// same output as on one GPU; FFT variants (rounding with the batch) and atomic sums (the order
-// varies run to run) stay within 1e-6 relative (tests/gpu/on_devices_test.cpp). (For device 0
-// alone, callers run `c` itself.)
+// own, into the slice of the output. Direct variants give the same output bit for bit as one
+// GPU; FFT variants (rounding with the batch) and atomic sums (their order varies run to run)
+// stay within 1e-6 relative (tests/gpu/on_devices_test.cpp). (For device 0 alone, callers run
+// `c` itself.)
 Result<std::unique_ptr<Correlator>> on_devices(const Correlator& c,
                                                const std::vector<int>& devices);
 

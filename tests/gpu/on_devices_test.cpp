@@ -3,13 +3,13 @@
 // and valid, unnormalised and ZNCC, surfaces and peaks, odd and prime sizes on fresh random
 // data, outputs poisoned with NaN; the shared run must be the same bit for bit. A one-GPU machine
 // lists device 0 two and three times (each listing its own copy of the variant and a host thread
-// of its own); with two GPUs or more every GPU is listed too. A variant that repeats its own
-// output bit for bit on one GPU must give that output bit for bit on several. Two kinds do not
-// repeat themselves, and are held to a relative L2 difference per output matrix of 1e-6 instead
-// (their error against float64 is held to 1e-5): FFT variants round with the batch a GPU
-// transforms (cuFFT's plans and gpu_fft_fused's paths depend on the count), and kernels that add
-// partial sums with atomicAdd (gpu_warp_shuffle's work distribution, the ZNCC epilogue's
-// moments) add them in whatever order the hardware runs them, run after run. CTest label gpu;
+// of its own); with two GPUs or more every GPU is listed too. A direct variant that repeats its
+// own output bit for bit on one GPU must give that output bit for bit on several. Two kinds are
+// held to a relative L2 difference per output matrix of 1e-6 instead (their error against
+// float64 is held to 1e-5): FFT variants round with the batch a GPU transforms (cuFFT's plans and
+// gpu_fft_fused's paths depend on the count), and kernels that add partial sums with atomicAdd
+// (gpu_warp_shuffle's work distribution, the ZNCC epilogue's moments) add them in whatever order
+// the hardware runs them, so they need not repeat themselves even on one GPU. CTest label gpu;
 // skips without a device.
 #include <gtest/gtest.h>
 
