@@ -111,7 +111,10 @@ const CufftApi& cufft() {
   return *cufft_api().value();
 }
 
-// Process-wide cache of cuFFT plans keyed by (P, Q, batch, type); used by one engine thread.
+// One correlator instance's cuFFT plans keyed by (device, P, Q, batch, type). cuFFT allows
+// concurrent host threads only on different plans, so the plans belong to the instance, like its
+// work buffers: one instance serves one thread at a time (several GPUs, or device 0 listed twice,
+// get one instance each: engine::on_devices).
 class PlanCache {
  public:
   ~PlanCache() {
@@ -147,11 +150,6 @@ class PlanCache {
   std::mutex mutex_;
   std::map<std::tuple<int, int, int, int, int>, Plan> plans_;
 };
-
-PlanCache& plan_cache() {
-  static PlanCache cache;
-  return cache;
-}
 
 class FftCorrelator final : public GpuCorrelator {
  public:
@@ -224,12 +222,12 @@ class FftCorrelator final : public GpuCorrelator {
     }
     XCORR_RETURN_IF_ERROR(product_.allocate(static_cast<std::size_t>(chunk * g.spec_size())));
     XCORR_RETURN_IF_ERROR(corr_.allocate(static_cast<std::size_t>(chunk * g.real_size())));
-    auto forward = plan_cache().get(g, inputs, CUFFT_R2C, stream);
+    auto forward = plans_.get(g, inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
     const int last = p.out_count % chunk;
     for (int batch : {chunk, last}) {
       if (batch == 0) continue;
-      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
+      auto inverse = plans_.get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
     }
     prep = {g, inputs, chunk};
@@ -244,7 +242,7 @@ class FftCorrelator final : public GpuCorrelator {
         p.left, p.n_left, p.left_rows, p.left_cols, p.right, p.right_rows, p.right_cols,
         prep.inputs, g, padded_.get());
     XCORR_LAUNCH_TRY("pad_kernel");
-    auto forward = plan_cache().get(g, prep.inputs, CUFFT_R2C, stream);
+    auto forward = plans_.get(g, prep.inputs, CUFFT_R2C, stream);
     if (!forward.is_ok()) return forward.status();
     XCORR_CUFFT_TRY(cufft().cufftExecR2C(forward.value(), padded_.get(),
                                          reinterpret_cast<cufftComplex*>(spectra_.get())));
@@ -258,7 +256,7 @@ class FftCorrelator final : public GpuCorrelator {
       multiply_kernel<<<mul_grid, kThreads, 0, stream>>>(
           spectra_.get(), p, t0, batch, static_cast<int>(g.spec_size()), product_.get());
       XCORR_LAUNCH_TRY("multiply_kernel");
-      auto inverse = plan_cache().get(g, batch, CUFFT_C2R, stream);
+      auto inverse = plans_.get(g, batch, CUFFT_C2R, stream);
       if (!inverse.is_ok()) return inverse.status();
       XCORR_CUFFT_TRY(cufft().cufftExecC2R(
           inverse.value(), reinterpret_cast<cufftComplex*>(product_.get()), corr_.get()));
@@ -271,6 +269,7 @@ class FftCorrelator final : public GpuCorrelator {
   }
 
   mutable std::mutex mutex_;
+  mutable PlanCache plans_;
   mutable GraphReplay graphs_;
   // Work buffers kept between runs (the engine thread owns the GPU); grown when needed.
   mutable DeviceBuffer<float> padded_, corr_;
