@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,8 @@ using engine::DeviceInfo;  // core/engine/engine.hpp
 // The devices, or why there are none ("built without CUDA", "no CUDA-capable device ...").
 Result<std::vector<DeviceInfo>> list_devices();
 
-// `f()` on the calling thread with CUDA device `device` made current; an error naming the device
-// when it does not exist or cannot be used.
-Status run_on_device(int device, const std::function<Status()>& f);
+// `f()` on a host thread of its own with CUDA device `device` made current (the caller's current
+// device is untouched); an error naming the device when it does not exist or cannot be used.
+std::future<Status> on_device(int device, std::function<Status()> f);
 
 }  // namespace xcorr::gpu

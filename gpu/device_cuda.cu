@@ -27,7 +27,9 @@ Result<std::vector<DeviceInfo>> list_devices() {
   return devices;
 }
 
-Status run_on_device(int device, const std::function<Status()>& f) {
+namespace {
+
+Status run_with_device(int device, const std::function<Status()>& f) {
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
@@ -46,6 +48,13 @@ Status run_on_device(int device, const std::function<Status()>& f) {
                   "cannot use GPU " + std::to_string(device) + ": " + cudaGetErrorString(e)};
   }
   return f();
+}
+
+}  // namespace
+
+std::future<Status> on_device(int device, std::function<Status()> f) {
+  return std::async(std::launch::async,
+                    [device, f = std::move(f)] { return run_with_device(device, f); });
 }
 
 }  // namespace xcorr::gpu

@@ -28,15 +28,6 @@ struct Lane {
   const dic::FrameRegistration* result = nullptr;
 };
 
-// `f()` (returning Status) on a host thread of its own with `device` current; the caller's own
-// current device is untouched.
-template <class F>
-std::future<Status> on_device(int device, F f) {
-  return std::async(std::launch::async, [device, f = std::move(f)]() mutable {
-    return run_on_device(device, [&f] { return f(); });
-  });
-}
-
 class MultiGpuRegistrar final : public TimedRegistrar {
  public:
   explicit MultiGpuRegistrar(std::vector<std::unique_ptr<Lane>> lanes) : lanes_(std::move(lanes)) {}
@@ -156,7 +147,7 @@ class MultiGpuRegistrar final : public TimedRegistrar {
 Result<std::unique_ptr<dic::FrameRegistrar>> make_multi_gpu_registrar(std::vector<int> devices) {
   if (devices.empty()) return Status{ErrorCode::invalid_argument, "no devices listed"};
   std::vector<std::unique_ptr<Lane>> lanes;
-  for (const int d : devices) {  // run_on_device names a device that does not exist
+  for (const int d : devices) {  // on_device names a device that does not exist
     auto lane = std::make_unique<Lane>();
     lane->device = d;
     Lane* l = lane.get();

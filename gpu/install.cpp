@@ -14,7 +14,7 @@ void install_gpu() {
                    .devices = gpu::list_devices,
                    .is_gpu_variant = gpu::is_gpu_variant,
                    .make_dic_registrar = gpu::make_gpu_registrar,
-                   .run_on_device = gpu::run_on_device,
+                   .on_device = gpu::on_device,
                    .make_multi_dic_registrar = gpu::make_multi_gpu_registrar,
                    .last_frame_seconds = gpu::last_gpu_frame_seconds,
                    .last_stage_seconds = gpu::last_gpu_stage_seconds,

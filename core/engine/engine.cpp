@@ -72,16 +72,26 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
   const bool cpu_only = o.device == "cpu";
   if (!cpu_only) {
     const GpuBackend* g = gpu_backend();
-    const auto visible = devices();
-    if (g == nullptr || !visible.is_ok()) {
-      if (o.device == "gpu") return g == nullptr ? no_backend() : visible.status();
+    if (g == nullptr) {
+      if (o.device == "gpu") return no_backend();
       return dic::make_cpu_registrar(registry());
     }
-    auto list = parse_device_list(o.devices, static_cast<int>(visible.value().size()));
-    if (!list.is_ok()) return list.status();
-    // Device 0 alone: the registry every front end shares; otherwise one per device.
-    auto gpu = list.value() == std::vector<int>{0} ? g->make_dic_registrar(registry())
-                                                   : g->make_multi_dic_registrar(list.value());
+    // Device 0 alone (the default): the registry every front end shares; otherwise one registry
+    // per listed device, the list checked against the devices this process sees.
+    Result<std::unique_ptr<dic::FrameRegistrar>> gpu = no_backend();
+    if (o.devices == "0") {
+      gpu = g->make_dic_registrar(registry());
+    } else {
+      const auto visible = devices();
+      if (!visible.is_ok()) {
+        if (o.device == "gpu") return visible.status();
+        return dic::make_cpu_registrar(registry());
+      }
+      auto list = parse_device_list(o.devices, static_cast<int>(visible.value().size()));
+      if (!list.is_ok()) return list.status();
+      gpu = list.value() == std::vector<int>{0} ? g->make_dic_registrar(registry())
+                                                : g->make_multi_dic_registrar(list.value());
+    }
     if (gpu.is_ok() || o.device == "gpu") return gpu;
   }
   return dic::make_cpu_registrar(registry());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,9 +42,9 @@ struct GpuBackend {
   bool (*is_gpu_variant)(const Correlator& c);
   // DIC frame registration on the device, its integer guess through `engine`'s GPU variants.
   Result<std::unique_ptr<dic::FrameRegistrar>> (*make_dic_registrar)(const Registry& engine);
-  // `f()` on the calling thread with CUDA device `device` made current (an error naming the
-  // device when it cannot be).
-  Status (*run_on_device)(int device, const std::function<Status()>& f);
+  // `f()` on a host thread of its own with CUDA device `device` made current (the caller's
+  // current device is untouched; an error naming the device when it cannot be used).
+  std::future<Status> (*on_device)(int device, std::function<Status()> f);
   // The same on several devices, each frame's points shared among them (its own registry each).
   Result<std::unique_ptr<dic::FrameRegistrar>> (*make_multi_dic_registrar)(
       std::vector<int> devices);

@@ -26,10 +26,13 @@ class DeviceSplit final : public Correlator {
   ~DeviceSplit() override {  // each lane's device memory freed with its device current
     for (auto& lane : lanes_) {
       const int d = lane->device;
-      (void)gpu_backend()->run_on_device(d, [&lane] {
-        lane.reset();
-        return Status::ok();
-      });
+      gpu_backend()
+          ->on_device(d,
+                      [&lane] {
+                        lane.reset();
+                        return Status::ok();
+                      })
+          .wait();
     }
   }
   DeviceSplit(const DeviceSplit&) = delete;
@@ -53,10 +56,8 @@ class DeviceSplit final : public Correlator {
       StackView<float> part = out;
       part.data = out.data + first * out.matrix_stride;
       part.count = last - first;
-      running.push_back(std::async(std::launch::async, [&lane, &p, part, first, last] {
-        return gpu_backend()->run_on_device(lane.device, [&] {
-          return lane.variant->run(results_slice(p, first, last - first), part);
-        });
+      running.push_back(gpu_backend()->on_device(lane.device, [&lane, &p, part, first, last] {
+        return lane.variant->run(results_slice(p, first, last - first), part);
       }));
     }
     Status failed = Status::ok();
@@ -89,26 +90,23 @@ Result<std::unique_ptr<Correlator>> on_devices(const Correlator& c,
     auto lane = std::make_unique<Lane>();
     lane->device = d;
     Lane* l = lane.get();
-    // Made on a thread of its own: the caller's current device stays as it was.
-    XCORR_RETURN_IF_ERROR(std::async(std::launch::async, [g, l, &c] {
-                            return g->run_on_device(l->device, [g, l, &c]() -> Status {
-                              g->add_variants(l->registry);
-                              const Correlator* base = l->registry.find(c.info().name);
-                              if (base == nullptr) {
-                                return Status{ErrorCode::unsupported,
-                                              c.info().name + " is not available on GPU " +
-                                                  std::to_string(l->device)};
-                              }
-                              l->variant = base;
-                              if (c.params().empty() || c.params() == base->params())
-                                return Status::ok();
-                              auto copy = base->with_params(c.params());
-                              if (!copy.is_ok()) return copy.status();
-                              l->configured = std::move(copy).value();
-                              l->variant = l->configured.get();
-                              return Status::ok();
-                            });
-                          }).get());
+    XCORR_RETURN_IF_ERROR(g->on_device(l->device, [g, l, &c]() -> Status {
+                             g->add_variants(l->registry);
+                             const Correlator* base = l->registry.find(c.info().name);
+                             if (base == nullptr) {
+                               return Status{ErrorCode::unsupported,
+                                             c.info().name + " is not available on GPU " +
+                                                 std::to_string(l->device)};
+                             }
+                             l->variant = base;
+                             if (c.params().empty() || c.params() == base->params())
+                               return Status::ok();
+                             auto copy = base->with_params(c.params());
+                             if (!copy.is_ok()) return copy.status();
+                             l->configured = std::move(copy).value();
+                             l->variant = l->configured.get();
+                             return Status::ok();
+                           }).get());
     lanes.push_back(std::move(lane));
   }
   return std::unique_ptr<Correlator>(std::make_unique<DeviceSplit>(c, std::move(lanes)));
