@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "app/mpi_shared_job.hpp"
+#include "app/mpi_text.hpp"
 #include "app/progress_bar.hpp"
 #include "app/stop_signal.hpp"
 #include "core/batch/batch_file.hpp"
@@ -50,25 +52,6 @@ void pick_device(int local_rank) {
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     ++count;
   if (count > 1) setenv("CUDA_VISIBLE_DEVICES", std::to_string(local_rank % count).c_str(), 1);
-}
-
-// Every rank's text to rank 0, in rank order.
-std::vector<std::string> gather_text(const std::string& mine, int rank, int ranks) {
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(ranks)), offsets(lens.size());
-  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string all;
-  if (rank == 0) {
-    std::exclusive_scan(lens.begin(), lens.end(), offsets.begin(), 0);
-    all.resize(static_cast<std::size_t>(offsets.back() + lens.back()));
-  }
-  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
-  std::vector<std::string> out;
-  for (std::size_t r = 0; rank == 0 && r < lens.size(); ++r)
-    out.push_back(
-        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lens[r])));
-  return out;
 }
 
 // Progress of the whole run on rank 0: its own frames and the others' messages.
@@ -142,6 +125,21 @@ class SharedProgress {
   std::chrono::steady_clock::time_point sent_{};
 };
 
+// The group of ranks this rank shares a job with (MPI_COMM_NULL: none) and that job's index.
+// Collective over MPI_COMM_WORLD.
+MPI_Comm job_group(const std::vector<batch::JobRanks>& share, int rank, std::size_t& job) {
+  int color = MPI_UNDEFINED;
+  for (std::size_t k = 0; k < share.size(); ++k) {
+    if (share[k].count > 1 && rank >= share[k].first && rank < share[k].first + share[k].count) {
+      color = static_cast<int>(k);
+      job = k;
+    }
+  }
+  MPI_Comm group = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &group);
+  return group;
+}
+
 // This rank's part of the batch: its summary text, exit status (0, 2, 1) and whether every job
 // it was given ran to the end (failed frames included, as `xcorr run` counts them). Whatever
 // happens, the rank reports to rank 0 (SharedProgress::finish), which waits for every rank.
@@ -152,19 +150,31 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
   auto counted = batch::count_batch_frames(b);
   const std::vector<Index> frames =
       counted.is_ok() ? counted.value() : std::vector<Index>(b.size(), 0);
+  std::vector<bool> sharable(b.size(), false);  // DIC jobs (registrations follow them)
+  for (std::size_t k = 0; k < b.jobs.size(); ++k) sharable[k] = true;
+  // A failed count on any rank: every job whole (every rank then stops on its own count).
+  int bad = counted.is_ok() ? 0 : 1, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const std::vector<batch::JobRanks> share =
+      batch::share_batch(frames, any_bad ? std::vector<bool>(b.size(), false) : sharable, ranks);
+  std::size_t grouped = 0;
+  MPI_Comm group = job_group(share, rank, grouped);
   SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
                           quiet);
   double before = 0;  // frames of this rank's finished jobs
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
   if (!counted.is_ok()) {
     reports = counted.status();
+  } else if (group != MPI_COMM_NULL && share[grouped].first != rank) {
+    // Parts of the group leader's frames; its job's report is the leader's.
+    const Status served = serve_shared_job(group);
+    if (!served.is_ok()) reports = served;
   } else {
-    const std::vector<int> owner = batch::share_jobs(frames, ranks);
     batch::BatchScope scope;
     scope.remove_partials = false;  // rank 0, once every rank is done
     scope.frames = frames;
     scope.runs.resize(b.size());
-    for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = owner[k] == rank;
+    for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = share[k].first == rank;
     batch::BatchHooks hooks;
     hooks.frame = [&](std::size_t, double done, Index) {
       progress.mine(before + done);
@@ -173,12 +183,18 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
     hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
       before += static_cast<double>(frames[k]);
     };
+    const batch::RegistrarFactory shared = [group](const dic::DicOptions& o) {
+      return make_shared_registrar(group, o);
+    };
     try {
-      reports = batch::run_batch(b, engine::make_dic_registrar, hooks, scope);
+      reports = batch::run_batch(b, group != MPI_COMM_NULL ? shared : engine::make_dic_registrar,
+                                 hooks, scope);
     } catch (const std::exception& e) {
       reports = Status{ErrorCode::internal, e.what()};
     }
+    if (group != MPI_COMM_NULL) end_shared_job(group);
   }
+  if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   progress.finish(before);
   if (!reports.is_ok()) {
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
@@ -188,9 +204,12 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
   std::size_t failed = 0;
   for (const batch::JobReport& r : reports.value()) {
     failed += r.failed.size();
+    const batch::JobRanks& on = share[r.job];
+    const std::string where = on.count == 1 ? " (rank " + std::to_string(rank) + ")"
+                                            : " (ranks " + std::to_string(on.first) + "-" +
+                                                  std::to_string(on.first + on.count - 1) + ")";
     const auto lines = batch::summary_lines(dic::job_label(b, r.job), r);
-    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i)
-      text += lines[i] + " (rank " + std::to_string(rank) + ")\n";
+    for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i) text += lines[i] + where + "\n";
   }
   return failed > 0 ? 2 : 0;
 }
@@ -241,7 +260,7 @@ int main(int argc, char** argv) {
   const xcorr::Status valid =
       batch.is_ok() ? xcorr::batch::validate_batch(batch.value()) : batch.status();
   const std::vector<std::string> problems =
-      xcorr::app::gather_text(valid.is_ok() ? "" : valid.message(), rank, ranks);
+      xcorr::app::gather_text(MPI_COMM_WORLD, valid.is_ok() ? "" : valid.message());
   int bad = valid.is_ok() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any_bad != 0) {
@@ -259,7 +278,7 @@ int main(int argc, char** argv) {
   for (xcorr::dic::DicJob& job : batch.value().jobs) job.options.devices = "0";
   bool complete = false;
   code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
-  const std::vector<std::string> texts = xcorr::app::gather_text(text, rank, ranks);
+  const std::vector<std::string> texts = xcorr::app::gather_text(MPI_COMM_WORLD, text);
   int worst = 0, incomplete = complete ? 0 : 1, any_incomplete = 0;
   MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&incomplete, &any_incomplete, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

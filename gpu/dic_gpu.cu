@@ -22,6 +22,7 @@
 #include "core/dic/bspline.hpp"
 #include "core/dic/consistency.hpp"
 #include "core/dic/icgn_math.hpp"
+#include "core/dic/initial_guess.hpp"
 #include "core/parallel.hpp"
 #include "core/round.hpp"
 #include "gpu/cuda_check.cuh"
@@ -541,20 +542,13 @@ double icgn_band(const dic::DicOptions& o) {
   return m::border_band(m::gaussian_taps(o.prefilter, w));
 }
 
-// The integer guess's problem shape for `count` points (what the dispatcher looks at).
-CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions& o) {
-  CorrelationProblem shape;
-  shape.request = {Form::n_to_mn, Mode::valid,          Normalization::zncc,
-                   Output::peak,  SubpixelMethod::none, o.accuracy};
-  shape.left = {nullptr, S, S, count, S, static_cast<Index>(S) * S};
-  shape.right = {nullptr, win, win, count, win, static_cast<Index>(win) * win};
-  return shape;
-}
-
 // The search window's side (px): the subset plus the search radius each way, within the image.
 int guess_window(const dic::DicOptions& o, int rows, int cols) {
-  const int S = o.subset;
-  return S + 2 * std::max(0, std::min(o.search_radius, (std::min(rows, cols) - S) / 2));
+  return dic::guess_window(o.subset, o.search_radius, rows, cols);
+}
+
+CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions& o) {
+  return dic::guess_shape(count, S, win, o.accuracy);
 }
 
 constexpr int kMaxIcgnSmem = 200 * 1024;
@@ -566,10 +560,15 @@ class GpuRegistrar final : public TimedRegistrar {
   explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
   std::string device() const override { return "gpu"; }
   double last_seconds() const override { return last_seconds_; }
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return gpu_guess_method(engine_, o, static_cast<int>(rows), static_cast<int>(cols), points);
+  }
+  bool has_waves() const override { return true; }
   // The reliability-guided waves over `pts` (the frame's independent results), on this device,
   // with the coefficients of the frame it registered last.
   Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-               std::vector<dic::IcgnResult>& pts) {
+               std::vector<dic::IcgnResult>& pts) override {
     stages_.waves = 0;
     stages_.wave_points = 0;
     return reliability_waves(in, o, pts, nullptr);
@@ -1069,22 +1068,8 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 
 Result<std::string> gpu_guess_method(const Registry& engine, const dic::DicOptions& o, int rows,
                                      int cols, Index points) {
-  if (o.method.find(':') != std::string::npos) return o.method;
-  const int win = guess_window(o, rows, cols);
-  const int count = static_cast<int>(std::min<Index>(points, kGuessBatch));
-  auto chosen =
-      choose_variant(engine, guess_shape(std::max(count, 1), o.subset, win, o), o.method, "gpu");
-  if (!chosen.is_ok()) return chosen.status();
-  const Correlator& c = *chosen.value();
-  if (c.info().params.empty()) return c.info().name;
-  return c.info().name + ":" + format_params(c.info().params, c.params());
-}
-
-Status gpu_reliability_waves(dic::FrameRegistrar& r, const dic::FrameInputs& in,
-                             const dic::DicOptions& o, std::vector<dic::IcgnResult>& points) {
-  auto* g = dynamic_cast<GpuRegistrar*>(&r);
-  if (g == nullptr) return Status{ErrorCode::invalid_argument, "not a GPU registrar"};
-  return g->waves(in, o, points);
+  return dic::frame_guess_method(engine, o.method, o.accuracy, rows, cols, o.subset,
+                                 o.search_radius, points, kGuessBatch, "gpu");
 }
 
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r) {

@@ -25,18 +25,13 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 // tests do on a one-GPU machine), registered at once by one host thread per device and merged
 // in grid order; reliability-guided waves then run on the first device over the merged frame.
 // Every device uses the integer-guess variant the first one chooses for the whole frame
-// (gpu_guess_method), so the results are bit for bit those of one device.
+// (FrameRegistrar::guess_method), so the results are bit for bit those of one device.
 Result<std::unique_ptr<dic::FrameRegistrar>> make_multi_gpu_registrar(std::vector<int> devices);
 
 // The integer-guess variant a GPU registrar uses for a `rows` x `cols` frame with `points` points
 // to compute, as method text ("name" or "name:param=value,...").
 Result<std::string> gpu_guess_method(const Registry& engine, const dic::DicOptions& o, int rows,
                                      int cols, Index points);
-
-// The reliability-guided waves of a GPU registrar over `points` (a whole frame's independent
-// results), on the device of `r`, which registered (part of) that frame last.
-Status gpu_reliability_waves(dic::FrameRegistrar& r, const dic::FrameInputs& in,
-                             const dic::DicOptions& o, std::vector<dic::IcgnResult>& points);
 
 // Seconds of the last register_frame spent with images already on the device, up to the results
 // in host memory (the DIC speed benchmark's measure); negative before the first frame.

@@ -46,36 +46,39 @@ class MultiGpuRegistrar final : public TimedRegistrar {
   double last_seconds() const override { return last_seconds_; }
   engine::DicStages stages() const override { return stages_; }
 
+  // Lane 0's, on its device.
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    Result<std::string> method = Status{ErrorCode::internal, "no guess method"};
+    const Lane& first = *lanes_[0];
+    XCORR_RETURN_IF_ERROR(on_device(first.device, [&]() -> Status {
+                            method = first.registrar->guess_method(o, rows, cols, points);
+                            return method.status();
+                          }).get());
+    return method;
+  }
+  bool has_waves() const override { return true; }
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& points) override {
+    Lane& first = *lanes_[0];
+    return on_device(first.device,
+                     [&]() -> Status { return first.registrar->waves(in, o, points); })
+        .get();
+  }
+
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<char>& active = *in.active;
     const std::size_t n = active.size();
-    const auto lanes = static_cast<Index>(lanes_.size());
     const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
     // Every device uses the first device's choice for the whole frame.
-    Result<std::string> method = Status{ErrorCode::internal, "no guess method"};
-    XCORR_RETURN_IF_ERROR(on_device(lanes_[0]->device, [&]() -> Status {
-                            method = gpu_guess_method(lanes_[0]->registry, o,
-                                                      static_cast<int>(in.reference.rows),
-                                                      static_cast<int>(in.reference.cols), points);
-                            return method.status();
-                          }).get());
+    auto method = guess_method(o, in.reference.rows, in.reference.cols, points);
+    if (!method.is_ok()) return method.status();
     dic::DicOptions part = o;
     part.method = method.value();
     part.propagation = dic::Propagation::independent;  // the waves need the whole frame
-
-    // Parts: lane k takes grid points [bounds[k], bounds[k + 1]), which hold points * k / lanes
-    // to points * (k + 1) / lanes of the active points.
-    std::vector<std::size_t> bounds(lanes_.size() + 1, n);
-    bounds[0] = 0;
-    Index seen = 0;
-    std::size_t lane = 1;
-    for (std::size_t k = 0; k < n && lane < lanes_.size(); ++k) {
-      while (lane < lanes_.size() && seen >= points * static_cast<Index>(lane) / lanes)
-        bounds[lane++] = k;
-      seen += active[k] ? 1 : 0;
-    }
+    const std::vector<std::size_t> bounds = dic::split_points(active, lanes_.size());
     std::vector<std::future<Status>> running;
     for (std::size_t l = 0; l < lanes_.size(); ++l) {
       Lane& ln = *lanes_[l];
@@ -119,11 +122,8 @@ class MultiGpuRegistrar final : public TimedRegistrar {
     stages_.wave_points = 0;
     if (o.propagation == dic::Propagation::reliability_guided) {
       const auto w0 = std::chrono::steady_clock::now();
-      Lane& first = *lanes_[0];
-      XCORR_RETURN_IF_ERROR(on_device(first.device, [&]() -> Status {
-                              return gpu_reliability_waves(*first.registrar, in, o, reg_.points);
-                            }).get());
-      const engine::DicStages w = last_gpu_stage_seconds(*first.registrar);
+      XCORR_RETURN_IF_ERROR(waves(in, o, reg_.points));
+      const engine::DicStages w = last_gpu_stage_seconds(*lanes_[0]->registrar);
       stages_.waves = w.waves;
       stages_.wave_points = w.wave_points;
       stages_.propagation =

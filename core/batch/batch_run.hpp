@@ -93,6 +93,27 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
 // on every process, with no messages.
 std::vector<int> share_jobs(const std::vector<Index>& frames, int ranks);
 
+// The ranks that run one job of a shared batch: [first, first + count). A job run by several
+// ranks has each of its frames' points shared by them (the first leads: it reads, commits and
+// writes; docs/scale-out.md).
+struct JobRanks {
+  int first = 0;
+  int count = 1;
+  bool operator==(const JobRanks&) const = default;
+};
+
+// How `ranks` processes share a batch, by job index, from the jobs' frame counts (empty jobs
+// count as one frame) and whether each may be shared by several ranks (DIC jobs). With L the
+// batch's frames per rank, a sharable job of more than L frames is long: long jobs and the pool
+// of all other jobs get ranks in proportion to their frames (largest remainder; the pool at
+// least one rank when it has jobs and at most one per job; ties to the earlier job, the pool
+// last). Long jobs take the first ranks in job order, each its own group; the pool's ranks
+// follow and share its jobs whole (share_jobs). With one rank, or no more ranks than jobs of
+// equal length, every job is whole: share_jobs's answer. The same on every process, with no
+// messages.
+std::vector<JobRanks> share_batch(const std::vector<Index>& frames,
+                                  const std::vector<bool>& sharable, int ranks);
+
 // Removes the .partial folders of the batch's DIC jobs (every frame is in the CSV files).
 void remove_partials(const dic::Batch& b);
 

@@ -22,6 +22,11 @@ class CpuRegistrar final : public FrameRegistrar {
   std::string device() const override { return "cpu"; }
   Result<const FrameRegistration*> register_frame(const FrameInputs& in,
                                                   const DicOptions& o) override;
+  Result<std::string> guess_method(const DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return frame_guess_method(engine_, o.method, o.accuracy, rows, cols, o.subset, o.search_radius,
+                              points, kGuessCallPoints);
+  }
 
  private:
   const Registry& engine_;
@@ -69,6 +74,10 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     return in.progress == nullptr || !*in.progress || (*in.progress)(std::min(done, total), total);
   };
   const Status cancelled{ErrorCode::cancelled, "cancelled inside a frame"};
+  // One guess variant for the whole frame, chosen for its active points (as the GPU's), whatever
+  // part of a frame this registrar is given.
+  auto method = guess_method(o, def_image.rows, def_image.cols, total / 2);
+  if (!method.is_ok()) return method.status();
   std::vector<Warp> guess(n, Warp{});
   std::vector<double> guess_zncc(n, -2);
   // The guess in blocks of about 2e8 multiply-adds (a fraction of a second on a CPU core).
@@ -79,8 +88,8 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     const std::size_t last = std::min(requests.size(), first + block);
     const std::vector<GuessRequest> part(requests.begin() + static_cast<long>(first),
                                          requests.begin() + static_cast<long>(last));
-    auto g = integer_guess(engine_, o.method, o.accuracy, ref_image, def_image, part, o.subset,
-                           o.search_radius);
+    auto g = integer_guess(engine_, method.value(), o.accuracy, ref_image, def_image, part,
+                           o.subset, o.search_radius);
     if (!g.is_ok()) return g.status();
     if (reg.variant.empty()) reg.variant = g.value().variant;
     for (std::size_t i = first; i < last; ++i) {
@@ -153,6 +162,22 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
 }
 
 }  // namespace
+
+std::vector<std::size_t> split_points(const std::vector<char>& active, std::size_t parts) {
+  parts = std::max<std::size_t>(parts, 1);
+  const std::size_t n = active.size();
+  const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
+  const auto P = static_cast<Index>(parts);
+  std::vector<std::size_t> bounds(parts + 1, n);
+  bounds[0] = 0;
+  Index seen = 0;
+  std::size_t part = 1;
+  for (std::size_t k = 0; k < n && part < parts; ++k) {
+    while (part < parts && seen >= points * static_cast<Index>(part) / P) bounds[part++] = k;
+    seen += active[k] ? 1 : 0;
+  }
+  return bounds;
+}
 
 std::unique_ptr<FrameRegistrar> make_cpu_registrar(const Registry& engine) {
   return std::make_unique<CpuRegistrar>(engine);

@@ -48,7 +48,34 @@ class FrameRegistrar {
   // page faults per frame, a quarter of the GPU's whole frame).
   virtual Result<const FrameRegistration*> register_frame(const FrameInputs& in,
                                                           const DicOptions& o) = 0;
+
+  // Sharing one frame's points among registrars (other GPUs, other MPI ranks) with the results
+  // of one registrar bit for bit: each registers a part with o.method set to guess_method() of
+  // the whole frame and independent propagation, then one of them runs the reliability-guided
+  // waves over the merged frame.
+  //
+  // The integer-guess method this registrar uses for a whole frame of `points` active points
+  // whose images are rows x cols px: o.method with `auto` resolved ("name" or
+  // "name:param=value,...", as --method takes it).
+  virtual Result<std::string> guess_method(const DicOptions& o, Index rows, Index cols,
+                                           Index points) const = 0;
+  // Reliability-guided propagation over `points`, a whole frame's independent results, with the
+  // images of the frame this registrar registered (part of) last. ErrorCode::unsupported where
+  // the registrar's reliability-guided work is not an independent pass followed by such waves
+  // (the CPU's, which grows from seeds one point at a time): such frames cannot be shared.
+  virtual bool has_waves() const { return false; }
+  virtual Status waves(const FrameInputs& in, const DicOptions& o,
+                       std::vector<IcgnResult>& points) {
+    (void)in, (void)o, (void)points;
+    return Status{ErrorCode::unsupported,
+                  device() + " reliability-guided propagation grows from seeds point by point"};
+  }
 };
+
+// Parts of a frame: part k of `parts` registers grid points [bounds[k], bounds[k + 1]), which
+// hold active points points * k / parts to points * (k + 1) / parts (bounds has parts + 1
+// entries, bounds[0] = 0, bounds[parts] = active.size()).
+std::vector<std::size_t> split_points(const std::vector<char>& active, std::size_t parts);
 
 // Multithreaded CPU registration: integer guess through `engine` (its `auto` may pick a GPU
 // variant), IC-GN in double, independent or reliability-guided.

@@ -2,9 +2,38 @@
 
 #include <algorithm>
 
+#include "core/params.hpp"
 #include "core/peak.hpp"
 
 namespace xcorr::dic {
+
+int guess_window(int subset, int radius, Index rows, Index cols) {
+  const auto R = std::max<Index>(0, std::min<Index>(radius, (std::min(rows, cols) - subset) / 2));
+  return subset + 2 * static_cast<int>(R);
+}
+
+CorrelationProblem guess_shape(Index count, int subset, int window, Accuracy accuracy) {
+  CorrelationProblem shape;
+  shape.request = {Form::n_to_mn, Mode::valid,          Normalization::zncc,
+                   Output::peak,  SubpixelMethod::none, accuracy};
+  shape.left = {nullptr, subset, subset, count, subset, static_cast<Index>(subset) * subset};
+  shape.right = {nullptr, window, window, count, window, static_cast<Index>(window) * window};
+  return shape;
+}
+
+Result<std::string> frame_guess_method(const Registry& r, std::string_view method,
+                                       Accuracy accuracy, Index rows, Index cols, int subset,
+                                       int radius, Index points, Index batch,
+                                       std::string_view device) {
+  if (method.find(':') != std::string_view::npos) return std::string(method);
+  const int win = guess_window(subset, radius, rows, cols);
+  const Index count = std::max<Index>(1, std::min(points, batch));
+  auto chosen = choose_variant(r, guess_shape(count, subset, win, accuracy), method, device);
+  if (!chosen.is_ok()) return chosen.status();
+  const Correlator& c = *chosen.value();
+  if (c.info().params.empty()) return c.info().name;
+  return c.info().name + ":" + format_params(c.info().params, c.params());
+}
 
 Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Accuracy accuracy,
                                   MatrixView<const float> ref, MatrixView<const float> def,
@@ -13,10 +42,8 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Ac
   GuessOutput out;
   out.guesses.resize(requests.size());
   const Index h = subset / 2;
-  const Index R =
-      std::max<Index>(0, std::min<Index>(radius, (std::min(def.rows, def.cols) - subset) / 2));
-  const Index win = subset + 2 * R;
-  constexpr std::size_t kBatch = 8192;
+  const Index win = guess_window(subset, radius, def.rows, def.cols), R = (win - subset) / 2;
+  constexpr auto kBatch = static_cast<std::size_t>(kGuessCallPoints);
   for (std::size_t first = 0; first < requests.size(); first += kBatch) {
     const std::size_t n = std::min(kBatch, requests.size() - first);
     const auto count = static_cast<Index>(n);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/correlation.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::dic {
@@ -28,6 +29,25 @@ struct GuessOutput {
   std::vector<IntegerGuess> guesses;  // one per request
   std::string variant;                // the correlation variant that ran
 };
+
+// The search window's side (px) in images of rows x cols px: the subset plus the search radius
+// each way, the radius reduced to fit.
+int guess_window(int subset, int radius, Index rows, Index cols);
+
+// The shape of one engine call of the guess, `count` points (what the dispatcher looks at).
+CorrelationProblem guess_shape(Index count, int subset, int window, Accuracy accuracy);
+
+// The method a frame's guess runs with, for `points` points in images of rows x cols px, in
+// engine calls of at most `batch` points: `method` with `auto` resolved for one full call, as
+// "name" or "name:param=value,..." (one variant for the whole frame, whatever part of it a
+// registrar is given). `device`: restricts auto to "cpu" or "gpu" variants ("": either).
+Result<std::string> frame_guess_method(const Registry& r, std::string_view method,
+                                       Accuracy accuracy, Index rows, Index cols, int subset,
+                                       int radius, Index points, Index batch,
+                                       std::string_view device = {});
+
+// Points per engine call of integer_guess.
+inline constexpr Index kGuessCallPoints = 8192;
 
 // Subsets must lie inside the reference; the deformed image must be at least subset + 2 R in
 // both directions (R is reduced to fit otherwise).

@@ -2,7 +2,9 @@
 // machine's cores; set up to run as root in a container): a batch shared by 1, 2 and 3 ranks
 // writes CSV files byte-identical to `xcorr run`'s and removes its .partial folders; a rank killed
 // mid-run leaves the committed frames, and the next run (with another number of ranks) resumes
-// them to the same bytes; a bad batch stops every rank before any work with one message.
+// them to the same bytes; a long job's frames are shared by several ranks (each frame's points)
+// with the same bytes, and resumed the same way; a bad batch stops every rank before any work
+// with one message.
 // Every process runs under `timeout`, so a hung MPI job ends the test instead of blocking it.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -58,6 +60,21 @@ class Mpi : public testing::TempDirTest {
       f << (k ? "," : "") << R"({"name": "j)" << k << R"(", "reference": "stack.tif", "out": "out)"
         << k << R"(.csv", "roi": ["rect:)" << 20 + 8 * k << R"(,24,200,200"], "step": )" << step
         << R"(, "device": "cpu"})";
+    }
+    f << "]}";
+  }
+  // One long DIC job over the sample's first 6 pages (5 frames) with `options` (JSON members),
+  // and with `short_job` a one-frame job beside it.
+  void write_long_batch(const fs::path& folder, const std::string& options, bool short_job) {
+    fs::create_directories(folder);
+    ASSERT_TRUE(testing::write_sample_pages(folder / "stack.tif", 6).is_ok());
+    ASSERT_TRUE(testing::write_sample_pages(folder / "short.tif", 2).is_ok());
+    std::ofstream f(folder / "batch.json");
+    f << R"({"jobs": [{"name": "long", "reference": "stack.tif", "out": "out0.csv", )"
+      << R"("roi": ["rect:20,24,200,200"], "device": "cpu")" << options << "}";
+    if (short_job) {
+      f << R"(, {"name": "short", "reference": "short.tif", "out": "out1.csv", )"
+        << R"("roi": ["rect:20,24,200,200"], "device": "cpu", "step": 12})";
     }
     f << "]}";
   }
@@ -148,6 +165,96 @@ TEST_F(Mpi, KilledRankLeavesItsCommitsAndTheNextRunResumesThem) {
   // At least one job took frames from the killed run's commits ("N computed, M resumed", M > 0).
   const std::string text = testing::read_bytes(out);
   EXPECT_TRUE(std::regex_search(text, std::regex("computed, [1-9][0-9]* resumed"))) << text;
+}
+
+TEST_F(Mpi, ALongJobsFramesAreSharedByRanksWithTheSameBytes) {
+  // Independent propagation, and a consistency check tight enough that every frame registers
+  // its suspects a second time (another shared call per frame).
+  const std::string options = R"(, "step": 5, "max_deviation": 0.05)";
+  write_long_batch(dir_ / "ref", options, false);
+  reference_run(dir_ / "ref");
+  for (int ranks : {2, 3}) {
+    const fs::path d = dir_ / ("np" + std::to_string(ranks));
+    write_long_batch(d, options, false);
+    const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+    ASSERT_EQ(run(mpirun(ranks, "run '" + (d / "batch.json").string() + "'"), out, err), 0)
+        << testing::read_bytes(err);
+    expect_same_csv(dir_ / "ref", d, 1);
+    const std::string text = testing::read_bytes(out);
+    EXPECT_NE(text.find("(ranks 0-" + std::to_string(ranks - 1) + ")"), std::string::npos) << text;
+  }
+  // Beside a short job: the long one on two ranks, the short one on the third.
+  write_long_batch(dir_ / "ref2", options, true);
+  reference_run(dir_ / "ref2");
+  const fs::path d = dir_ / "mixed";
+  write_long_batch(d, options, true);
+  const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+  ASSERT_EQ(run(mpirun(3, "run '" + (d / "batch.json").string() + "'"), out, err), 0)
+      << testing::read_bytes(err);
+  expect_same_csv(dir_ / "ref2", d, 2);
+  const std::string text = testing::read_bytes(out);
+  EXPECT_TRUE(std::regex_search(text, std::regex("job 1 \\('long'\\).*\\(ranks 0-1\\)"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("job 2 \\('short'\\).*\\(rank 2\\)"))) << text;
+}
+
+TEST_F(Mpi, CpuReliabilityGuidedJobRunsOnItsFirstRankAloneAndSaysSo) {
+  const std::string options = R"(, "step": 8, "propagation": "reliability")";
+  write_long_batch(dir_ / "ref", options, false);
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "np3";
+  write_long_batch(d, options, false);
+  const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+  ASSERT_EQ(run(mpirun(3, "run '" + (d / "batch.json").string() + "'"), out, err), 0)
+      << testing::read_bytes(err);
+  expect_same_csv(dir_ / "ref", d, 1);
+  EXPECT_NE(testing::read_bytes(err).find("rank 0 registers its job alone: cpu reliability-guided"),
+            std::string::npos)
+      << testing::read_bytes(err);
+}
+
+TEST_F(Mpi, KilledRankOfASharedJobLeavesItsCommitsAndTheNextRunResumesThem) {
+  const std::string options = R"(, "step": 3)";
+  write_long_batch(dir_ / "ref", options, false);
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "run";
+  write_long_batch(d, options, false);
+  const std::string batch = (d / "batch.json").string();
+  const std::string cmd = mpirun(3, "run '" + batch + "' --quiet") + " > '" +
+                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
+                          "'";
+  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+  pid_t sh = 0;
+  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  auto committed = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(d / "out0.csv.partial", ec))
+      if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
+    return false;
+  };
+  bool seen = false;
+  for (int i = 0; i < 6000 && !(seen = committed()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(seen) << "no frame committed";
+  // The newest rank: one that registers parts of the leader's frames.
+  FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  long rank_pid = 0;
+  ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
+  pclose(p);
+  ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(sh, &status, 0), sh);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
+  ASSERT_TRUE(fs::exists(d / "out0.csv.partial")) << "the committed frames are kept";
+
+  // Again, with two ranks sharing the job: the commits resumed, the bytes the same.
+  const std::string out = (d / "again.out").string(), err = (d / "again.err").string();
+  ASSERT_EQ(run(mpirun(2, "run '" + batch + "'"), out, err), 0) << testing::read_bytes(err);
+  expect_same_csv(dir_ / "ref", d, 1);
+  const std::string text = testing::read_bytes(out);
+  EXPECT_TRUE(std::regex_search(text, std::regex("computed, [1-9][0-9]* resumed"))) << text;
+  EXPECT_NE(text.find("(ranks 0-1)"), std::string::npos) << text;
 }
 
 TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {

@@ -1,0 +1,431 @@
+// A DIC job shared by several MPI ranks (app/mpi_shared_job.hpp): the leader's registrar and the
+// other ranks' loop. Every exchange is a collective over the group (or the ranks that take part),
+// in the same order on every rank: header, then what the header says follows.
+#include "app/mpi_shared_job.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "app/mpi_text.hpp"
+#include "core/engine/engine.hpp"
+#include "core/io/json_options.hpp"
+
+namespace xcorr::app {
+namespace {
+
+enum Command : int {
+  kStart = 1,  // options follow; each rank makes its registrar and answers
+  kFrame = 2,  // a frame's part for each rank (FrameHeader)
+  kStop = 3,   // the leader's registrar is gone
+  kDone = 4,   // the job is over
+};
+
+// What follows a kFrame header, and the shapes to receive it into.
+struct Header {
+  int command = 0;
+  int new_reference = 0;  // the reference image follows (else: the last one sent)
+  int new_grid = 0;       // the grid follows
+  long long ref_rows = 0, ref_cols = 0, def_rows = 0, def_cols = 0;  // px
+  long long grid_rows = 0, grid_cols = 0, points = 0;                // grid points
+};
+static_assert(std::is_trivially_copyable_v<Header>);
+static_assert(std::is_trivially_copyable_v<dic::IcgnResult>);
+static_assert(std::is_trivially_copyable_v<dic::GridPoint>);
+
+void bcast_header(MPI_Comm comm, Header& h) {
+  MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, comm);
+}
+
+// `count` elements of trivially copyable T as one MPI type (counts stay within int for any frame:
+// a 10^7-point grid is 10^7 elements, not 10^9 bytes).
+template <class T>
+class Bytes {
+ public:
+  Bytes() {
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type_);
+    MPI_Type_commit(&type_);
+  }
+  ~Bytes() { MPI_Type_free(&type_); }
+  Bytes(const Bytes&) = delete;
+  Bytes& operator=(const Bytes&) = delete;
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+std::string options_text(const dic::DicOptions& o) {
+  nlohmann::json j;
+  io::write_options(j, dic::dic_option_table(), o);
+  return j.dump();
+}
+
+Result<dic::DicOptions> parse_options(const std::string& text) {
+  dic::DicOptions o;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return Status{ErrorCode::internal, "options from the leader: not JSON"};
+  XCORR_RETURN_IF_ERROR(io::read_options(j, dic::dic_option_table(), o));
+  return o;
+}
+
+// Rank 0's image to every rank of `comm`: packed into `pixels` there, received into `pixels`
+// (sized to the image, rows x cols) elsewhere, where `image` is not used.
+void bcast_image(MPI_Comm comm, MatrixView<const float> image, std::vector<float>& pixels) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    pixels.resize(static_cast<std::size_t>(image.rows * image.cols));
+    for (Index r = 0; r < image.rows; ++r)
+      std::copy(image.row(r), image.row(r) + image.cols,
+                pixels.begin() + static_cast<std::ptrdiff_t>(r * image.cols));
+  }
+  MPI_Bcast(pixels.data(), static_cast<int>(pixels.size()), MPI_FLOAT, 0, comm);
+}
+
+// Each rank's slice [bounds[r], bounds[r + 1]) of rank 0's `all` into the same place of its own.
+template <class T>
+void scatter_slices(MPI_Comm comm, const std::vector<int>& counts, const std::vector<int>& at,
+                    const T* all, std::vector<T>& mine, MPI_Datatype type) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto r = static_cast<std::size_t>(rank);
+  if (rank == 0) {
+    MPI_Scatterv(all, counts.data(), at.data(), type, MPI_IN_PLACE, counts[0], type, 0, comm);
+  } else {
+    MPI_Scatterv(nullptr, nullptr, nullptr, type, mine.data() + at[r], counts[r], type, 0, comm);
+  }
+}
+
+// What a frame's part sends back: the status code (-1: registered) and the variant or message.
+struct PartReply {
+  int code = -1;
+  std::string text;
+};
+
+class SharedRegistrar final : public dic::FrameRegistrar {
+ public:
+  SharedRegistrar(std::unique_ptr<dic::FrameRegistrar> local, MPI_Comm work,
+                  std::vector<int> world_ranks)
+      : local_(std::move(local)), work_(work), world_ranks_(std::move(world_ranks)) {}
+  ~SharedRegistrar() override {
+    if (work_ == MPI_COMM_NULL) return;
+    Header h;
+    h.command = kStop;
+    bcast_header(work_, h);
+    MPI_Comm_free(&work_);
+  }
+  SharedRegistrar(const SharedRegistrar&) = delete;
+  SharedRegistrar& operator=(const SharedRegistrar&) = delete;
+
+  std::string device() const override { return local_->device(); }
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return local_->guess_method(o, rows, cols, points);
+  }
+  bool has_waves() const override { return local_->has_waves(); }
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& points) override {
+    return local_->waves(in, o, points);
+  }
+
+  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
+                                                       const dic::DicOptions& o) override {
+    if (work_ == MPI_COMM_NULL) return local_->register_frame(in, o);
+    const std::vector<char>& active = *in.active;
+    const std::size_t n = active.size();
+    const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
+    // Everything that can fail alone comes before the first message.
+    auto method = local_->guess_method(o, in.reference.rows, in.reference.cols, points);
+    if (!method.is_ok()) return method.status();
+    dic::DicOptions part = o;
+    part.method = method.value();
+    part.propagation = dic::Propagation::independent;  // the waves need the whole frame
+
+    Header h;
+    h.command = kFrame;
+    h.new_reference =
+        in.reference_changed || !sent_reference_ || in.reference.shape() != reference_shape_;
+    h.new_grid = in.grid != grid_ || n != grid_points_;
+    h.ref_rows = in.reference.rows, h.ref_cols = in.reference.cols;
+    h.def_rows = in.deformed.rows, h.def_cols = in.deformed.cols;
+    h.grid_rows = in.grid->rows, h.grid_cols = in.grid->cols;
+    h.points = static_cast<long long>(n);
+    bcast_header(work_, h);
+    std::string text = options_text(part);
+    bcast_text(work_, text);
+    if (h.new_grid) {
+      MPI_Bcast(const_cast<dic::GridPoint*>(in.grid->points.data()), static_cast<int>(n),
+                grid_type_.type(), 0, work_);
+      grid_ = in.grid;
+      grid_points_ = n;
+    }
+    if (h.new_reference) {
+      bcast_image(work_, in.reference, pixels_);
+      sent_reference_ = true;
+      reference_shape_ = in.reference.shape();
+    }
+    bcast_image(work_, in.deformed, pixels_);
+    int ranks = 1;
+    MPI_Comm_size(work_, &ranks);
+    const std::vector<std::size_t> bounds =
+        dic::split_points(active, static_cast<std::size_t>(ranks));
+    std::vector<long long> b(bounds.begin(), bounds.end());
+    MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, work_);
+    std::vector<int> counts(static_cast<std::size_t>(ranks)), at(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      at[r] = static_cast<int>(bounds[r]);
+      counts[r] = static_cast<int>(bounds[r + 1] - bounds[r]);
+    }
+    scatter_slices<double>(work_, counts, at, in.cx->data(), unused_d_, MPI_DOUBLE);
+    scatter_slices<double>(work_, counts, at, in.cy->data(), unused_d_, MPI_DOUBLE);
+    scatter_slices<char>(work_, counts, at, active.data(), unused_c_, MPI_CHAR);
+    scatter_slices<dic::Warp>(work_, counts, at, in.predicted->data(), unused_w_,
+                              warp_type_.type());
+
+    // This rank's part: the first slice (progress scaled to the whole frame).
+    active_.assign(n, 0);
+    std::copy(active.begin(), active.begin() + static_cast<std::ptrdiff_t>(bounds[1]),
+              active_.begin());
+    dic::FrameInputs mine = in;
+    mine.active = &active_;
+    dic::PointProgress scaled;
+    if (in.progress != nullptr && *in.progress) {
+      scaled = [&in, points](Index done, Index total) {
+        return (*in.progress)(total > 0 ? done * 2 * points / total : 0, 2 * points);
+      };
+      mine.progress = &scaled;
+    }
+    auto got = local_->register_frame(mine, part);
+    reg_.points.resize(n);
+    PartReply reply;
+    if (got.is_ok()) {
+      std::copy(got.value()->points.begin(),
+                got.value()->points.begin() + static_cast<std::ptrdiff_t>(bounds[1]),
+                reg_.points.begin());
+      reply.text = got.value()->variant;
+    } else {
+      reply.code = static_cast<int>(got.status().code());
+      reply.text = got.status().message();
+    }
+    std::vector<int> codes(static_cast<std::size_t>(ranks));
+    MPI_Gather(&reply.code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, work_);
+    const std::vector<std::string> texts = gather_text(work_, reply.text);
+    MPI_Gatherv(MPI_IN_PLACE, counts[0], result_type_.type(), reg_.points.data(), counts.data(),
+                at.data(), result_type_.type(), 0, work_);
+    if (!got.is_ok()) return got.status();
+    reg_.variant.clear();
+    for (std::size_t r = 0; r < codes.size(); ++r) {
+      if (codes[r] >= 0) {
+        return Status{static_cast<ErrorCode>(codes[r]),
+                      "rank " + std::to_string(world_ranks_[r]) + ": " + texts[r]};
+      }
+      if (reg_.variant.empty()) reg_.variant = texts[r];
+    }
+    if (o.propagation == dic::Propagation::reliability_guided)
+      XCORR_RETURN_IF_ERROR(local_->waves(in, o, reg_.points));
+    return &reg_;
+  }
+
+ private:
+  std::unique_ptr<dic::FrameRegistrar> local_;
+  MPI_Comm work_;                 // the leader and the ranks that take part (MPI_COMM_NULL: alone)
+  std::vector<int> world_ranks_;  // of work_'s ranks, for messages
+  Bytes<dic::GridPoint> grid_type_;
+  Bytes<dic::Warp> warp_type_;
+  Bytes<dic::IcgnResult> result_type_;
+  dic::FrameRegistration reg_;
+  std::vector<char> active_;  // this rank's part
+  std::vector<float> pixels_;
+  std::vector<double> unused_d_;  // scatter_slices's receive side (not used at the root)
+  std::vector<char> unused_c_;
+  std::vector<dic::Warp> unused_w_;
+  const dic::Grid* grid_ = nullptr;  // the grid last sent
+  std::size_t grid_points_ = 0;
+  bool sent_reference_ = false;
+  Shape reference_shape_{};
+};
+
+// A rank that takes part in a leader's registrar: frames until kStop.
+Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(work, &rank);
+  MPI_Comm_size(work, &ranks);
+  const auto me = static_cast<std::size_t>(rank);
+  Bytes<dic::GridPoint> grid_type;
+  Bytes<dic::Warp> warp_type;
+  Bytes<dic::IcgnResult> result_type;
+  dic::Grid grid;
+  std::vector<float> reference, deformed;
+  std::vector<double> cx, cy;
+  std::vector<char> active;
+  std::vector<dic::Warp> predicted;
+  std::vector<dic::IcgnResult> none;
+  for (;;) {
+    Header h;
+    bcast_header(work, h);
+    if (h.command == kStop) return Status::ok();
+    if (h.command != kFrame)
+      return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};
+    std::string text;
+    bcast_text(work, text);
+    auto part = parse_options(text);
+    const auto n = static_cast<std::size_t>(h.points);
+    if (h.new_grid) {
+      grid.rows = h.grid_rows;
+      grid.cols = h.grid_cols;
+      grid.points.resize(n);
+      MPI_Bcast(grid.points.data(), static_cast<int>(n), grid_type.type(), 0, work);
+    }
+    if (h.new_reference) {
+      reference.resize(static_cast<std::size_t>(h.ref_rows * h.ref_cols));
+      bcast_image(work, {}, reference);
+    }
+    deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
+    bcast_image(work, {}, deformed);
+    std::vector<long long> b(static_cast<std::size_t>(ranks) + 1);
+    MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, work);
+    std::vector<int> counts(static_cast<std::size_t>(ranks)), at(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      at[r] = static_cast<int>(b[r]);
+      counts[r] = static_cast<int>(b[r + 1] - b[r]);
+    }
+    cx.resize(n);
+    cy.resize(n);
+    predicted.resize(n);
+    active.assign(n, 0);  // only this rank's slice is set
+    scatter_slices<double>(work, counts, at, nullptr, cx, MPI_DOUBLE);
+    scatter_slices<double>(work, counts, at, nullptr, cy, MPI_DOUBLE);
+    scatter_slices<char>(work, counts, at, nullptr, active, MPI_CHAR);
+    scatter_slices<dic::Warp>(work, counts, at, nullptr, predicted, warp_type.type());
+
+    PartReply reply;
+    const dic::IcgnResult* sent = nullptr;
+    if (!part.is_ok()) {
+      reply.code = static_cast<int>(part.status().code());
+      reply.text = part.status().message();
+    } else {
+      const dic::FrameInputs in{{reference.data(), h.ref_rows, h.ref_cols, h.ref_cols},
+                                {deformed.data(), h.def_rows, h.def_cols, h.def_cols},
+                                h.new_reference != 0,
+                                &grid,
+                                &cx,
+                                &cy,
+                                &active,
+                                &predicted,
+                                nullptr};
+      auto got = local.register_frame(in, part.value());
+      if (got.is_ok()) {
+        reply.text = got.value()->variant;
+        sent = got.value()->points.data() + at[me];
+      } else {
+        reply.code = static_cast<int>(got.status().code());
+        reply.text = got.status().message();
+      }
+    }
+    if (sent == nullptr) {  // the leader reports the failure; the slice is still sent
+      none.assign(static_cast<std::size_t>(counts[me]), dic::IcgnResult{});
+      sent = none.data();
+    }
+    MPI_Gather(&reply.code, 1, MPI_INT, nullptr, 1, MPI_INT, 0, work);
+    (void)gather_text(work, reply.text);
+    MPI_Gatherv(sent, counts[me], result_type.type(), nullptr, nullptr, nullptr, result_type.type(),
+                0, work);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<dic::FrameRegistrar>> make_shared_registrar(MPI_Comm group,
+                                                                   const dic::DicOptions& o) {
+  int ranks = 1, world = 0;
+  MPI_Comm_size(group, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);  // the group's ranks are world + 0, 1, ... (key order)
+  auto local = engine::make_dic_registrar(o);
+  Header h;
+  h.command = kStart;
+  bcast_header(group, h);
+  std::string text = options_text(o);
+  bcast_text(group, text);
+  // Answers: "device" or "!message".
+  const std::vector<std::string> answers = gather_text(group, "");
+  std::vector<char> take(static_cast<std::size_t>(ranks), 0);
+  std::vector<int> world_ranks;
+  if (local.is_ok()) {
+    const dic::FrameRegistrar& mine = *local.value();
+    take[0] = 1;
+    world_ranks.push_back(world);
+    const bool alone = o.propagation == dic::Propagation::reliability_guided && !mine.has_waves();
+    if (alone && ranks > 1) {
+      std::fprintf(stderr,
+                   "xcorr-mpi: rank %d registers its job alone: %s reliability-guided "
+                   "propagation grows from seeds point by point (independent propagation, or "
+                   "the GPU's, is shared by ranks)\n",
+                   world, mine.device().c_str());
+    }
+    for (std::size_t r = 1; r < answers.size() && !alone; ++r) {
+      const int w = world + static_cast<int>(r);
+      if (!answers[r].empty() && answers[r][0] == '!') {
+        std::fprintf(stderr, "xcorr-mpi: rank %d sits out rank %d's job: %s\n", w, world,
+                     answers[r].c_str() + 1);
+      } else if (answers[r] != mine.device()) {
+        std::fprintf(stderr,
+                     "xcorr-mpi: rank %d sits out rank %d's job: it registers on the %s, rank %d "
+                     "on the %s (their results would differ in rounding)\n",
+                     w, world, answers[r].c_str(), world, mine.device().c_str());
+      } else {
+        take[r] = 1;
+        world_ranks.push_back(w);
+      }
+    }
+  }
+  MPI_Bcast(take.data(), ranks, MPI_CHAR, 0, group);
+  MPI_Comm work = MPI_COMM_NULL;
+  MPI_Comm_split(group, take[0] ? 0 : MPI_UNDEFINED, 0, &work);
+  if (!local.is_ok()) return local.status();
+  if (work != MPI_COMM_NULL && world_ranks.size() == 1) MPI_Comm_free(&work);  // alone
+  return std::unique_ptr<dic::FrameRegistrar>(
+      std::make_unique<SharedRegistrar>(std::move(local).value(), work, std::move(world_ranks)));
+}
+
+void end_shared_job(MPI_Comm group) {
+  Header h;
+  h.command = kDone;
+  bcast_header(group, h);
+}
+
+Status serve_shared_job(MPI_Comm group) {
+  int rank = 0;
+  MPI_Comm_rank(group, &rank);
+  for (;;) {
+    Header h;
+    bcast_header(group, h);
+    if (h.command == kDone) return Status::ok();
+    if (h.command != kStart)
+      return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};
+    std::string text;
+    bcast_text(group, text);
+    auto o = parse_options(text);
+    Result<std::unique_ptr<dic::FrameRegistrar>> local =
+        o.is_ok() ? engine::make_dic_registrar(o.value()) : o.status();
+    (void)gather_text(group,
+                      local.is_ok() ? local.value()->device() : "!" + local.status().message());
+    std::vector<char> take(1);
+    int ranks = 1;
+    MPI_Comm_size(group, &ranks);
+    take.resize(static_cast<std::size_t>(ranks));
+    MPI_Bcast(take.data(), ranks, MPI_CHAR, 0, group);
+    MPI_Comm work = MPI_COMM_NULL;
+    MPI_Comm_split(group, take[static_cast<std::size_t>(rank)] ? 0 : MPI_UNDEFINED, rank, &work);
+    if (work == MPI_COMM_NULL) continue;
+    const Status s = serve_frames(work, *local.value());
+    MPI_Comm_free(&work);
+    XCORR_RETURN_IF_ERROR(s);
+  }
+}
+
+}  // namespace xcorr::app
