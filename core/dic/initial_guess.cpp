@@ -43,6 +43,13 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Ac
   out.guesses.resize(requests.size());
   const Index h = subset / 2;
   const Index win = guess_window(subset, radius, def.rows, def.cols), R = (win - subset) / 2;
+  // A configured method ("name:param=value,...", as frame_guess_method gives): made once here.
+  std::unique_ptr<Correlator> configured;
+  if (const std::size_t colon = method.find(':'); colon != std::string_view::npos) {
+    auto made = configure_variant(r, method.substr(0, colon), method.substr(colon + 1));
+    if (!made.is_ok()) return made.status();
+    configured = std::move(made).value();
+  }
   constexpr auto kBatch = static_cast<std::size_t>(kGuessCallPoints);
   for (std::size_t first = 0; first < requests.size(); first += kBatch) {
     const std::size_t n = std::min(kBatch, requests.size() - first);
@@ -66,7 +73,7 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Ac
                                 SubpixelMethod::none, accuracy},
                                templates.view(),
                                windows.view()};
-    auto result = correlate(r, p, method);
+    auto result = configured ? correlate_with(*configured, p) : correlate(r, p, method);
     if (!result.is_ok()) return result.status();
     out.variant = result.value().variant;
     for (std::size_t k = 0; k < n; ++k) {

@@ -49,6 +49,7 @@ Result<std::string> frame_guess_method(const Registry& r, std::string_view metho
 // Points per engine call of integer_guess.
 inline constexpr Index kGuessCallPoints = 8192;
 
+// `method`: auto, a variant's name, or a configured one ("name:param=value,...").
 // Subsets must lie inside the reference; the deformed image must be at least subset + 2 R in
 // both directions (R is reduced to fit otherwise).
 // `accuracy`: what the method's auto may pick (core/correlation.hpp).

@@ -79,5 +79,25 @@ TEST(IntegerGuess, ExactAccuracyPicksADirectVariantAndRefusesTheFft) {
       << refused.status().message();
 }
 
+// One method for a whole frame: auto resolved as integer_guess's auto resolves it for one full
+// engine call, the guess window reduced to fit the images, and a configured method kept as is.
+TEST(IntegerGuess, AFramesMethodIsWhatAutoPicksForOneFullCall) {
+  const Registry& r = testing::cpu_registry();
+  for (const Accuracy a : {Accuracy::fast, Accuracy::exact}) {
+    auto m = frame_guess_method(r, "auto", a, 200, 200, 41, 40, 2, kGuessCallPoints);
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    auto chosen = choose_variant(r, guess_shape(2, 41, guess_window(41, 40, 200, 200), a), "auto");
+    ASSERT_TRUE(chosen.is_ok());
+    EXPECT_EQ(m.value(), chosen.value()->info().name);
+    EXPECT_EQ(m.value(), a == Accuracy::fast ? "cpu_fft" : "cpu_direct");
+  }
+  EXPECT_EQ(guess_window(41, 40, 200, 200), 121);         // 41 + 2 * 40
+  EXPECT_EQ(guess_window(41, 40, 100, 90), 41 + 2 * 24);  // (90 - 41) / 2 = 24
+  auto kept = frame_guess_method(r, "gpu_x:a=1", Accuracy::fast, 200, 200, 41, 40, 2, 8192);
+  ASSERT_TRUE(kept.is_ok());
+  EXPECT_EQ(kept.value(), "gpu_x:a=1");
+  EXPECT_FALSE(frame_guess_method(r, "no_such", Accuracy::fast, 200, 200, 41, 40, 2, 8192).is_ok());
+}
+
 }  // namespace
 }  // namespace xcorr::dic
