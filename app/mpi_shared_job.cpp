@@ -29,13 +29,13 @@ enum Command : int {
 struct Header {
   int command = 0;
   int new_reference = 0;  // the reference image follows (else: the last one sent)
-  int new_grid = 0;       // the grid follows
+  int new_deformed = 0;   // the deformed image follows (else: the last one sent, registered again)
   long long ref_rows = 0, ref_cols = 0, def_rows = 0, def_cols = 0;  // px
-  long long grid_rows = 0, grid_cols = 0, points = 0;                // grid points
+  // The grid's shape (registering a part needs only that: positions come with the points).
+  long long grid_rows = 0, grid_cols = 0, points = 0;
 };
 static_assert(std::is_trivially_copyable_v<Header>);
 static_assert(std::is_trivially_copyable_v<dic::IcgnResult>);
-static_assert(std::is_trivially_copyable_v<dic::GridPoint>);
 
 void bcast_header(MPI_Comm comm, Header& h) {
   MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, comm);
@@ -150,7 +150,8 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     h.command = kFrame;
     h.new_reference =
         in.reference_changed || !sent_reference_ || in.reference.shape() != reference_shape_;
-    h.new_grid = in.grid != grid_ || n != grid_points_;
+    h.new_deformed =
+        in.deformed_changed || !sent_deformed_ || in.deformed.shape() != deformed_shape_;
     h.ref_rows = in.reference.rows, h.ref_cols = in.reference.cols;
     h.def_rows = in.deformed.rows, h.def_cols = in.deformed.cols;
     h.grid_rows = in.grid->rows, h.grid_cols = in.grid->cols;
@@ -158,18 +159,16 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     bcast_header(work_, h);
     std::string text = options_text(part);
     bcast_text(work_, text);
-    if (h.new_grid) {
-      MPI_Bcast(const_cast<dic::GridPoint*>(in.grid->points.data()), static_cast<int>(n),
-                grid_type_.type(), 0, work_);
-      grid_ = in.grid;
-      grid_points_ = n;
-    }
     if (h.new_reference) {
       bcast_image(work_, in.reference, pixels_);
       sent_reference_ = true;
       reference_shape_ = in.reference.shape();
     }
-    bcast_image(work_, in.deformed, pixels_);
+    if (h.new_deformed) {
+      bcast_image(work_, in.deformed, pixels_);
+      sent_deformed_ = true;
+      deformed_shape_ = in.deformed.shape();
+    }
     int ranks = 1;
     MPI_Comm_size(work_, &ranks);
     const std::vector<std::size_t> bounds =
@@ -235,7 +234,6 @@ class SharedRegistrar final : public dic::FrameRegistrar {
   std::unique_ptr<dic::FrameRegistrar> local_;
   MPI_Comm work_;                 // the leader and the ranks that take part (MPI_COMM_NULL: alone)
   std::vector<int> world_ranks_;  // of work_'s ranks, for messages
-  Bytes<dic::GridPoint> grid_type_;
   Bytes<dic::Warp> warp_type_;
   Bytes<dic::IcgnResult> result_type_;
   dic::FrameRegistration reg_;
@@ -244,10 +242,8 @@ class SharedRegistrar final : public dic::FrameRegistrar {
   std::vector<double> unused_d_;  // scatter_slices's receive side (not used at the root)
   std::vector<char> unused_c_;
   std::vector<dic::Warp> unused_w_;
-  const dic::Grid* grid_ = nullptr;  // the grid last sent
-  std::size_t grid_points_ = 0;
-  bool sent_reference_ = false;
-  Shape reference_shape_{};
+  bool sent_reference_ = false, sent_deformed_ = false;
+  Shape reference_shape_{}, deformed_shape_{};
 };
 
 // A rank that takes part in a leader's registrar: frames until kStop.
@@ -256,7 +252,6 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
   MPI_Comm_rank(work, &rank);
   MPI_Comm_size(work, &ranks);
   const auto me = static_cast<std::size_t>(rank);
-  Bytes<dic::GridPoint> grid_type;
   Bytes<dic::Warp> warp_type;
   Bytes<dic::IcgnResult> result_type;
   dic::Grid grid;
@@ -275,18 +270,17 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
     bcast_text(work, text);
     auto part = parse_options(text);
     const auto n = static_cast<std::size_t>(h.points);
-    if (h.new_grid) {
-      grid.rows = h.grid_rows;
-      grid.cols = h.grid_cols;
-      grid.points.resize(n);
-      MPI_Bcast(grid.points.data(), static_cast<int>(n), grid_type.type(), 0, work);
-    }
+    grid.rows = h.grid_rows;
+    grid.cols = h.grid_cols;
+    grid.points.resize(n);
     if (h.new_reference) {
       reference.resize(static_cast<std::size_t>(h.ref_rows * h.ref_cols));
       bcast_image(work, {}, reference);
     }
-    deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
-    bcast_image(work, {}, deformed);
+    if (h.new_deformed) {
+      deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
+      bcast_image(work, {}, deformed);
+    }
     std::vector<long long> b(static_cast<std::size_t>(ranks) + 1);
     MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, work);
     std::vector<int> counts(static_cast<std::size_t>(ranks)), at(counts.size());
@@ -309,15 +303,16 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
       reply.code = static_cast<int>(part.status().code());
       reply.text = part.status().message();
     } else {
-      const dic::FrameInputs in{{reference.data(), h.ref_rows, h.ref_cols, h.ref_cols},
-                                {deformed.data(), h.def_rows, h.def_cols, h.def_cols},
-                                h.new_reference != 0,
-                                &grid,
-                                &cx,
-                                &cy,
-                                &active,
-                                &predicted,
-                                nullptr};
+      dic::FrameInputs in{{reference.data(), h.ref_rows, h.ref_cols, h.ref_cols},
+                          {deformed.data(), h.def_rows, h.def_cols, h.def_cols},
+                          h.new_reference != 0,
+                          &grid,
+                          &cx,
+                          &cy,
+                          &active,
+                          &predicted,
+                          nullptr};
+      in.deformed_changed = h.new_deformed != 0;
       auto got = local.register_frame(in, part.value());
       if (got.is_ok()) {
         reply.text = got.value()->variant;

@@ -4,7 +4,8 @@
 // job as `xcorr run` does (reads the frames, commits to the .partial folder, writes the CSV)
 // through make_shared_registrar; the others run serve_shared_job, which registers their parts of
 // every frame until the leader calls end_shared_job. Per frame the leader sends the frame's
-// images (the reference when it changes), the options with the integer-guess variant it chose
+// image (not again when the consistency check registers its suspects a second time; the
+// reference when it changes), the options with the integer-guess variant it chose
 // for the whole frame, and each rank its contiguous part of the grid's points (dic::split_points);
 // every rank registers its part at once; the leader gathers the parts in grid order and runs
 // the reliability-guided waves. The results are those of one process bit for bit, because every

@@ -604,11 +604,24 @@ class GpuRegistrar final : public TimedRegistrar {
       ref_prefilter_ = o.prefilter;
       noise_ = dic::noise_model(in.reference, o.interpolation, o.prefilter);
     }
-    XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_img_, stream));
+    // The same deformed frame again (the consistency check's second pass): its image and
+    // coefficients are still on the device.
+    const bool same_deformed = !in.deformed_changed && def_rows_ == rows && def_cols_ == cols &&
+                               def_interpolation_ == o.interpolation &&
+                               def_prefilter_ == o.prefilter;
+    if (!same_deformed) {
+      def_rows_ = -1;  // until the coefficients below are made
+      XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_img_, stream));
+    }
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
     XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
-    XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, o, stream));
+    if (!same_deformed) {
+      XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, o, stream));
+      def_rows_ = rows, def_cols_ = cols;
+      def_interpolation_ = o.interpolation;
+      def_prefilter_ = o.prefilter;
+    }
     XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
 
     // Points to compute (while the device computes the coefficients), their positions, and the
@@ -1041,6 +1054,10 @@ class GpuRegistrar final : public TimedRegistrar {
   // What the reference's coefficients were computed with.
   dic::Interpolation ref_interpolation_ = dic::Interpolation::quintic;
   double ref_prefilter_ = -1;
+  // What def_img_ and def_c_ hold (def_rows_ -1: nothing usable).
+  int def_rows_ = -1, def_cols_ = -1;
+  dic::Interpolation def_interpolation_ = dic::Interpolation::quintic;
+  double def_prefilter_ = -1;
   m::NoiseModel noise_;
   DeviceBuffer<int2> start_;
   // The reliability waves' points: positions, start warps (6 each), results.

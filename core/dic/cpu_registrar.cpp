@@ -32,6 +32,7 @@ class CpuRegistrar final : public FrameRegistrar {
   const Registry& engine_;
   FrameRegistration reg_;
   std::unique_ptr<BSplineImage> ref_;
+  std::unique_ptr<BSplineImage> def_;  // the last deformed image (FrameInputs::deformed_changed)
   math::NoiseModel noise_;  // of ref_ (noise_model())
 };
 
@@ -42,7 +43,12 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     ref_ = std::make_unique<BSplineImage>(in.reference, o.interpolation, o.prefilter);
     noise_ = noise_model(in.reference, o.interpolation, o.prefilter);
   }
-  const BSplineImage def(in.deformed, o.interpolation, o.prefilter);
+  if (in.deformed_changed || !def_ || def_->interpolation() != o.interpolation ||
+      def_->prefilter() != o.prefilter || def_->rows() != in.deformed.rows ||
+      def_->cols() != in.deformed.cols) {
+    def_ = std::make_unique<BSplineImage>(in.deformed, o.interpolation, o.prefilter);
+  }
+  const BSplineImage& def = *def_;
   const BSplineImage& ref = *ref_;
   const Grid& grid = *in.grid;
   const std::vector<double>& cx = *in.cx;

@@ -32,6 +32,9 @@ struct FrameInputs {
   const std::vector<char>* active = nullptr;
   const std::vector<Warp>* predicted = nullptr;
   const PointProgress* progress = nullptr;  // optional
+  // false: the same deformed image as in the previous call (the consistency check registers a
+  // frame's suspects a second time), whose interpolation a registrar may keep.
+  bool deformed_changed = true;
 };
 
 struct FrameRegistration {

@@ -292,9 +292,9 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   }
   DicOptions again = o_;
   again.search_radius = 1;  // around the neighbours' warp
-  const FrameInputs in{
-      reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
-      &predicted,           nullptr};
+  FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
+                 &predicted,           nullptr};
+  in.deformed_changed = false;  // the frame registered just before
   auto reg = registrar_->register_frame(in, again);
   if (!reg.is_ok()) return reg.status();
   for (const Suspect& s : suspects) {
