@@ -86,6 +86,44 @@ class Mpi : public testing::TempDirTest {
         0)
         << testing::read_bytes(folder / "stderr.txt");
   }
+  // 3 ranks over the batch in `d` in the background; once a frame of `jobs` jobs is committed,
+  // the newest rank is killed (of a shared job: one that registers parts of the leader's
+  // frames). The run must fail and keep the commits.
+  static void kill_a_rank_mid_run(const fs::path& d, int jobs) {
+    const std::string cmd = mpirun(3, "run '" + (d / "batch.json").string() + "' --quiet") +
+                            " > '" + (d / "killed.out").string() + "' 2> '" +
+                            (d / "killed.err").string() + "'";
+    const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+    pid_t sh = 0;
+    ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+    const auto partial = [&d](int k) { return d / ("out" + std::to_string(k) + ".csv.partial"); };
+    auto committed = [&] {
+      for (int k = 0; k < jobs; ++k) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(partial(k), ec))
+          if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
+      }
+      return false;
+    };
+    bool seen = false;
+    for (int i = 0; i < 6000 && !(seen = committed()); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(seen) << "no frame committed";
+    // One rank of this batch: a process whose command line starts with the program.
+    FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    long rank_pid = 0;
+    ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
+    pclose(p);
+    ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(sh, &status, 0), sh);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
+    bool partial_left = false;
+    for (int k = 0; k < jobs; ++k) partial_left = partial_left || fs::exists(partial(k));
+    ASSERT_TRUE(partial_left) << "the committed frames are kept";
+  }
   static void expect_same_csv(const fs::path& a, const fs::path& b, int jobs) {
     for (int k = 0; k < jobs; ++k) {
       const std::string name = "out" + std::to_string(k) + ".csv";
@@ -122,41 +160,8 @@ TEST_F(Mpi, KilledRankLeavesItsCommitsAndTheNextRunResumesThem) {
   const fs::path d = dir_ / "run";
   write_batch(d, jobs, 3);
   const std::string batch = (d / "batch.json").string();
-  // The MPI job in the background; when a frame is committed, one rank is killed.
-  const std::string cmd = mpirun(3, "run '" + batch + "' --quiet") + " > '" +
-                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
-                          "'";
-  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
-  pid_t sh = 0;
-  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-  auto committed = [&] {
-    for (int k = 0; k < jobs; ++k) {
-      std::error_code ec;
-      for (const auto& e :
-           fs::directory_iterator(d / ("out" + std::to_string(k) + ".csv.partial"), ec))
-        if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
-    }
-    return false;
-  };
-  bool seen = false;
-  for (int i = 0; i < 6000 && !(seen = committed()); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(seen) << "no frame committed";
-  // One rank of this batch: a process whose command line starts with the program.
-  FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  long rank_pid = 0;
-  ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
-  pclose(p);
-  ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(sh, &status, 0), sh);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
-  bool partial_left = false;
-  for (int k = 0; k < jobs; ++k)
-    partial_left = partial_left || fs::exists(d / ("out" + std::to_string(k) + ".csv.partial"));
-  ASSERT_TRUE(partial_left) << "the committed frames are kept";
+  kill_a_rank_mid_run(d, jobs);
+  if (HasFatalFailure()) return;
 
   // Again, with two ranks: the commits are resumed, the rest computed, the bytes the same.
   const std::string out = (d / "again.out").string(), err = (d / "again.err").string();
@@ -219,34 +224,8 @@ TEST_F(Mpi, KilledRankOfASharedJobLeavesItsCommitsAndTheNextRunResumesThem) {
   const fs::path d = dir_ / "run";
   write_long_batch(d, options, false);
   const std::string batch = (d / "batch.json").string();
-  const std::string cmd = mpirun(3, "run '" + batch + "' --quiet") + " > '" +
-                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
-                          "'";
-  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
-  pid_t sh = 0;
-  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-  auto committed = [&] {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(d / "out0.csv.partial", ec))
-      if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
-    return false;
-  };
-  bool seen = false;
-  for (int i = 0; i < 6000 && !(seen = committed()); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(seen) << "no frame committed";
-  // The newest rank: one that registers parts of the leader's frames.
-  FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  long rank_pid = 0;
-  ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
-  pclose(p);
-  ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(sh, &status, 0), sh);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
-  ASSERT_TRUE(fs::exists(d / "out0.csv.partial")) << "the committed frames are kept";
+  kill_a_rank_mid_run(d, 1);
+  if (HasFatalFailure()) return;
 
   // Again, with two ranks sharing the job: the commits resumed, the bytes the same.
   const std::string out = (d / "again.out").string(), err = (d / "again.err").string();
