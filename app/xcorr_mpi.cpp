@@ -125,6 +125,15 @@ class SharedProgress {
   std::chrono::steady_clock::time_point sent_{};
 };
 
+// The jobs this rank checks and counts for all: a contiguous slice, so that the first problem in
+// job order is the first one found in rank order.
+std::vector<bool> my_slice(std::size_t jobs, int rank, int ranks) {
+  std::vector<bool> mine(jobs, false);
+  const std::size_t R = static_cast<std::size_t>(ranks), r = static_cast<std::size_t>(rank);
+  for (std::size_t k = jobs * r / R; k < jobs * (r + 1) / R; ++k) mine[k] = true;
+  return mine;
+}
+
 // The group of ranks this rank shares a job with (MPI_COMM_NULL: none) and that job's index.
 // Collective over MPI_COMM_WORLD.
 MPI_Comm job_group(const std::vector<batch::JobRanks>& share, int rank, std::size_t& job) {
@@ -146,26 +155,32 @@ MPI_Comm job_group(const std::vector<batch::JobRanks>& share, int rank, std::siz
 int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string& text,
               bool& complete) {
   complete = false;
-  // Counted once here; run_batch takes the counts (and the validation main did) from the scope.
-  auto counted = batch::count_batch_frames(b);
-  const std::vector<Index> frames =
-      counted.is_ok() ? counted.value() : std::vector<Index>(b.size(), 0);
-  std::vector<bool> sharable(b.size(), false);  // DIC jobs (registrations follow them)
-  for (std::size_t k = 0; k < b.jobs.size(); ++k) sharable[k] = true;
-  // A failed count on any rank: every job whole (every rank then stops on its own count).
+  // Counted once, each rank its slice, then summed; run_batch takes the counts (and the
+  // validation main did) from the scope.
+  auto counted = batch::count_batch_frames(b, my_slice(b.size(), rank, ranks));
   int bad = counted.is_ok() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  const std::vector<batch::JobRanks> share =
-      batch::share_batch(frames, any_bad ? std::vector<bool>(b.size(), false) : sharable, ranks);
+  std::vector<long long> mine(b.size(), 0), all(b.size(), 0);
+  if (counted.is_ok()) std::copy(counted.value().begin(), counted.value().end(), mine.begin());
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_LONG_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
+  const std::vector<Index> frames(all.begin(), all.end());
+  if (any_bad) {  // every rank stops; the rank that found the problem names it
+    SharedProgress(rank, ranks, 0, true).finish(0);
+    if (counted.is_ok()) return 2;
+    text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + counted.status().message() + "\n";
+    return counted.status().code() == ErrorCode::internal ? 1 : 2;
+  }
+  std::vector<bool> sharable(b.size(), false);  // DIC jobs (registrations follow them)
+  for (std::size_t k = 0; k < b.jobs.size(); ++k) sharable[k] = true;
+  const std::vector<batch::JobRanks> share = batch::share_batch(frames, sharable, ranks);
   std::size_t grouped = 0;
   MPI_Comm group = job_group(share, rank, grouped);
   SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
                           quiet);
   double before = 0;  // frames of this rank's finished jobs
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
-  if (!counted.is_ok()) {
-    reports = counted.status();
-  } else if (group != MPI_COMM_NULL && share[grouped].first != rank) {
+  if (group != MPI_COMM_NULL && share[grouped].first != rank) {
     // Parts of the group leader's frames; its job's report is the leader's.
     const Status served = serve_shared_job(group);
     if (!served.is_ok()) reports = served;
@@ -254,11 +269,14 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return code;
   }
-  // Validation on every rank (read-only): a batch that any rank finds bad stops every rank
-  // before work, with the first such rank's message.
+  // Validation (read-only), each rank a slice of the jobs (every rank compares all output
+  // names): a batch that any rank finds bad stops every rank before work, with the message of
+  // the first problem in job order.
   auto batch = xcorr::dic::read_batch(file);
   const xcorr::Status valid =
-      batch.is_ok() ? xcorr::batch::validate_batch(batch.value()) : batch.status();
+      batch.is_ok() ? xcorr::batch::validate_batch(
+                          batch.value(), xcorr::app::my_slice(batch.value().size(), rank, ranks))
+                    : batch.status();
   const std::vector<std::string> problems =
       xcorr::app::gather_text(MPI_COMM_WORLD, valid.is_ok() ? "" : valid.message());
   int bad = valid.is_ok() ? 0 : 1, any_bad = 0;
@@ -266,8 +284,7 @@ int main(int argc, char** argv) {
   if (any_bad != 0) {
     for (std::size_t r = 0; r < problems.size(); ++r) {
       if (problems[r].empty()) continue;
-      std::cerr << "xcorr-mpi: error: " << (r > 0 ? "rank " + std::to_string(r) + ": " : "")
-                << problems[r] << "\n";
+      std::cerr << "xcorr-mpi: error: " << problems[r] << "\n";
       break;
     }
     MPI_Finalize();

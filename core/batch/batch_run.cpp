@@ -189,7 +189,13 @@ Status validate_job(const dic::DicJob& job) {
   return same_job_or_none(partial_folder(job), job_fingerprint(job));
 }
 
-Status validate_batch(const dic::Batch& b) {
+namespace {
+bool listed(const std::vector<bool>& jobs, std::size_t k) {
+  return jobs.empty() || (k < jobs.size() && jobs[k]);
+}
+}  // namespace
+
+Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs) {
   if (b.size() == 0) return {ErrorCode::invalid_argument, "the batch holds no job"};
   std::map<std::string, std::size_t> outputs;  // by the file they name, however spelled
   const auto claim = [&](const std::string& out, std::size_t k) -> Status {
@@ -197,7 +203,7 @@ Status validate_batch(const dic::Batch& b) {
     std::error_code ec;
     fs::path file = fs::weakly_canonical(fs::absolute(out, ec), ec);
     if (ec) file = fs::absolute(out, ec).lexically_normal();
-    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh) {
+    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh && listed(jobs, k)) {
       return {ErrorCode::invalid_argument, dic::job_label(b, k) + ": writes '" + out + "' like " +
                                                dic::job_label(b, it->second)};
     }
@@ -206,6 +212,7 @@ Status validate_batch(const dic::Batch& b) {
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     const dic::DicJob& job = b.jobs[k];
     XCORR_RETURN_IF_ERROR(claim(job.out, k));
+    if (!listed(jobs, k)) continue;
     if (Status s = validate_job(job); !s.is_ok())
       return {s.code(), dic::job_label(b, k) + ": " + s.message()};
   }
@@ -214,6 +221,7 @@ Status validate_batch(const dic::Batch& b) {
     const std::size_t k = b.jobs.size() + r;
     XCORR_RETURN_IF_ERROR(claim(job.out, k));
     XCORR_RETURN_IF_ERROR(claim(job.drift, k));
+    if (!listed(jobs, k)) continue;
     Status s = job.check();
     std::error_code ec;
     if (s.is_ok() && !fs::exists(job.stack, ec))
@@ -396,18 +404,26 @@ void remove_partials(const dic::Batch& b) {
   }
 }
 
-Result<std::vector<Index>> count_batch_frames(const dic::Batch& b) {
+Result<std::vector<Index>> count_batch_frames(const dic::Batch& b, const std::vector<bool>& jobs) {
   auto labelled = [&b](std::size_t k, const Status& s) {
     return Status{s.code(), dic::job_label(b, k) + ": " + s.message()};
   };
   std::vector<Index> frames;
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
+    if (!listed(jobs, k)) {
+      frames.push_back(0);
+      continue;
+    }
     auto n = count_frames(b.jobs[k]);
     if (!n.is_ok()) return labelled(k, n.status());
     frames.push_back(n.value());
   }
   for (std::size_t r = 0; r < b.registrations.size(); ++r) {  // their frames, as they are read
     const reg::RegisterJob& job = b.registrations[r];
+    if (!listed(jobs, b.jobs.size() + r)) {
+      frames.push_back(0);
+      continue;
+    }
     auto st =
         io::LazyStack::open(job.stack, io::LazyStack::kDefaultCacheBytes, job.options.plane());
     if (!st.is_ok()) return labelled(b.jobs.size() + r, st.status());

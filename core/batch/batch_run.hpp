@@ -36,8 +36,12 @@ using RegistrarFactory =
 // Everything checked before any work: one job (settings, output, images, ROI, a leftover
 // .partial folder), and a whole batch (every job, no two writing one file; the message names
 // the job and the problem).
+// `jobs` (by job index; empty: all): the jobs this call answers for, so that processes sharing a
+// batch (xcorr-mpi) each check a slice: every job's output name is still compared with every
+// other's, but only these jobs' problems are reported and only their files opened or counted
+// (the others count 0 frames).
 Status validate_job(const dic::DicJob& job);
-Status validate_batch(const dic::Batch& b);
+Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs = {});
 
 // Frames done (fractional inside a frame, by its points: see dic::PointProgress) of `total`:
 // called once with the frames an earlier run committed (when there are any), then after every
@@ -119,7 +123,8 @@ void remove_partials(const dic::Batch& b);
 
 // Every job's frames, by job index: the DIC jobs' deformed frames (count_frames), then the
 // registrations' stack pages; the message names the job that cannot be counted.
-Result<std::vector<Index>> count_batch_frames(const dic::Batch& b);
+Result<std::vector<Index>> count_batch_frames(const dic::Batch& b,
+                                              const std::vector<bool>& jobs = {});
 
 // The number of deformed frames the job registers (waits until its stacks are indexed); for
 // progress over a whole batch.

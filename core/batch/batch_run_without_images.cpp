@@ -16,7 +16,7 @@ Status validate_job(const dic::DicJob&) {
   return no_images();
 }
 
-Status validate_batch(const dic::Batch&) {
+Status validate_batch(const dic::Batch&, const std::vector<bool>&) {
   return no_images();
 }
 
@@ -28,7 +28,7 @@ Result<Index> count_frames(const dic::DicJob&) {
   return no_images();
 }
 
-Result<std::vector<Index>> count_batch_frames(const dic::Batch&) {
+Result<std::vector<Index>> count_batch_frames(const dic::Batch&, const std::vector<bool>&) {
   return no_images();
 }
 

@@ -241,8 +241,11 @@ TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {
   write_batch(d, 2, 12);
   {
     std::ofstream f(d / "batch.json");
+    // Two problems, found by ranks 1 and 2 (each rank checks a slice of the jobs): the first in
+    // job order is the one reported, as `xcorr run` reports it.
     f << R"({"jobs": [{"reference": "stack.tif", "out": "a.csv", "roi": ["rect:20,24,200,200"]},)"
-      << R"({"reference": "missing.tif", "out": "b.csv", "roi": ["rect:20,24,200,200"]}]})";
+      << R"({"reference": "missing.tif", "out": "b.csv", "roi": ["rect:20,24,200,200"]},)"
+      << R"({"reference": "stack.tif", "out": "a.csv", "roi": ["rect:20,24,200,200"]}]})";
   }
   const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
   EXPECT_EQ(run(mpirun(3, "run '" + (d / "batch.json").string() + "'"), out, err), 2);
@@ -251,6 +254,13 @@ TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_EQ(text.find("missing.tif", first + 1), std::string::npos)
       << "one message, not one per rank";
+  ASSERT_EQ(run(std::string(XCORR_EXE) + " run '" + (d / "batch.json").string() + "'",
+                (d / "single.out").string(), (d / "single.err").string()),
+            2);
+  const std::string single = testing::read_bytes(d / "single.err");  // "xcorr: error: ..."
+  ASSERT_NE(single.find("error: "), std::string::npos) << single;
+  EXPECT_NE(text.find(single.substr(single.find("error: "))), std::string::npos)
+      << text << " vs " << single;
   EXPECT_FALSE(fs::exists(d / "a.csv"));
   EXPECT_FALSE(fs::exists(d / "a.csv.partial"));
 }

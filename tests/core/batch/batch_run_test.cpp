@@ -384,6 +384,16 @@ TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   dic::Batch same_out = b;
   same_out.jobs[1].out = b.jobs[0].out;
   expect_error(same_out, "writes");
+  // A slice of the jobs (xcorr-mpi): only its problems, output names compared with every job.
+  EXPECT_TRUE(validate_batch(missing, {true, false}).is_ok());
+  EXPECT_NE(validate_batch(missing, {false, true}).message().find("not found"), std::string::npos);
+  EXPECT_TRUE(validate_batch(same_out, {true, false}).is_ok());
+  EXPECT_NE(validate_batch(same_out, {false, true}).message().find("writes"), std::string::npos);
+  auto counted = count_batch_frames(missing, {true, false});
+  ASSERT_TRUE(counted.is_ok()) << counted.status().message();
+  EXPECT_GT(counted.value()[0], 0);
+  EXPECT_EQ(counted.value()[1], 0) << "a job outside the slice is not opened";
+  EXPECT_FALSE(count_batch_frames(missing, {false, true}).is_ok());
   dic::Batch other_job = b;
   fs::create_directories(partial_folder(b.jobs[1]));
   std::ofstream(fs::path(partial_folder(b.jobs[1])) / "job.json") << "{}";
