@@ -87,17 +87,38 @@ void bcast_image(MPI_Comm comm, MatrixView<const float> image, std::vector<float
   MPI_Bcast(pixels.data(), static_cast<int>(pixels.size()), MPI_FLOAT, 0, comm);
 }
 
-// Each rank's slice [bounds[r], bounds[r + 1]) of rank 0's `all` into the same place of its own.
+// A frame's grid points, one contiguous slice per rank: rank r's are [at[r], at[r] + count[r]).
+struct Slices {
+  std::vector<int> count, at;
+};
+
+// Rank 0's bounds (dic::split_points: ranks + 1 entries) to every rank of `comm`. Collective.
+Slices bcast_slices(MPI_Comm comm, const std::vector<std::size_t>& bounds) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  std::vector<long long> b(static_cast<std::size_t>(ranks) + 1);
+  std::copy(bounds.begin(), bounds.end(), b.begin());  // rank 0's; empty elsewhere
+  MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, comm);
+  Slices s;
+  for (std::size_t r = 0; r + 1 < b.size(); ++r) {
+    s.at.push_back(static_cast<int>(b[r]));
+    s.count.push_back(static_cast<int>(b[r + 1] - b[r]));
+  }
+  return s;
+}
+
+// Rank 0's `all` (a value per grid point) to the other ranks, each its slice into the same place
+// of its own `mine` (also a value per grid point). Rank 0 passes mine = nullptr, the others
+// all = nullptr. Collective.
 template <class T>
-void scatter_slices(MPI_Comm comm, const std::vector<int>& counts, const std::vector<int>& at,
-                    const T* all, std::vector<T>& mine, MPI_Datatype type) {
+void scatter_slices(MPI_Comm comm, const Slices& s, const T* all, T* mine, MPI_Datatype type) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const auto r = static_cast<std::size_t>(rank);
   if (rank == 0) {
-    MPI_Scatterv(all, counts.data(), at.data(), type, MPI_IN_PLACE, counts[0], type, 0, comm);
+    MPI_Scatterv(all, s.count.data(), s.at.data(), type, MPI_IN_PLACE, s.count[0], type, 0, comm);
   } else {
-    MPI_Scatterv(nullptr, nullptr, nullptr, type, mine.data() + at[r], counts[r], type, 0, comm);
+    MPI_Scatterv(nullptr, nullptr, nullptr, type, mine + s.at[r], s.count[r], type, 0, comm);
   }
 }
 
@@ -171,25 +192,17 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     }
     int ranks = 1;
     MPI_Comm_size(work_, &ranks);
-    const std::vector<std::size_t> bounds =
-        dic::split_points(active, static_cast<std::size_t>(ranks));
-    std::vector<long long> b(bounds.begin(), bounds.end());
-    MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, work_);
-    std::vector<int> counts(static_cast<std::size_t>(ranks)), at(counts.size());
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      at[r] = static_cast<int>(bounds[r]);
-      counts[r] = static_cast<int>(bounds[r + 1] - bounds[r]);
-    }
-    scatter_slices<double>(work_, counts, at, in.cx->data(), unused_d_, MPI_DOUBLE);
-    scatter_slices<double>(work_, counts, at, in.cy->data(), unused_d_, MPI_DOUBLE);
-    scatter_slices<char>(work_, counts, at, active.data(), unused_c_, MPI_CHAR);
-    scatter_slices<dic::Warp>(work_, counts, at, in.predicted->data(), unused_w_,
-                              warp_type_.type());
+    const Slices sl =
+        bcast_slices(work_, dic::split_points(active, static_cast<std::size_t>(ranks)));
+    scatter_slices<double>(work_, sl, in.cx->data(), nullptr, MPI_DOUBLE);
+    scatter_slices<double>(work_, sl, in.cy->data(), nullptr, MPI_DOUBLE);
+    scatter_slices<char>(work_, sl, active.data(), nullptr, MPI_CHAR);
+    scatter_slices<dic::Warp>(work_, sl, in.predicted->data(), nullptr, warp_type_.type());
+    const auto mine_end = static_cast<std::ptrdiff_t>(sl.count[0]);  // rank 0's slice from 0
 
     // This rank's part: the first slice (progress scaled to the whole frame).
     active_.assign(n, 0);
-    std::copy(active.begin(), active.begin() + static_cast<std::ptrdiff_t>(bounds[1]),
-              active_.begin());
+    std::copy(active.begin(), active.begin() + mine_end, active_.begin());
     dic::FrameInputs mine = in;
     mine.active = &active_;
     dic::PointProgress scaled;
@@ -203,8 +216,7 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     reg_.points.resize(n);
     PartReply reply;
     if (got.is_ok()) {
-      std::copy(got.value()->points.begin(),
-                got.value()->points.begin() + static_cast<std::ptrdiff_t>(bounds[1]),
+      std::copy(got.value()->points.begin(), got.value()->points.begin() + mine_end,
                 reg_.points.begin());
       reply.text = got.value()->variant;
     } else {
@@ -214,8 +226,8 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     std::vector<int> codes(static_cast<std::size_t>(ranks));
     MPI_Gather(&reply.code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, work_);
     const std::vector<std::string> texts = gather_text(work_, reply.text);
-    MPI_Gatherv(MPI_IN_PLACE, counts[0], result_type_.type(), reg_.points.data(), counts.data(),
-                at.data(), result_type_.type(), 0, work_);
+    MPI_Gatherv(MPI_IN_PLACE, sl.count[0], result_type_.type(), reg_.points.data(), sl.count.data(),
+                sl.at.data(), result_type_.type(), 0, work_);
     if (!got.is_ok()) return got.status();
     reg_.variant.clear();
     for (std::size_t r = 0; r < codes.size(); ++r) {
@@ -239,9 +251,6 @@ class SharedRegistrar final : public dic::FrameRegistrar {
   dic::FrameRegistration reg_;
   std::vector<char> active_;  // this rank's part
   std::vector<float> pixels_;
-  std::vector<double> unused_d_;  // scatter_slices's receive side (not used at the root)
-  std::vector<char> unused_c_;
-  std::vector<dic::Warp> unused_w_;
   bool sent_reference_ = false, sent_deformed_ = false;
   Shape reference_shape_{}, deformed_shape_{};
 };
@@ -281,21 +290,15 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
       deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
       bcast_image(work, {}, deformed);
     }
-    std::vector<long long> b(static_cast<std::size_t>(ranks) + 1);
-    MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, work);
-    std::vector<int> counts(static_cast<std::size_t>(ranks)), at(counts.size());
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      at[r] = static_cast<int>(b[r]);
-      counts[r] = static_cast<int>(b[r + 1] - b[r]);
-    }
+    const Slices sl = bcast_slices(work, {});
     cx.resize(n);
     cy.resize(n);
     predicted.resize(n);
     active.assign(n, 0);  // only this rank's slice is set
-    scatter_slices<double>(work, counts, at, nullptr, cx, MPI_DOUBLE);
-    scatter_slices<double>(work, counts, at, nullptr, cy, MPI_DOUBLE);
-    scatter_slices<char>(work, counts, at, nullptr, active, MPI_CHAR);
-    scatter_slices<dic::Warp>(work, counts, at, nullptr, predicted, warp_type.type());
+    scatter_slices<double>(work, sl, nullptr, cx.data(), MPI_DOUBLE);
+    scatter_slices<double>(work, sl, nullptr, cy.data(), MPI_DOUBLE);
+    scatter_slices<char>(work, sl, nullptr, active.data(), MPI_CHAR);
+    scatter_slices<dic::Warp>(work, sl, nullptr, predicted.data(), warp_type.type());
 
     PartReply reply;
     const dic::IcgnResult* sent = nullptr;
@@ -316,20 +319,20 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
       auto got = local.register_frame(in, part.value());
       if (got.is_ok()) {
         reply.text = got.value()->variant;
-        sent = got.value()->points.data() + at[me];
+        sent = got.value()->points.data() + sl.at[me];
       } else {
         reply.code = static_cast<int>(got.status().code());
         reply.text = got.status().message();
       }
     }
     if (sent == nullptr) {  // the leader reports the failure; the slice is still sent
-      none.assign(static_cast<std::size_t>(counts[me]), dic::IcgnResult{});
+      none.assign(static_cast<std::size_t>(sl.count[me]), dic::IcgnResult{});
       sent = none.data();
     }
     MPI_Gather(&reply.code, 1, MPI_INT, nullptr, 1, MPI_INT, 0, work);
     (void)gather_text(work, reply.text);
-    MPI_Gatherv(sent, counts[me], result_type.type(), nullptr, nullptr, nullptr, result_type.type(),
-                0, work);
+    MPI_Gatherv(sent, sl.count[me], result_type.type(), nullptr, nullptr, nullptr,
+                result_type.type(), 0, work);
   }
 }
 
@@ -409,10 +412,9 @@ Status serve_shared_job(MPI_Comm group) {
         o.is_ok() ? engine::make_dic_registrar(o.value()) : o.status();
     (void)gather_text(group,
                       local.is_ok() ? local.value()->device() : "!" + local.status().message());
-    std::vector<char> take(1);
     int ranks = 1;
     MPI_Comm_size(group, &ranks);
-    take.resize(static_cast<std::size_t>(ranks));
+    std::vector<char> take(static_cast<std::size_t>(ranks));
     MPI_Bcast(take.data(), ranks, MPI_CHAR, 0, group);
     MPI_Comm work = MPI_COMM_NULL;
     MPI_Comm_split(group, take[static_cast<std::size_t>(rank)] ? 0 : MPI_UNDEFINED, rank, &work);

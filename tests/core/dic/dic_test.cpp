@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 
+#include "core/dic/frame_registrar.hpp"
 #include "core/dic/session.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/cpu_registry.hpp"
@@ -58,6 +59,33 @@ Errors compare(const FrameResult& f, const synth::DisplacementField& truth, doub
     e.max_v = std::max(e.max_v, std::abs(p.v - t.v));
   }
   return e;
+}
+
+// A frame's points in parts (several GPUs, MPI ranks): contiguous grid ranges that cover the
+// grid in order, part k holding active points points * k / parts to points * (k + 1) / parts.
+TEST(Dic, SplitPointsGivesContiguousPartsWithEqualActivePoints) {
+  std::mt19937 rng(static_cast<std::uint32_t>(testing::run_seed()));
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<char> active(rng() % 60);
+    const unsigned density = 1 + rng() % 4;  // 1: every point active ... 4: a quarter
+    for (char& a : active) a = rng() % density == 0 ? 1 : 0;
+    const std::size_t parts = 1 + rng() % 5;
+    const std::vector<std::size_t> b = split_points(active, parts);
+    ASSERT_EQ(b.size(), parts + 1);
+    EXPECT_EQ(b.front(), 0u);
+    EXPECT_EQ(b.back(), active.size());
+    const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
+    for (std::size_t k = 0; k < parts; ++k) {
+      ASSERT_LE(b[k], b[k + 1]);
+      const auto in_part = static_cast<Index>(
+          std::count(active.begin() + static_cast<std::ptrdiff_t>(b[k]),
+                     active.begin() + static_cast<std::ptrdiff_t>(b[k + 1]), char{1}));
+      const auto P = static_cast<Index>(parts), K = static_cast<Index>(k);
+      EXPECT_EQ(in_part, points * (K + 1) / P - points * K / P)
+          << "part " << k << " of " << parts << ", " << active.size() << " grid points";
+    }
+  }
+  EXPECT_EQ(split_points({}, 3), (std::vector<std::size_t>{0, 0, 0, 0}));
 }
 
 TEST(Dic, RecoversTranslationsToAHundredthOfAPixel) {
