@@ -1,23 +1,27 @@
 // xcorr-mpi: one batch file shared by the ranks of an MPI job (docs/scale-out.md):
-//   mpirun -np N xcorr-mpi run batch.json [--quiet]
-// Every rank validates the batch and counts its jobs' frames (the same on every rank), takes the
-// jobs batch::share_jobs gives it and runs them as `xcorr run` does: the same commits in the
-// jobs' .partial folders on the shared file system, the same CSV bytes. Ranks exchange messages
-// only for progress and at the end: rank 0 draws one progress bar over every rank's frames,
-// then prints every rank's summary, removes the .partial folders when every job is done, and all
-// ranks exit with one status. A rank that fails or is killed leaves its commits; running the same
-// command again (with any number of ranks) resumes them.
+//   mpirun -np N xcorr-mpi run batch.json [--quiet] [--lost-after S]
+// Every rank validates and counts a slice of the batch's jobs, takes the jobs (or its part of a
+// long job's frames) batch::share_batch gives it and runs them as `xcorr run` does: the same
+// commits in the jobs' .partial folders on the shared file system, the same CSV bytes. A watch
+// thread on every rank (app/mpi_watch.hpp) carries progress and liveness to the coordinator
+// (rank 0 while it lives), which draws one progress bar over every rank's frames, prints every
+// rank's summary at the end, removes the .partial folders when every job is done, and sets the
+// one exit status of all ranks. A rank that dies: under mpirun's default every rank ends at
+// once; with `--mca orte_abort_on_non_zero_status 0` the others finish their work and the
+// coordinator names the frames that were not computed, then ends the run non-zero. Either way
+// the commits stay, and running the same command again (with any number of ranks) computes only
+// what is missing.
 // GPU: each rank uses one device of its host, local rank mod the host's devices (set through
 // CUDA_VISIBLE_DEVICES before CUDA starts); no device: the CPU.
 // A separate program so that `xcorr` and the .deb need no MPI (installed with
 // `cmake --install <build> --component mpi`).
 // Exit status: 0 when every job of every rank is done without a failed frame, else the largest
-// of the ranks' statuses: 2 bad input, failed frames or a job that stopped; 1 internal error.
+// of the ranks' statuses: 2 bad input, failed frames, a job that stopped or a lost rank (then
+// mpirun's status is non-zero, as Open MPI sets it); 1 internal error.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -29,7 +33,7 @@
 
 #include "app/mpi_shared_job.hpp"
 #include "app/mpi_text.hpp"
-#include "app/progress_bar.hpp"
+#include "app/mpi_watch.hpp"
 #include "app/stop_signal.hpp"
 #include "core/batch/batch_file.hpp"
 #include "core/batch/batch_run.hpp"
@@ -38,9 +42,6 @@
 
 namespace xcorr::app {
 namespace {
-
-constexpr int kTagProgress = 1;  // a double: frames this rank has done so far
-constexpr int kTagDone = 2;      // the same, sent once, when the rank has run all its jobs
 
 // Local rank mod the host's NVIDIA devices, as CUDA_VISIBLE_DEVICES, unless the user chose the
 // devices: counted from the driver's /proc entries, because asking CUDA would start it first.
@@ -53,77 +54,6 @@ void pick_device(int local_rank) {
     ++count;
   if (count > 1) setenv("CUDA_VISIBLE_DEVICES", std::to_string(local_rank % count).c_str(), 1);
 }
-
-// Progress of the whole run on rank 0: its own frames and the others' messages.
-class SharedProgress {
- public:
-  SharedProgress(int rank, int ranks, Index total, bool quiet)
-      : rank_(rank),
-        done_(static_cast<std::size_t>(ranks), 0.0),
-        total_(total),
-        bar_("[" + std::to_string(ranks) + " ranks]", quiet || rank != 0) {}
-
-  // This rank has done `frames` frames in all; false never (no cancel under MPI).
-  void mine(double frames) {
-    done_[static_cast<std::size_t>(rank_)] = frames;
-    if (rank_ != 0) {
-      const auto now = std::chrono::steady_clock::now();
-      int idle = 1;
-      if (pending_ != MPI_REQUEST_NULL) MPI_Test(&pending_, &idle, MPI_STATUS_IGNORE);
-      if (idle && now - sent_ >= std::chrono::milliseconds(500)) {
-        sent_ = now;
-        sending_ = frames;
-        MPI_Isend(&sending_, 1, MPI_DOUBLE, 0, kTagProgress, MPI_COMM_WORLD, &pending_);
-      }
-      return;
-    }
-    drain(false);
-  }
-
-  // Rank 0: draws until every other rank has said it is done. Others: say so.
-  void finish(double frames) {
-    done_[static_cast<std::size_t>(rank_)] = frames;
-    if (rank_ != 0) {
-      if (pending_ != MPI_REQUEST_NULL) MPI_Wait(&pending_, MPI_STATUS_IGNORE);
-      MPI_Send(&frames, 1, MPI_DOUBLE, 0, kTagDone, MPI_COMM_WORLD);
-      return;
-    }
-    while (others_done_ + 1 < static_cast<int>(done_.size())) drain(true);
-    bar_.update(sum(), total_);
-    bar_.finish();
-  }
-
- private:
-  double sum() const { return std::accumulate(done_.begin(), done_.end(), 0.0); }
-  void drain(bool wait) {
-    for (;;) {
-      int any = 0;
-      MPI_Status st;
-      if (wait) {
-        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        any = 1;
-        wait = false;
-      } else {
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &any, &st);
-      }
-      if (!any) break;
-      double v = 0;
-      MPI_Recv(&v, 1, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      done_[static_cast<std::size_t>(st.MPI_SOURCE)] = v;
-      if (st.MPI_TAG == kTagDone) ++others_done_;  // may come before rank 0's own finish
-    }
-    bar_.update(sum(), total_);
-  }
-
-  int rank_;
-  std::vector<double> done_;
-  Index total_;
-  ProgressBar bar_;
-  int others_done_ = 0;  // ranks that sent kTagDone
-  MPI_Request pending_ = MPI_REQUEST_NULL;
-  double sending_ = 0;
-  std::chrono::steady_clock::time_point sent_{};
-};
 
 // The jobs this rank checks and counts for all: a contiguous slice, so that the first problem in
 // job order is the first one found in rank order.
@@ -149,11 +79,84 @@ MPI_Comm job_group(const std::vector<batch::JobRanks>& share, int rank, std::siz
   return group;
 }
 
-// This rank's part of the batch: its summary text, exit status (0, 2, 1) and whether every job
-// it was given ran to the end (failed frames included, as `xcorr run` counts them). Whatever
-// happens, the rank reports to rank 0 (SharedProgress::finish), which waits for every rank.
-int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string& text,
-              bool& complete) {
+// "3-5, 8": frames as ranges.
+std::string frame_ranges(const std::vector<Index>& f) {
+  std::string t;
+  for (std::size_t i = 0; i < f.size();) {
+    std::size_t j = i;
+    while (j + 1 < f.size() && f[j + 1] == f[j] + 1) ++j;
+    t += (t.empty() ? "" : ", ") + std::to_string(f[i]) +
+         (j > i ? "-" + std::to_string(f[j]) : std::string());
+    i = j + 1;
+  }
+  return t;
+}
+
+// The end of the run on the coordinator (RankWatch): every rank's summary (an error said by
+// several ranks once), then the jobs of lost ranks and of ranks left waiting for them with the
+// frames that were not committed; the .partial folders go when every job of every rank is done.
+// The run's exit status: the worst of the ranks', 2 when a rank was lost.
+int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
+               const std::vector<batch::JobRanks>& share, const std::vector<RankState>& ranks) {
+  std::vector<std::string> errors;
+  int worst = 0;
+  bool complete = true, any_lost = false;
+  for (const RankState& r : ranks) {
+    any_lost = any_lost || r.lost;
+    complete = complete && r.done && r.complete;
+    worst = std::max(worst, r.done ? r.code : 0);
+    const std::string& t = r.text;
+    const bool error = t.rfind("xcorr-mpi:", 0) == 0;
+    const std::string what = error ? t.substr(t.find(": ", t.find("rank ")) + 2) : t;
+    if (error && std::find(errors.begin(), errors.end(), what) != errors.end()) continue;
+    if (error) errors.push_back(what);
+    std::fputs(t.c_str(), error ? stderr : stdout);
+  }
+  if (!any_lost) {
+    if (complete) {
+      batch::remove_partials(b);  // every frame is in the CSV files
+    } else {
+      std::fprintf(stderr,
+                   "xcorr-mpi: not every job ran to the end (above); the committed frames are "
+                   "kept: run the same command again to resume\n");
+    }
+    return worst;
+  }
+  Index left = 0;
+  for (std::size_t k = 0; k < share.size(); ++k) {
+    std::string who;
+    for (int r = share[k].first; r < share[k].first + share[k].count; ++r) {
+      const RankState& s = ranks[static_cast<std::size_t>(r)];
+      if (s.lost) who += (who.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " lost");
+      if (s.stuck)
+        who += (who.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " waiting for it");
+    }
+    if (who.empty()) continue;
+    const std::vector<Index> lost = batch::uncommitted_frames(b, k, frames[k]);
+    const std::string out =
+        k < b.jobs.size() ? b.jobs[k].out : b.registrations[k - b.jobs.size()].drift;
+    std::error_code ec;
+    if (lost.empty() && (out.empty() || std::filesystem::exists(out, ec))) continue;
+    left += static_cast<Index>(lost.size());
+    std::fprintf(stderr, "xcorr-mpi: %s (%s): %s\n", dic::job_label(b, k).c_str(), who.c_str(),
+                 lost.empty() ? "every frame is committed, the output is not written yet"
+                              : ("frames " + frame_ranges(lost) + " of " +
+                                 std::to_string(frames[k]) + " not computed")
+                                    .c_str());
+  }
+  std::fprintf(stderr,
+               "xcorr-mpi: a rank was lost; %ld frame(s) were not computed (listed above) and "
+               "the committed frames are kept: run the same command again to compute only "
+               "those\n",
+               static_cast<long>(left));
+  return 2;
+}
+
+// This rank's part of the batch: its exit status (0, 2, 1), whether every job it was given ran
+// to the end (failed frames included, as `xcorr run` counts them) and its summary text; the
+// watch learns the plan (and how to end the run) and this rank's progress.
+int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& watch,
+              std::string& text, bool& complete) {
   complete = false;
   // Counted once, each rank its slice, then summed; run_batch takes the counts (and the
   // validation main did) from the scope.
@@ -166,7 +169,10 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
                 MPI_COMM_WORLD);
   const std::vector<Index> frames(all.begin(), all.end());
   if (any_bad) {  // every rank stops; the rank that found the problem names it
-    SharedProgress(rank, ranks, 0, true).finish(0);
+    watch.set_plan(0, std::vector<int>(static_cast<std::size_t>(ranks), kAlone),
+                   [&b, frames](const std::vector<RankState>& states) {
+                     return end_of_run(b, frames, {}, states);
+                   });
     if (counted.is_ok()) return 2;
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + counted.status().message() + "\n";
     return counted.status().code() == ErrorCode::internal ? 1 : 2;
@@ -175,9 +181,16 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
   for (std::size_t k = 0; k < b.jobs.size(); ++k) sharable[k] = true;
   const std::vector<batch::JobRanks> share = batch::share_batch(frames, sharable, ranks);
   std::size_t grouped = 0;
-  MPI_Comm group = job_group(share, rank, grouped);
-  SharedProgress progress(rank, ranks, std::accumulate(frames.begin(), frames.end(), Index{0}),
-                          quiet);
+  MPI_Comm group = job_group(share, rank, grouped);  // the setup's last exchange
+  std::vector<int> phases(static_cast<std::size_t>(ranks), kAlone);
+  for (std::size_t k = 0; k < share.size(); ++k)
+    for (int r = share[k].first; share[k].count > 1 && r < share[k].first + share[k].count; ++r)
+      phases[static_cast<std::size_t>(r)] = static_cast<int>(k);
+  watch.set_phase(phases[static_cast<std::size_t>(rank)]);
+  watch.set_plan(std::accumulate(frames.begin(), frames.end(), Index{0}), phases,
+                 [&b, frames, share](const std::vector<RankState>& states) {
+                   return end_of_run(b, frames, share, states);
+                 });
   double before = 0;  // frames of this rank's finished jobs
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
   if (group != MPI_COMM_NULL && share[grouped].first != rank) {
@@ -186,17 +199,18 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
     if (!served.is_ok()) reports = served;
   } else {
     batch::BatchScope scope;
-    scope.remove_partials = false;  // rank 0, once every rank is done
+    scope.remove_partials = false;  // by the coordinator, once every rank is done
     scope.frames = frames;
     scope.runs.resize(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = share[k].first == rank;
     batch::BatchHooks hooks;
     hooks.frame = [&](std::size_t, double done, Index) {
-      progress.mine(before + done);
+      watch.set_frames(before + done);
       return true;
     };
     hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
       before += static_cast<double>(frames[k]);
+      watch.set_frames(before);
     };
     const batch::RegistrarFactory shared = [group](const dic::DicOptions& o) {
       return make_shared_registrar(group, o);
@@ -210,7 +224,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
     if (group != MPI_COMM_NULL) end_shared_job(group);
   }
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
-  progress.finish(before);
+  watch.set_phase(kAlone);
   if (!reports.is_ok()) {
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
     return reports.status().code() == ErrorCode::internal ? 1 : 2;
@@ -233,13 +247,21 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, std::string&
 }  // namespace xcorr::app
 
 int main(int argc, char** argv) {
-  // FUNNELED: the engine has worker threads, but only this one calls MPI (the progress hooks run
-  // on the registering thread, core/dic/frame_registrar.hpp).
+  // MULTIPLE: each rank's watch thread (app/mpi_watch.hpp) talks while the registering thread
+  // exchanges a shared job's data; the engine's worker threads never call MPI.
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "xcorr-mpi: error: this MPI library does not offer MPI_THREAD_MULTIPLE, "
+                   "which xcorr-mpi needs (Open MPI 4 and later do)\n");
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
   int local_rank = 0;
@@ -255,20 +277,26 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string file;
   bool quiet = false;
+  double lost_after = 60;
   CLI::App* run = app.add_subcommand(
       "run", "Run a batch file shared by the ranks: mpirun -np N xcorr-mpi run batch.json");
   run->add_option("file", file, "Job or batch file (JSON, docs/batch.md)")->required();
   run->add_flag("--quiet", quiet, "No progress bar or summary (failures are still listed)");
-  int code = 0;
-  std::string text;
+  run->add_option("--lost-after", lost_after,
+                  "Seconds without word from a rank before it counts as lost; with mpirun --mca "
+                  "orte_abort_on_non_zero_status 0 the other ranks then finish their work and "
+                  "the run names the frames that were not computed (docs/scale-out.md)")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostream silent(nullptr);  // every rank parsed the same arguments: rank 0 says it
-    code = rank == 0 ? app.exit(e) : app.exit(e, silent, silent);
+    const int code = rank == 0 ? app.exit(e) : app.exit(e, silent, silent);
     MPI_Finalize();
     return code;
   }
+  xcorr::app::RankWatch watch(lost_after, quiet);
   // Validation (read-only), each rank a slice of the jobs (every rank compares all output
   // names): a batch that any rank finds bad stops every rank before work, with the message of
   // the first problem in job order.
@@ -287,6 +315,7 @@ int main(int argc, char** argv) {
       std::cerr << "xcorr-mpi: error: " << problems[r] << "\n";
       break;
     }
+    watch.stop();
     MPI_Finalize();
     return 2;
   }
@@ -294,28 +323,10 @@ int main(int argc, char** argv) {
   // process with several GPUs, and where a job runs does not change its results.
   for (xcorr::dic::DicJob& job : batch.value().jobs) job.options.devices = "0";
   bool complete = false;
-  code = xcorr::app::run_share(batch.value(), rank, ranks, quiet, text, complete);
-  const std::vector<std::string> texts = xcorr::app::gather_text(MPI_COMM_WORLD, text);
-  int worst = 0, incomplete = complete ? 0 : 1, any_incomplete = 0;
-  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&incomplete, &any_incomplete, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0) {
-    std::vector<std::string> errors;  // the same problem seen by every rank: said once
-    for (const std::string& t : texts) {
-      const bool error = t.rfind("xcorr-mpi:", 0) == 0;
-      const std::string what = error ? t.substr(t.find(": ", t.find("rank ")) + 2) : t;
-      if (error && std::find(errors.begin(), errors.end(), what) != errors.end()) continue;
-      if (error) errors.push_back(what);
-      std::fputs(t.c_str(), error ? stderr : stdout);
-    }
-    if (any_incomplete == 0) {
-      xcorr::batch::remove_partials(batch.value());  // every frame is in the CSV files
-    } else {
-      std::fprintf(stderr,
-                   "xcorr-mpi: not every job ran to the end (above); the committed frames are "
-                   "kept: run the same command again to resume\n");
-    }
-  }
+  std::string text;
+  const int mine = xcorr::app::run_share(batch.value(), rank, ranks, quiet, watch, text, complete);
+  const int code = watch.finish(mine, complete, text);  // every rank's, once all are done
+  watch.stop();
   MPI_Finalize();
-  return worst;
+  return code;
 }

@@ -397,6 +397,23 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   return report;
 }
 
+std::vector<Index> uncommitted_frames(const dic::Batch& b, std::size_t job, Index frames) {
+  std::vector<Index> left;
+  if (job >= b.jobs.size()) {
+    const reg::RegisterJob& r = b.registrations.at(job - b.jobs.size());
+    for (Index f = reg::first_uncommitted_frame(r, frames); f < frames; ++f) left.push_back(f);
+    return left;
+  }
+  const fs::path partial = partial_folder(b.jobs[job]);
+  std::error_code ec;
+  for (Index f = 1; f <= frames; ++f) {
+    if (!fs::exists(partial / numbered("frame", f, ".bin"), ec) &&
+        !fs::exists(partial / numbered("failed", f, ".txt"), ec))
+      left.push_back(f);
+  }
+  return left;
+}
+
 void remove_partials(const dic::Batch& b) {
   for (const dic::DicJob& job : b.jobs) {
     std::error_code ec;

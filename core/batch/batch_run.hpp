@@ -118,6 +118,12 @@ struct JobRanks {
 std::vector<JobRanks> share_batch(const std::vector<Index>& frames,
                                   const std::vector<bool>& sharable, int ranks);
 
+// The frames of the batch's job `job` (index as in count_batch_frames, whose count `frames` is)
+// that no run has committed yet: what the next run computes. DIC jobs: the deformed frames
+// (from 1) without a commit or a failure record in the .partial folder; registrations: the
+// frames after the committed drift (from 1; frame 0 is the reference).
+std::vector<Index> uncommitted_frames(const dic::Batch& b, std::size_t job, Index frames);
+
 // Removes the .partial folders of the batch's DIC jobs (every frame is in the CSV files).
 void remove_partials(const dic::Batch& b);
 

@@ -181,6 +181,15 @@ std::string partial_folder(const RegisterJob& job) {
   return (job.drift.empty() ? job.out : job.drift) + ".partial";
 }
 
+long first_uncommitted_frame(const RegisterJob& job, long pages) {
+  const std::filesystem::path partial = partial_folder(job);
+  auto saved = io::read_file(partial / "job.txt");
+  auto rows = io::read_file(partial / "drift.txt");
+  if (!saved.is_ok() || saved.value() != fingerprint(job) || !rows.is_ok()) return 1;
+  std::vector<DriftRow> drift(static_cast<std::size_t>(std::max(pages, 1L)));
+  return read_commits(rows.value(), drift);
+}
+
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   const io::ImageScale& s = r.scale;
   std::string h = "# xcorr drift\n# software: xcorr " + std::string(kVersion) + "\n";

@@ -57,6 +57,11 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
 // The folder of a job's commits.
 std::string partial_folder(const RegisterJob& job);
 
+// The frames an interrupted run of this job has measured and committed, 1 .. returned - 1, of a
+// stack of `pages` pages: the next run measures the frames from the returned one on (1 when there
+// are no commits of this job).
+long first_uncommitted_frame(const RegisterJob& job, long pages);
+
 // The drift CSV's text (what register_stack writes).
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r);
 

@@ -3,8 +3,10 @@
 // writes CSV files byte-identical to `xcorr run`'s and removes its .partial folders; a rank killed
 // mid-run leaves the committed frames, and the next run (with another number of ranks) resumes
 // them to the same bytes; a long job's frames are shared by several ranks (each frame's points)
-// with the same bytes, and resumed the same way; a bad batch stops every rank before any work
-// with one message.
+// with the same bytes, and resumed the same way; with mpirun's abort on a dead rank turned off, a
+// lost rank (rank 0, the coordinator, included) leaves the others to finish their work, the run
+// names the frames that were not computed and exits non-zero, and the next run computes only
+// those; a bad batch stops every rank before any work with one message.
 // Every process runs under `timeout`, so a hung MPI job ends the test instead of blocking it.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -37,9 +39,42 @@ const char* const kMpiEnv =
     "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
     "OMPI_MCA_rmaps_base_oversubscribe=1";
 
-std::string mpirun(int ranks, const std::string& args) {
-  return std::string("env ") + kMpiEnv + " timeout 120 " + XCORR_MPIEXEC + " -np " +
+// mpirun's default ends every rank when one dies; with this the others go on (docs/scale-out.md).
+const char* const kRanksOutliveOne = "OMPI_MCA_orte_abort_on_non_zero_status=0";
+
+std::string mpirun(int ranks, const std::string& args, const std::string& env = "") {
+  return std::string("env ") + kMpiEnv + " " + env + " timeout 120 " + XCORR_MPIEXEC + " -np " +
          std::to_string(ranks) + " " + XCORR_MPI_EXE + " " + args;
+}
+
+// The process of world rank `rank` of the running xcorr-mpi job (its environment names its
+// rank); 0 when there is none.
+long pid_of_rank(int rank) {
+  FILE* p = popen(("pgrep -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
+  if (p == nullptr) return 0;
+  const std::string entry =
+      std::string(1, '\0') + "OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + std::string(1, '\0');
+  long pid = 0, found = 0;
+  while (std::fscanf(p, "%ld", &pid) == 1) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    const std::string env((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (env.find(entry) != std::string::npos) found = pid;
+  }
+  pclose(p);
+  return found;
+}
+
+// The frames in "2-5, 7" (a lost rank's message).
+int count_frames(const std::string& ranges) {
+  int n = 0;
+  std::smatch m;
+  const std::regex range("([0-9]+)(-([0-9]+))?");
+  for (auto it = std::sregex_iterator(ranges.begin(), ranges.end(), range);
+       it != std::sregex_iterator(); ++it) {
+    const int a = std::stoi((*it)[1]);
+    n += (*it)[3].matched ? std::stoi((*it)[3]) - a + 1 : 1;
+  }
+  return n;
 }
 
 // Runs `command` through the shell with stdout and stderr to files; its exit status.
@@ -86,11 +121,13 @@ class Mpi : public testing::TempDirTest {
         0)
         << testing::read_bytes(folder / "stderr.txt");
   }
-  // 3 ranks over the batch in `d` in the background; once a frame of `jobs` jobs is committed,
-  // the newest rank is killed (of a shared job: one that registers parts of the leader's
-  // frames). The run must fail and keep the commits.
-  static void kill_a_rank_mid_run(const fs::path& d, int jobs) {
-    const std::string cmd = mpirun(3, "run '" + (d / "batch.json").string() + "' --quiet") +
+  // 3 ranks over the batch in `d` in the background (`env`, `args`: more for mpirun and the
+  // program); once a frame of job `watch` (-1: of any of `jobs` jobs) is committed, rank `rank`
+  // is killed. The run must fail and keep the commits; its stdout and stderr are in
+  // killed.out and killed.err.
+  static void kill_rank_mid_run(const fs::path& d, int jobs, int watch, int rank,
+                                const std::string& env = "", const std::string& args = "--quiet") {
+    const std::string cmd = mpirun(3, "run '" + (d / "batch.json").string() + "' " + args, env) +
                             " > '" + (d / "killed.out").string() + "' 2> '" +
                             (d / "killed.err").string() + "'";
     const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
@@ -99,6 +136,7 @@ class Mpi : public testing::TempDirTest {
     const auto partial = [&d](int k) { return d / ("out" + std::to_string(k) + ".csv.partial"); };
     auto committed = [&] {
       for (int k = 0; k < jobs; ++k) {
+        if (watch >= 0 && k != watch) continue;
         std::error_code ec;
         for (const auto& e : fs::directory_iterator(partial(k), ec))
           if (e.path().filename().string().rfind("frame_", 0) == 0) return true;
@@ -109,20 +147,67 @@ class Mpi : public testing::TempDirTest {
     for (int i = 0; i < 6000 && !(seen = committed()); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_TRUE(seen) << "no frame committed";
-    // One rank of this batch: a process whose command line starts with the program.
-    FILE* p = popen(("pgrep -n -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    long rank_pid = 0;
-    ASSERT_EQ(std::fscanf(p, "%ld", &rank_pid), 1);
-    pclose(p);
-    ASSERT_EQ(kill(static_cast<pid_t>(rank_pid), SIGKILL), 0);
+    const long pid = pid_of_rank(rank);
+    ASSERT_NE(pid, 0) << "no process of rank " << rank;
+    ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(sh, &status, 0), sh);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_NE(WEXITSTATUS(status), 0) << "a killed rank must fail the run";
+    EXPECT_NE(WEXITSTATUS(status), 124) << "the run must end by itself, not by timeout";
     bool partial_left = false;
     for (int k = 0; k < jobs; ++k) partial_left = partial_left || fs::exists(partial(k));
     ASSERT_TRUE(partial_left) << "the committed frames are kept";
+  }
+  // The frames the lost rank's message names for `job` (1-based label, named `name`), which was
+  // on the ranks `who` says; -1 when there is no such message.
+  static int named_lost_frames(const std::string& err, int job, const std::string& name,
+                               const std::string& who) {
+    std::smatch m;
+    const std::regex line("job " + std::to_string(job) + " \\('" + name + "'\\) \\(" + who +
+                          "\\): frames ([0-9, -]+) of [0-9]+ not computed");
+    return std::regex_search(err, m, line) ? count_frames(m[1]) : -1;
+  }
+  // Under mpirun --mca orte_abort_on_non_zero_status 0, when rank `killed` dies the other ranks
+  // finish their jobs (their CSV files are written, the same bytes as `xcorr run`'s), the run
+  // names the frames of the lost rank's job that were not computed and exits non-zero, and the
+  // next run (two ranks, mpirun's default) computes exactly those.
+  void lost_rank_run(int killed) {
+    const fs::path dir = dir_;
+    const int jobs = 3;  // one per rank: job k on rank k
+    write_batch(dir / "ref", jobs, 3);
+    reference_run(dir / "ref");
+    const fs::path d = dir / "run";
+    write_batch(d, jobs, 3);
+    kill_rank_mid_run(d, jobs, killed, killed, kRanksOutliveOne, "--lost-after 3");
+    if (HasFatalFailure()) return;
+    const std::string err = testing::read_bytes(d / "killed.err");
+    const std::string r = std::to_string(killed);
+    EXPECT_NE(err.find("rank " + r + " lost: no word from it for"), std::string::npos) << err;
+    if (killed == 0) {
+      EXPECT_NE(err.find("rank 1 coordinates the run from here on"), std::string::npos) << err;
+    }
+    const int lost = named_lost_frames(err, killed + 1, "j" + r, "rank " + r + " lost");
+    ASSERT_GE(lost, 1) << err;
+    ASSERT_LE(lost, 4) << "its first frame was committed";
+    for (int k = 0; k < jobs; ++k) {  // the others finished: their CSV files, the same bytes
+      const std::string name = "out" + std::to_string(k) + ".csv";
+      if (k == killed) {
+        EXPECT_FALSE(fs::exists(d / name));
+        continue;
+      }
+      ASSERT_TRUE(fs::exists(d / name)) << name << "\n" << err;
+      EXPECT_EQ(testing::read_bytes(dir / "ref" / name), testing::read_bytes(d / name)) << name;
+    }
+    const std::string out = (d / "again.out").string(), again_err = (d / "again.err").string();
+    ASSERT_EQ(run(mpirun(2, "run '" + (d / "batch.json").string() + "'"), out, again_err), 0)
+        << testing::read_bytes(again_err);
+    expect_same_csv(dir / "ref", d, jobs);
+    const std::string text = testing::read_bytes(out);
+    const std::string computed = "job " + std::to_string(killed + 1) + " ('j" + r +
+                                 "'): 5 frames (" + std::to_string(lost) + " computed, " +
+                                 std::to_string(5 - lost) + " resumed";
+    EXPECT_NE(text.find(computed), std::string::npos) << computed << "\n" << text;
   }
   static void expect_same_csv(const fs::path& a, const fs::path& b, int jobs) {
     for (int k = 0; k < jobs; ++k) {
@@ -160,7 +245,7 @@ TEST_F(Mpi, KilledRankLeavesItsCommitsAndTheNextRunResumesThem) {
   const fs::path d = dir_ / "run";
   write_batch(d, jobs, 3);
   const std::string batch = (d / "batch.json").string();
-  kill_a_rank_mid_run(d, jobs);
+  kill_rank_mid_run(d, jobs, -1, 2);
   if (HasFatalFailure()) return;
 
   // Again, with two ranks: the commits are resumed, the rest computed, the bytes the same.
@@ -224,7 +309,7 @@ TEST_F(Mpi, KilledRankOfASharedJobLeavesItsCommitsAndTheNextRunResumesThem) {
   const fs::path d = dir_ / "run";
   write_long_batch(d, options, false);
   const std::string batch = (d / "batch.json").string();
-  kill_a_rank_mid_run(d, 1);
+  kill_rank_mid_run(d, 1, 0, 2);  // a rank that registers parts
   if (HasFatalFailure()) return;
 
   // Again, with two ranks sharing the job: the commits resumed, the bytes the same.
@@ -234,6 +319,40 @@ TEST_F(Mpi, KilledRankOfASharedJobLeavesItsCommitsAndTheNextRunResumesThem) {
   const std::string text = testing::read_bytes(out);
   EXPECT_TRUE(std::regex_search(text, std::regex("computed, [1-9][0-9]* resumed"))) << text;
   EXPECT_NE(text.find("(ranks 0-1)"), std::string::npos) << text;
+}
+
+TEST_F(Mpi, ALostRanksPeersFinishTheirJobsAndTheRunNamesTheFramesNotComputed) {
+  lost_rank_run(1);
+}
+
+TEST_F(Mpi, ALostCoordinatorIsFollowedByTheNextRank) {
+  lost_rank_run(0);
+}
+
+TEST_F(Mpi, ALostRankOfASharedJobStopsItsGroupAndTheOthersFinish) {
+  // The long job on ranks 0-1, the short one on rank 2; rank 1 dies: rank 0 waits for it (its
+  // frames cannot go on), rank 2 finishes the short job.
+  const std::string options = R"(, "step": 3)";
+  write_long_batch(dir_ / "ref", options, true);
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "run";
+  write_long_batch(d, options, true);
+  kill_rank_mid_run(d, 2, 0, 1, kRanksOutliveOne, "--lost-after 3");
+  if (HasFatalFailure()) return;
+  const std::string err = testing::read_bytes(d / "killed.err");
+  const int lost = named_lost_frames(err, 1, "long", "rank 0 waiting for it, rank 1 lost");
+  ASSERT_GE(lost, 1) << err;
+  ASSERT_TRUE(fs::exists(d / "out1.csv")) << err;
+  EXPECT_EQ(testing::read_bytes(dir_ / "ref" / "out1.csv"), testing::read_bytes(d / "out1.csv"));
+  const std::string out = (d / "again.out").string(), again_err = (d / "again.err").string();
+  ASSERT_EQ(run(mpirun(2, "run '" + (d / "batch.json").string() + "'"), out, again_err), 0)
+      << testing::read_bytes(again_err);
+  expect_same_csv(dir_ / "ref", d, 2);
+  const std::string text = testing::read_bytes(out);
+  EXPECT_NE(
+      text.find("(" + std::to_string(lost) + " computed, " + std::to_string(5 - lost) + " resumed"),
+      std::string::npos)
+      << text;
 }
 
 TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {

@@ -201,8 +201,11 @@ TEST_F(Register, CancelWritesNothingAndTheJobResumes) {
     const std::string stem = std::string("resume_") + label(reference);
     RegisterJob whole = job(stem + "_whole");
     whole.options.reference = reference;
-    ASSERT_TRUE(register_stack(whole, cpu_engine()).is_ok());
+    auto measured = register_stack(whole, cpu_engine());
+    ASSERT_TRUE(measured.is_ok());
+    const long pages = static_cast<long>(measured.value().drift.size());
     EXPECT_FALSE(fs::exists(partial_folder(whole))) << "removed when done";
+    EXPECT_EQ(first_uncommitted_frame(whole, pages), 1) << "no commits";
     RegisterJob j = job(stem);
     j.options.reference = reference;
     auto r = register_stack(j, cpu_engine(), [](double done, double) { return done < 2; });
@@ -211,8 +214,10 @@ TEST_F(Register, CancelWritesNothingAndTheJobResumes) {
     EXPECT_FALSE(fs::exists(j.out));
     EXPECT_FALSE(fs::exists(j.drift));
     EXPECT_TRUE(fs::exists(fs::path(partial_folder(j)) / "drift.txt"));
+    const long next = first_uncommitted_frame(j, pages);  // what xcorr-mpi names as lost
     auto again = register_stack(j, cpu_engine());
     ASSERT_TRUE(again.is_ok()) << again.status().message();
+    EXPECT_EQ(again.value().resumed, next - 1) << label(reference);
     // Blocks are a few frames per thread: at least the first block was committed.
     EXPECT_GE(again.value().resumed, 2) << label(reference);
     EXPECT_FALSE(fs::exists(partial_folder(j)));
@@ -229,7 +234,9 @@ TEST_F(Register, CancelWritesNothingAndTheJobResumes) {
   RegisterJob a = job("other");
   ASSERT_FALSE(
       register_stack(a, cpu_engine(), [](double done, double) { return done < 5; }).is_ok());
+  EXPECT_GT(first_uncommitted_frame(a, 100), 1);
   a.options.upsample = 20;
+  EXPECT_EQ(first_uncommitted_frame(a, 100), 1) << "another job's commits";
   auto other = register_stack(a, cpu_engine());
   ASSERT_TRUE(other.is_ok());
   EXPECT_EQ(other.value().resumed, 0);
