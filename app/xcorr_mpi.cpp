@@ -1,16 +1,19 @@
 // xcorr-mpi: one batch file shared by the ranks of an MPI job (docs/scale-out.md):
 //   mpirun -np N xcorr-mpi run batch.json [--quiet] [--lost-after S]
-// Every rank validates and counts a slice of the batch's jobs, takes the jobs (or its part of a
-// long job's frames) batch::share_batch gives it and runs them as `xcorr run` does: the same
-// commits in the jobs' .partial folders on the shared file system, the same CSV bytes. A watch
-// thread on every rank (app/mpi_watch.hpp) carries progress and liveness to the coordinator
-// (rank 0 while it lives), which draws one progress bar over every rank's frames, prints every
-// rank's summary at the end, removes the .partial folders when every job is done, and sets the
-// one exit status of all ranks. A rank that dies: under mpirun's default every rank ends at
-// once; with `--mca orte_abort_on_non_zero_status 0` the others finish their work and the
-// coordinator names the frames that were not computed, then ends the run non-zero. Either way
-// the commits stay, and running the same command again (with any number of ranks) computes only
-// what is missing.
+//   mpirun -np N xcorr-mpi register STACK --drift drift.csv [--out corrected.tif] [flags of
+//                                                             xcorr register]
+// (`register`: a batch of that one registration job.) Every rank validates and counts a slice of
+// the batch's jobs, takes the jobs (or its part of a long job's frames: the points of each DIC
+// frame, or blocks of a registration's frames) batch::share_batch gives it and runs them as
+// `xcorr run` does: the same commits in the jobs' .partial folders on the shared file system, the
+// same output bytes. A watch thread on every rank (app/mpi_watch.hpp) carries progress and
+// liveness to the coordinator (rank 0 while it lives), which draws one progress bar over every
+// rank's frames, prints every rank's summary at the end, removes the .partial folders when every
+// job is done, and sets the one exit status of all ranks. A rank that dies: under mpirun's
+// default every rank ends at once; with `--mca orte_abort_on_non_zero_status 0` the others finish
+// their work and the coordinator names the frames that were not computed, then ends the run
+// non-zero. Either way the commits stay, and running the same command again (with any number of
+// ranks) computes only what is missing.
 // GPU: each rank uses one device of its host, local rank mod the host's devices (set through
 // CUDA_VISIBLE_DEVICES before CUDA starts); no device: the CPU.
 // A separate program so that `xcorr` and the .deb need no MPI (installed with
@@ -34,10 +37,12 @@
 #include "app/mpi_shared_job.hpp"
 #include "app/mpi_text.hpp"
 #include "app/mpi_watch.hpp"
+#include "app/option_flags.hpp"
 #include "app/stop_signal.hpp"
 #include "core/batch/batch_file.hpp"
 #include "core/batch/batch_run.hpp"
 #include "core/engine/engine.hpp"
+#include "core/register/register_stack.hpp"
 #include "core/version.hpp"
 
 namespace xcorr::app {
@@ -177,8 +182,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + counted.status().message() + "\n";
     return counted.status().code() == ErrorCode::internal ? 1 : 2;
   }
-  std::vector<bool> sharable(b.size(), false);  // DIC jobs (registrations follow them)
-  for (std::size_t k = 0; k < b.jobs.size(); ++k) sharable[k] = true;
+  const std::vector<bool> sharable(b.size(), true);  // DIC jobs and registrations
   const std::vector<batch::JobRanks> share = batch::share_batch(frames, sharable, ranks);
   std::size_t grouped = 0;
   MPI_Comm group = job_group(share, rank, grouped);  // the setup's last exchange
@@ -191,9 +195,26 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
                  [&b, frames, share](const std::vector<RankState>& states) {
                    return end_of_run(b, frames, share, states);
                  });
-  double before = 0;  // frames of this rank's finished jobs
+  double before = 0;            // frames of this rank's finished jobs
+  bool text_of_failure = true;  // false: the group's leader says it
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
-  if (group != MPI_COMM_NULL && share[grouped].first != rank) {
+  // A registration shared by the group: rounds of blocks of frames (reg::RegisterShare).
+  const bool registration = group != MPI_COMM_NULL && grouped >= b.jobs.size();
+  reg::RegisterShare parts;
+  if (registration) {
+    MPI_Comm_rank(group, &parts.index);
+    MPI_Comm_size(group, &parts.count);
+    parts.gather = [group](const std::string& t) { return gather_text(group, t); };
+    parts.broadcast = [group](std::string& t) { bcast_text(group, t); };
+  }
+  if (registration && parts.index != 0) {
+    // Blocks of the leader's frames; the job's report (and any failure, the same on every rank
+    // of the group) is the leader's.
+    auto measured = reg::register_stack(b.registrations[grouped - b.jobs.size()],
+                                        engine::registry(), {}, &parts);
+    if (!measured.is_ok()) reports = measured.status();
+    text_of_failure = false;
+  } else if (group != MPI_COMM_NULL && share[grouped].first != rank) {
     // Parts of the group leader's frames; its job's report is the leader's.
     const Status served = serve_shared_job(group);
     if (!served.is_ok()) reports = served;
@@ -203,6 +224,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     scope.frames = frames;
     scope.runs.resize(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = share[k].first == rank;
+    if (registration) scope.register_share = &parts;
     batch::BatchHooks hooks;
     hooks.frame = [&](std::size_t, double done, Index) {
       watch.set_frames(before + done);
@@ -221,12 +243,13 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     } catch (const std::exception& e) {
       reports = Status{ErrorCode::internal, e.what()};
     }
-    if (group != MPI_COMM_NULL) end_shared_job(group);
+    if (group != MPI_COMM_NULL && !registration) end_shared_job(group);
   }
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   watch.set_phase(kAlone);
   if (!reports.is_ok()) {
-    text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
+    if (text_of_failure)
+      text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + reports.status().message() + "\n";
     return reports.status().code() == ErrorCode::internal ? 1 : 2;
   }
   complete = true;
@@ -276,18 +299,33 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("xcorr-mpi ") + xcorr::kVersion);
   app.require_subcommand(1);
   std::string file;
-  bool quiet = false;
+  bool quiet = false, crop = false, pad = false;
   double lost_after = 60;
+  xcorr::reg::RegisterJob registration;
   CLI::App* run = app.add_subcommand(
       "run", "Run a batch file shared by the ranks: mpirun -np N xcorr-mpi run batch.json");
   run->add_option("file", file, "Job or batch file (JSON, docs/batch.md)")->required();
-  run->add_flag("--quiet", quiet, "No progress bar or summary (failures are still listed)");
-  run->add_option("--lost-after", lost_after,
+  CLI::App* reg = app.add_subcommand(
+      "register",
+      "Register one stack (drift correction) with its frames shared by the ranks: mpirun -np N "
+      "xcorr-mpi register STACK --drift drift.csv [--out corrected.tif]; the flags of xcorr "
+      "register (docs/registration.md)");
+  reg->add_option("stack", registration.stack, "Multi-page TIFF, hyperstack or folder")->required();
+  reg->add_option("--out", registration.out, "Corrected stack (.tif), the input's bit depth");
+  reg->add_option("--drift", registration.drift, "Drift table (CSV)");
+  xcorr::app::add_option_flags(reg, xcorr::reg::register_option_table(), registration.options);
+  auto* crop_flag = reg->add_flag("--crop", crop, "Crop the corrected frames to their common area");
+  reg->add_flag("--pad", pad, "Keep the frame size, 0 where a frame has no data (default)")
+      ->excludes(crop_flag);
+  for (CLI::App* c : {run, reg}) {
+    c->add_flag("--quiet", quiet, "No progress bar or summary (failures are still listed)");
+    c->add_option("--lost-after", lost_after,
                   "Seconds without word from a rank before it counts as lost; with mpirun --mca "
                   "orte_abort_on_non_zero_status 0 the other ranks then finish their work and "
                   "the run names the frames that were not computed (docs/scale-out.md)")
-      ->check(CLI::Range(1.0, 86400.0))
-      ->capture_default_str();
+        ->check(CLI::Range(1.0, 86400.0))
+        ->capture_default_str();
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -300,7 +338,12 @@ int main(int argc, char** argv) {
   // Validation (read-only), each rank a slice of the jobs (every rank compares all output
   // names): a batch that any rank finds bad stops every rank before work, with the message of
   // the first problem in job order.
-  auto batch = xcorr::dic::read_batch(file);
+  if (crop) registration.options.border = xcorr::reg::Border::crop;
+  if (pad) registration.options.border = xcorr::reg::Border::pad;
+  registration.name = std::filesystem::path(registration.stack).filename().string();
+  auto batch = reg->parsed()
+                   ? xcorr::Result<xcorr::dic::Batch>(xcorr::dic::Batch{{}, {registration}})
+                   : xcorr::dic::read_batch(file);
   const xcorr::Status valid =
       batch.is_ok() ? xcorr::batch::validate_batch(
                           batch.value(), xcorr::app::my_slice(batch.value().size(), rank, ranks))

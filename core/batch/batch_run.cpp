@@ -492,9 +492,12 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     if (hooks.job_started) hooks.job_started(k);
     // Progress in frames: the two passes over the stack (measure, write) count as one frame each.
     const double n = static_cast<double>(frames[k]);
-    auto done = reg::register_stack(job, engine::registry(), [&](double d, double total) {
-      return !hooks.frame || hooks.frame(k, total > 0 ? d * n / total : 0, frames[k]);
-    });
+    auto done = reg::register_stack(
+        job, engine::registry(),
+        [&](double d, double total) {
+          return !hooks.frame || hooks.frame(k, total > 0 ? d * n / total : 0, frames[k]);
+        },
+        scope.register_share);
     if (!done.is_ok()) return labelled(k, done.status());
     JobReport report;
     report.job = k;

@@ -23,6 +23,7 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
 #include "core/io/scale.hpp"
+#include "core/register/register_stack.hpp"
 
 namespace xcorr::io {
 class LazyStack;
@@ -81,6 +82,9 @@ struct BatchScope {
   // The batch already validated (validate_batch) and counted (count_batch_frames) by the
   // caller, which run_batch then does not repeat; empty: run_batch does both.
   std::vector<Index> frames;
+  // The process group that shares this process's registration job (xcorr-mpi; this process
+  // leads it); null: the job is this process's alone.
+  const reg::RegisterShare* register_share = nullptr;
 };
 
 // Validates the batch, then runs its jobs in order (`xcorr run` and the desktop app's batch
@@ -98,8 +102,8 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
 std::vector<int> share_jobs(const std::vector<Index>& frames, int ranks);
 
 // The ranks that run one job of a shared batch: [first, first + count). A job run by several
-// ranks has each of its frames' points shared by them (the first leads: it reads, commits and
-// writes; docs/scale-out.md).
+// ranks is shared by them: a DIC job each frame's points, a registration blocks of its frames
+// (the first leads: it reads, commits and writes; docs/scale-out.md).
 struct JobRanks {
   int first = 0;
   int count = 1;
@@ -107,7 +111,7 @@ struct JobRanks {
 };
 
 // How `ranks` processes share a batch, by job index, from the jobs' frame counts (empty jobs
-// count as one frame) and whether each may be shared by several ranks (DIC jobs). With L the
+// count as one frame) and whether each may be shared by several ranks (xcorr-mpi: all). With L the
 // batch's frames per rank, a sharable job of more than L frames is long: long jobs and the pool
 // of all other jobs get ranks in proportion to their frames (largest remainder; the pool at
 // least one rank when it has jobs and at most one per job; ties to the earlier job, the pool

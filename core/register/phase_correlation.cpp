@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -320,7 +321,29 @@ Result<Shift> PhaseCorrelator::Impl::measure(const Spectrum& ref, MatrixView<con
   return Shift{-x, -y, value[1][1]};
 }
 
+std::string fftw_plans() {
+  std::lock_guard lock(planner_mutex());
+  char* text = fftwf_export_wisdom_to_string();
+  if (text == nullptr) return {};
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
+bool use_fftw_plans(const std::string& plans) {
+  if (plans.empty()) return true;
+  std::lock_guard lock(planner_mutex());
+  return fftwf_import_wisdom_from_string(plans.c_str()) != 0;
+}
+
 #else  // without FFTW
+
+std::string fftw_plans() {
+  return {};
+}
+bool use_fftw_plans(const std::string& plans) {
+  return plans.empty();
+}
 
 struct PhaseCorrelator::Impl {};
 Result<std::unique_ptr<PhaseCorrelator>> PhaseCorrelator::create(Shape, PhaseOptions) {

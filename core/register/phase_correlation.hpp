@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/matrix.hpp"
 #include "core/status.hpp"
@@ -37,6 +38,15 @@ struct PhaseOptions {
   bool window = true;   // Tukey window (alpha 0.5: a quarter of each side) before the transform
   bool whiten = false;  // divide the cross-power spectrum by its modulus (phase correlation)
 };
+
+// FFTW's plans made so far in this process (its wisdom, as text), and plans to use for the sizes
+// they cover. Large regions are planned by measuring (FFTW_MEASURE), which picks algorithms by
+// their timings: two processes, or two runs, may then round differently. A registration that
+// must give the same bytes across processes or runs hands its first process's plans to the
+// others (register_stack: to the ranks of a shared job, and to a resumed run through the
+// .partial folder). use_fftw_plans: false when the text is not FFTW wisdom of this build.
+std::string fftw_plans();
+bool use_fftw_plans(const std::string& plans);
 
 class PhaseCorrelator {
  public:

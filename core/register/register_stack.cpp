@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -175,6 +176,50 @@ long read_commits(const std::string& text, std::vector<DriftRow>& rows) {
   return next;
 }
 
+// One frame's measurement: its shift (previous: from the readable frame before it) or why it
+// could not be read.
+struct Measured {
+  long frame = 0;
+  Shift shift;
+  std::string failed;
+};
+
+// Measurements as text (%.17g: read back exactly), for the processes of a shared job.
+std::string measured_text(const std::vector<Measured>& rows) {
+  std::string t;
+  char b[128];
+  for (const Measured& m : rows) {
+    if (!m.failed.empty()) {
+      t += std::to_string(m.frame) + " failed " + m.failed + "\n";
+      continue;
+    }
+    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g\n", m.frame, m.shift.dx, m.shift.dy,
+                  m.shift.peak);
+    t += b;
+  }
+  return t;
+}
+
+std::vector<Measured> parse_measured(const std::string& text) {
+  std::vector<Measured> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    Measured m;
+    std::string word;
+    if (!(l >> m.frame >> word)) continue;
+    if (word == "failed") {
+      std::getline(l >> std::ws, m.failed);
+    } else {
+      m.shift.dx = std::strtod(word.c_str(), nullptr);
+      l >> m.shift.dy >> m.shift.peak;
+    }
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::string partial_folder(const RegisterJob& job) {
@@ -226,27 +271,93 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
 }
 
 Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
-                                      const RegisterProgress& progress) {
-  XCORR_RETURN_IF_ERROR(job.check());
+                                      const RegisterProgress& progress,
+                                      const RegisterShare* share) {
+  const bool shared = share != nullptr && share->count > 1;
+  const bool leader = !shared || share->index == 0;
+  // Shared: every process's status to all, the first failure (in process order) for every one,
+  // so that all stop together. Alone: `mine`.
+  const auto agree = [&](const Status& mine) -> Status {
+    if (!shared) return mine;
+    const std::vector<std::string> all = share->gather(
+        mine.is_ok() ? "" : std::to_string(static_cast<int>(mine.code())) + " " + mine.message());
+    std::string verdict;
+    for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p) verdict = all[p];
+    share->broadcast(verdict);
+    if (verdict.empty()) return Status::ok();
+    const std::size_t space = verdict.find(' ');
+    return Status{static_cast<ErrorCode>(std::atoi(verdict.c_str())), verdict.substr(space + 1)};
+  };
+
   const RegisterOptions& o = job.options;
-  auto opened = io::LazyStack::open(job.stack, kCacheBytes, o.plane());
-  if (!opened.is_ok()) return opened.status();
-  io::LazyStack& st = *opened.value();
-  const Status indexed = st.wait_indexed();
-  const long n = static_cast<long>(st.count());
-  if (n < 2)
-    return Status{ErrorCode::invalid_argument,
-                  "'" + job.stack + "' holds one frame: registration needs at least two"};
-  const Shape shape = st.shape();
-  auto region = parse_region(o.region, shape.cols, shape.rows);
-  if (!region.is_ok()) return region.status();
-  const Rect rr = region.value();
-  const Shape rshape{rr.h, rr.w};
+  std::unique_ptr<io::LazyStack> opened;
+  Status indexed = Status::ok();
+  long n = 0;
+  Shape shape{}, rshape{};
+  Rect rr{};
   RegisterReport report;
+  std::unique_ptr<Estimator> estimator;
+  Stack<float> ref;
+  const auto setup = [&]() -> Status {
+    XCORR_RETURN_IF_ERROR(job.check());
+    auto open = io::LazyStack::open(job.stack, kCacheBytes, o.plane());
+    if (!open.is_ok()) return open.status();
+    opened = std::move(open).value();
+    indexed = opened->wait_indexed();
+    n = static_cast<long>(opened->count());
+    if (n < 2)
+      return Status{ErrorCode::invalid_argument,
+                    "'" + job.stack + "' holds one frame: registration needs at least two"};
+    shape = opened->shape();
+    auto region = parse_region(o.region, shape.cols, shape.rows);
+    if (!region.is_ok()) return region.status();
+    rr = region.value();
+    rshape = Shape{rr.h, rr.w};
+    auto scale = io::apply_user_scale(opened->metadata().scale, o.pixel_size, o.frame_interval);
+    if (!scale.is_ok()) return scale.status();
+    report.scale = scale.value();
+    return Status::ok();
+  };
+  XCORR_RETURN_IF_ERROR(agree(setup()));
+  namespace fs = std::filesystem;
+  const fs::path partial = partial_folder(job);
+  const std::string identity = fingerprint(job);
+  const auto make_estimator = [&]() -> Status {
+    auto est = Estimator::create(o, engine, rshape);
+    if (!est.is_ok()) return est.status();
+    estimator = std::move(est).value();
+    auto r0 = opened->region(0, rr.y, rr.x, rr.h, rr.w);
+    if (!r0.is_ok())
+      return Status{r0.status().code(),
+                    "the reference frame 0 cannot be used: " + r0.status().message()};
+    ref = std::move(r0).value();
+    return Status::ok();
+  };
+  // FFTW's plans (core/register/phase_correlation.hpp): the leader's, those an interrupted run of
+  // this job used (kept in its .partial folder) or made now; the other processes use them, so
+  // that every frame's arithmetic is the same wherever it is measured.
+  std::string plans;
+  Status made = Status::ok();
+  if (leader) {
+    auto saved = io::read_file(partial / "job.txt");
+    auto kept = io::read_file(partial / "fftw_plans.txt");
+    if (saved.is_ok() && saved.value() == identity && kept.is_ok()) use_fftw_plans(kept.value());
+    made = make_estimator();
+    plans = fftw_plans();
+  }
+  if (shared) {
+    XCORR_RETURN_IF_ERROR(agree(made));
+    share->broadcast(plans);
+    if (!leader) {
+      made = use_fftw_plans(plans) ? make_estimator()
+                                   : Status{ErrorCode::internal,
+                                            "the first process's FFTW plans cannot be used here "
+                                            "(another FFTW build?)"};
+    }
+  }
+  XCORR_RETURN_IF_ERROR(agree(made));
+  io::LazyStack& st = *opened;
   const io::StackMetadata& metadata = st.metadata();
-  auto scale = io::apply_user_scale(metadata.scale, o.pixel_size, o.frame_interval);
-  if (!scale.is_ok()) return scale.status();
-  report.scale = scale.value();
   report.drift.resize(static_cast<std::size_t>(n));
   for (long k = 0; k < n; ++k) report.drift[static_cast<std::size_t>(k)].frame = k;
 
@@ -254,31 +365,22 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
   double done = 0;
   const auto tick = [&](double frames) {
     done += frames;
-    return !progress || progress(done, passes * static_cast<double>(n));
+    return !leader || !progress || progress(done, passes * static_cast<double>(n));
   };
   const auto cancelled = [] { return Status{ErrorCode::cancelled, "registration cancelled"}; };
   const auto read_region = [&](long k) { return st.region(k, rr.y, rr.x, rr.h, rr.w); };
-
-  auto est = Estimator::create(o, engine, rshape);
-  if (!est.is_ok()) return est.status();
-  Estimator& e = *est.value();
-  auto ref = read_region(0);
-  if (!ref.is_ok())
-    return Status{ref.status().code(),
-                  "the reference frame 0 cannot be used: " + ref.status().message()};
+  Estimator& e = *estimator;
 
   // Pass: every frame against `reference` (previous: against the last good frame before it).
   // Frames per block: a few per host thread (they are shifted on the CPU); the GPU measures 32
-  // at once.
+  // at once. Shared, the leader's block size holds for all (a block's frames are measured in
+  // one call, so the same blocks give the same bytes).
   const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
-  const long block = e.device() == "gpu" ? 32L : cpu_block;
+  long block = e.device() == "gpu" ? 32L : cpu_block;
   report.device = e.device();
-  // Commits of an interrupted run of this job (first pass only).
-  namespace fs = std::filesystem;
-  const fs::path partial = partial_folder(job);
-  const std::string identity = fingerprint(job);
+  // Commits of an interrupted run of this job (first pass only; the leader's).
   long resume_from = 1;
-  {
+  if (leader) {
     std::error_code ec;
     auto saved = io::read_file(partial / "job.txt");
     auto rows = io::read_file(partial / "drift.txt");
@@ -288,93 +390,181 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
       fs::remove_all(partial, ec);  // another job's, or none: start afresh
     report.resumed = resume_from - 1;
   }
+  if (shared) {  // the leader's resume point and block size, and one device for all
+    const std::vector<std::string> devices = share->gather(e.device());
+    std::string plan = std::to_string(resume_from) + " " + std::to_string(block);
+    for (std::size_t p = 0; p < devices.size(); ++p) {
+      if (devices[p] != e.device())
+        plan = "process " + std::to_string(p) + " of this job measures on " + devices[p] +
+               " and its first on " + e.device() +
+               ": the drift would not be the same bytes; choose the device (--device)";
+    }
+    share->broadcast(plan);
+    std::istringstream in(plan);
+    if (!(in >> resume_from >> block)) return Status{ErrorCode::invalid_argument, plan};
+  }
   const auto commit = [&](long upto) -> Status {
     std::error_code ec;
     fs::create_directories(partial, ec);
-    if (!fs::exists(partial / "job.txt", ec))
+    if (!fs::exists(partial / "job.txt", ec)) {
+      if (!plans.empty())  // first, so that the job's identity never stands without them
+        XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "fftw_plans.txt", plans));
       XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.txt", identity));
+    }
     return io::write_text_atomically(partial / "drift.txt", commit_text(report.drift, upto));
+  };
+
+  // Frames [first, first + count) against the reference, or (previous) each against the readable
+  // frame before it, the first against `last`; `last` becomes the block's last readable frame.
+  const auto measure_block = [&](long first, long count, bool previous,
+                                 Stack<float>& last) -> Result<std::vector<Measured>> {
+    std::vector<Measured> rows;
+    std::vector<Stack<float>> frames;
+    std::vector<std::size_t> index;  // in rows
+    for (long k = first; k < first + count; ++k) {
+      Measured m;
+      m.frame = k;
+      auto f = read_region(k);
+      if (!f.is_ok()) {
+        m.failed = f.status().message();
+      } else {
+        frames.push_back(std::move(f).value());
+        index.push_back(rows.size());
+      }
+      rows.push_back(std::move(m));
+    }
+    std::vector<const Stack<float>*> ptrs, refs;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      ptrs.push_back(&frames[i]);
+      refs.push_back(i == 0 ? &last : &frames[i - 1]);
+    }
+    if (ptrs.empty()) return rows;
+    auto shifts = e.measure(ptrs, previous ? &refs : nullptr);
+    if (!shifts.is_ok()) return shifts.status();
+    for (std::size_t i = 0; i < ptrs.size(); ++i) rows[index[i]].shift = shifts.value()[i];
+    last = frames.back();
+    return rows;
+  };
+  // The measurements into the drift table, in frame order (previous: accumulated).
+  double dx = 0, dy = 0;  // previous: the accumulated drift of the last good frame
+  const auto apply = [&](const std::vector<Measured>& rows, bool previous) {
+    for (const Measured& m : rows) {
+      DriftRow& d = report.drift[static_cast<std::size_t>(m.frame)];
+      if (!m.failed.empty()) {
+        d.failed = m.failed;
+        continue;
+      }
+      if (previous) {
+        dx += m.shift.dx;
+        dy += m.shift.dy;
+        d.dx = dx, d.dy = dy;
+      } else {
+        d.dx = m.shift.dx, d.dy = m.shift.dy;
+      }
+      d.peak = m.shift.peak;
+    }
+  };
+  // The readable frame before `first` (from 1 on), else the reference.
+  const auto last_before = [&](long first, const Stack<float>& reference) -> Stack<float> {
+    for (long k = first - 1; k >= 1; --k) {
+      auto f = read_region(k);
+      if (f.is_ok()) return std::move(f).value();
+    }
+    return reference;
   };
 
   const auto pass = [&](const Stack<float>& reference, bool previous, bool commits) -> Status {
     XCORR_RETURN_IF_ERROR(e.set_reference(reference));
     Stack<float> last = reference;  // previous: the last good frame
-    double dx = 0, dy = 0;          // previous: its accumulated drift
+    dx = dy = 0;
     const long start = commits ? resume_from : 1;
     if (start > 1) {  // resumed: previous continues from the last good frame measured
       if (!tick(static_cast<double>(start - 1))) return cancelled();
-      for (long k = start - 1; k >= 1 && previous; --k) {
+      for (long k = start - 1; k >= 1 && previous && leader; --k) {
         const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
         if (!d.failed.empty()) continue;
-        auto f = read_region(k);
-        if (!f.is_ok()) return f.status();
-        last = std::move(f).value();
+        if (!shared) {
+          auto f = read_region(k);
+          if (!f.is_ok()) return f.status();
+          last = std::move(f).value();
+        }
         dx = d.dx, dy = d.dy;
         break;
       }
     }
-    for (long first = start; first < n; first += block) {
-      const long count = std::min(block, n - first);
-      std::vector<Stack<float>> frames;
-      std::vector<long> index;
-      for (long k = first; k < first + count; ++k) {
-        auto f = read_region(k);
-        if (!f.is_ok()) {
-          report.drift[static_cast<std::size_t>(k)].failed = f.status().message();
-          continue;
-        }
-        frames.push_back(std::move(f).value());
-        index.push_back(k);
+    if (!shared) {
+      for (long first = start; first < n; first += block) {
+        const long count = std::min(block, n - first);
+        auto rows = measure_block(first, count, previous, last);
+        if (!rows.is_ok()) return rows.status();
+        apply(rows.value(), previous);
+        if (commits) XCORR_RETURN_IF_ERROR(commit(first + count));
+        if (!tick(static_cast<double>(count))) return cancelled();
       }
-      std::vector<const Stack<float>*> ptrs, refs;
-      for (std::size_t i = 0; i < frames.size(); ++i) {
-        ptrs.push_back(&frames[i]);
-        refs.push_back(i == 0 ? &last : &frames[i - 1]);
+      report.drift[0].peak = 1;
+      return Status::ok();
+    }
+    // Shared: rounds of one block per process (process p: the round's block p); the leader
+    // takes every process's measurements in frame order, commits and says whether to go on.
+    const long P = share->count;
+    for (long round = start; round < n; round += P * block) {
+      const long first = round + share->index * block;
+      std::string mine;
+      if (first < n) {
+        Stack<float> before = previous ? last_before(first, reference) : reference;
+        auto rows = measure_block(first, std::min(block, n - first), previous, before);
+        mine = rows.is_ok() ? measured_text(rows.value()) : "E " + rows.status().message();
       }
-      if (!ptrs.empty()) {
-        auto shifts = e.measure(ptrs, previous ? &refs : nullptr);
-        if (!shifts.is_ok()) return shifts.status();
-        for (std::size_t i = 0; i < ptrs.size(); ++i) {
-          DriftRow& d = report.drift[static_cast<std::size_t>(index[i])];
-          const Shift& s = shifts.value()[i];
-          if (previous) {
-            dx += s.dx;
-            dy += s.dy;
-            d.dx = dx, d.dy = dy;
-          } else {
-            d.dx = s.dx, d.dy = s.dy;
-          }
-          d.peak = s.peak;
-        }
-        last = frames.back();
+      const std::vector<std::string> all = share->gather(mine);
+      std::string verdict;
+      for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p)
+        if (all[p].rfind("E ", 0) == 0) verdict = all[p].substr(2);
+      if (leader && verdict.empty()) {
+        for (const std::string& t : all) apply(parse_measured(t), previous);
+        const long upto = std::min(n, round + P * block);
+        Status ok = commits ? commit(upto) : Status::ok();
+        if (!ok.is_ok()) verdict = ok.message();
+        if (verdict.empty() && !tick(static_cast<double>(upto - round))) verdict = "cancelled";
       }
-      if (commits) XCORR_RETURN_IF_ERROR(commit(first + count));
-      if (!tick(static_cast<double>(count))) return cancelled();
+      share->broadcast(verdict);
+      if (verdict == "cancelled") return cancelled();
+      if (!verdict.empty()) return Status{ErrorCode::internal, verdict};
     }
     report.drift[0].peak = 1;
     return Status::ok();
   };
-  XCORR_RETURN_IF_ERROR(pass(ref.value(), o.reference == Reference::previous, true));
+  XCORR_RETURN_IF_ERROR(pass(ref, o.reference == Reference::previous, true));
   if (!tick(1)) return cancelled();
   if (o.reference == Reference::mean) {  // the mean of the frames moved onto frame 0
     Stack<float> mean(rr.h, rr.w, 1, 0.0f);
-    std::vector<double> sum(static_cast<std::size_t>(rshape.area()), 0.0);
-    long used = 0;
-    Stack<float> moved(rr.h, rr.w, 1);
-    for (long k = 0; k < n; ++k) {
-      const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
-      if (!d.failed.empty()) continue;
-      auto f = read_region(k);
-      if (!f.is_ok()) continue;
-      shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
-      for (Index i = 0; i < rshape.area(); ++i) sum[static_cast<std::size_t>(i)] += moved.data()[i];
-      ++used;
-      if (progress && !progress(done, passes * static_cast<double>(n))) return cancelled();
+    Status summed = Status::ok();
+    if (leader) {  // the leader's alone (a sum in frame order: the same bytes)
+      std::vector<double> sum(static_cast<std::size_t>(rshape.area()), 0.0);
+      long used = 0;
+      Stack<float> moved(rr.h, rr.w, 1);
+      for (long k = 0; k < n && summed.is_ok(); ++k) {
+        const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+        if (!d.failed.empty()) continue;
+        auto f = read_region(k);
+        if (!f.is_ok()) continue;
+        shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
+        for (Index i = 0; i < rshape.area(); ++i)
+          sum[static_cast<std::size_t>(i)] += moved.data()[i];
+        ++used;
+        if (progress && !progress(done, passes * static_cast<double>(n))) summed = cancelled();
+      }
+      // Where a frame had no data (NaN at the border) the frame-0 pixels stand in.
+      for (Index i = 0; i < rshape.area(); ++i) {
+        const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
+        mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref.data()[i];
+      }
     }
-    // Where a frame had no data (NaN at the border) the frame-0 pixels stand in.
-    for (Index i = 0; i < rshape.area(); ++i) {
-      const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
-      mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref.value().data()[i];
+    XCORR_RETURN_IF_ERROR(agree(summed));
+    if (shared) {  // the mean to every process, as bytes
+      std::string bytes(reinterpret_cast<const char*>(mean.data()),
+                        static_cast<std::size_t>(rshape.area()) * sizeof(float));
+      share->broadcast(bytes);
+      std::memcpy(mean.data(), bytes.data(), bytes.size());
     }
     XCORR_RETURN_IF_ERROR(pass(mean, false, false));
     // Drift from frame 0, as the other references report it.
@@ -386,6 +576,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     }
     report.drift[0].dx = report.drift[0].dy = 0;
   }
+  if (!leader) return RegisterReport{};  // the leader writes
   // Pages lost to damage after the last readable one: one row says why.
   if (!indexed.is_ok()) {
     DriftRow lost;

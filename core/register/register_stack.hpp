@@ -44,15 +44,35 @@ struct RegisterReport {
 //
 // Resuming: while the first pass runs, the drift measured so far is committed after every block
 // of frames to <drift or out>.partial/ (with the job's identity: its settings and the stack
-// file's size and modification time). A run of the same job finds it and measures only the
-// frames after it; another job's commits are set aside and it starts afresh. The corrected stack
+// file's size and modification time) and the FFTW plans it measured with (fftw_plans.txt): a run
+// of the same job finds it, uses those plans and measures only the frames after it; another
+// job's commits are set aside and it starts afresh. The corrected stack
 // and the drift table are written whole at the end (nothing is half-written), and the folder is
 // removed then.
 using RegisterProgress = std::function<bool(double done, double total)>;
 
-// `engine`: the correlation variants for method zncc (the CPU's or the GPU's).
+// A job's frames measured by several processes (xcorr-mpi, docs/scale-out.md): each process
+// calls register_stack with its place and the two exchanges. Every pass goes in rounds of one
+// block of frames per process (the first process's block size; the blocks are a single run's,
+// so the drift is the same bytes); the first process, the leader, takes every process's
+// measurements in frame order, commits them, computes the mean reference (`mean`) and writes
+// the outputs; the others return an empty report. All processes stop together on a failure
+// (the first in process order is everyone's status) and need the same device kind. Progress
+// and cancel: the leader's.
+struct RegisterShare {
+  int index = 0;  // this process's place, 0 .. count - 1 (0: the leader)
+  int count = 1;
+  // Collective: every process's text on the leader, in process order (elsewhere: empty).
+  std::function<std::vector<std::string>(const std::string& mine)> gather;
+  // Collective: the leader's text to every process.
+  std::function<void(std::string& text)> broadcast;
+};
+
+// `engine`: the correlation variants for method zncc (the CPU's or the GPU's). `share`: this
+// process's part of a shared job (null: the whole job).
 Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
-                                      const RegisterProgress& progress = {});
+                                      const RegisterProgress& progress = {},
+                                      const RegisterShare* share = nullptr);
 
 // The folder of a job's commits.
 std::string partial_folder(const RegisterJob& job);

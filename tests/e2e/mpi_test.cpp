@@ -6,7 +6,9 @@
 // with the same bytes, and resumed the same way; with mpirun's abort on a dead rank turned off, a
 // lost rank (rank 0, the coordinator, included) leaves the others to finish their work, the run
 // names the frames that were not computed and exits non-zero, and the next run computes only
-// those; a bad batch stops every rank before any work with one message.
+// those; `xcorr-mpi register` and a long registration job of a batch share blocks of a stack's
+// frames with `xcorr register`'s bytes (FFTW plans handed from the first rank to the others); a
+// bad batch stops every rank before any work with one message.
 // Every process runs under `timeout`, so a hung MPI job ends the test instead of blocking it.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -47,10 +49,10 @@ std::string mpirun(int ranks, const std::string& args, const std::string& env = 
          std::to_string(ranks) + " " + XCORR_MPI_EXE + " " + args;
 }
 
-// The process of world rank `rank` of the running xcorr-mpi job (its environment names its
-// rank); 0 when there is none.
-long pid_of_rank(int rank) {
-  FILE* p = popen(("pgrep -f '^" + std::string(XCORR_MPI_EXE) + " run '").c_str(), "r");
+// The process of world rank `rank` of the running xcorr-mpi job of `command` (run, register; its
+// environment names its rank); 0 when there is none.
+long pid_of_rank_of(const std::string& command, int rank) {
+  FILE* p = popen(("pgrep -f '^" + std::string(XCORR_MPI_EXE) + " " + command + " '").c_str(), "r");
   if (p == nullptr) return 0;
   const std::string entry =
       std::string(1, '\0') + "OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + std::string(1, '\0');
@@ -147,7 +149,7 @@ class Mpi : public testing::TempDirTest {
     for (int i = 0; i < 6000 && !(seen = committed()); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_TRUE(seen) << "no frame committed";
-    const long pid = pid_of_rank(rank);
+    const long pid = pid_of_rank_of("run", rank);
     ASSERT_NE(pid, 0) << "no process of rank " << rank;
     ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
     int status = 0;
@@ -208,6 +210,19 @@ class Mpi : public testing::TempDirTest {
                                  "'): 5 frames (" + std::to_string(lost) + " computed, " +
                                  std::to_string(5 - lost) + " resumed";
     EXPECT_NE(text.find(computed), std::string::npos) << computed << "\n" << text;
+  }
+  // A speckle stack of `frames` pages of size^2 px drifting by (0.07, -0.05) px a frame (xcorr
+  // speckle).
+  static void write_drifting_stack(const fs::path& file, int frames, int size = 256) {
+    fs::create_directories(file.parent_path());
+    const fs::path log = file.parent_path() / "speckle.log";
+    const std::string side = std::to_string(size);
+    ASSERT_EQ(
+        run(std::string(XCORR_EXE) + " speckle --out '" + file.string() + "' --size " + side + "," +
+                side + " --shift 0.07,-0.05 --noise 300 --frames " + std::to_string(frames),
+            log.string(), log.string()),
+        0)
+        << testing::read_bytes(log);
   }
   static void expect_same_csv(const fs::path& a, const fs::path& b, int jobs) {
     for (int k = 0; k < jobs; ++k) {
@@ -353,6 +368,171 @@ TEST_F(Mpi, ALostRankOfASharedJobStopsItsGroupAndTheOthersFinish) {
       text.find("(" + std::to_string(lost) + " computed, " + std::to_string(5 - lost) + " resumed"),
       std::string::npos)
       << text;
+}
+
+// `xcorr-mpi register`: the ranks share blocks of the stack's frames; the drift table and the
+// corrected stack are the bytes `xcorr register` writes, for each reference and 1-3 ranks.
+TEST_F(Mpi, RegisterSharesAStacksFramesWithTheSameBytes) {
+  const fs::path stack = dir_ / "s.tif";
+  write_drifting_stack(stack, 41);
+  if (HasFatalFailure()) return;
+  for (const std::string reference : {"first", "previous", "mean"}) {
+    const fs::path d = dir_ / reference;
+    fs::create_directories(d);
+    const std::string flags = " --reference " + reference;
+    ASSERT_EQ(
+        run(std::string(XCORR_EXE) + " register '" + stack.string() + "'" + flags + " --drift '" +
+                (d / "one.csv").string() + "' --out '" + (d / "one.tif").string() + "' --quiet",
+            (d / "one.out").string(), (d / "one.err").string()),
+        0)
+        << testing::read_bytes(d / "one.err");
+    for (int ranks : {1, 2, 3}) {
+      const std::string n = std::to_string(ranks);
+      const fs::path csv = d / ("np" + n + ".csv"), tif = d / ("np" + n + ".tif");
+      const std::string out = (d / ("np" + n + ".out")).string(),
+                        err = (d / ("np" + n + ".err")).string();
+      ASSERT_EQ(run(mpirun(ranks, "register '" + stack.string() + "'" + flags + " --drift '" +
+                                      csv.string() + "' --out '" + tif.string() + "'"),
+                    out, err),
+                0)
+          << testing::read_bytes(err);
+      EXPECT_EQ(testing::read_bytes(d / "one.csv"), testing::read_bytes(csv))
+          << reference << ", " << ranks << " ranks";
+      EXPECT_TRUE(testing::read_bytes(d / "one.tif") == testing::read_bytes(tif))
+          << reference << ", " << ranks << " ranks: the corrected stacks differ";
+      EXPECT_FALSE(fs::exists(csv.string() + ".partial"));
+      if (ranks > 1) {
+        EXPECT_NE(testing::read_bytes(out).find("(ranks 0-" + std::to_string(ranks - 1) + ")"),
+                  std::string::npos)
+            << testing::read_bytes(out);
+      }
+    }
+  }
+}
+
+// A registration job of a batch is a job like the others: long, its frames are shared by a
+// group of ranks; the outputs are `xcorr run`'s bytes.
+TEST_F(Mpi, ALongRegistrationInABatchIsSharedByAGroupOfRanks) {
+  for (const char* folder : {"ref", "run"}) {
+    const fs::path d = dir_ / folder;
+    write_drifting_stack(d / "s.tif", 41);
+    ASSERT_TRUE(testing::write_sample_pages(d / "stack.tif", 6).is_ok());
+    std::ofstream f(d / "batch.json");
+    f << R"({"jobs": [{"name": "j0", "reference": "stack.tif", "out": "out0.csv", )"
+      << R"("roi": ["rect:20,24,200,200"], "step": 12, "device": "cpu"}, )"
+      << R"({"type": "register", "name": "reg", "stack": "s.tif", "drift": "drift.csv", )"
+      << R"("out": "corrected.tif", "reference": "previous"}]})";
+  }
+  if (HasFatalFailure()) return;
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "run";
+  const std::string out = (d / "stdout.txt").string(), err = (d / "stderr.txt").string();
+  ASSERT_EQ(run(mpirun(3, "run '" + (d / "batch.json").string() + "'"), out, err), 0)
+      << testing::read_bytes(err);
+  for (const char* name : {"out0.csv", "drift.csv", "corrected.tif"}) {
+    ASSERT_TRUE(fs::exists(d / name)) << name;
+    EXPECT_TRUE(testing::read_bytes(dir_ / "ref" / name) == testing::read_bytes(d / name))
+        << name << " differs";
+  }
+  const std::string text = testing::read_bytes(out);
+  EXPECT_TRUE(std::regex_search(text, std::regex("register job 1 \\('reg'\\).*\\(ranks 0-1\\)")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("job 1 \\('j0'\\).*\\(rank 2\\)"))) << text;
+}
+
+// A rank of a shared registration dies (mpirun's abort off): the group waits, the run names the
+// frames whose drift was not committed, and the next run (2 ranks) measures only those, to the
+// bytes of one process.
+TEST_F(Mpi, ALostRankOfASharedRegistrationNamesItsFramesAndTheNextRunResumes) {
+  const fs::path stack = dir_ / "m.tif";
+  write_drifting_stack(stack, 200);
+  if (HasFatalFailure()) return;
+  // Slow enough per frame that the run is still going when a rank is killed.
+  const std::string flags = " --upsample 1000 --iterations 8 --reference previous";
+  const fs::path d = dir_ / "run";
+  fs::create_directories(d);
+  ASSERT_EQ(run(std::string(XCORR_EXE) + " register '" + stack.string() + "'" + flags +
+                    " --drift '" + (dir_ / "one.csv").string() + "' --quiet",
+                (dir_ / "one.out").string(), (dir_ / "one.err").string()),
+            0)
+      << testing::read_bytes(dir_ / "one.err");
+  const std::string args =
+      "register '" + stack.string() + "'" + flags + " --drift '" + (d / "out0.csv").string() + "'";
+  // kill_rank_mid_run's batch is in `d`; this run is the register command, so it is written out.
+  const std::string cmd = mpirun(3, args + " --lost-after 3", kRanksOutliveOne) + " > '" +
+                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
+                          "'";
+  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+  pid_t sh = 0;
+  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  const fs::path commits = d / "out0.csv.partial" / "drift.txt";
+  for (int i = 0; i < 6000 && !fs::exists(commits); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(commits)) << "no drift committed";
+  const long pid = pid_of_rank_of("register", 1);
+  ASSERT_NE(pid, 0);
+  ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(sh, &status, 0), sh);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  EXPECT_NE(WEXITSTATUS(status), 124) << "the run must end by itself";
+  const std::string err = testing::read_bytes(d / "killed.err");
+  EXPECT_FALSE(fs::exists(d / "out0.csv")) << err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      err, m,
+      std::regex("register job 1 \\('m.tif'\\) \\(rank 0 waiting for it, rank 1 lost, rank 2 "
+                 "waiting for it\\): frames ([0-9, -]+) of 200 not computed")))
+      << err;
+  const int lost = count_frames(m[1]);
+  ASSERT_GE(lost, 1);
+  const std::string out = (d / "again.out").string(), again_err = (d / "again.err").string();
+  ASSERT_EQ(run(mpirun(2, args), out, again_err), 0) << testing::read_bytes(again_err);
+  EXPECT_EQ(testing::read_bytes(dir_ / "one.csv"), testing::read_bytes(d / "out0.csv"));
+  // The summary counts frame 0 (the reference) among the computed ones.
+  EXPECT_NE(testing::read_bytes(out).find("200 frames (" + std::to_string(lost + 1) +
+                                          " computed, " + std::to_string(199 - lost) + " resumed"),
+            std::string::npos)
+      << testing::read_bytes(out) << "\nlost " << lost;
+}
+
+// Frames of 1024^2 px and more are planned by FFTW's timings, so two processes may round
+// differently: a registration's first process hands its plans to the others and keeps them in the
+// .partial folder. A run killed after its first commit, resumed once by one process and once (from
+// the same commits) by 3 ranks: both resumed runs use the killed run's plans, so their drift
+// tables are the same bytes.
+TEST_F(Mpi, ResumedRanksMeasureWithTheFirstRunsFftwPlans) {
+  write_drifting_stack(dir_ / "s.tif", 20, 1024);
+  if (HasFatalFailure()) return;
+  {
+    std::ofstream f(dir_ / "reg.json");
+    f << R"({"type": "register", "stack": "s.tif", "drift": "drift.csv", "iterations": 4})";
+  }
+  const std::string job = (dir_ / "reg.json").string();
+  const fs::path partial = dir_ / "drift.csv.partial", saved = dir_ / "saved.partial";
+  const char* argv[] = {XCORR_EXE, "run", job.c_str(), "--quiet", nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, XCORR_EXE, nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  for (int i = 0; i < 12000 && !fs::exists(partial / "drift.txt"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(fs::exists(partial / "drift.txt")) << "no drift committed";
+  ASSERT_FALSE(fs::exists(dir_ / "drift.csv")) << "the run ended before it was killed";
+  ASSERT_TRUE(fs::exists(partial / "fftw_plans.txt"));
+  fs::copy(partial, saved, fs::copy_options::recursive);
+  const std::string out = (dir_ / "run.out").string(), err = (dir_ / "run.err").string();
+  ASSERT_EQ(run(std::string(XCORR_EXE) + " run '" + job + "'", out, err), 0)
+      << testing::read_bytes(err);
+  EXPECT_NE(testing::read_bytes(out).find("resumed"), std::string::npos);
+  fs::rename(dir_ / "drift.csv", dir_ / "one.csv");
+  fs::copy(saved, partial, fs::copy_options::recursive);
+  ASSERT_EQ(run(mpirun(3, "run '" + job + "'"), out, err), 0) << testing::read_bytes(err);
+  EXPECT_NE(testing::read_bytes(out).find("(ranks 0-2)"), std::string::npos)
+      << testing::read_bytes(out);
+  EXPECT_EQ(testing::read_bytes(dir_ / "one.csv"), testing::read_bytes(dir_ / "drift.csv"));
 }
 
 TEST_F(Mpi, BadBatchStopsEveryRankBeforeAnyWork) {

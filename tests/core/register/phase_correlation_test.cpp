@@ -90,6 +90,18 @@ TEST(PhaseCorrelation, BadInputIsRefusedByName) {
             ErrorCode::size_mismatch);
 }
 
+// The plans a registration hands to other processes: FFTW's wisdom after a correlator is made,
+// which this build takes back; text that is not wisdom is refused, and no plans are no change.
+TEST(PhaseCorrelation, FftwPlansTravelAsTextAndOtherTextIsRefused) {
+  auto c = PhaseCorrelator::create({48, 40}, {});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  const std::string plans = fftw_plans();
+  EXPECT_FALSE(plans.empty());
+  EXPECT_TRUE(use_fftw_plans(plans));
+  EXPECT_TRUE(use_fftw_plans(""));
+  EXPECT_FALSE(use_fftw_plans("not wisdom"));
+}
+
 TEST(ShiftImage, IntegerShiftsCopyAndSubPixelShiftsFollowASmoothImage) {
   const Index rows = 31, cols = 37;
   Stack<float> smooth(rows, cols, 1);
