@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -37,8 +40,68 @@ struct Header {
 static_assert(std::is_trivially_copyable_v<Header>);
 static_assert(std::is_trivially_copyable_v<dic::IcgnResult>);
 
-void bcast_header(MPI_Comm comm, Header& h) {
-  MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, comm);
+// How a rank waits for its part of a frame's exchange (every one of which is nonblocking, on
+// every rank, so that they match): the leader gives up when its group has lost a rank (the
+// exchange could then never end; the request is left behind with the group), the others wait
+// for the leader.
+struct Waiter {
+  std::function<bool()> broken;  // empty: wait until done
+  bool operator()(MPI_Request& r) const {
+    if (!broken) {
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      return true;
+    }
+    for (;;) {
+      int done = 0;
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      if (done) return true;
+      if (broken()) return false;
+      std::this_thread::yield();
+    }
+  }
+};
+
+bool bcast_header(MPI_Comm comm, Header& h, const Waiter& wait) {
+  MPI_Request r;
+  MPI_Ibcast(&h, sizeof h, MPI_BYTE, 0, comm, &r);
+  return wait(r);
+}
+
+// Rank 0's text to every rank of `comm`.
+bool bcast_text(MPI_Comm comm, std::string& text, const Waiter& wait) {
+  auto len = static_cast<long long>(text.size());
+  MPI_Request r;
+  MPI_Ibcast(&len, 1, MPI_LONG_LONG, 0, comm, &r);
+  if (!wait(r)) return false;
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Ibcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm, &r);
+  return wait(r);
+}
+
+// Every rank's text to rank 0 of `comm`, in rank order (`all`, there only).
+bool gather_text(MPI_Comm comm, const std::string& mine, const Waiter& wait,
+                 std::vector<std::string>& all) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(ranks)), offsets(lens.size());
+  MPI_Request r;
+  MPI_Igather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm, &r);
+  if (!wait(r)) return false;
+  std::string joined;
+  if (rank == 0) {
+    std::exclusive_scan(lens.begin(), lens.end(), offsets.begin(), 0);
+    joined.resize(static_cast<std::size_t>(offsets.back() + lens.back()));
+  }
+  MPI_Igatherv(mine.data(), len, MPI_CHAR, joined.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
+               comm, &r);
+  if (!wait(r)) return false;
+  all.clear();
+  for (std::size_t k = 0; rank == 0 && k < lens.size(); ++k)
+    all.push_back(
+        joined.substr(static_cast<std::size_t>(offsets[k]), static_cast<std::size_t>(lens[k])));
+  return true;
 }
 
 // `count` elements of trivially copyable T as one MPI type (counts stay within int for any frame:
@@ -75,7 +138,8 @@ Result<dic::DicOptions> parse_options(const std::string& text) {
 
 // Rank 0's image to every rank of `comm`: packed into `pixels` there, received into `pixels`
 // (sized to the image, rows x cols) elsewhere, where `image` is not used.
-void bcast_image(MPI_Comm comm, MatrixView<const float> image, std::vector<float>& pixels) {
+bool bcast_image(MPI_Comm comm, MatrixView<const float> image, std::vector<float>& pixels,
+                 const Waiter& wait) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
@@ -84,7 +148,9 @@ void bcast_image(MPI_Comm comm, MatrixView<const float> image, std::vector<float
       std::copy(image.row(r), image.row(r) + image.cols,
                 pixels.begin() + static_cast<std::ptrdiff_t>(r * image.cols));
   }
-  MPI_Bcast(pixels.data(), static_cast<int>(pixels.size()), MPI_FLOAT, 0, comm);
+  MPI_Request r;
+  MPI_Ibcast(pixels.data(), static_cast<int>(pixels.size()), MPI_FLOAT, 0, comm, &r);
+  return wait(r);
 }
 
 // A frame's grid points, one contiguous slice per rank: rank r's are [at[r], at[r] + count[r]).
@@ -92,34 +158,41 @@ struct Slices {
   std::vector<int> count, at;
 };
 
-// Rank 0's bounds (dic::split_points: ranks + 1 entries) to every rank of `comm`. Collective.
-Slices bcast_slices(MPI_Comm comm, const std::vector<std::size_t>& bounds) {
+// Rank 0's bounds (dic::split_points: ranks + 1 entries) to every rank of `comm`, as slices.
+bool bcast_slices(MPI_Comm comm, const std::vector<std::size_t>& bounds, const Waiter& wait,
+                  Slices& s) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   std::vector<long long> b(static_cast<std::size_t>(ranks) + 1);
   std::copy(bounds.begin(), bounds.end(), b.begin());  // rank 0's; empty elsewhere
-  MPI_Bcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, comm);
-  Slices s;
-  for (std::size_t r = 0; r + 1 < b.size(); ++r) {
-    s.at.push_back(static_cast<int>(b[r]));
-    s.count.push_back(static_cast<int>(b[r + 1] - b[r]));
+  MPI_Request r;
+  MPI_Ibcast(b.data(), ranks + 1, MPI_LONG_LONG, 0, comm, &r);
+  if (!wait(r)) return false;
+  s = Slices{};
+  for (std::size_t k = 0; k + 1 < b.size(); ++k) {
+    s.at.push_back(static_cast<int>(b[k]));
+    s.count.push_back(static_cast<int>(b[k + 1] - b[k]));
   }
-  return s;
+  return true;
 }
 
 // Rank 0's `all` (a value per grid point) to the other ranks, each its slice into the same place
 // of its own `mine` (also a value per grid point). Rank 0 passes mine = nullptr, the others
-// all = nullptr. Collective.
+// all = nullptr.
 template <class T>
-void scatter_slices(MPI_Comm comm, const Slices& s, const T* all, T* mine, MPI_Datatype type) {
+bool scatter_slices(MPI_Comm comm, const Slices& s, const T* all, T* mine, MPI_Datatype type,
+                    const Waiter& wait) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const auto r = static_cast<std::size_t>(rank);
+  const auto k = static_cast<std::size_t>(rank);
+  MPI_Request r;
   if (rank == 0) {
-    MPI_Scatterv(all, s.count.data(), s.at.data(), type, MPI_IN_PLACE, s.count[0], type, 0, comm);
+    MPI_Iscatterv(all, s.count.data(), s.at.data(), type, MPI_IN_PLACE, s.count[0], type, 0, comm,
+                  &r);
   } else {
-    MPI_Scatterv(nullptr, nullptr, nullptr, type, mine + s.at[r], s.count[r], type, 0, comm);
+    MPI_Iscatterv(nullptr, nullptr, nullptr, type, mine + s.at[k], s.count[k], type, 0, comm, &r);
   }
+  return wait(r);
 }
 
 // What a frame's part sends back: the status code (-1: registered) and the variant or message.
@@ -131,14 +204,17 @@ struct PartReply {
 class SharedRegistrar final : public dic::FrameRegistrar {
  public:
   SharedRegistrar(std::unique_ptr<dic::FrameRegistrar> local, MPI_Comm work,
-                  std::vector<int> world_ranks)
-      : local_(std::move(local)), work_(work), world_ranks_(std::move(world_ranks)) {}
+                  std::vector<int> world_ranks, GroupWatch watch)
+      : local_(std::move(local)),
+        work_(work),
+        world_ranks_(std::move(world_ranks)),
+        watch_(std::move(watch)),
+        wait_{watch_.broken} {}
   ~SharedRegistrar() override {
     if (work_ == MPI_COMM_NULL) return;
     Header h;
     h.command = kStop;
-    bcast_header(work_, h);
-    MPI_Comm_free(&work_);
+    if (bcast_header(work_, h, wait_)) MPI_Comm_free(&work_);
   }
   SharedRegistrar(const SharedRegistrar&) = delete;
   SharedRegistrar& operator=(const SharedRegistrar&) = delete;
@@ -157,6 +233,27 @@ class SharedRegistrar final : public dic::FrameRegistrar {
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
     if (work_ == MPI_COMM_NULL) return local_->register_frame(in, o);
+    bool broken = false;
+    auto shared = shared_frame(in, o, broken);
+    if (!broken) return shared;
+    // A rank of the group was lost: its exchange is left behind, and this rank registers this
+    // frame and the rest alone, with the bytes of the shared run (every point's arithmetic is the
+    // same wherever it runs), its images sent to its own registrar afresh.
+    work_ = MPI_COMM_NULL;
+    std::fprintf(stderr,
+                 "xcorr-mpi: rank %d registers the rest of its job alone: its group lost a rank\n",
+                 world_ranks_[0]);
+    if (watch_.alone) watch_.alone();
+    dic::FrameInputs again = in;
+    again.reference_changed = again.deformed_changed = true;
+    return local_->register_frame(again, o);
+  }
+
+ private:
+  // The frame shared by the group; `broken` when the group lost a rank on the way (the result
+  // then means nothing).
+  Result<const dic::FrameRegistration*> shared_frame(const dic::FrameInputs& in,
+                                                     const dic::DicOptions& o, bool& broken) {
     const std::vector<char>& active = *in.active;
     const std::size_t n = active.size();
     const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
@@ -166,6 +263,10 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     dic::DicOptions part = o;
     part.method = method.value();
     part.propagation = dic::Propagation::independent;  // the waves need the whole frame
+    const auto lost = [&broken] {
+      broken = true;
+      return Status{ErrorCode::internal, "the group lost a rank"};
+    };
 
     Header h;
     h.command = kFrame;
@@ -177,27 +278,30 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     h.def_rows = in.deformed.rows, h.def_cols = in.deformed.cols;
     h.grid_rows = in.grid->rows, h.grid_cols = in.grid->cols;
     h.points = static_cast<long long>(n);
-    bcast_header(work_, h);
+    if (!bcast_header(work_, h, wait_)) return lost();
     std::string text = options_text(part);
-    bcast_text(work_, text);
+    if (!bcast_text(work_, text, wait_)) return lost();
     if (h.new_reference) {
-      bcast_image(work_, in.reference, pixels_);
+      if (!bcast_image(work_, in.reference, pixels_, wait_)) return lost();
       sent_reference_ = true;
       reference_shape_ = in.reference.shape();
     }
     if (h.new_deformed) {
-      bcast_image(work_, in.deformed, pixels_);
+      if (!bcast_image(work_, in.deformed, pixels_, wait_)) return lost();
       sent_deformed_ = true;
       deformed_shape_ = in.deformed.shape();
     }
     int ranks = 1;
     MPI_Comm_size(work_, &ranks);
-    const Slices sl =
-        bcast_slices(work_, dic::split_points(active, static_cast<std::size_t>(ranks)));
-    scatter_slices<double>(work_, sl, in.cx->data(), nullptr, MPI_DOUBLE);
-    scatter_slices<double>(work_, sl, in.cy->data(), nullptr, MPI_DOUBLE);
-    scatter_slices<char>(work_, sl, active.data(), nullptr, MPI_CHAR);
-    scatter_slices<dic::Warp>(work_, sl, in.predicted->data(), nullptr, warp_type_.type());
+    Slices sl;
+    if (!bcast_slices(work_, dic::split_points(active, static_cast<std::size_t>(ranks)), wait_,
+                      sl) ||
+        !scatter_slices<double>(work_, sl, in.cx->data(), nullptr, MPI_DOUBLE, wait_) ||
+        !scatter_slices<double>(work_, sl, in.cy->data(), nullptr, MPI_DOUBLE, wait_) ||
+        !scatter_slices<char>(work_, sl, active.data(), nullptr, MPI_CHAR, wait_) ||
+        !scatter_slices<dic::Warp>(work_, sl, in.predicted->data(), nullptr, warp_type_.type(),
+                                   wait_))
+      return lost();
     const auto mine_end = static_cast<std::ptrdiff_t>(sl.count[0]);  // rank 0's slice from 0
 
     // This rank's part: the first slice (progress scaled to the whole frame).
@@ -224,28 +328,32 @@ class SharedRegistrar final : public dic::FrameRegistrar {
       reply.text = got.status().message();
     }
     std::vector<int> codes(static_cast<std::size_t>(ranks));
-    MPI_Gather(&reply.code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, work_);
-    const std::vector<std::string> texts = gather_text(work_, reply.text);
-    MPI_Gatherv(MPI_IN_PLACE, sl.count[0], result_type_.type(), reg_.points.data(), sl.count.data(),
-                sl.at.data(), result_type_.type(), 0, work_);
+    std::vector<std::string> texts;
+    MPI_Request r;
+    MPI_Igather(&reply.code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, work_, &r);
+    if (!wait_(r) || !gather_text(work_, reply.text, wait_, texts)) return lost();
+    MPI_Igatherv(MPI_IN_PLACE, sl.count[0], result_type_.type(), reg_.points.data(),
+                 sl.count.data(), sl.at.data(), result_type_.type(), 0, work_, &r);
+    if (!wait_(r)) return lost();
     if (!got.is_ok()) return got.status();
     reg_.variant.clear();
-    for (std::size_t r = 0; r < codes.size(); ++r) {
-      if (codes[r] >= 0) {
-        return Status{static_cast<ErrorCode>(codes[r]),
-                      "rank " + std::to_string(world_ranks_[r]) + ": " + texts[r]};
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+      if (codes[k] >= 0) {
+        return Status{static_cast<ErrorCode>(codes[k]),
+                      "rank " + std::to_string(world_ranks_[k]) + ": " + texts[k]};
       }
-      if (reg_.variant.empty()) reg_.variant = texts[r];
+      if (reg_.variant.empty()) reg_.variant = texts[k];
     }
     if (o.propagation == dic::Propagation::reliability_guided)
       XCORR_RETURN_IF_ERROR(local_->waves(in, o, reg_.points));
     return &reg_;
   }
 
- private:
   std::unique_ptr<dic::FrameRegistrar> local_;
   MPI_Comm work_;                 // the leader and the ranks that take part (MPI_COMM_NULL: alone)
   std::vector<int> world_ranks_;  // of work_'s ranks, for messages
+  GroupWatch watch_;
+  Waiter wait_;
   Bytes<dic::Warp> warp_type_;
   Bytes<dic::IcgnResult> result_type_;
   dic::FrameRegistration reg_;
@@ -257,6 +365,7 @@ class SharedRegistrar final : public dic::FrameRegistrar {
 
 // A rank that takes part in a leader's registrar: frames until kStop.
 Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
+  const Waiter wait;  // for the leader, however long
   int rank = 0, ranks = 1;
   MPI_Comm_rank(work, &rank);
   MPI_Comm_size(work, &ranks);
@@ -271,12 +380,12 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
   std::vector<dic::IcgnResult> none;
   for (;;) {
     Header h;
-    bcast_header(work, h);
+    bcast_header(work, h, wait);
     if (h.command == kStop) return Status::ok();
     if (h.command != kFrame)
       return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};
     std::string text;
-    bcast_text(work, text);
+    bcast_text(work, text, wait);
     auto part = parse_options(text);
     const auto n = static_cast<std::size_t>(h.points);
     grid.rows = h.grid_rows;
@@ -284,21 +393,22 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
     grid.points.resize(n);
     if (h.new_reference) {
       reference.resize(static_cast<std::size_t>(h.ref_rows * h.ref_cols));
-      bcast_image(work, {}, reference);
+      bcast_image(work, {}, reference, wait);
     }
     if (h.new_deformed) {
       deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
-      bcast_image(work, {}, deformed);
+      bcast_image(work, {}, deformed, wait);
     }
-    const Slices sl = bcast_slices(work, {});
+    Slices sl;
+    bcast_slices(work, {}, wait, sl);
     cx.resize(n);
     cy.resize(n);
     predicted.resize(n);
     active.assign(n, 0);  // only this rank's slice is set
-    scatter_slices<double>(work, sl, nullptr, cx.data(), MPI_DOUBLE);
-    scatter_slices<double>(work, sl, nullptr, cy.data(), MPI_DOUBLE);
-    scatter_slices<char>(work, sl, nullptr, active.data(), MPI_CHAR);
-    scatter_slices<dic::Warp>(work, sl, nullptr, predicted.data(), warp_type.type());
+    scatter_slices<double>(work, sl, nullptr, cx.data(), MPI_DOUBLE, wait);
+    scatter_slices<double>(work, sl, nullptr, cy.data(), MPI_DOUBLE, wait);
+    scatter_slices<char>(work, sl, nullptr, active.data(), MPI_CHAR, wait);
+    scatter_slices<dic::Warp>(work, sl, nullptr, predicted.data(), warp_type.type(), wait);
 
     PartReply reply;
     const dic::IcgnResult* sent = nullptr;
@@ -329,24 +439,29 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
       none.assign(static_cast<std::size_t>(sl.count[me]), dic::IcgnResult{});
       sent = none.data();
     }
-    MPI_Gather(&reply.code, 1, MPI_INT, nullptr, 1, MPI_INT, 0, work);
-    (void)gather_text(work, reply.text);
-    MPI_Gatherv(sent, sl.count[me], result_type.type(), nullptr, nullptr, nullptr,
-                result_type.type(), 0, work);
+    MPI_Request r;
+    MPI_Igather(&reply.code, 1, MPI_INT, nullptr, 1, MPI_INT, 0, work, &r);
+    wait(r);
+    std::vector<std::string> unused;
+    gather_text(work, reply.text, wait, unused);
+    MPI_Igatherv(sent, sl.count[me], result_type.type(), nullptr, nullptr, nullptr,
+                 result_type.type(), 0, work, &r);
+    wait(r);
   }
 }
 
 }  // namespace
 
 Result<std::unique_ptr<dic::FrameRegistrar>> make_shared_registrar(MPI_Comm group,
-                                                                   const dic::DicOptions& o) {
+                                                                   const dic::DicOptions& o,
+                                                                   GroupWatch watch) {
   int ranks = 1, world = 0;
   MPI_Comm_size(group, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &world);  // the group's ranks are world + 0, 1, ... (key order)
   auto local = engine::make_dic_registrar(o);
   Header h;
   h.command = kStart;
-  bcast_header(group, h);
+  bcast_header(group, h, Waiter{});
   std::string text = options_text(o);
   bcast_text(group, text);
   // Answers: "device" or "!message".
@@ -386,14 +501,14 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_shared_registrar(MPI_Comm grou
   MPI_Comm_split(group, take[0] ? 0 : MPI_UNDEFINED, 0, &work);
   if (!local.is_ok()) return local.status();
   if (work != MPI_COMM_NULL && world_ranks.size() == 1) MPI_Comm_free(&work);  // alone
-  return std::unique_ptr<dic::FrameRegistrar>(
-      std::make_unique<SharedRegistrar>(std::move(local).value(), work, std::move(world_ranks)));
+  return std::unique_ptr<dic::FrameRegistrar>(std::make_unique<SharedRegistrar>(
+      std::move(local).value(), work, std::move(world_ranks), std::move(watch)));
 }
 
-void end_shared_job(MPI_Comm group) {
+bool end_shared_job(MPI_Comm group, const std::function<bool()>& broken) {
   Header h;
   h.command = kDone;
-  bcast_header(group, h);
+  return bcast_header(group, h, Waiter{broken});
 }
 
 Status serve_shared_job(MPI_Comm group) {
@@ -401,7 +516,7 @@ Status serve_shared_job(MPI_Comm group) {
   MPI_Comm_rank(group, &rank);
   for (;;) {
     Header h;
-    bcast_header(group, h);
+    bcast_header(group, h, Waiter{});
     if (h.command == kDone) return Status::ok();
     if (h.command != kStart)
       return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};

@@ -12,6 +12,7 @@ namespace {
 constexpr int kTagBeat = 1;     // member -> coordinator: two doubles (frames, phase); back: none
 constexpr int kTagDone = 2;     // member -> coordinator: "<code> <complete>\n<summary>"
 constexpr int kTagRelease = 3;  // coordinator -> member: "<code>"
+constexpr int kTagLost = 4;     // coordinator -> member: "<rank>", a rank counted lost
 
 std::string beat_bytes(double frames, int phase) {
   const double v[2] = {frames, static_cast<double>(phase)};
@@ -29,6 +30,8 @@ RankWatch::RankWatch(double lost_after_s, bool quiet) : lost_after_(lost_after_s
   const double now = MPI_Wtime();
   heard_coordinator_ = now;
   states_.resize(static_cast<std::size_t>(ranks_));
+  lost_ = std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(ranks_));
+  for (int r = 0; r < ranks_; ++r) lost_[static_cast<std::size_t>(r)] = false;
   for (RankState& s : states_) s.heard = now;
   thread_ = std::thread([this] { loop(); });
 }
@@ -126,6 +129,11 @@ void RankWatch::receive(double now) {
       cv_.notify_all();
       return;
     }
+    if (st.MPI_TAG == kTagLost) {
+      const int r = std::atoi(b.c_str());
+      if (r >= 0 && r < ranks_) lost_[static_cast<std::size_t>(r)] = true;
+      continue;
+    }
     if (s.lost) continue;  // counted lost: what it says now changes nothing
     s.heard = now;
     if (st.MPI_TAG == kTagBeat && b.size() == 2 * sizeof(double)) {
@@ -146,6 +154,7 @@ void RankWatch::receive(double now) {
 void RankWatch::turn_to_next_coordinator(double now) {
   const int lost = coordinator_++;
   states_[static_cast<std::size_t>(lost)].lost = true;
+  lost_[static_cast<std::size_t>(lost)] = true;
   heard_coordinator_ = now;
   sent_done_ = false;  // the new coordinator gets the summary again
   if (coordinator_ != rank_) return;
@@ -157,6 +166,7 @@ void RankWatch::turn_to_next_coordinator(double now) {
     s.lost = r < rank_;
     s.heard = now;
   }
+  last_loss_ = now;
   std::fprintf(stderr,
                "xcorr-mpi: rank %d lost: no word from it for %.0f s; rank %d coordinates the run "
                "from here on\n",
@@ -189,9 +199,9 @@ void RankWatch::coordinate(double now) {
   for (int r = 0; r < ranks_; ++r) {
     RankState& s = states_[static_cast<std::size_t>(r)];
     if (r != rank_ && !s.lost && now - s.heard > lost_after_) {
-      s.lost = true;
       std::fprintf(stderr, "%sxcorr-mpi: rank %d lost: no word from it for %.0f s\n",
                    bar_ && !quiet_ ? "\n" : "", r, now - s.heard);
+      count_lost(r, now);
     }
   }
   double frames = 0;
@@ -212,15 +222,26 @@ void RankWatch::coordinate(double now) {
         phases_[static_cast<std::size_t>(r)] >= 0)
       lost_groups.push_back(phases_[static_cast<std::size_t>(r)]);
   }
+  // A group's leader that goes on alone says so in its next beats: until then, none is stuck.
+  const bool settled = now - last_loss_ > 5 * period_;
   bool over = true;
   for (RankState& s : states_) {
-    s.stuck = any_lost && !s.lost && !s.done &&
+    s.stuck = any_lost && settled && !s.lost && !s.done &&
               ((s.phase == kSetup && lost_in_setup) ||
                (s.phase >= 0 &&
                 std::find(lost_groups.begin(), lost_groups.end(), s.phase) != lost_groups.end()));
     over = over && (s.lost || s.done || s.stuck);
   }
   if (over && (planned || any_lost)) end_run();
+}
+
+void RankWatch::count_lost(int rank, double now) {
+  states_[static_cast<std::size_t>(rank)].lost = true;
+  lost_[static_cast<std::size_t>(rank)] = true;
+  last_loss_ = now;
+  for (int r = 0; r < ranks_; ++r)  // every rank learns it (a group's leader goes on alone)
+    if (r != rank_ && !states_[static_cast<std::size_t>(r)].lost)
+      send(r, kTagLost, std::to_string(rank));
 }
 
 void RankWatch::end_run() {

@@ -6,7 +6,8 @@
 // for that long counts it lost and turns to the next rank (which then coordinates) with what it
 // had sent. When its part is over a rank sends its summary (finish) and waits. Once every rank is
 // done, lost, or stuck (waiting in an exchange with a lost rank: the setup every rank takes part
-// in, or a shared job's group), the coordinator's thread ends the run: the RunEnd prints and
+// in, or a shared job's group, for a while after the loss: a group's leader that goes on alone
+// says so), the coordinator's thread ends the run: the RunEnd prints and
 // returns the status; then, when no rank was lost, every rank is released and exits with that
 // status through MPI_Finalize, else the coordinator ends the run with MPI_Abort (mpirun exits
 // non-zero).
@@ -20,6 +21,7 @@
 #include <condition_variable>
 #include <functional>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -65,6 +67,8 @@ class RankWatch {
   void set_plan(Index frames, std::vector<int> phases, RunEnd end);
   void set_phase(int phase) { phase_ = phase; }
   void set_frames(double frames) { frames_ = frames; }
+  // Whether world rank `rank` is known lost here (the coordinator tells every rank).
+  bool lost(int rank) const { return lost_[static_cast<std::size_t>(rank)]; }
 
   // This rank's part is over: its exit status, whether its jobs ran to the end, its summary.
   // Returns the run's exit status once the coordinator releases the ranks (MPI_Finalize may
@@ -82,6 +86,7 @@ class RankWatch {
   void turn_to_next_coordinator(double now);
   void coordinate(double now);
   void end_run();
+  void count_lost(int rank, double now);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
@@ -89,6 +94,7 @@ class RankWatch {
   bool quiet_ = false;
   std::atomic<int> phase_{kSetup};
   std::atomic<double> frames_{0};
+  std::unique_ptr<std::atomic<bool>[]> lost_;  // by rank
 
   std::mutex m_;  // guards the fields below
   std::condition_variable cv_;
@@ -103,6 +109,7 @@ class RankWatch {
   // The watch thread's own.
   int coordinator_ = 0;
   double heard_coordinator_ = 0, beat_at_ = -1;
+  double last_loss_ = -1;  // MPI_Wtime when the coordinator last counted a rank lost
   bool sent_done_ = false;
   std::vector<RankState> states_;  // the coordinator's view
   std::list<std::pair<MPI_Request, std::string>> sending_;

@@ -149,11 +149,25 @@ int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
                                  std::to_string(frames[k]) + " not computed")
                                     .c_str());
   }
-  std::fprintf(stderr,
-               "xcorr-mpi: a rank was lost; %ld frame(s) were not computed (listed above) and "
-               "the committed frames are kept: run the same command again to compute only "
-               "those\n",
-               static_cast<long>(left));
+  bool written = true;  // every job's output
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    const std::string out =
+        k < b.jobs.size() ? b.jobs[k].out : b.registrations[k - b.jobs.size()].drift;
+    std::error_code ec;
+    written = written && (out.empty() || std::filesystem::exists(out, ec));
+  }
+  if (left == 0 && written) {
+    batch::remove_partials(b);
+    std::fprintf(stderr,
+                 "xcorr-mpi: a rank was lost, but every frame was computed and every output "
+                 "written (above)\n");
+  } else {
+    std::fprintf(stderr,
+                 "xcorr-mpi: a rank was lost; %ld frame(s) were not computed (listed above) "
+                 "and the committed frames are kept: run the same command again to compute "
+                 "only those\n",
+                 static_cast<long>(left));
+  }
   return 2;
 }
 
@@ -195,6 +209,12 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
                  [&b, frames, share](const std::vector<RankState>& states) {
                    return end_of_run(b, frames, share, states);
                  });
+  // Whether this rank's group has lost a rank (its leader then goes on alone).
+  const std::function<bool()> broken = [&watch, &share, grouped] {
+    for (int r = share[grouped].first; r < share[grouped].first + share[grouped].count; ++r)
+      if (watch.lost(r)) return true;
+    return false;
+  };
   double before = 0;            // frames of this rank's finished jobs
   bool text_of_failure = true;  // false: the group's leader says it
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
@@ -234,8 +254,8 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
       before += static_cast<double>(frames[k]);
       watch.set_frames(before);
     };
-    const batch::RegistrarFactory shared = [group](const dic::DicOptions& o) {
-      return make_shared_registrar(group, o);
+    const batch::RegistrarFactory shared = [group, &broken, &watch](const dic::DicOptions& o) {
+      return make_shared_registrar(group, o, {broken, [&watch] { watch.set_phase(kAlone); }});
     };
     try {
       reports = batch::run_batch(b, group != MPI_COMM_NULL ? shared : engine::make_dic_registrar,
@@ -243,7 +263,8 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     } catch (const std::exception& e) {
       reports = Status{ErrorCode::internal, e.what()};
     }
-    if (group != MPI_COMM_NULL && !registration) end_shared_job(group);
+    if (group != MPI_COMM_NULL && !registration && !end_shared_job(group, broken))
+      group = MPI_COMM_NULL;  // left behind with the ranks still waiting in it
   }
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   watch.set_phase(kAlone);

@@ -4,12 +4,13 @@
 // mid-run leaves the committed frames, and the next run (with another number of ranks) resumes
 // them to the same bytes; a long job's frames are shared by several ranks (each frame's points)
 // with the same bytes, and resumed the same way; with mpirun's abort on a dead rank turned off, a
-// lost rank (rank 0, the coordinator, included) leaves the others to finish their work, the run
-// names the frames that were not computed and exits non-zero, and the next run computes only
-// those; `xcorr-mpi register` and a long registration job of a batch share blocks of a stack's
-// frames with `xcorr register`'s bytes (FFTW plans handed from the first rank to the others); a
-// bad batch stops every rank before any work with one message.
-// Every process runs under `timeout`, so a hung MPI job ends the test instead of blocking it.
+// lost rank (rank 0, the coordinator, included) leaves the others to finish their work (a long
+// job's leader alone when a member is lost), the run names the frames that were not computed and
+// exits non-zero, and the next run computes only those; `xcorr-mpi register` and a long
+// registration job of a batch share blocks of a stack's frames with `xcorr register`'s bytes (FFTW
+// plans handed from the first rank to the others); a bad batch stops every rank before any work
+// with one message. Every process runs under `timeout`, so a hung MPI job ends the test instead of
+// blocking it.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -126,9 +127,10 @@ class Mpi : public testing::TempDirTest {
   // 3 ranks over the batch in `d` in the background (`env`, `args`: more for mpirun and the
   // program); once a frame of job `watch` (-1: of any of `jobs` jobs) is committed, rank `rank`
   // is killed. The run must fail and keep the commits; its stdout and stderr are in
-  // killed.out and killed.err.
+  // killed.out and killed.err. `kept`: some job is left unfinished (its commits are kept).
   static void kill_rank_mid_run(const fs::path& d, int jobs, int watch, int rank,
-                                const std::string& env = "", const std::string& args = "--quiet") {
+                                const std::string& env = "", const std::string& args = "--quiet",
+                                bool kept = true) {
     const std::string cmd = mpirun(3, "run '" + (d / "batch.json").string() + "' " + args, env) +
                             " > '" + (d / "killed.out").string() + "' 2> '" +
                             (d / "killed.err").string() + "'";
@@ -159,7 +161,7 @@ class Mpi : public testing::TempDirTest {
     EXPECT_NE(WEXITSTATUS(status), 124) << "the run must end by itself, not by timeout";
     bool partial_left = false;
     for (int k = 0; k < jobs; ++k) partial_left = partial_left || fs::exists(partial(k));
-    ASSERT_TRUE(partial_left) << "the committed frames are kept";
+    ASSERT_EQ(partial_left, kept) << "the committed frames are kept while a job is unfinished";
   }
   // The frames the lost rank's message names for `job` (1-based label, named `name`), which was
   // on the ranks `who` says; -1 when there is no such message.
@@ -344,18 +346,40 @@ TEST_F(Mpi, ALostCoordinatorIsFollowedByTheNextRank) {
   lost_rank_run(0);
 }
 
-TEST_F(Mpi, ALostRankOfASharedJobStopsItsGroupAndTheOthersFinish) {
-  // The long job on ranks 0-1, the short one on rank 2; rank 1 dies: rank 0 waits for it (its
-  // frames cannot go on), rank 2 finishes the short job.
+// The long job on ranks 0-1, the short one on rank 2. Rank 1 dies: rank 0, the group's leader,
+// registers the rest of its job alone (the same bytes), rank 2 finishes the short job; every
+// frame is computed, yet the run fails (a rank was lost) and says so.
+TEST_F(Mpi, ALostMemberOfASharedJobLeavesItsLeaderToFinishAlone) {
   const std::string options = R"(, "step": 3)";
   write_long_batch(dir_ / "ref", options, true);
   reference_run(dir_ / "ref");
   const fs::path d = dir_ / "run";
   write_long_batch(d, options, true);
-  kill_rank_mid_run(d, 2, 0, 1, kRanksOutliveOne, "--lost-after 3");
+  kill_rank_mid_run(d, 2, 0, 1, kRanksOutliveOne, "--lost-after 3", false);
   if (HasFatalFailure()) return;
   const std::string err = testing::read_bytes(d / "killed.err");
-  const int lost = named_lost_frames(err, 1, "long", "rank 0 waiting for it, rank 1 lost");
+  EXPECT_NE(err.find("rank 0 registers the rest of its job alone: its group lost a rank"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
+      << err;
+  expect_same_csv(dir_ / "ref", d, 2);
+}
+
+// Rank 0, the long job's leader and the run's coordinator, dies: rank 1 coordinates, its part of
+// the job cannot go on without the leader (it waits), rank 2 finishes the short job; the long
+// job's frames not committed are named, and the next run computes exactly those.
+TEST_F(Mpi, ALostLeaderOfASharedJobStopsItsGroupAndTheOthersFinish) {
+  const std::string options = R"(, "step": 3)";
+  write_long_batch(dir_ / "ref", options, true);
+  reference_run(dir_ / "ref");
+  const fs::path d = dir_ / "run";
+  write_long_batch(d, options, true);
+  kill_rank_mid_run(d, 2, 0, 0, kRanksOutliveOne, "--lost-after 3");
+  if (HasFatalFailure()) return;
+  const std::string err = testing::read_bytes(d / "killed.err");
+  EXPECT_NE(err.find("rank 1 coordinates the run from here on"), std::string::npos) << err;
+  const int lost = named_lost_frames(err, 1, "long", "rank 0 lost, rank 1 waiting for it");
   ASSERT_GE(lost, 1) << err;
   ASSERT_TRUE(fs::exists(d / "out1.csv")) << err;
   EXPECT_EQ(testing::read_bytes(dir_ / "ref" / "out1.csv"), testing::read_bytes(d / "out1.csv"));
