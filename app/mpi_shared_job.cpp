@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -40,68 +39,10 @@ struct Header {
 static_assert(std::is_trivially_copyable_v<Header>);
 static_assert(std::is_trivially_copyable_v<dic::IcgnResult>);
 
-// How a rank waits for its part of a frame's exchange (every one of which is nonblocking, on
-// every rank, so that they match): the leader gives up when its group has lost a rank (the
-// exchange could then never end; the request is left behind with the group), the others wait
-// for the leader.
-struct Waiter {
-  std::function<bool()> broken;  // empty: wait until done
-  bool operator()(MPI_Request& r) const {
-    if (!broken) {
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
-      return true;
-    }
-    for (;;) {
-      int done = 0;
-      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-      if (done) return true;
-      if (broken()) return false;
-      std::this_thread::yield();
-    }
-  }
-};
-
 bool bcast_header(MPI_Comm comm, Header& h, const Waiter& wait) {
   MPI_Request r;
   MPI_Ibcast(&h, sizeof h, MPI_BYTE, 0, comm, &r);
   return wait(r);
-}
-
-// Rank 0's text to every rank of `comm`.
-bool bcast_text(MPI_Comm comm, std::string& text, const Waiter& wait) {
-  auto len = static_cast<long long>(text.size());
-  MPI_Request r;
-  MPI_Ibcast(&len, 1, MPI_LONG_LONG, 0, comm, &r);
-  if (!wait(r)) return false;
-  text.resize(static_cast<std::size_t>(len));
-  MPI_Ibcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm, &r);
-  return wait(r);
-}
-
-// Every rank's text to rank 0 of `comm`, in rank order (`all`, there only).
-bool gather_text(MPI_Comm comm, const std::string& mine, const Waiter& wait,
-                 std::vector<std::string>& all) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(ranks)), offsets(lens.size());
-  MPI_Request r;
-  MPI_Igather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm, &r);
-  if (!wait(r)) return false;
-  std::string joined;
-  if (rank == 0) {
-    std::exclusive_scan(lens.begin(), lens.end(), offsets.begin(), 0);
-    joined.resize(static_cast<std::size_t>(offsets.back() + lens.back()));
-  }
-  MPI_Igatherv(mine.data(), len, MPI_CHAR, joined.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-               comm, &r);
-  if (!wait(r)) return false;
-  all.clear();
-  for (std::size_t k = 0; rank == 0 && k < lens.size(); ++k)
-    all.push_back(
-        joined.substr(static_cast<std::size_t>(offsets[k]), static_cast<std::size_t>(lens[k])));
-  return true;
 }
 
 // `count` elements of trivially copyable T as one MPI type (counts stay within int for any frame:
@@ -364,8 +305,8 @@ class SharedRegistrar final : public dic::FrameRegistrar {
 };
 
 // A rank that takes part in a leader's registrar: frames until kStop.
-Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
-  const Waiter wait;  // for the leader, however long
+// False when the group lost a rank (`wait` gave up).
+bool serve_frames(MPI_Comm work, dic::FrameRegistrar& local, const Waiter& wait) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(work, &rank);
   MPI_Comm_size(work, &ranks);
@@ -380,12 +321,10 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
   std::vector<dic::IcgnResult> none;
   for (;;) {
     Header h;
-    bcast_header(work, h, wait);
-    if (h.command == kStop) return Status::ok();
-    if (h.command != kFrame)
-      return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};
+    if (!bcast_header(work, h, wait)) return false;
+    if (h.command != kFrame) return true;  // kStop
     std::string text;
-    bcast_text(work, text, wait);
+    if (!bcast_text(work, text, wait)) return false;
     auto part = parse_options(text);
     const auto n = static_cast<std::size_t>(h.points);
     grid.rows = h.grid_rows;
@@ -393,22 +332,23 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
     grid.points.resize(n);
     if (h.new_reference) {
       reference.resize(static_cast<std::size_t>(h.ref_rows * h.ref_cols));
-      bcast_image(work, {}, reference, wait);
+      if (!bcast_image(work, {}, reference, wait)) return false;
     }
     if (h.new_deformed) {
       deformed.resize(static_cast<std::size_t>(h.def_rows * h.def_cols));
-      bcast_image(work, {}, deformed, wait);
+      if (!bcast_image(work, {}, deformed, wait)) return false;
     }
     Slices sl;
-    bcast_slices(work, {}, wait, sl);
+    if (!bcast_slices(work, {}, wait, sl)) return false;
     cx.resize(n);
     cy.resize(n);
     predicted.resize(n);
     active.assign(n, 0);  // only this rank's slice is set
-    scatter_slices<double>(work, sl, nullptr, cx.data(), MPI_DOUBLE, wait);
-    scatter_slices<double>(work, sl, nullptr, cy.data(), MPI_DOUBLE, wait);
-    scatter_slices<char>(work, sl, nullptr, active.data(), MPI_CHAR, wait);
-    scatter_slices<dic::Warp>(work, sl, nullptr, predicted.data(), warp_type.type(), wait);
+    if (!scatter_slices<double>(work, sl, nullptr, cx.data(), MPI_DOUBLE, wait) ||
+        !scatter_slices<double>(work, sl, nullptr, cy.data(), MPI_DOUBLE, wait) ||
+        !scatter_slices<char>(work, sl, nullptr, active.data(), MPI_CHAR, wait) ||
+        !scatter_slices<dic::Warp>(work, sl, nullptr, predicted.data(), warp_type.type(), wait))
+      return false;
 
     PartReply reply;
     const dic::IcgnResult* sent = nullptr;
@@ -441,12 +381,11 @@ Status serve_frames(MPI_Comm work, dic::FrameRegistrar& local) {
     }
     MPI_Request r;
     MPI_Igather(&reply.code, 1, MPI_INT, nullptr, 1, MPI_INT, 0, work, &r);
-    wait(r);
     std::vector<std::string> unused;
-    gather_text(work, reply.text, wait, unused);
+    if (!wait(r) || !gather_text(work, reply.text, wait, unused)) return false;
     MPI_Igatherv(sent, sl.count[me], result_type.type(), nullptr, nullptr, nullptr,
                  result_type.type(), 0, work, &r);
-    wait(r);
+    if (!wait(r)) return false;
   }
 }
 
@@ -511,12 +450,17 @@ bool end_shared_job(MPI_Comm group, const std::function<bool()>& broken) {
   return bcast_header(group, h, Waiter{broken});
 }
 
-Status serve_shared_job(MPI_Comm group) {
+Status serve_shared_job(MPI_Comm group, const std::function<bool()>& broken, bool& orphaned) {
+  orphaned = false;
   int rank = 0;
   MPI_Comm_rank(group, &rank);
+  const Waiter wait{broken};
   for (;;) {
     Header h;
-    bcast_header(group, h, Waiter{});
+    if (!bcast_header(group, h, wait)) {
+      orphaned = true;
+      return Status::ok();
+    }
     if (h.command == kDone) return Status::ok();
     if (h.command != kStart)
       return Status{ErrorCode::internal, "unexpected message " + std::to_string(h.command)};
@@ -534,9 +478,11 @@ Status serve_shared_job(MPI_Comm group) {
     MPI_Comm work = MPI_COMM_NULL;
     MPI_Comm_split(group, take[static_cast<std::size_t>(rank)] ? 0 : MPI_UNDEFINED, rank, &work);
     if (work == MPI_COMM_NULL) continue;
-    const Status s = serve_frames(work, *local.value());
+    if (!serve_frames(work, *local.value(), wait)) {
+      orphaned = true;  // `work` is left behind with the exchange
+      return Status::ok();
+    }
     MPI_Comm_free(&work);
-    XCORR_RETURN_IF_ERROR(s);
   }
 }
 

@@ -12,7 +12,8 @@
 // point's arithmetic is the same wherever it runs.
 // Every exchange of a frame is a nonblocking collective on every rank: when the run's watch says
 // the group lost a rank, the leader gives up on the frame's exchange and registers that frame
-// and the rest alone (GroupWatch); the others wait for their leader.
+// and the rest alone (GroupWatch); the others stop serving it (and when the lost rank was the
+// leader, xcorr-mpi's first living rank of the group takes the job over from its commits).
 // A rank whose registrar cannot be made, or registers on another device than the leader's (cpu,
 // gpu), sits the job out; a job whose reliability-guided propagation cannot be shared (the
 // CPU's) runs on the leader alone; the leader says so on stderr. Ranks are assumed to run the
@@ -47,9 +48,10 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_shared_registrar(MPI_Comm grou
 // False when the group lost a rank on the way (`broken`): the others are left waiting.
 bool end_shared_job(MPI_Comm group, const std::function<bool()>& broken = {});
 
-// On the group's other ranks: registers parts of frames for the leader until end_shared_job.
-// An error only for a broken exchange (ErrorCode::internal); a part that fails is the leader's
-// failed frame.
-Status serve_shared_job(MPI_Comm group);
+// On the group's other ranks: registers parts of frames for the leader until end_shared_job,
+// or until `broken` says the group lost a rank (then `orphaned`: the exchange is left behind; the
+// leader, if it lives, goes on alone). An error only for a broken exchange (ErrorCode::internal);
+// a part that fails is the leader's failed frame.
+Status serve_shared_job(MPI_Comm group, const std::function<bool()>& broken, bool& orphaned);
 
 }  // namespace xcorr::app

@@ -158,12 +158,11 @@ void RankWatch::turn_to_next_coordinator(double now) {
   heard_coordinator_ = now;
   sent_done_ = false;  // the new coordinator gets the summary again
   if (coordinator_ != rank_) return;
-  // This rank coordinates now: every rank below it is lost, the others are heard from afresh
-  // (what they are doing is known from their next beat).
+  // This rank coordinates now: every rank below it is lost, the others are heard from afresh.
+  // What they said already stays (a rank that turned here first may have sent its summary).
   for (int r = 0; r < ranks_; ++r) {
     RankState& s = states_[static_cast<std::size_t>(r)];
-    s = RankState{};
-    s.lost = r < rank_;
+    if (r < rank_) s.lost = true;
     s.heard = now;
   }
   last_loss_ = now;

@@ -101,8 +101,23 @@ std::string frame_ranges(const std::vector<Index>& f) {
 // several ranks once), then the jobs of lost ranks and of ranks left waiting for them with the
 // frames that were not committed; the .partial folders go when every job of every rank is done.
 // The run's exit status: the worst of the ranks', 2 when a rank was lost.
+// A job's output: the CSV (DIC) or the drift table, else the corrected stack (registration).
+std::string job_output(const dic::Batch& b, std::size_t k) {
+  if (k < b.jobs.size()) return b.jobs[k].out;
+  const reg::RegisterJob& r = b.registrations[k - b.jobs.size()];
+  return r.drift.empty() ? r.out : r.drift;
+}
+
+// Whether `path` was written at `since` or later (a job finished in this run).
+bool written_since(const std::string& path, std::filesystem::file_time_type since) {
+  std::error_code ec;
+  const auto t = std::filesystem::last_write_time(path, ec);
+  return !ec && t >= since;
+}
+
 int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
-               const std::vector<batch::JobRanks>& share, const std::vector<RankState>& ranks) {
+               const std::vector<batch::JobRanks>& share, std::filesystem::file_time_type since,
+               const std::vector<RankState>& ranks) {
   std::vector<std::string> errors;
   int worst = 0;
   bool complete = true, any_lost = false;
@@ -136,12 +151,8 @@ int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
       if (s.stuck)
         who += (who.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " waiting for it");
     }
-    if (who.empty()) continue;
+    if (who.empty() || written_since(job_output(b, k), since)) continue;  // finished
     const std::vector<Index> lost = batch::uncommitted_frames(b, k, frames[k]);
-    const std::string out =
-        k < b.jobs.size() ? b.jobs[k].out : b.registrations[k - b.jobs.size()].drift;
-    std::error_code ec;
-    if (lost.empty() && (out.empty() || std::filesystem::exists(out, ec))) continue;
     left += static_cast<Index>(lost.size());
     std::fprintf(stderr, "xcorr-mpi: %s (%s): %s\n", dic::job_label(b, k).c_str(), who.c_str(),
                  lost.empty() ? "every frame is committed, the output is not written yet"
@@ -149,13 +160,9 @@ int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
                                  std::to_string(frames[k]) + " not computed")
                                     .c_str());
   }
-  bool written = true;  // every job's output
-  for (std::size_t k = 0; k < b.size(); ++k) {
-    const std::string out =
-        k < b.jobs.size() ? b.jobs[k].out : b.registrations[k - b.jobs.size()].drift;
-    std::error_code ec;
-    written = written && (out.empty() || std::filesystem::exists(out, ec));
-  }
+  bool written = true;  // every job's output, in this run
+  for (std::size_t k = 0; k < b.size(); ++k)
+    written = written && written_since(job_output(b, k), since);
   if (left == 0 && written) {
     batch::remove_partials(b);
     std::fprintf(stderr,
@@ -177,6 +184,7 @@ int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
 int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& watch,
               std::string& text, bool& complete) {
   complete = false;
+  const auto since = std::filesystem::file_time_type::clock::now();  // outputs newer: this run's
   // Counted once, each rank its slice, then summed; run_batch takes the counts (and the
   // validation main did) from the scope.
   auto counted = batch::count_batch_frames(b, my_slice(b.size(), rank, ranks));
@@ -189,8 +197,8 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
   const std::vector<Index> frames(all.begin(), all.end());
   if (any_bad) {  // every rank stops; the rank that found the problem names it
     watch.set_plan(0, std::vector<int>(static_cast<std::size_t>(ranks), kAlone),
-                   [&b, frames](const std::vector<RankState>& states) {
-                     return end_of_run(b, frames, {}, states);
+                   [&b, frames, since](const std::vector<RankState>& states) {
+                     return end_of_run(b, frames, {}, since, states);
                    });
     if (counted.is_ok()) return 2;
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + counted.status().message() + "\n";
@@ -206,8 +214,8 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
       phases[static_cast<std::size_t>(r)] = static_cast<int>(k);
   watch.set_phase(phases[static_cast<std::size_t>(rank)]);
   watch.set_plan(std::accumulate(frames.begin(), frames.end(), Index{0}), phases,
-                 [&b, frames, share](const std::vector<RankState>& states) {
-                   return end_of_run(b, frames, share, states);
+                 [&b, frames, share, since](const std::vector<RankState>& states) {
+                   return end_of_run(b, frames, share, since, states);
                  });
   // Whether this rank's group has lost a rank (its leader then goes on alone).
   const std::function<bool()> broken = [&watch, &share, grouped] {
@@ -220,31 +228,46 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
   // A registration shared by the group: rounds of blocks of frames (reg::RegisterShare).
   const bool registration = group != MPI_COMM_NULL && grouped >= b.jobs.size();
+  // Its exchanges give up when the group lost a rank (`gave_up`): the leader goes on alone.
   reg::RegisterShare parts;
+  bool gave_up = false;
+  const Waiter wait{broken};
   if (registration) {
     MPI_Comm_rank(group, &parts.index);
     MPI_Comm_size(group, &parts.count);
-    parts.gather = [group](const std::string& t) { return gather_text(group, t); };
-    parts.broadcast = [group](std::string& t) { bcast_text(group, t); };
+    const auto alone = [&gave_up, &watch, &parts, rank] {
+      if (!gave_up && parts.index == 0)
+        std::fprintf(stderr,
+                     "xcorr-mpi: rank %d measures the rest of its registration alone: its group "
+                     "lost a rank\n",
+                     rank);
+      gave_up = true;
+      if (parts.index == 0) watch.set_phase(kAlone);
+      return false;
+    };
+    parts.gather = [group, &wait, alone](const std::string& t, std::vector<std::string>& texts) {
+      return gather_text(group, t, wait, texts) || alone();
+    };
+    parts.broadcast = [group, &wait, alone](std::string& t) {
+      return bcast_text(group, t, wait) || alone();
+    };
   }
+  int took_over_from = -1;  // the lost leader whose job this rank ran from its commits
   if (registration && parts.index != 0) {
     // Blocks of the leader's frames; the job's report (and any failure, the same on every rank
     // of the group) is the leader's.
     auto measured = reg::register_stack(b.registrations[grouped - b.jobs.size()],
                                         engine::registry(), {}, &parts);
-    if (!measured.is_ok()) reports = measured.status();
+    if (!measured.is_ok() && !gave_up) reports = measured.status();
     text_of_failure = false;
-  } else if (group != MPI_COMM_NULL && share[grouped].first != rank) {
-    // Parts of the group leader's frames; its job's report is the leader's.
-    const Status served = serve_shared_job(group);
-    if (!served.is_ok()) reports = served;
-  } else {
+  }
+  // This rank's own jobs (`runs`, by job index), as `xcorr run` runs them.
+  const auto run_own = [&](std::vector<bool> runs, const batch::RegistrarFactory& factory) {
     batch::BatchScope scope;
     scope.remove_partials = false;  // by the coordinator, once every rank is done
     scope.frames = frames;
-    scope.runs.resize(b.size());
-    for (std::size_t k = 0; k < b.size(); ++k) scope.runs[k] = share[k].first == rank;
-    if (registration) scope.register_share = &parts;
+    scope.runs = std::move(runs);
+    if (registration && parts.index == 0) scope.register_share = &parts;
     batch::BatchHooks hooks;
     hooks.frame = [&](std::size_t, double done, Index) {
       watch.set_frames(before + done);
@@ -254,18 +277,45 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
       before += static_cast<double>(frames[k]);
       watch.set_frames(before);
     };
-    const batch::RegistrarFactory shared = [group, &broken, &watch](const dic::DicOptions& o) {
-      return make_shared_registrar(group, o, {broken, [&watch] { watch.set_phase(kAlone); }});
-    };
     try {
-      reports = batch::run_batch(b, group != MPI_COMM_NULL ? shared : engine::make_dic_registrar,
-                                 hooks, scope);
+      reports = batch::run_batch(b, factory, hooks, scope);
     } catch (const std::exception& e) {
       reports = Status{ErrorCode::internal, e.what()};
     }
-    if (group != MPI_COMM_NULL && !registration && !end_shared_job(group, broken))
-      group = MPI_COMM_NULL;  // left behind with the ranks still waiting in it
+  };
+  if (group != MPI_COMM_NULL && share[grouped].first != rank) {  // a member of a group
+    if (!registration) {  // parts of the leader's frames; its job's report is the leader's
+      const Status served = serve_shared_job(group, broken, gave_up);
+      if (!served.is_ok()) reports = served;
+    }
+    // The group lost a rank. A lost leader's job goes on from its commits on the group's first
+    // living rank (a resumed run: the same bytes); a lost member leaves the leader to go on.
+    const int leader = share[grouped].first;
+    int heir = -1;
+    for (int r = leader; r < leader + share[grouped].count && heir < 0; ++r)
+      if (!watch.lost(r)) heir = r;
+    if (gave_up && watch.lost(leader) && heir == rank) {
+      std::fprintf(stderr,
+                   "xcorr-mpi: rank %d takes over %s from its commits: its leader, rank %d, was "
+                   "lost\n",
+                   rank, dic::job_label(b, grouped).c_str(), leader);
+      watch.set_phase(kAlone);
+      took_over_from = leader;
+      text_of_failure = true;
+      std::vector<bool> runs(b.size(), false);
+      runs[grouped] = true;
+      run_own(runs, engine::make_dic_registrar);
+    }
+  } else {  // its own jobs, or the lead of a group's
+    std::vector<bool> runs(b.size());
+    for (std::size_t k = 0; k < b.size(); ++k) runs[k] = share[k].first == rank;
+    const batch::RegistrarFactory shared = [group, &broken, &watch](const dic::DicOptions& o) {
+      return make_shared_registrar(group, o, {broken, [&watch] { watch.set_phase(kAlone); }});
+    };
+    run_own(runs, group != MPI_COMM_NULL && !registration ? shared : engine::make_dic_registrar);
+    if (group != MPI_COMM_NULL && !registration && !end_shared_job(group, broken)) gave_up = true;
   }
+  if (gave_up) group = MPI_COMM_NULL;  // left behind with the ranks still waiting in it
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   watch.set_phase(kAlone);
   if (!reports.is_ok()) {
@@ -278,9 +328,12 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
   for (const batch::JobReport& r : reports.value()) {
     failed += r.failed.size();
     const batch::JobRanks& on = share[r.job];
-    const std::string where = on.count == 1 ? " (rank " + std::to_string(rank) + ")"
-                                            : " (ranks " + std::to_string(on.first) + "-" +
-                                                  std::to_string(on.first + on.count - 1) + ")";
+    std::string where = on.count == 1 ? " (rank " + std::to_string(rank) + ")"
+                                      : " (ranks " + std::to_string(on.first) + "-" +
+                                            std::to_string(on.first + on.count - 1) + ")";
+    if (took_over_from >= 0)
+      where = " (rank " + std::to_string(rank) + ", after rank " + std::to_string(took_over_from) +
+              " was lost)";
     const auto lines = batch::summary_lines(dic::job_label(b, r.job), r);
     for (std::size_t i = quiet ? 1 : 0; i < lines.size(); ++i) text += lines[i] + where + "\n";
   }

@@ -273,20 +273,31 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
 Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
                                       const RegisterProgress& progress,
                                       const RegisterShare* share) {
-  const bool shared = share != nullptr && share->count > 1;
+  // Shared until an exchange gives up (the group lost a process): the leader then goes on alone,
+  // the others stop (`orphaned`).
+  bool shared = share != nullptr && share->count > 1;
   const bool leader = !shared || share->index == 0;
+  const auto orphaned = [] { return Status{ErrorCode::cancelled, "the group lost a process"}; };
   // Shared: every process's status to all, the first failure (in process order) for every one,
   // so that all stop together. Alone: `mine`.
   const auto agree = [&](const Status& mine) -> Status {
     if (!shared) return mine;
-    const std::vector<std::string> all = share->gather(
-        mine.is_ok() ? "" : std::to_string(static_cast<int>(mine.code())) + " " + mine.message());
+    std::vector<std::string> all;
     std::string verdict;
-    for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p) verdict = all[p];
-    share->broadcast(verdict);
-    if (verdict.empty()) return Status::ok();
-    const std::size_t space = verdict.find(' ');
-    return Status{static_cast<ErrorCode>(std::atoi(verdict.c_str())), verdict.substr(space + 1)};
+    if (share->gather(mine.is_ok()
+                          ? ""
+                          : std::to_string(static_cast<int>(mine.code())) + " " + mine.message(),
+                      all)) {
+      for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p) verdict = all[p];
+      if (share->broadcast(verdict)) {
+        if (verdict.empty()) return Status::ok();
+        const std::size_t space = verdict.find(' ');
+        return Status{static_cast<ErrorCode>(std::atoi(verdict.c_str())),
+                      verdict.substr(space + 1)};
+      }
+    }
+    shared = false;
+    return leader ? mine : orphaned();
   };
 
   const RegisterOptions& o = job.options;
@@ -347,8 +358,11 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
   }
   if (shared) {
     XCORR_RETURN_IF_ERROR(agree(made));
-    share->broadcast(plans);
-    if (!leader) {
+    if (shared && !share->broadcast(plans)) {
+      shared = false;
+      if (!leader) return orphaned();
+    }
+    if (shared && !leader) {
       made = use_fftw_plans(plans) ? make_estimator()
                                    : Status{ErrorCode::internal,
                                             "the first process's FFTW plans cannot be used here "
@@ -391,17 +405,22 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     report.resumed = resume_from - 1;
   }
   if (shared) {  // the leader's resume point and block size, and one device for all
-    const std::vector<std::string> devices = share->gather(e.device());
+    std::vector<std::string> devices;
     std::string plan = std::to_string(resume_from) + " " + std::to_string(block);
+    const bool gathered = share->gather(e.device(), devices);
     for (std::size_t p = 0; p < devices.size(); ++p) {
       if (devices[p] != e.device())
         plan = "process " + std::to_string(p) + " of this job measures on " + devices[p] +
                " and its first on " + e.device() +
                ": the drift would not be the same bytes; choose the device (--device)";
     }
-    share->broadcast(plan);
-    std::istringstream in(plan);
-    if (!(in >> resume_from >> block)) return Status{ErrorCode::invalid_argument, plan};
+    if (gathered && share->broadcast(plan)) {
+      std::istringstream in(plan);
+      if (!(in >> resume_from >> block)) return Status{ErrorCode::invalid_argument, plan};
+    } else {
+      shared = false;
+      if (!leader) return orphaned();
+    }
   }
   const auto commit = [&](long upto) -> Status {
     std::error_code ec;
@@ -492,43 +511,67 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
         break;
       }
     }
-    if (!shared) {
-      for (long first = start; first < n; first += block) {
-        const long count = std::min(block, n - first);
-        auto rows = measure_block(first, count, previous, last);
-        if (!rows.is_ok()) return rows.status();
-        apply(rows.value(), previous);
-        if (commits) XCORR_RETURN_IF_ERROR(commit(first + count));
-        if (!tick(static_cast<double>(count))) return cancelled();
-      }
-      report.drift[0].peak = 1;
-      return Status::ok();
-    }
     // Shared: rounds of one block per process (process p: the round's block p); the leader
     // takes every process's measurements in frame order, commits and says whether to go on.
-    const long P = share->count;
-    for (long round = start; round < n; round += P * block) {
+    // Alone (from the start, or once the group lost a process): block after block.
+    const long P = shared ? share->count : 1;
+    long next = start;  // the first frame not entered yet
+    while (next < n) {
+      if (!shared) {
+        const long count = std::min(block, n - next);
+        auto rows = measure_block(next, count, previous, last);
+        if (!rows.is_ok()) return rows.status();
+        apply(rows.value(), previous);
+        if (commits) XCORR_RETURN_IF_ERROR(commit(next + count));
+        if (!tick(static_cast<double>(count))) return cancelled();
+        next += count;
+        continue;
+      }
+      const long round = next, upto = std::min(n, round + P * block);
       const long first = round + share->index * block;
-      std::string mine;
+      Result<std::vector<Measured>> own = std::vector<Measured>{};
       if (first < n) {
         Stack<float> before = previous ? last_before(first, reference) : reference;
-        auto rows = measure_block(first, std::min(block, n - first), previous, before);
-        mine = rows.is_ok() ? measured_text(rows.value()) : "E " + rows.status().message();
+        own = measure_block(first, std::min(block, n - first), previous, before);
       }
-      const std::vector<std::string> all = share->gather(mine);
+      std::vector<std::string> all;
+      const bool gathered = share->gather(
+          own.is_ok() ? measured_text(own.value()) : "E " + own.status().message(), all);
+      if (!gathered && !leader) return orphaned();
       std::string verdict;
-      for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p)
-        if (all[p].rfind("E ", 0) == 0) verdict = all[p].substr(2);
+      if (!gathered) {  // the group lost a process: the leader measures the round's blocks itself
+        shared = false;
+        if (!own.is_ok()) return own.status();
+        for (long p = 0; p < P && round + p * block < n; ++p) {
+          const long f = round + p * block;
+          if (p == share->index) {
+            apply(own.value(), previous);
+            continue;
+          }
+          Stack<float> before = previous ? last_before(f, reference) : reference;
+          auto rows = measure_block(f, std::min(block, n - f), previous, before);
+          if (!rows.is_ok()) return rows.status();
+          apply(rows.value(), previous);
+        }
+      } else {
+        for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p)
+          if (all[p].rfind("E ", 0) == 0) verdict = all[p].substr(2);
+        if (leader && verdict.empty())
+          for (const std::string& t : all) apply(parse_measured(t), previous);
+      }
       if (leader && verdict.empty()) {
-        for (const std::string& t : all) apply(parse_measured(t), previous);
-        const long upto = std::min(n, round + P * block);
         Status ok = commits ? commit(upto) : Status::ok();
         if (!ok.is_ok()) verdict = ok.message();
         if (verdict.empty() && !tick(static_cast<double>(upto - round))) verdict = "cancelled";
       }
-      share->broadcast(verdict);
+      if (shared && !share->broadcast(verdict)) {
+        shared = false;
+        if (!leader) return orphaned();
+      }
       if (verdict == "cancelled") return cancelled();
       if (!verdict.empty()) return Status{ErrorCode::internal, verdict};
+      next = upto;
+      if (!shared && previous) last = last_before(next, reference);  // alone from here on
     }
     report.drift[0].peak = 1;
     return Status::ok();
@@ -563,8 +606,12 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     if (shared) {  // the mean to every process, as bytes
       std::string bytes(reinterpret_cast<const char*>(mean.data()),
                         static_cast<std::size_t>(rshape.area()) * sizeof(float));
-      share->broadcast(bytes);
-      std::memcpy(mean.data(), bytes.data(), bytes.size());
+      if (share->broadcast(bytes)) {
+        std::memcpy(mean.data(), bytes.data(), bytes.size());
+      } else {
+        shared = false;
+        if (!leader) return orphaned();
+      }
     }
     XCORR_RETURN_IF_ERROR(pass(mean, false, false));
     // Drift from frame 0, as the other references report it.

@@ -59,13 +59,16 @@ using RegisterProgress = std::function<bool(double done, double total)>;
 // the outputs; the others return an empty report. All processes stop together on a failure
 // (the first in process order is everyone's status) and need the same device kind. Progress
 // and cancel: the leader's.
+// When an exchange gives up (it returns false: the group lost a process), the leader measures the
+// rest alone (a lost process's blocks of that round too: the same bytes) and the others return
+// ErrorCode::cancelled.
 struct RegisterShare {
   int index = 0;  // this process's place, 0 .. count - 1 (0: the leader)
   int count = 1;
-  // Collective: every process's text on the leader, in process order (elsewhere: empty).
-  std::function<std::vector<std::string>(const std::string& mine)> gather;
+  // Collective: every process's text to the leader, in process order (`all`, there only).
+  std::function<bool(const std::string& mine, std::vector<std::string>& all)> gather;
   // Collective: the leader's text to every process.
-  std::function<void(std::string& text)> broadcast;
+  std::function<bool(std::string& text)> broadcast;
 };
 
 // `engine`: the correlation variants for method zncc (the CPU's or the GPU's). `share`: this

@@ -5,8 +5,9 @@
 // them to the same bytes; a long job's frames are shared by several ranks (each frame's points)
 // with the same bytes, and resumed the same way; with mpirun's abort on a dead rank turned off, a
 // lost rank (rank 0, the coordinator, included) leaves the others to finish their work (a long
-// job's leader alone when a member is lost), the run names the frames that were not computed and
-// exits non-zero, and the next run computes only those; `xcorr-mpi register` and a long
+// job's leader alone when a member is lost, its first living member from the commits when the
+// leader is lost), the run names the frames that were not computed and exits non-zero, and the
+// next run computes only those; `xcorr-mpi register` and a long
 // registration job of a batch share blocks of a stack's frames with `xcorr register`'s bytes (FFTW
 // plans handed from the first rank to the others); a bad batch stops every rank before any work
 // with one message. Every process runs under `timeout`, so a hung MPI job ends the test instead of
@@ -366,31 +367,30 @@ TEST_F(Mpi, ALostMemberOfASharedJobLeavesItsLeaderToFinishAlone) {
   expect_same_csv(dir_ / "ref", d, 2);
 }
 
-// Rank 0, the long job's leader and the run's coordinator, dies: rank 1 coordinates, its part of
-// the job cannot go on without the leader (it waits), rank 2 finishes the short job; the long
-// job's frames not committed are named, and the next run computes exactly those.
-TEST_F(Mpi, ALostLeaderOfASharedJobStopsItsGroupAndTheOthersFinish) {
+// Rank 0, the long job's leader and the run's coordinator, dies: rank 1 coordinates and takes the
+// long job over from its commits (a resumed run: the same bytes), rank 2 finishes the short job;
+// every frame is computed, yet the run fails (a rank was lost).
+TEST_F(Mpi, ALostLeadersJobIsTakenOverFromItsCommits) {
   const std::string options = R"(, "step": 3)";
   write_long_batch(dir_ / "ref", options, true);
   reference_run(dir_ / "ref");
   const fs::path d = dir_ / "run";
   write_long_batch(d, options, true);
-  kill_rank_mid_run(d, 2, 0, 0, kRanksOutliveOne, "--lost-after 3");
+  kill_rank_mid_run(d, 2, 0, 0, kRanksOutliveOne, "--lost-after 3", false);
   if (HasFatalFailure()) return;
   const std::string err = testing::read_bytes(d / "killed.err");
   EXPECT_NE(err.find("rank 1 coordinates the run from here on"), std::string::npos) << err;
-  const int lost = named_lost_frames(err, 1, "long", "rank 0 lost, rank 1 waiting for it");
-  ASSERT_GE(lost, 1) << err;
-  ASSERT_TRUE(fs::exists(d / "out1.csv")) << err;
-  EXPECT_EQ(testing::read_bytes(dir_ / "ref" / "out1.csv"), testing::read_bytes(d / "out1.csv"));
-  const std::string out = (d / "again.out").string(), again_err = (d / "again.err").string();
-  ASSERT_EQ(run(mpirun(2, "run '" + (d / "batch.json").string() + "'"), out, again_err), 0)
-      << testing::read_bytes(again_err);
+  EXPECT_NE(err.find("rank 1 takes over job 1 ('long') from its commits: its leader, rank 0, "
+                     "was lost"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
+      << err;
   expect_same_csv(dir_ / "ref", d, 2);
-  const std::string text = testing::read_bytes(out);
-  EXPECT_NE(
-      text.find("(" + std::to_string(lost) + " computed, " + std::to_string(5 - lost) + " resumed"),
-      std::string::npos)
+  const std::string text = testing::read_bytes(d / "killed.out");
+  EXPECT_TRUE(
+      std::regex_search(text, std::regex("job 1 \\('long'\\): 5 frames \\([1-4] computed, "
+                                         "[1-4] resumed.*\\(rank 1, after rank 0 was lost\\)")))
       << text;
 }
 
@@ -464,61 +464,57 @@ TEST_F(Mpi, ALongRegistrationInABatchIsSharedByAGroupOfRanks) {
   EXPECT_TRUE(std::regex_search(text, std::regex("job 1 \\('j0'\\).*\\(rank 2\\)"))) << text;
 }
 
-// A rank of a shared registration dies (mpirun's abort off): the group waits, the run names the
-// frames whose drift was not committed, and the next run (2 ranks) measures only those, to the
-// bytes of one process.
-TEST_F(Mpi, ALostRankOfASharedRegistrationNamesItsFramesAndTheNextRunResumes) {
+// A rank of a shared registration dies (mpirun's abort off): a lost member leaves the leader to
+// measure the rest alone (its blocks of that round too), a lost leader's job is taken over from
+// its commits by the next rank; either way the drift table is the bytes of one process, and the
+// run fails (a rank was lost) saying that every frame was computed.
+TEST_F(Mpi, ALostRankOfASharedRegistrationLeavesTheOthersToFinishIt) {
   const fs::path stack = dir_ / "m.tif";
   write_drifting_stack(stack, 200);
   if (HasFatalFailure()) return;
   // Slow enough per frame that the run is still going when a rank is killed.
   const std::string flags = " --upsample 1000 --iterations 8 --reference previous";
-  const fs::path d = dir_ / "run";
-  fs::create_directories(d);
   ASSERT_EQ(run(std::string(XCORR_EXE) + " register '" + stack.string() + "'" + flags +
                     " --drift '" + (dir_ / "one.csv").string() + "' --quiet",
                 (dir_ / "one.out").string(), (dir_ / "one.err").string()),
             0)
       << testing::read_bytes(dir_ / "one.err");
-  const std::string args =
-      "register '" + stack.string() + "'" + flags + " --drift '" + (d / "out0.csv").string() + "'";
-  // kill_rank_mid_run's batch is in `d`; this run is the register command, so it is written out.
-  const std::string cmd = mpirun(3, args + " --lost-after 3", kRanksOutliveOne) + " > '" +
-                          (d / "killed.out").string() + "' 2> '" + (d / "killed.err").string() +
-                          "'";
-  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
-  pid_t sh = 0;
-  ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-  const fs::path commits = d / "out0.csv.partial" / "drift.txt";
-  for (int i = 0; i < 6000 && !fs::exists(commits); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_TRUE(fs::exists(commits)) << "no drift committed";
-  const long pid = pid_of_rank_of("register", 1);
-  ASSERT_NE(pid, 0);
-  ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(sh, &status, 0), sh);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_NE(WEXITSTATUS(status), 0);
-  EXPECT_NE(WEXITSTATUS(status), 124) << "the run must end by itself";
-  const std::string err = testing::read_bytes(d / "killed.err");
-  EXPECT_FALSE(fs::exists(d / "out0.csv")) << err;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      err, m,
-      std::regex("register job 1 \\('m.tif'\\) \\(rank 0 waiting for it, rank 1 lost, rank 2 "
-                 "waiting for it\\): frames ([0-9, -]+) of 200 not computed")))
-      << err;
-  const int lost = count_frames(m[1]);
-  ASSERT_GE(lost, 1);
-  const std::string out = (d / "again.out").string(), again_err = (d / "again.err").string();
-  ASSERT_EQ(run(mpirun(2, args), out, again_err), 0) << testing::read_bytes(again_err);
-  EXPECT_EQ(testing::read_bytes(dir_ / "one.csv"), testing::read_bytes(d / "out0.csv"));
-  // The summary counts frame 0 (the reference) among the computed ones.
-  EXPECT_NE(testing::read_bytes(out).find("200 frames (" + std::to_string(lost + 1) +
-                                          " computed, " + std::to_string(199 - lost) + " resumed"),
-            std::string::npos)
-      << testing::read_bytes(out) << "\nlost " << lost;
+  for (const int killed : {1, 0}) {
+    const fs::path d = dir_ / ("killed" + std::to_string(killed));
+    fs::create_directories(d);
+    const std::string cmd = mpirun(3,
+                                   "register '" + stack.string() + "'" + flags + " --drift '" +
+                                       (d / "out0.csv").string() + "' --lost-after 3",
+                                   kRanksOutliveOne) +
+                            " > '" + (d / "killed.out").string() + "' 2> '" +
+                            (d / "killed.err").string() + "'";
+    const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+    pid_t sh = 0;
+    ASSERT_EQ(posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+    const fs::path commits = d / "out0.csv.partial" / "drift.txt";
+    for (int i = 0; i < 6000 && !fs::exists(commits); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(fs::exists(commits)) << "no drift committed";
+    const long pid = pid_of_rank_of("register", killed);
+    ASSERT_NE(pid, 0);
+    ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(sh, &status, 0), sh);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_NE(WEXITSTATUS(status), 0);
+    EXPECT_NE(WEXITSTATUS(status), 124) << "the run must end by itself";
+    const std::string err = testing::read_bytes(d / "killed.err");
+    EXPECT_NE(err.find(killed == 1 ? "rank 0 measures the rest of its registration alone"
+                                   : "rank 1 takes over register job 1 ('m.tif') from its "
+                                     "commits: its leader, rank 0, was lost"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
+        << err;
+    EXPECT_EQ(testing::read_bytes(dir_ / "one.csv"), testing::read_bytes(d / "out0.csv"))
+        << "rank " << killed << " killed";
+    EXPECT_FALSE(fs::exists(d / "out0.csv.partial"));
+  }
 }
 
 // Frames of 1024^2 px and more are planned by FFTW's timings, so two processes may round
