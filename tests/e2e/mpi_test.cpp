@@ -227,6 +227,24 @@ class Mpi : public testing::TempDirTest {
         0)
         << testing::read_bytes(log);
   }
+  // The long job on ranks 0-1 beside the short one on rank 2; rank `killed` dies once the long
+  // job has a commit. Every frame is still computed (both CSV files the reference bytes), yet the
+  // run fails (a rank was lost) and says so. Its stderr.
+  std::string lost_rank_of_a_finished_shared_job(int killed) {
+    const fs::path dir = dir_;
+    const std::string options = R"(, "step": 3)";
+    write_long_batch(dir / "ref", options, true);
+    reference_run(dir / "ref");
+    const fs::path d = dir / "run";
+    write_long_batch(d, options, true);
+    kill_rank_mid_run(d, 2, 0, killed, kRanksOutliveOne, "--lost-after 3", false);
+    if (HasFatalFailure()) return {};
+    const std::string err = testing::read_bytes(d / "killed.err");
+    EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
+        << err;
+    expect_same_csv(dir / "ref", d, 2);
+    return err;
+  }
   static void expect_same_csv(const fs::path& a, const fs::path& b, int jobs) {
     for (int k = 0; k < jobs; ++k) {
       const std::string name = "out" + std::to_string(k) + ".csv";
@@ -347,47 +365,25 @@ TEST_F(Mpi, ALostCoordinatorIsFollowedByTheNextRank) {
   lost_rank_run(0);
 }
 
-// The long job on ranks 0-1, the short one on rank 2. Rank 1 dies: rank 0, the group's leader,
-// registers the rest of its job alone (the same bytes), rank 2 finishes the short job; every
-// frame is computed, yet the run fails (a rank was lost) and says so.
+// Rank 1 dies: rank 0, the group's leader, registers the rest of its job alone, rank 2 finishes
+// the short job.
 TEST_F(Mpi, ALostMemberOfASharedJobLeavesItsLeaderToFinishAlone) {
-  const std::string options = R"(, "step": 3)";
-  write_long_batch(dir_ / "ref", options, true);
-  reference_run(dir_ / "ref");
-  const fs::path d = dir_ / "run";
-  write_long_batch(d, options, true);
-  kill_rank_mid_run(d, 2, 0, 1, kRanksOutliveOne, "--lost-after 3", false);
-  if (HasFatalFailure()) return;
-  const std::string err = testing::read_bytes(d / "killed.err");
+  const std::string err = lost_rank_of_a_finished_shared_job(1);
   EXPECT_NE(err.find("rank 0 registers the rest of its job alone: its group lost a rank"),
             std::string::npos)
       << err;
-  EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
-      << err;
-  expect_same_csv(dir_ / "ref", d, 2);
 }
 
 // Rank 0, the long job's leader and the run's coordinator, dies: rank 1 coordinates and takes the
-// long job over from its commits (a resumed run: the same bytes), rank 2 finishes the short job;
-// every frame is computed, yet the run fails (a rank was lost).
+// long job over from its commits (a resumed run), rank 2 finishes the short job.
 TEST_F(Mpi, ALostLeadersJobIsTakenOverFromItsCommits) {
-  const std::string options = R"(, "step": 3)";
-  write_long_batch(dir_ / "ref", options, true);
-  reference_run(dir_ / "ref");
-  const fs::path d = dir_ / "run";
-  write_long_batch(d, options, true);
-  kill_rank_mid_run(d, 2, 0, 0, kRanksOutliveOne, "--lost-after 3", false);
-  if (HasFatalFailure()) return;
-  const std::string err = testing::read_bytes(d / "killed.err");
+  const std::string err = lost_rank_of_a_finished_shared_job(0);
   EXPECT_NE(err.find("rank 1 coordinates the run from here on"), std::string::npos) << err;
   EXPECT_NE(err.find("rank 1 takes over job 1 ('long') from its commits: its leader, rank 0, "
                      "was lost"),
             std::string::npos)
       << err;
-  EXPECT_NE(err.find("every frame was computed and every output written"), std::string::npos)
-      << err;
-  expect_same_csv(dir_ / "ref", d, 2);
-  const std::string text = testing::read_bytes(d / "killed.out");
+  const std::string text = testing::read_bytes(dir_ / "run" / "killed.out");
   EXPECT_TRUE(
       std::regex_search(text, std::regex("job 1 \\('long'\\): 5 frames \\([1-4] computed, "
                                          "[1-4] resumed.*\\(rank 1, after rank 0 was lost\\)")))
