@@ -97,10 +97,6 @@ std::string frame_ranges(const std::vector<Index>& f) {
   return t;
 }
 
-// The end of the run on the coordinator (RankWatch): every rank's summary (an error said by
-// several ranks once), then the jobs of lost ranks and of ranks left waiting for them with the
-// frames that were not committed; the .partial folders go when every job of every rank is done.
-// The run's exit status: the worst of the ranks', 2 when a rank was lost.
 // A job's output: the CSV (DIC) or the drift table, else the corrected stack (registration).
 std::string job_output(const dic::Batch& b, std::size_t k) {
   if (k < b.jobs.size()) return b.jobs[k].out;
@@ -115,6 +111,10 @@ bool written_since(const std::string& path, std::filesystem::file_time_type sinc
   return !ec && t >= since;
 }
 
+// The end of the run on the coordinator (RankWatch): every rank's summary (an error said by
+// several ranks once), then the jobs of lost ranks and of ranks left waiting for them with the
+// frames that were not committed; the .partial folders go when every job of every rank is done.
+// The run's exit status: the worst of the ranks', 2 when a rank was lost.
 int end_of_run(const dic::Batch& b, const std::vector<Index>& frames,
                const std::vector<batch::JobRanks>& share, std::filesystem::file_time_type since,
                const std::vector<RankState>& ranks) {
@@ -204,8 +204,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     text = "xcorr-mpi: rank " + std::to_string(rank) + ": " + counted.status().message() + "\n";
     return counted.status().code() == ErrorCode::internal ? 1 : 2;
   }
-  const std::vector<bool> sharable(b.size(), true);  // DIC jobs and registrations
-  const std::vector<batch::JobRanks> share = batch::share_batch(frames, sharable, ranks);
+  const std::vector<batch::JobRanks> share = batch::share_batch(frames, ranks);
   std::size_t grouped = 0;
   MPI_Comm group = job_group(share, rank, grouped);  // the setup's last exchange
   std::vector<int> phases(static_cast<std::size_t>(ranks), kAlone);

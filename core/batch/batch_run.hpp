@@ -111,16 +111,15 @@ struct JobRanks {
 };
 
 // How `ranks` processes share a batch, by job index, from the jobs' frame counts (empty jobs
-// count as one frame) and whether each may be shared by several ranks (xcorr-mpi: all). With L the
-// batch's frames per rank, a sharable job of more than L frames is long: long jobs and the pool
+// count as one frame; DIC jobs and registrations alike). With L the batch's frames per rank, a
+// job of more than L frames is long: long jobs and the pool
 // of all other jobs get ranks in proportion to their frames (largest remainder; the pool at
 // least one rank when it has jobs and at most one per job; ties to the earlier job, the pool
 // last). Long jobs take the first ranks in job order, each its own group; the pool's ranks
 // follow and share its jobs whole (share_jobs). With one rank, or no more ranks than jobs of
 // equal length, every job is whole: share_jobs's answer. The same on every process, with no
 // messages.
-std::vector<JobRanks> share_batch(const std::vector<Index>& frames,
-                                  const std::vector<bool>& sharable, int ranks);
+std::vector<JobRanks> share_batch(const std::vector<Index>& frames, int ranks);
 
 // The frames of the batch's job `job` (index as in count_batch_frames, whose count `frames` is)
 // that no run has committed yet: what the next run computes. DIC jobs: the deformed frames

@@ -22,8 +22,7 @@ std::vector<int> share_jobs(const std::vector<Index>& frames, int ranks) {
   return owner;
 }
 
-std::vector<JobRanks> share_batch(const std::vector<Index>& frames,
-                                  const std::vector<bool>& sharable, int ranks) {
+std::vector<JobRanks> share_batch(const std::vector<Index>& frames, int ranks) {
   ranks = std::max(ranks, 1);
   const std::size_t n = frames.size();
   if (n == 0) return {};
@@ -35,8 +34,7 @@ std::vector<JobRanks> share_batch(const std::vector<Index>& frames,
   // Entities: each long job, then the pool (index n); their quotas of ranks.
   std::vector<std::size_t> longs, pool;
   for (std::size_t k = 0; k < n; ++k) {
-    const bool is_long =
-        k < sharable.size() && sharable[k] && ranks > 1 && static_cast<double>(f[k]) > per_rank;
+    const bool is_long = ranks > 1 && static_cast<double>(f[k]) > per_rank;
     (is_long ? longs : pool).push_back(k);
   }
   std::vector<double> quota;

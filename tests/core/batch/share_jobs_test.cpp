@@ -53,15 +53,15 @@ TEST(ShareJobs, RandomBatchesAreSharedCompletelyAndWithinTheLongestJobOfBalance)
 }
 
 TEST(ShareBatch, OneLongJobGetsEveryRank) {
-  EXPECT_EQ(share_batch({200}, {true}, 3), (std::vector<JobRanks>{{0, 3}}));
-  EXPECT_EQ(share_batch({200}, {true}, 1), (std::vector<JobRanks>{{0, 1}}));
+  EXPECT_EQ(share_batch({200}, 3), (std::vector<JobRanks>{{0, 3}}));
+  EXPECT_EQ(share_batch({200}, 1), (std::vector<JobRanks>{{0, 1}}));
 }
 
 TEST(ShareBatch, ShortJobsKeepARankOfTheirOwn) {
   // 210 frames, 70 per rank: the long job's quota 2.86 rounds to 3, but the pool keeps a rank.
-  EXPECT_EQ(share_batch({200, 10}, {true, true}, 3), (std::vector<JobRanks>{{0, 2}, {2, 1}}));
+  EXPECT_EQ(share_batch({200, 10}, 3), (std::vector<JobRanks>{{0, 2}, {2, 1}}));
   // 1040 frames on 4 ranks (260 each): the long job 3 ranks, the four short ones share the last.
-  EXPECT_EQ(share_batch({10, 1000, 10, 10, 10}, {true, true, true, true, true}, 4),
+  EXPECT_EQ(share_batch({10, 1000, 10, 10, 10}, 4),
             (std::vector<JobRanks>{{3, 1}, {0, 3}, {3, 1}, {3, 1}, {3, 1}}));
 }
 
@@ -69,23 +69,17 @@ TEST(ShareBatch, EqualJobsAreSharedWholeAsShareJobsDoes) {
   const std::vector<Index> frames{5, 5, 5, 5};
   for (int ranks : {1, 2, 3, 4}) {
     const std::vector<int> owner = share_jobs(frames, ranks);
-    const std::vector<JobRanks> got = share_batch(frames, std::vector<bool>(4, true), ranks);
+    const std::vector<JobRanks> got = share_batch(frames, ranks);
     for (std::size_t k = 0; k < frames.size(); ++k)
       EXPECT_EQ(got[k], (JobRanks{owner[k], 1})) << ranks << " ranks, job " << k;
   }
   // A rank more than jobs: each job is longer than the 4 frames per rank, the first gets two.
-  EXPECT_EQ(share_batch(frames, std::vector<bool>(4, true), 5),
-            (std::vector<JobRanks>{{0, 2}, {2, 1}, {3, 1}, {4, 1}}));
+  EXPECT_EQ(share_batch(frames, 5), (std::vector<JobRanks>{{0, 2}, {2, 1}, {3, 1}, {4, 1}}));
 }
 
 TEST(ShareBatch, TwoLongJobsSplitTheRanksTiesToTheEarlierJob) {
-  EXPECT_EQ(share_batch({150, 150}, {true, true}, 3), (std::vector<JobRanks>{{0, 2}, {2, 1}}));
-  EXPECT_EQ(share_batch({150, 150}, {true, true}, 4), (std::vector<JobRanks>{{0, 2}, {2, 2}}));
-}
-
-TEST(ShareBatch, AJobThatCannotBeSharedRunsWhole) {
-  // A registration job (not sharable), however long, is in the pool.
-  EXPECT_EQ(share_batch({200, 10}, {false, true}, 3), (std::vector<JobRanks>{{0, 1}, {1, 1}}));
+  EXPECT_EQ(share_batch({150, 150}, 3), (std::vector<JobRanks>{{0, 2}, {2, 1}}));
+  EXPECT_EQ(share_batch({150, 150}, 4), (std::vector<JobRanks>{{0, 2}, {2, 2}}));
 }
 
 TEST(ShareBatch, RandomBatchesUseEveryRankAtMostOnceAndGroupsOnlyLongJobs) {
@@ -94,17 +88,15 @@ TEST(ShareBatch, RandomBatchesUseEveryRankAtMostOnceAndGroupsOnlyLongJobs) {
     const int ranks = 1 + static_cast<int>(rng() % 9);
     const std::size_t n = rng() % 12;
     std::vector<Index> frames(n);
-    std::vector<bool> sharable(n);
     Index total = 0;
     for (std::size_t k = 0; k < n; ++k) {
       frames[k] = rng() % 4 == 0 ? 1 + static_cast<Index>(rng() % 2000)
                                  : 1 + static_cast<Index>(rng() % 50);
-      sharable[k] = rng() % 5 != 0;
       total += frames[k];
     }
-    const std::vector<JobRanks> got = share_batch(frames, sharable, ranks);
+    const std::vector<JobRanks> got = share_batch(frames, ranks);
     ASSERT_EQ(got.size(), n);
-    EXPECT_EQ(got, share_batch(frames, sharable, ranks)) << "the same on every rank";
+    EXPECT_EQ(got, share_batch(frames, ranks)) << "the same on every rank";
     std::vector<int> group_of(static_cast<std::size_t>(ranks), -1);  // rank -> job of its group
     std::vector<char> pool_rank(static_cast<std::size_t>(ranks), 0);
     for (std::size_t k = 0; k < n; ++k) {
@@ -116,8 +108,7 @@ TEST(ShareBatch, RandomBatchesUseEveryRankAtMostOnceAndGroupsOnlyLongJobs) {
         pool_rank[static_cast<std::size_t>(g.first)] = 1;
         continue;
       }
-      // A group: a sharable job longer than the frames per rank, on ranks no other job uses.
-      EXPECT_TRUE(sharable[k]);
+      // A group: a job longer than the frames per rank, on ranks no other job uses.
       EXPECT_GT(static_cast<double>(frames[k]) * ranks, static_cast<double>(total));
       for (int r = g.first; r < g.first + g.count; ++r) {
         EXPECT_EQ(group_of[static_cast<std::size_t>(r)], -1) << "rank " << r << " in two groups";
