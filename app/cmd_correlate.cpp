@@ -14,6 +14,7 @@
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/matrix_csv.hpp"
+#include "core/io/output_rules.hpp"
 #include "core/io/peaks_csv.hpp"
 #include "core/peak.hpp"
 
@@ -120,6 +121,8 @@ Status run_correlate(const CorrelateOptions& o) {
             "output '" + o.out + "' must end in .csv (matrix CSV) or .tif (32-bit float TIFF)"};
   }
   XCORR_RETURN_IF_ERROR(io::check_output_target(o.out));
+  XCORR_RETURN_IF_ERROR(
+      io::check_outputs({{{"--left", o.left}, {"--right", o.right}}, {{"--out", o.out}}, {}}));
   if (*output == Output::peak && *mode != Mode::valid) {
     return {ErrorCode::invalid_argument,
             "--output peak needs --mode valid (template inside a search window)"};

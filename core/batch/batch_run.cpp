@@ -151,8 +151,19 @@ Status same_job_or_none(const fs::path& partial, const std::string& fingerprint)
 
 }  // namespace
 
+io::RunPaths run_paths(const dic::DicJob& job, const std::string& label) {
+  const std::string p = label.empty() ? "" : label + ": ";
+  io::RunPaths paths;
+  paths.inputs.push_back({p + "the reference", job.reference});
+  for (const std::string& f : job.frames) paths.inputs.push_back({p + "the frames", f});
+  paths.outputs.push_back({p + "the output (out)", job.out});
+  if (!job.out.empty()) paths.resume_folders.push_back({p + "the resume folder", partial_folder(job)});
+  return paths;
+}
+
 Status validate_job(const dic::DicJob& job) {
   if (Status s = job.check(); !s.is_ok()) return s;
+  XCORR_RETURN_IF_ERROR(io::check_outputs(run_paths(job)));
   if (auto w = dic::writer_for(job.out); !w.is_ok()) return w.status();
   XCORR_RETURN_IF_ERROR(io::check_output_name(job.out));
   XCORR_RETURN_IF_ERROR(io::check_output_name(partial_folder(job)));
@@ -197,30 +208,32 @@ bool listed(const std::vector<bool>& jobs, std::size_t k) {
 
 Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs) {
   if (b.size() == 0) return {ErrorCode::invalid_argument, "the batch holds no job"};
-  std::map<std::string, std::size_t> outputs;  // by the file they name, however spelled
-  const auto claim = [&](const std::string& out, std::size_t k) -> Status {
-    if (out.empty()) return Status::ok();
-    std::error_code ec;
-    fs::path file = fs::weakly_canonical(fs::absolute(out, ec), ec);
-    if (ec) file = fs::absolute(out, ec).lexically_normal();
-    if (auto [it, fresh] = outputs.emplace(file.string(), k); !fresh && listed(jobs, k)) {
-      return {ErrorCode::invalid_argument, dic::job_label(b, k) + ": writes '" + out + "' like " +
-                                               dic::job_label(b, it->second)};
-    }
-    return Status::ok();
+  // The output rule across the whole batch: no output is any job's input, another output or
+  // inside any job's resume folder. Each job's outputs are checked where the job is listed,
+  // against every job's paths.
+  io::RunPaths all;
+  const auto add = [&all](io::RunPaths p, bool listed_job) {
+    for (io::PathRole& r : p.outputs) r.checked = listed_job;
+    all.inputs.insert(all.inputs.end(), p.inputs.begin(), p.inputs.end());
+    all.outputs.insert(all.outputs.end(), p.outputs.begin(), p.outputs.end());
+    all.resume_folders.insert(all.resume_folders.end(), p.resume_folders.begin(),
+                              p.resume_folders.end());
   };
+  for (std::size_t k = 0; k < b.jobs.size(); ++k)
+    add(run_paths(b.jobs[k], dic::job_label(b, k)), listed(jobs, k));
+  for (std::size_t r = 0; r < b.registrations.size(); ++r) {
+    const std::size_t k = b.jobs.size() + r;
+    add(reg::run_paths(b.registrations[r], dic::job_label(b, k)), listed(jobs, k));
+  }
+  XCORR_RETURN_IF_ERROR(io::check_outputs(all));
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
-    const dic::DicJob& job = b.jobs[k];
-    XCORR_RETURN_IF_ERROR(claim(job.out, k));
     if (!listed(jobs, k)) continue;
-    if (Status s = validate_job(job); !s.is_ok())
+    if (Status s = validate_job(b.jobs[k]); !s.is_ok())
       return {s.code(), dic::job_label(b, k) + ": " + s.message()};
   }
   for (std::size_t r = 0; r < b.registrations.size(); ++r) {
     const reg::RegisterJob& job = b.registrations[r];
     const std::size_t k = b.jobs.size() + r;
-    XCORR_RETURN_IF_ERROR(claim(job.out, k));
-    XCORR_RETURN_IF_ERROR(claim(job.drift, k));
     if (!listed(jobs, k)) continue;
     Status s = job.check();
     std::error_code ec;

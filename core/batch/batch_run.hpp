@@ -22,6 +22,7 @@
 #include "core/batch/report.hpp"
 #include "core/dic/dic.hpp"
 #include "core/dic/frame_registrar.hpp"
+#include "core/io/output_rules.hpp"
 #include "core/io/scale.hpp"
 #include "core/register/register_stack.hpp"
 
@@ -148,5 +149,10 @@ Result<io::ImageScale> stack_scale(const io::LazyStack& stack, const dic::DicOpt
 inline std::string partial_folder(const dic::DicJob& job) {
   return job.out + ".partial";
 }
+
+// A DIC job's paths and their roles for io::check_outputs (core/io/output_rules.hpp), each role
+// prefixed by `label` (a job's label in a batch, or empty). A job that writes nothing (out empty)
+// has no resume folder.
+io::RunPaths run_paths(const dic::DicJob& job, const std::string& label = "");
 
 }  // namespace xcorr::batch

@@ -1,4 +1,5 @@
 #include "core/io/atomic_write.hpp"
+#include "core/io/output_rules.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -119,7 +120,7 @@ Status check_output_target(const fs::path& target) {
     return {ErrorCode::invalid_argument,
             "cannot write '" + target.string() + "': it is a folder, not a file"};
   }
-  return Status::ok();
+  return check_regular_or_absent(target, "output");
 }
 
 Status write_atomically(const fs::path& target,

@@ -24,7 +24,8 @@ inline constexpr std::size_t kMaxOutputNameBytes = 225;
 Status check_output_name(const std::filesystem::path& target);
 
 // What write_atomically checks before writing, for front ends to check before any work: the
-// name's length, that the folder exists and that the target is not a folder.
+// name's length, that the folder exists and that the target is not a folder, nor any other
+// existing file that is not a regular file (a device, FIFO or socket: never replaced).
 Status check_output_target(const std::filesystem::path& target);
 
 Status write_atomically(

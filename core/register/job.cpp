@@ -30,9 +30,21 @@ Status RegisterJob::check() const {
     if (ext != ".tif" && ext != ".tiff")
       return bad("corrected stack '" + out + "' must end in .tif or .tiff (a multi-page TIFF)");
   }
+  XCORR_RETURN_IF_ERROR(io::check_outputs(run_paths(*this)));
   if (!drift.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(drift));
   if (!out.empty()) XCORR_RETURN_IF_ERROR(io::check_output_target(out));
   return options.check();
+}
+
+std::string partial_folder(const RegisterJob& job) {
+  return (job.drift.empty() ? job.out : job.drift) + ".partial";
+}
+
+io::RunPaths run_paths(const RegisterJob& job, const std::string& label) {
+  const std::string p = label.empty() ? "" : label + ": ";
+  return {{{p + "the stack", job.stack}},
+          {{p + "the corrected stack (out)", job.out}, {p + "the drift table (drift)", job.drift}},
+          {{p + "the resume folder", partial_folder(job)}}};
 }
 
 Result<RegisterJob> parse_register_job(const std::string& text, const std::filesystem::path& base) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/io/output_rules.hpp"
 #include "core/register/options.hpp"
 
 namespace xcorr::reg {
@@ -17,8 +18,17 @@ struct RegisterJob {
   std::string out;    // the corrected stack (.tif); empty: not written
   std::string drift;  // the drift CSV; empty: not written
   RegisterOptions options;
-  Status check() const;  // options, and at least one output
+  // Options, at least one output, and the output rule (core/io/output_rules.hpp) for its stack,
+  // outputs and resume folder.
+  Status check() const;
 };
+
+// Where an interrupted run's measured frames are kept: <drift or out>.partial.
+std::string partial_folder(const RegisterJob& job);
+
+// The job's paths and their roles for io::check_outputs, each role prefixed by `label` (a job's
+// label in a batch, or empty).
+io::RunPaths run_paths(const RegisterJob& job, const std::string& label = "");
 
 Result<RegisterJob> parse_register_job(const std::string& json_text,
                                        const std::filesystem::path& base);

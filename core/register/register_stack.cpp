@@ -222,10 +222,6 @@ std::vector<Measured> parse_measured(const std::string& text) {
 
 }  // namespace
 
-std::string partial_folder(const RegisterJob& job) {
-  return (job.drift.empty() ? job.out : job.drift) + ".partial";
-}
-
 long first_uncommitted_frame(const RegisterJob& job, long pages) {
   const std::filesystem::path partial = partial_folder(job);
   auto saved = io::read_file(partial / "job.txt");

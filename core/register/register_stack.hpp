@@ -77,9 +77,6 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
                                       const RegisterProgress& progress = {},
                                       const RegisterShare* share = nullptr);
 
-// The folder of a job's commits.
-std::string partial_folder(const RegisterJob& job);
-
 // The frames an interrupted run of this job has measured and committed, 1 .. returned - 1, of a
 // stack of `pages` pages: the next run measures the frames from the returned one on (1 when there
 // are no commits of this job).

@@ -3,6 +3,8 @@
 // file and no .partial folder behind.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +55,10 @@ class BadInput : public testing::TempDirTest {
     std::sort(names.begin(), names.end());
     return names;
   }
+  std::string read_bytes(const std::string& file) const {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
   std::string job(const std::string& name, const std::string& fields) const {
     text(name, "{\"reference\": \"" + path("s.tif") + "\", \"out\": \"" + path("out.csv") + "\"" +
                    fields + "}");
@@ -96,6 +102,65 @@ TEST_F(BadInput, FilesystemTroubleIsNamed) {
   expect_refused("correlate --form one_to_one --left " + path("m.csv") + " --right " +
                      path("m.csv") + " --out " + long_name,
                  "bytes long");
+}
+
+// The output rule (core/io/output_rules.hpp): an output is never an input, another output, a path
+// inside a resume folder or an existing non-regular file; refused before any work, both roles
+// named, the input's bytes untouched.
+TEST_F(BadInput, AnOutputIsNeverAnInput) {
+  const std::string before = read_bytes(path("s.tif"));
+  const std::string reg = "register " + path("s.tif");
+  expect_refused(reg + " --out " + path("s.tif"),
+                 "the corrected stack (out) '" + path("s.tif") + "' is the stack '");
+  expect_refused(reg + " --drift " + path("s.tif"), "the drift table (drift) '");
+  expect_refused(reg + " --out " + dir_.string() + "/./sub/../s.tif",
+                 "an output is never an input");  // however spelled
+  fs::create_symlink(path("s.tif"), path("link.tif"));
+  expect_refused(reg + " --out " + path("link.tif"), "an output is never an input");
+  fs::remove(path("link.tif"));
+  expect_refused("dic --reference " + path("s.tif") + " --out " + path("s.tif"),
+                 "the output (out) '" + path("s.tif") + "' is the reference '");
+  text("m.csv", "# 2,2\n1,2\n3,4\n");
+  expect_refused("correlate --form one_to_one --left " + path("m.csv") + " --right " +
+                     path("m.csv") + " --out " + path("m.csv"),
+                 "--out '" + path("m.csv") + "' is --left '");
+  // In a batch: a register job writing another job's input.
+  text("b.json", "{\"jobs\": [{\"reference\": \"s.tif\", \"out\": \"d.csv\"},"
+                 " {\"type\": \"register\", \"stack\": \"t.tif\", \"out\": \"s.tif\"}]}");
+  fs::copy_file(path("s.tif"), path("t.tif"));
+  expect_refused("run " + path("b.json"),
+                 "register job 1: the corrected stack (out) '" + path("s.tif") +
+                     "' is job 1: the reference '");
+  fs::remove(path("t.tif"));
+  EXPECT_EQ(read_bytes(path("s.tif")), before);
+}
+
+TEST_F(BadInput, TwoOutputsNeverShareAFile) {
+  expect_refused("register " + path("s.tif") + " --out " + path("x.tif") + " --drift " +
+                     path("x.tif"),
+                 "the drift table (drift) '" + path("x.tif") +
+                     "' is also the corrected stack (out) '");
+}
+
+TEST_F(BadInput, ADeviceOrFifoIsNeverReplaced) {
+  ASSERT_EQ(::mkfifo(path("fifo.csv").c_str(), 0644), 0);
+  expect_refused("dic --reference " + path("s.tif") + " --out " + path("fifo.csv"),
+                 "'" + path("fifo.csv") + "' is a FIFO: an output is written only as a regular");
+  expect_refused("register " + path("s.tif") + " --drift " + path("fifo.csv"), "is a FIFO");
+  EXPECT_TRUE(fs::is_fifo(path("fifo.csv")));
+  // A character device (the null device's numbers); needs root, as CI runs.
+  if (::mknod(path("fakenull").c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "mknod needs root: the device case is not run";
+  expect_refused("register " + path("s.tif") + " --drift " + path("fakenull"),
+                 "'" + path("fakenull") + "' is a character device");
+  EXPECT_TRUE(fs::is_character_file(path("fakenull")));
+}
+
+TEST_F(BadInput, NoOutputLiesInsideAResumeFolder) {
+  text("b.json", "{\"jobs\": [{\"type\": \"register\", \"stack\": \"s.tif\", \"drift\":"
+                 " \"d.csv\"}, {\"reference\": \"s.tif\", \"out\": \"d.csv.partial/r.csv\"}]}");
+  expect_refused("run " + path("b.json"), "job 1: the output (out) '" + path("d.csv.partial/r.csv") +
+                                              "' lies inside register job 1: the resume folder");
 }
 
 TEST_F(BadInput, TextThatParsersUsedToAcceptIsRefused) {

@@ -296,7 +296,7 @@ TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResume
     b.jobs[1].out = spelled.string();
     const Status s = validate_batch(b);
     ASSERT_FALSE(s.is_ok()) << spelled;
-    EXPECT_NE(s.message().find("like job 1"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("is also job 1"), std::string::npos) << s.message();
   }
   const dic::DicJob a = job("dup.csv");
   auto stopped = run_job(a, cpu_factory(), [](double done, Index) { return done < 1; });
@@ -389,12 +389,12 @@ TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   expect_error(outside, "reaches outside");
   dic::Batch same_out = b;
   same_out.jobs[1].out = b.jobs[0].out;
-  expect_error(same_out, "writes");
+  expect_error(same_out, "two outputs of one run never share a file");
   // A slice of the jobs (xcorr-mpi): only its problems, output names compared with every job.
   EXPECT_TRUE(validate_batch(missing, {true, false}).is_ok());
   EXPECT_NE(validate_batch(missing, {false, true}).message().find("not found"), std::string::npos);
   EXPECT_TRUE(validate_batch(same_out, {true, false}).is_ok());
-  EXPECT_NE(validate_batch(same_out, {false, true}).message().find("writes"), std::string::npos);
+  EXPECT_NE(validate_batch(same_out, {false, true}).message().find("never share"), std::string::npos);
   auto counted = count_batch_frames(missing, {true, false});
   ASSERT_TRUE(counted.is_ok()) << counted.status().message();
   EXPECT_GT(counted.value()[0], 0);

@@ -177,7 +177,7 @@ TEST_F(Register, ADamagedFrameIsListedAndTheOthersAreWritten) {
   const fs::path cut = path("cut.tif");
   ASSERT_TRUE(io::write_image_stack(cut, frames.value().frames.view(), io::PixelType::u16).is_ok());
   fs::resize_file(cut, fs::file_size(cut) * 11 / 16);
-  RegisterJob j = job("cut");
+  RegisterJob j = job("cut_out");
   j.stack = cut.string();
   auto r = register_stack(j, cpu_engine());
   ASSERT_TRUE(r.is_ok()) << r.status().message();
@@ -329,7 +329,7 @@ TEST_F(Register, ARegisterJobRunsFromABatchFile) {
   // Two jobs writing one file are refused before any work, naming both.
   dic::Batch twice = b.value();
   twice.registrations.push_back(twice.registrations[0]);
-  EXPECT_NE(batch::validate_batch(twice).message().find("register job 2 ('d'): writes"),
+  EXPECT_NE(batch::validate_batch(twice).message().find("register job 2 ('d'): the corrected stack (out) '" + path("b.tif") + "' is also register job 1 ('d')"),
             std::string::npos);
 }
 
