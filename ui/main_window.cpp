@@ -823,7 +823,7 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
                        source_->reference_page());
   project_.file_scale = source_->metadata().scale;  // the reference's metadata
   for (Index k = 1; k < source_->count(); ++k)
-    project_.frame_steps.push_back(static_cast<double>(source_->page_of(k) - source_->page_of(0)));
+    project_.frame_steps.push_back(static_cast<double>(source_->time_of(k) - source_->time_of(0)));
   refresh_scale();
   undo_->clear();
   set_roi_internal({});

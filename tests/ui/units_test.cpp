@@ -13,6 +13,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/io/atomic_write.hpp"
+#include "core/io/lazy_stack.hpp"
+#include "core/io/tiff_writer.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
 #include "ui/dic_panel.hpp"
@@ -35,6 +38,41 @@ class Units : public testing::TempDirTest {
     fs::copy_file(std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif", p);
     EXPECT_TRUE(testing::set_tiff_description(
         p, "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\nfinterval=2\n", 4.0f));
+    return p;
+  }
+  // The same frames as a 2-channel ImageJ hyperstack (TCYX: pages t0c0, t0c1, t1c0, ...; channel
+  // 1 the inverted image), 2 s per time point.
+  std::string two_channel_stack() {
+    auto sample = io::LazyStack::open(std::string(XCORR_SOURCE_DIR) +
+                                      "/resources/sample/speckle_stack.tif");
+    EXPECT_TRUE(sample.is_ok());
+    io::LazyStack& st = *sample.value();
+    EXPECT_TRUE(st.wait_indexed().is_ok());
+    const long t = static_cast<long>(st.count());
+    const std::string p = path("tcyx.tif");
+    io::ImageScale scale;
+    scale.pixel_x = scale.pixel_y = 0.25;
+    scale.unit = "um";
+    const std::string description = "ImageJ=1.54f\nimages=" + std::to_string(2 * t) +
+                                    "\nchannels=2\nframes=" + std::to_string(t) +
+                                    "\nhyperstack=true\nunit=micron\nfinterval=2\n";
+    EXPECT_TRUE(io::write_atomically(p, [&](const fs::path& tmp) -> Status {
+                  auto w = io::TiffWriter::create(tmp, io::PixelType::u16, st.shape(), 2 * t,
+                                                  description, scale);
+                  XCORR_RETURN_IF_ERROR(w.status());
+                  for (Index k = 0; k < t; ++k) {
+                    auto f = st.frame(k);
+                    XCORR_RETURN_IF_ERROR(f.status());
+                    Stack<float> inverted(st.shape().rows, st.shape().cols, 1);
+                    const MatrixView<const float> page = (*f.value())[0];
+                    for (Index y = 0; y < page.rows; ++y)
+                      for (Index x = 0; x < page.cols; ++x)
+                        inverted[0](y, x) = 65535 - page(y, x);
+                    XCORR_RETURN_IF_ERROR(w.value()->add_page(page));
+                    XCORR_RETURN_IF_ERROR(w.value()->add_page(inverted[0]));
+                  }
+                  return w.value()->close();
+                }).is_ok());
     return p;
   }
   static std::string read(const std::string& p) {
@@ -123,6 +161,41 @@ TEST_F(Units, TheFilesScaleShowsEverywhereAndTheUserCanOverrideIt) {
   MainWindow again;
   ASSERT_TRUE(again.open_project(QString::fromStdString(path("p.json"))).is_ok());
   EXPECT_TRUE(again.findChild<QLabel*>("scale")->text().contains("100 x 100 nm (user)"));
+}
+
+// Tracking a hyperstack: frame k is time point k (2 s apart), not page k (channels interleaved):
+// the plot and the CSV's time_s and velocities follow the time points. Failed before: time_s 0,
+// 4, 8, ... and velocities halved.
+TEST_F(Units, TracksOfAHyperstackRunAgainstItsTimePoints) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(two_channel_stack())).is_ok());
+  ASSERT_EQ(w.frame_count(), 6);
+  w.add_template({96, 96, 64, 64});
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_tracking());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(finished.count(), 1);
+  QCustomPlot* tracks = plot_labelled(w, "time (s)");
+  ASSERT_NE(tracks, nullptr);
+  ASSERT_GE(tracks->graphCount(), 2);
+  ASSERT_EQ(tracks->graph(1)->data()->size(), 6);
+  EXPECT_EQ(tracks->graph(1)->data()->at(5)->key, 10.0);  // time point 5 at 10 s
+  ASSERT_TRUE(w.export_tracks_csv(QString::fromStdString(path("t.csv"))).is_ok());
+  std::istringstream rows(read(path("t.csv")));
+  int checked = 0;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+    std::vector<double> v;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) v.push_back(std::stod(c));
+    ASSERT_EQ(v.size(), 14u) << line;
+    EXPECT_EQ(v[11], 2 * v[0]) << line;              // time_s
+    EXPECT_NEAR(v[13], 0.075, 0.005) << line;        // vy um/s
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 TEST(UnitsText, TheDataCursorAddsTheUnit) {
