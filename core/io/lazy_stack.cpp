@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
@@ -231,10 +232,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_pages(const fs::path& path,
     if (!listed.is_ok()) return listed.status();
     const std::vector<std::string>& names = listed.value();
     s->folder_ = true;
-    for (const auto& n : names) {
-      s->files_.push_back(path / n);
-      s->sources_.push_back(n);
-    }
+    for (const auto& n : names) s->add_file_pages(path / n);
     auto first = read_image_stack(s->files_[0], channel);  // size and type from the first image
     if (!first.is_ok()) return first.status();
     s->shape_ = first.value().frames.shape();
@@ -310,8 +308,7 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
     std::error_code ec;
     if (!fs::is_regular_file(f, ec))
       return Status{ErrorCode::not_found, "'" + f.string() + "' does not exist or is not a file"};
-    s->files_.push_back(f);
-    s->sources_.push_back(f.filename().string());
+    s->add_file_pages(f);
   }
   auto first = read_image_stack(files[0], channel);
   if (!first.is_ok()) return first.status();
@@ -322,8 +319,27 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open_files(const std::vector<fs::p
   return s;
 }
 
+void LazyStack::add_file_pages(const fs::path& file) {
+  long pages = 1;
+  // The headers only: each page is decoded when it is used. A file that cannot be read is one
+  // frame here, which fails alone (by name) when it is decoded.
+  if (is_tiff_file(file)) {
+    if (auto opened = open_tiff(file); opened.is_ok()) {
+      pages = std::max(1L, static_cast<long>(TIFFNumberOfDirectories(opened.value())));
+      TIFFClose(opened.value());
+    }
+  }
+  const std::string name = file.filename().string();
+  for (long p = 0; p < pages; ++p) {
+    files_.push_back(file);
+    file_pages_.push_back(p);
+    sources_.push_back(pages == 1 ? name : name + "[page " + std::to_string(p) + "]");
+  }
+}
+
 Status LazyStack::check_frame_sizes() const {
   for (std::size_t k = 1; k < files_.size(); ++k) {
+    if (files_[k] == files_[k - 1]) continue;  // the pages of one file: checked when decoded
     auto shape = image_shape(files_[k]);
     if (!shape.is_ok()) return shape.status();
     if (shape.value() != shape_) {
@@ -337,19 +353,7 @@ Status LazyStack::check_frame_sizes() const {
 }
 
 Result<Stack<float>> LazyStack::decode(Index k) {
-  if (folder_) {
-    auto one = read_image_stack(files_[static_cast<std::size_t>(k)], channel_);
-    if (!one.is_ok()) return one.status();
-    if (one.value().frames.shape() != shape_) {
-      return Status{ErrorCode::size_mismatch,
-                    "frame '" + sources_[static_cast<std::size_t>(k)] + "' is " +
-                        to_string(one.value().frames.shape()) + " but '" + sources_[0] + "' is " +
-                        to_string(shape_) + ": all frames of a stack must have one size"};
-    }
-    Stack<float> f(shape_.rows, shape_.cols, 1);
-    std::copy(one.value().frames[0].data, one.value().frames[0].data + shape_.area(), f.data());
-    return f;
-  }
+  if (folder_) return decode_file_page(k);
   TIFF* tif = as_tiff(tiff_);
   if (!TIFFSetSubDirectory(tif, offsets_[static_cast<std::size_t>(k)]))
     return Status{ErrorCode::io_error, "cannot read " + sources_[static_cast<std::size_t>(k)]};
@@ -359,6 +363,49 @@ Result<Stack<float>> LazyStack::decode(Index k) {
     return Status{layout.status().code(), source + " holds " + layout.status().message()};
   Stack<float> f(shape_.rows, shape_.cols, 1);
   XCORR_RETURN_IF_ERROR(decode_tiff_page(tif, layout.value(), f.data(), source));
+  return f;
+}
+
+Result<Stack<float>> LazyStack::decode_file_page(Index k) {
+  const auto i = static_cast<std::size_t>(k);
+  const fs::path& file = files_[i];
+  const Index page = file_pages_[i];
+  const std::string& source = sources_[i];
+  const auto wrong_size = [&](Shape shape) {
+    return Status{ErrorCode::size_mismatch,
+                  "frame '" + source + "' is " + to_string(shape) + " but '" + sources_[0] +
+                      "' is " + to_string(shape_) + ": all frames of a stack must have one size"};
+  };
+  const bool several = page > 0 || (i + 1 < files_.size() && files_[i + 1] == file);
+  if (several && is_tiff_file(file)) {  // one page of a multi-page TIFF, not the whole file
+    auto opened = open_tiff(file);
+    if (!opened.is_ok()) return opened.status();
+    TIFF* tif = opened.value();
+    Status s;
+    Stack<float> f(shape_.rows, shape_.cols, 1);
+    if (!TIFFSetDirectory(tif, static_cast<tdir_t>(page))) {
+      s = {ErrorCode::io_error, "cannot read " + source};
+    } else if (auto layout = tiff_grey_layout(tif); layout.is_ok()) {
+      const Shape shape{static_cast<Index>(layout.value().height),
+                        static_cast<Index>(layout.value().width)};
+      s = shape != shape_ ? wrong_size(shape)
+                          : decode_tiff_page(tif, layout.value(), f.data(), source);
+      TIFFClose(tif);
+      if (!s.is_ok()) return s;
+      return f;
+    }
+    TIFFClose(tif);
+    if (!s.is_ok()) return s;
+    // colour pages: decoded whole below, as read_image_stack decodes them
+  }
+  auto all = read_image_stack(file, channel_);
+  if (!all.is_ok()) return all.status();
+  if (page >= all.value().frames.count())
+    return Status{ErrorCode::io_error, "cannot read " + source + ": the file has fewer pages now"};
+  if (all.value().frames.shape() != shape_) return wrong_size(all.value().frames.shape());
+  Stack<float> f(shape_.rows, shape_.cols, 1);
+  const MatrixView<const float> m = std::as_const(all.value().frames)[page];
+  std::copy(m.data, m.data + shape_.area(), f.data());
   return f;
 }
 

@@ -39,7 +39,7 @@ class LazyStack {
                                                  std::size_t cache_bytes = kDefaultCacheBytes,
                                                  PlaneSelection plane = {},
                                                  Index reference_page = 0);
-  // A list of image files, in the given order (each file's first page is one frame).
+  // A list of image files, in the given order (each file contributes all its pages).
   static Result<std::unique_ptr<LazyStack>> open_files(
       const std::vector<std::filesystem::path>& files, std::size_t cache_bytes = kDefaultCacheBytes,
       PlaneSelection plane = {});
@@ -86,11 +86,16 @@ class LazyStack {
   static Result<std::unique_ptr<LazyStack>> open_pages(const std::filesystem::path& path,
                                                        std::size_t cache_bytes, Channel channel);
   Result<Stack<float>> decode(Index k);
+  Result<Stack<float>> decode_file_page(Index k);  // folders and lists: page k of the stack
   void index_rest(void* tiff);  // the indexer thread's body
 
   std::filesystem::path path_;
   bool folder_ = false;
-  std::vector<std::filesystem::path> files_;  // folder: one per frame
+  // Folders and lists: the file and the page in it of each page of the stack (a multi-page file
+  // contributes all its pages, in order).
+  std::vector<std::filesystem::path> files_;
+  std::vector<Index> file_pages_;
+  void add_file_pages(const std::filesystem::path& file);  // appends files_, file_pages_, sources_
   std::vector<std::uint64_t> offsets_;        // TIFF: directory offset per page
   double decoded_bytes_ = 0;                  // TIFF: the indexed pages' size as float32
   void* tiff_ = nullptr;                      // TIFF*: kept open

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
@@ -15,6 +16,7 @@
 #include "core/io/tiff_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/peak.hpp"
+#include "core/register/missing_pixels.hpp"
 #include "core/register/phase_engine.hpp"
 #include "core/register/shift_image.hpp"
 #include "core/version.hpp"
@@ -338,6 +340,9 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
       return Status{r0.status().code(),
                     "the reference frame 0 cannot be used: " + r0.status().message()};
     ref = std::move(r0).value();
+    const MissingPixels m = fill_missing(ref[0]);
+    if (!m.why.empty())
+      return Status{ErrorCode::invalid_argument, "the reference frame 0 " + m.why};
     return Status::ok();
   };
   // FFTW's plans (core/register/phase_correlation.hpp): the leader's, those an interrupted run of
@@ -378,7 +383,15 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     return !leader || !progress || progress(done, passes * static_cast<double>(n));
   };
   const auto cancelled = [] { return Status{ErrorCode::cancelled, "registration cancelled"}; };
-  const auto read_region = [&](long k) { return st.region(k, rr.y, rr.x, rr.h, rr.w); };
+  // A frame's region with its missing (non-finite) pixels filled; a frame that cannot be
+  // registered (too few finite pixels, flat, values too large) fails by name.
+  const auto read_region = [&](long k) -> Result<Stack<float>> {
+    auto f = st.region(k, rr.y, rr.x, rr.h, rr.w);
+    if (!f.is_ok()) return f;
+    const MissingPixels m = fill_missing(f.value()[0]);
+    if (!m.why.empty()) return Status{ErrorCode::invalid_argument, "it " + m.why};
+    return f;
+  };
   Estimator& e = *estimator;
 
   // Pass: every frame against `reference` (previous: against the last good frame before it).
@@ -456,7 +469,13 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     if (ptrs.empty()) return rows;
     auto shifts = e.measure(ptrs, previous ? &refs : nullptr);
     if (!shifts.is_ok()) return shifts.status();
-    for (std::size_t i = 0; i < ptrs.size(); ++i) rows[index[i]].shift = shifts.value()[i];
+    for (std::size_t i = 0; i < ptrs.size(); ++i) {
+      const Shift& sh = shifts.value()[i];
+      Measured& m = rows[index[i]];
+      m.shift = sh;
+      if (!std::isfinite(sh.dx) || !std::isfinite(sh.dy) || !(sh.peak > 0))
+        m.failed = "no correlation peak (peak " + fmt("%.4g", sh.peak) + ")";
+    }
     last = frames.back();
     return rows;
   };
@@ -673,7 +692,18 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
           for (Index i = b; i < end; ++i) {
             if (!frames[static_cast<std::size_t>(i)]) continue;
             const DriftRow& d = report.drift[static_cast<std::size_t>(first + i)];
-            shift_image((*frames[static_cast<std::size_t>(i)])[0], d.dx, d.dy, out[i], 0.0f);
+            const MatrixView<const float> in = (*frames[static_cast<std::size_t>(i)])[0];
+            Stack<float> filled;  // missing pixels: filled to shift, missing again after
+            if (std::any_of(in.data, in.data + in.rows * in.row_stride,
+                            [](float v) { return !std::isfinite(v); })) {
+              filled = Stack<float>(in.rows, in.cols, 1);
+              std::copy(in.data, in.data + in.rows * in.cols, filled.data());
+              (void)fill_missing(filled[0]);
+              shift_image(std::as_const(filled)[0], d.dx, d.dy, out[i], 0.0f);
+              mark_missing(in, d.dx, d.dy, out[i]);
+            } else {
+              shift_image(in, d.dx, d.dy, out[i], 0.0f);
+            }
           }
         });
         for (Index i = 0; i < count; ++i) {

@@ -1,0 +1,167 @@
+// Real-data trust through the real `xcorr` executable: non-finite pixels are missing data, frames
+// that cannot be registered fail by name (never a silent drift 0), and a folder of multi-page
+// TIFFs contributes every page (docs/reliability.md, "Trust on real data").
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/io/image_io.hpp"
+#include "core/synth/speckle.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/xcorr_cli.hpp"
+
+namespace xcorr {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_xcorr;
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+class MissingData : public testing::TempDirTest {
+ protected:
+  // 5 frames of 128 x 128 float32 speckle moving by (0.4, -0.3) px a frame.
+  static Stack<float> drifting() {
+    synth::SpeckleOptions o;
+    o.rows = o.cols = 128;
+    o.seed = 7;
+    return synth::render_translation_stack(o, 5, -0.3, 0.4);
+  }
+  std::string write(const std::string& name, const Stack<float>& s) const {
+    EXPECT_TRUE(io::write_image_stack(path(name), s.view(), io::PixelType::f32).is_ok());
+    return path(name);
+  }
+  // The drift table's rows: frame -> {dx, dy} (NaN for failed frames).
+  static std::vector<std::pair<double, double>> drift(const std::string& file) {
+    std::ifstream in(file);
+    std::vector<std::pair<double, double>> rows;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+      std::stringstream cs(line);
+      std::vector<std::string> v;
+      for (std::string c; std::getline(cs, c, ',');) v.push_back(c);
+      rows.emplace_back(v[1] == "nan" ? kNan : std::stod(v[1]),
+                        v[2] == "nan" ? kNan : std::stod(v[2]));
+    }
+    return rows;
+  }
+};
+
+// Failed before: one NaN pixel in frame 0 gave dx = dy = -0 for every frame, peak nan, an all-NaN
+// corrected frame 0 and exit 0.
+TEST_F(MissingData, RegistrationMeasuresOnTheFinitePixels) {
+  const Stack<float> clean = drifting();
+  Stack<float> holes = clean;
+  holes[0](100, 100) = static_cast<float>(kNan);
+  for (Index y = 20; y < 30; ++y)
+    for (Index x = 40; x < 52; ++x) holes[2](y, x) = static_cast<float>(kNan);
+  holes[3](5, 7) = std::numeric_limits<float>::infinity();
+  write("clean.tif", clean);
+  write("holes.tif", holes);
+  ASSERT_EQ(run_xcorr("register " + path("clean.tif") + " --drift " + path("clean.csv")).code, 0);
+  const auto r = run_xcorr("register " + path("holes.tif") + " --drift " + path("holes.csv") +
+                           " --out " + path("holes_corrected.tif"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto want = drift(path("clean.csv")), got = drift(path("holes.csv"));
+  ASSERT_EQ(got.size(), 5u);
+  for (std::size_t k = 1; k < 5; ++k) {
+    EXPECT_NEAR(want[k].first, 0.4 * static_cast<double>(k), 0.02) << "frame " << k;
+    EXPECT_NEAR(got[k].first, want[k].first, 0.01) << "frame " << k;
+    EXPECT_NEAR(got[k].second, want[k].second, 0.01) << "frame " << k;
+  }
+  // The corrected stack keeps the missing pixels missing, and only those (and neighbours).
+  auto out = io::read_image_stack(path("holes_corrected.tif"));
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  ASSERT_EQ(out.value().frames.count(), 5);
+  const auto nans = [&](Index k) {
+    long n = 0;
+    const MatrixView<const float> f = std::as_const(out.value().frames)[k];
+    for (Index y = 0; y < f.rows; ++y)
+      for (Index x = 0; x < f.cols; ++x) n += std::isnan(f(y, x)) ? 1 : 0;
+    return n;
+  };
+  EXPECT_TRUE(std::isnan(std::as_const(out.value().frames)[0](100, 100)));
+  EXPECT_EQ(nans(0), 1) << "frame 0 is not moved: its one missing pixel stays alone";
+  EXPECT_EQ(nans(1), 0);
+  EXPECT_GE(nans(2), 120);
+  EXPECT_LE(nans(2), 13 * 11);
+  EXPECT_GE(nans(3), 1);
+  EXPECT_LE(nans(3), 4);
+}
+
+// Failed before: flat frames, frames of 3.4e38 and frames of NaN got drift 0 and peak 0, exit 0.
+TEST_F(MissingData, FramesThatCannotBeRegisteredFailByName) {
+  Stack<float> s = drifting();
+  std::fill(s[1].data, s[1].data + 128 * 128, 700.0f);
+  for (Index i = 0; i < 128 * 128; ++i) s[2].data[i] *= 6.5e33f;  // up to about 3.4e38
+  for (Index i = 0; i < 128 * 100; ++i) s[3].data[i] = static_cast<float>(kNan);
+  write("bad.tif", s);
+  const auto r = run_xcorr("register " + path("bad.tif") + " --drift " + path("bad.csv"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("frame 1 failed: it is flat (every finite pixel 700): nothing to "
+                          "register"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("frame 2 failed: it has values up to"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("frame 3 failed: it has 3584 finite pixel(s) of 16384"),
+            std::string::npos)
+      << r.output;
+  const auto rows = drift(path("bad.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  for (std::size_t k = 1; k <= 3; ++k) EXPECT_TRUE(std::isnan(rows[k].first)) << k;
+  EXPECT_NEAR(rows[4].first, 1.6, 0.02);
+  // A flat reference ends the job before any work.
+  Stack<float> flat_ref = drifting();
+  std::fill(flat_ref[0].data, flat_ref[0].data + 128 * 128, 3.0f);
+  write("flat_ref.tif", flat_ref);
+  const auto f = run_xcorr("register " + path("flat_ref.tif") + " --drift " + path("f.csv"));
+  EXPECT_EQ(f.code, 2) << f.output;
+  EXPECT_NE(f.output.find("the reference frame 0 is flat"), std::string::npos) << f.output;
+  EXPECT_FALSE(fs::exists(path("f.csv")));
+}
+
+// Failed before: 2 frames from a folder of two 8-page TIFFs in register, dic and run.
+TEST_F(MissingData, AFolderOfMultiPageTiffsGivesEveryPage) {
+  fs::create_directories(path("folder"));
+  ASSERT_EQ(run_xcorr("speckle --out " + path("folder/a.tif") +
+                      " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
+                .code,
+            0);
+  ASSERT_EQ(run_xcorr("speckle --out " + path("folder/b.tif") +
+                      " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
+                .code,
+            0);
+  const auto reg = run_xcorr("register " + path("folder") + " --drift " + path("d.csv"));
+  ASSERT_EQ(reg.code, 0) << reg.output;
+  const auto rows = drift(path("d.csv"));
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_NEAR(rows[7].first, 7 * 0.25, 0.02) << "a.tif's last page";
+  EXPECT_NEAR(rows[9].first, 0.25, 0.02) << "b.tif's page 1";
+  const auto frames_in = [](const std::string& csv) {
+    std::ifstream in(csv);
+    long last = -1;
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#' && line[0] != 'f') last = std::stol(line);
+    return last;
+  };
+  const std::string roi = " --roi rect:30,30,36,36 --subset 21 --step 8";
+  ASSERT_EQ(run_xcorr("dic --reference " + path("folder") + roi + " --out " + path("dic.csv") +
+                      " --save-job " + path("job.json"))
+                .code,
+            0);
+  ASSERT_EQ(run_xcorr("dic --reference " + path("folder") + roi + " --out " + path("dic.csv"))
+                .code,
+            0);
+  EXPECT_EQ(frames_in(path("dic.csv")), 15);
+  ASSERT_EQ(run_xcorr("run --quiet " + path("job.json")).code, 0);
+  EXPECT_EQ(frames_in(path("dic.csv")), 15);
+}
+
+}  // namespace
+}  // namespace xcorr
