@@ -119,8 +119,12 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
   const long samples =
       channel == nullptr ? 1 : std::max(1L, whole(attribute(channel, "SamplesPerPixel")));
   const std::string order = attribute(pixels, "DimensionOrder");
-  if (size_c >= 1 && size_z >= 1 && size_t_ >= 1 && order.size() == 5 &&
-      order.rfind("XY", 0) == 0) {
+  const bool permutation = order.size() == 5 && order.rfind("XY", 0) == 0 &&
+                           std::is_permutation(order.begin() + 2, order.end(), "CZT");
+  if (!order.empty() && !permutation)
+    m.problem = "its OME-XML DimensionOrder '" + order.substr(0, 40) +
+                "' is not XY followed by C, Z and T once each";
+  if (size_c >= 1 && size_z >= 1 && size_t_ >= 1 && permutation) {
     m.layout.channels = std::max(1L, size_c / samples);
     m.layout.slices = size_z;
     m.layout.frames = size_t_;

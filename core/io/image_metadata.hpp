@@ -29,7 +29,9 @@ struct HyperLayout {
 struct StackMetadata {
   ImageScale scale;
   HyperLayout layout;
-  bool ome = false;  // the first page holds OME-XML
+  bool ome = false;     // the first page holds OME-XML
+  std::string problem;  // layout metadata that cannot be right (named; the file is refused)
+  const char* source() const { return ome ? "OME-XML" : "ImageJ description"; }
 };
 
 // The file's scale and hyperstack layout (a plain layout and no scale for other files).

@@ -155,6 +155,27 @@ Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& n
                                                    " (numbered from 0): no " + what + " " +
                                                    std::to_string(asked)};
   };
+  if (!metadata_.problem.empty())
+    return Status{ErrorCode::invalid_argument,
+                  "'" + name + "': " + metadata_.problem + ": the file is refused"};
+  // A file whose metadata gives its dimensions must hold exactly those pages (damaged files,
+  // whose later pages are lost, keep the pages they have: the index status names the damage).
+  if (!folder_ && (layout.frames > 0 || !layout.plain()) && wait_indexed().is_ok()) {
+    const long pages = static_cast<long>(sources_.size());
+    const long planes = layout.channels * layout.slices;
+    if (layout.frames > 0 ? planes * layout.frames != pages : pages % planes != 0) {
+      const std::string times =
+          layout.frames > 0 ? " x " + count_of(layout.frames, "time point") + " = " +
+                                  std::to_string(planes * layout.frames) + " pages"
+                            : ": a whole number of time points of " + std::to_string(planes) +
+                                  " pages";
+      return Status{ErrorCode::invalid_argument,
+                    "'" + name + "' has " + count_of(pages, "page") + " but its " +
+                        metadata_.source() + " says " + count_of(layout.channels, "channel") +
+                        " x " + count_of(layout.slices, "z-plane") + times +
+                        ": the metadata does not fit the pages, so the file is refused"};
+    }
+  }
   if (plane.channel >= layout.channels) return has("channel", layout.channels, plane.channel);
   if (plane.z >= layout.slices) return has("z-plane", layout.slices, plane.z);
   if (layout.plain()) return Status::ok();

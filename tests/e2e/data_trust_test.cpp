@@ -14,6 +14,7 @@
 #include "core/io/image_io.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/tiff_tags.hpp"
 #include "tests/support/xcorr_cli.hpp"
 
 namespace xcorr {
@@ -24,7 +25,7 @@ using testing::run_xcorr;
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-class MissingData : public testing::TempDirTest {
+class DataTrust : public testing::TempDirTest {
  protected:
   // 5 frames of 128 x 128 float32 speckle moving by (0.4, -0.3) px a frame.
   static Stack<float> drifting() {
@@ -55,7 +56,7 @@ class MissingData : public testing::TempDirTest {
 
 // Failed before: one NaN pixel in frame 0 gave dx = dy = -0 for every frame, peak nan, an all-NaN
 // corrected frame 0 and exit 0.
-TEST_F(MissingData, RegistrationMeasuresOnTheFinitePixels) {
+TEST_F(DataTrust, RegistrationMeasuresOnTheFinitePixels) {
   const Stack<float> clean = drifting();
   Stack<float> holes = clean;
   holes[0](100, 100) = static_cast<float>(kNan);
@@ -96,7 +97,7 @@ TEST_F(MissingData, RegistrationMeasuresOnTheFinitePixels) {
 }
 
 // Failed before: flat frames, frames of 3.4e38 and frames of NaN got drift 0 and peak 0, exit 0.
-TEST_F(MissingData, FramesThatCannotBeRegisteredFailByName) {
+TEST_F(DataTrust, FramesThatCannotBeRegisteredFailByName) {
   Stack<float> s = drifting();
   std::fill(s[1].data, s[1].data + 128 * 128, 700.0f);
   for (Index i = 0; i < 128 * 128; ++i) s[2].data[i] *= 6.5e33f;  // up to about 3.4e38
@@ -127,7 +128,7 @@ TEST_F(MissingData, FramesThatCannotBeRegisteredFailByName) {
 }
 
 // Failed before: 2 frames from a folder of two 8-page TIFFs in register, dic and run.
-TEST_F(MissingData, AFolderOfMultiPageTiffsGivesEveryPage) {
+TEST_F(DataTrust, AFolderOfMultiPageTiffsGivesEveryPage) {
   fs::create_directories(path("folder"));
   ASSERT_EQ(run_xcorr("speckle --out " + path("folder/a.tif") +
                       " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
@@ -161,6 +162,52 @@ TEST_F(MissingData, AFolderOfMultiPageTiffsGivesEveryPage) {
   EXPECT_EQ(frames_in(path("dic.csv")), 15);
   ASSERT_EQ(run_xcorr("run --quiet " + path("job.json")).code, 0);
   EXPECT_EQ(frames_in(path("dic.csv")), 15);
+}
+
+// Failed before: OME DimensionOrder "XYZZT" gave the same pages for channels 0 and 1; ImageJ
+// channels=3 on 8 pages dropped pages 6-7; OME SizeT=3 on 8 pages had its metadata ignored.
+TEST_F(DataTrust, MetadataThatDoesNotFitThePagesIsRefusedByName) {
+  const auto stack = [this](const std::string& name, const char* description) {
+    EXPECT_EQ(run_xcorr("speckle --out " + path(name) + " --size 64,64 --frames 8 --seed 2").code,
+              0);
+    EXPECT_TRUE(testing::set_tiff_description(path(name), description));
+    return path(name);
+  };
+  const auto ome = [](const std::string& order, int c, int z, int t) {
+    return "<?xml version=\"1.0\"?><OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/"
+           "2016-06\"><Image ID=\"Image:0\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"" +
+           order + "\" Type=\"uint16\" SizeX=\"64\" SizeY=\"64\" SizeC=\"" +
+           std::to_string(c) + "\" SizeZ=\"" + std::to_string(z) + "\" SizeT=\"" +
+           std::to_string(t) + "\"/></Image></OME>";
+  };
+  const auto refused = [this](const std::string& file, const std::string& message) {
+    for (const std::string& args :
+         {"register " + file + " --drift " + path("d.csv"),
+          "dic --reference " + file + " --roi rect:20,20,24,24 --out " + path("o.csv")}) {
+      const auto r = run_xcorr(args);
+      EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+      EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+      EXPECT_FALSE(fs::exists(path("d.csv")) || fs::exists(path("o.csv")));
+    }
+  };
+  refused(stack("zz.tif", ome("XYZZT", 2, 1, 4).c_str()),
+          "'zz.tif': its OME-XML DimensionOrder 'XYZZT' is not XY followed by C, Z and T once "
+          "each: the file is refused");
+  refused(stack("ij3.tif", "ImageJ=1.54f\nimages=8\nchannels=3\nhyperstack=true\n"),
+          "'ij3.tif' has 8 pages but its ImageJ description says 3 channels x 1 z-plane: a whole "
+          "number of time points of 3 pages: the metadata does not fit the pages");
+  refused(stack("t3.tif", ome("XYCZT", 1, 1, 3).c_str()),
+          "'t3.tif' has 8 pages but its OME-XML says 1 channel x 1 z-plane x 3 time points = 3 "
+          "pages");
+  refused(stack("ijt.tif", "ImageJ=1.54f\nimages=8\nchannels=2\nframes=3\nhyperstack=true\n"),
+          "'ijt.tif' has 8 pages but its ImageJ description says 2 channels x 1 z-plane x 3 time "
+          "points = 6 pages");
+  // Metadata that fits is used: 2 channels x 4 time points.
+  const std::string fits =
+      stack("ok.tif", "ImageJ=1.54f\nimages=8\nchannels=2\nframes=4\nhyperstack=true\n");
+  const auto r = run_xcorr("register " + fits + " --channel 1 --drift " + path("ok.csv"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(drift(path("ok.csv")).size(), 4u);
 }
 
 }  // namespace
