@@ -208,37 +208,37 @@ bool listed(const std::vector<bool>& jobs, std::size_t k) {
 
 Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs) {
   if (b.size() == 0) return {ErrorCode::invalid_argument, "the batch holds no job"};
-  // The output rule across the whole batch: no output is any job's input, another output or
-  // inside any job's resume folder. Each job's outputs are checked where the job is listed,
-  // against every job's paths.
+  // Every job's paths; the output rule across the whole batch, job by job (no output is any
+  // job's input, an earlier job's output or inside any job's resume folder), then the job's own
+  // checks: the first problem in job order is reported. Jobs not listed (another process's
+  // slice) only claim their outputs.
+  std::vector<io::RunPaths> paths;
   io::RunPaths all;
-  const auto add = [&all](io::RunPaths p, bool listed_job) {
-    for (io::PathRole& r : p.outputs) r.checked = listed_job;
-    all.inputs.insert(all.inputs.end(), p.inputs.begin(), p.inputs.end());
-    all.outputs.insert(all.outputs.end(), p.outputs.begin(), p.outputs.end());
-    all.resume_folders.insert(all.resume_folders.end(), p.resume_folders.begin(),
-                              p.resume_folders.end());
-  };
-  for (std::size_t k = 0; k < b.jobs.size(); ++k)
-    add(run_paths(b.jobs[k], dic::job_label(b, k)), listed(jobs, k));
-  for (std::size_t r = 0; r < b.registrations.size(); ++r) {
-    const std::size_t k = b.jobs.size() + r;
-    add(reg::run_paths(b.registrations[r], dic::job_label(b, k)), listed(jobs, k));
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    const std::string label = dic::job_label(b, k);
+    paths.push_back(k < b.jobs.size() ? run_paths(b.jobs[k], label)
+                                      : reg::run_paths(b.registrations[k - b.jobs.size()], label));
+    all.inputs.insert(all.inputs.end(), paths[k].inputs.begin(), paths[k].inputs.end());
+    all.resume_folders.insert(all.resume_folders.end(), paths[k].resume_folders.begin(),
+                              paths[k].resume_folders.end());
   }
-  XCORR_RETURN_IF_ERROR(io::check_outputs(all));
-  for (std::size_t k = 0; k < b.jobs.size(); ++k) {
-    if (!listed(jobs, k)) continue;
-    if (Status s = validate_job(b.jobs[k]); !s.is_ok())
-      return {s.code(), dic::job_label(b, k) + ": " + s.message()};
-  }
-  for (std::size_t r = 0; r < b.registrations.size(); ++r) {
-    const reg::RegisterJob& job = b.registrations[r];
-    const std::size_t k = b.jobs.size() + r;
-    if (!listed(jobs, k)) continue;
-    Status s = job.check();
-    std::error_code ec;
-    if (s.is_ok() && !fs::exists(job.stack, ec))
-      s = {ErrorCode::not_found, "stack '" + job.stack + "' not found"};
+  io::OutputRule rule(all);
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    if (!listed(jobs, k)) {
+      rule.add(paths[k].outputs);
+      continue;
+    }
+    XCORR_RETURN_IF_ERROR(rule.claim(paths[k].outputs));
+    Status s;
+    if (k < b.jobs.size()) {
+      s = validate_job(b.jobs[k]);
+    } else {
+      const reg::RegisterJob& job = b.registrations[k - b.jobs.size()];
+      s = job.check();
+      std::error_code ec;
+      if (s.is_ok() && !fs::exists(job.stack, ec))
+        s = {ErrorCode::not_found, "stack '" + job.stack + "' not found"};
+    }
     if (!s.is_ok()) return {s.code(), dic::job_label(b, k) + ": " + s.message()};
   }
   return Status::ok();

@@ -65,36 +65,43 @@ Status check_regular_or_absent(const fs::path& target, const std::string& role) 
           what + kind_of(target) + ": an output is written only as a regular file"};
 }
 
-Status check_outputs(const RunPaths& paths) {
-  std::vector<std::pair<const PathRole*, fs::path>> inputs, outputs, folders;
+OutputRule::OutputRule(const RunPaths& paths) {
   for (const PathRole& r : paths.inputs)
-    if (!r.path.empty()) inputs.emplace_back(&r, resolved(r.path));
+    if (!r.path.empty()) inputs_.push_back({r, resolved(r.path)});
   for (const PathRole& r : paths.resume_folders)
-    if (!r.path.empty()) folders.emplace_back(&r, resolved(r.path));
-  for (const PathRole& out : paths.outputs) {
+    if (!r.path.empty()) folders_.push_back({r, resolved(r.path)});
+}
+
+void OutputRule::add(const std::vector<PathRole>& outputs) {
+  for (const PathRole& r : outputs)
+    if (!r.path.empty()) outputs_.push_back({r, resolved(r.path)});
+}
+
+Status OutputRule::claim(const std::vector<PathRole>& outputs) {
+  Status first = Status::ok();
+  const auto note = [&first](Status s) {
+    if (first.is_ok()) first = std::move(s);
+  };
+  for (const PathRole& out : outputs) {
     if (out.path.empty()) continue;
     const fs::path file = resolved(out.path);
-    if (!out.checked) {
-      outputs.emplace_back(&out, file);
-      continue;
-    }
-    XCORR_RETURN_IF_ERROR(check_regular_or_absent(out.path, out.role));
-    for (const auto& [in, in_file] : inputs) {
-      if (same_file(file, in_file))
-        return broken(out, "is", *in, "an output is never an input");
-    }
-    for (const auto& [earlier, earlier_file] : outputs) {
-      if (same_file(file, earlier_file))
-        return broken(out, "is also", *earlier, "two outputs of one run never share a file");
-    }
-    for (const auto& [folder, folder_path] : folders) {
-      if (inside(file, folder_path))
-        return broken(out, "lies inside", *folder,
-                      "a resume folder is removed when its job ends, so no output is kept there");
-    }
-    outputs.emplace_back(&out, file);
+    note(check_regular_or_absent(out.path, out.role));
+    for (const Resolved& in : inputs_)
+      if (same_file(file, in.file)) note(broken(out, "is", in.role, "an output is never an input"));
+    for (const Resolved& earlier : outputs_)
+      if (same_file(file, earlier.file))
+        note(broken(out, "is also", earlier.role, "two outputs of one run never share a file"));
+    for (const Resolved& folder : folders_)
+      if (inside(file, folder.file))
+        note(broken(out, "lies inside", folder.role,
+                    "a resume folder is removed when its job ends, so no output is kept there"));
+    outputs_.push_back({out, file});
   }
-  return Status::ok();
+  return first;
+}
+
+Status check_outputs(const RunPaths& paths) {
+  return OutputRule(paths).claim(paths.outputs);
 }
 
 }  // namespace xcorr::io

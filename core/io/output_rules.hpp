@@ -17,9 +17,7 @@ namespace xcorr::io {
 // A path and the role it plays, as the user named it: "the stack", "--out", "job 2 ('a') drift".
 struct PathRole {
   std::string role;
-  std::string path;     // empty: the role is not used (skipped)
-  bool checked = true;  // outputs: false to compare later outputs with it, but not check it (a
-                        // job another process checks)
+  std::string path;  // empty: the role is not used (skipped)
 };
 
 struct RunPaths {
@@ -28,10 +26,28 @@ struct RunPaths {
   std::vector<PathRole> resume_folders;  // folders the run writes and removes (".partial")
 };
 
-// invalid_argument naming both roles and both paths when the rule is broken, e.g.
-// "--out 's.tif' is the stack 's.tif': an output is never an input"; Status::ok() otherwise.
-// Outputs are checked in order, each against the inputs, the earlier outputs and the resume
-// folders, so the first problem in the caller's order is reported.
+// The rule over a run whose inputs and resume folders are known; outputs are claimed in order
+// (a batch: job by job, so that its first problem in job order is reported), each against the
+// inputs, the outputs claimed before and the resume folders.
+class OutputRule {
+ public:
+  explicit OutputRule(const RunPaths& paths);  // its inputs and resume_folders
+  // invalid_argument naming both roles and both paths when an output breaks the rule, e.g.
+  // "--out 's.tif' is the stack 's.tif': an output is never an input"; the outputs are claimed
+  // either way.
+  Status claim(const std::vector<PathRole>& outputs);
+  // Claimed unchecked: outputs whose own problems another process reports (xcorr-mpi's slices).
+  void add(const std::vector<PathRole>& outputs);
+
+ private:
+  struct Resolved {
+    PathRole role;
+    std::filesystem::path file;  // absolute, links resolved as far as it exists
+  };
+  std::vector<Resolved> inputs_, outputs_, folders_;
+};
+
+// OutputRule(paths).claim(paths.outputs).
 Status check_outputs(const RunPaths& paths);
 
 // invalid_argument when `target` exists and is not a regular file (or a link to one).
