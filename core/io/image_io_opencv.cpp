@@ -63,16 +63,80 @@ bool colour_tiff(TIFF* tif) {
   return (samples == 3 || samples == 4) && (bits == 8 || bits == 16) && format == SAMPLEFORMAT_UINT;
 }
 
-// Every page of a grey TIFF through libtiff (core/io/tiff_page.hpp: values as stored). Sets
-// `colour` instead when page 0 is a colour page, for OpenCV.
-Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page>& pages,
-                      std::vector<std::string>& sources, bool& colour) {
+// The current colour page (RGB or RGBA, 8 or 16-bit unsigned, in strips; contiguous samples or
+// one plane per sample) through libtiff as OpenCV's B, G, R image (alpha dropped), so that every
+// layout gives the same numbers (OpenCV's own TIFF decoder reads 16-bit planar pages wrong).
+// `handled` false: a layout left to OpenCV (tiled contiguous pages).
+Status read_colour_page(TIFF* tif, const std::string& source, std::uint64_t file_bytes,
+                        double& decoded, cv::Mat& bgr, bool& handled) {
+  uint16_t bits = 0, samples = 1, planar = PLANARCONFIG_CONTIG;
+  uint32_t width = 0, height = 0;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
+  handled = !TIFFIsTiled(tif);
+  if (!handled) {
+    if (planar == PLANARCONFIG_SEPARATE)
+      return {ErrorCode::unsupported,
+              source + " holds tiled colour planes (one plane per sample in tiles): this reader "
+                       "takes colour planes in strips, or tiles of contiguous samples"};
+    return Status::ok();
+  }
+  if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxTiffPagePixels)
+    return {ErrorCode::invalid_argument, source + " has a page of " + std::to_string(width) +
+                                             "x" + std::to_string(height) + " px"};
+  if (const std::string why = tiff_page_data_problem(tif, file_bytes, decoded); !why.empty())
+    return {ErrorCode::io_error, "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
+  const int depth = bits == 8 ? CV_8U : CV_16U;
+  bgr.create(static_cast<int>(height), static_cast<int>(width), CV_MAKETYPE(depth, 3));
+  std::vector<unsigned char> line(static_cast<std::size_t>(TIFFScanlineSize64(tif)));
+  const bool separate = planar == PLANARCONFIG_SEPARATE;
+  const std::size_t bytes = bits / 8;
+  for (uint16_t plane = 0; plane < (separate ? 3 : 1); ++plane) {
+    for (uint32_t y = 0; y < height; ++y) {
+      if (TIFFReadScanline(tif, line.data(), y, plane) != 1) {
+        const std::string e = take_tiff_error();
+        return {ErrorCode::io_error, "cannot decode " + source + ": corrupt or truncated (row " +
+                                         std::to_string(y) + (e.empty() ? "" : ": " + e) + ")"};
+      }
+      unsigned char* out = bgr.ptr(static_cast<int>(y));
+      for (uint32_t x = 0; x < width; ++x) {
+        for (uint16_t c = 0; c < (separate ? 1 : 3); ++c) {
+          const uint16_t rgb = separate ? plane : c;  // 0 R, 1 G, 2 B
+          const unsigned char* from =
+              line.data() + (separate ? std::size_t{x} : std::size_t{x} * samples + c) * bytes;
+          std::memcpy(out + (std::size_t{x} * 3 + (2 - rgb)) * bytes, from, bytes);
+        }
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// Every page of a TIFF through libtiff: grey pages as stored (core/io/tiff_page.hpp), colour
+// pages as B, G, R images (read_colour_page) that `colour_pages` turns into grey or a channel.
+// Sets `colour` instead when page 0 is a colour page that OpenCV reads (tiled).
+// Grey or one channel of a B, G, R image as OpenCV gives it (luminance 0.299 R + 0.587 G +
+// 0.114 B, its weights and rounding).
+cv::Mat one_channel(const cv::Mat& bgr, Channel channel) {
+  cv::Mat one;
+  if (channel == Channel::luminance)
+    cv::cvtColor(bgr, one, cv::COLOR_BGR2GRAY);
+  else
+    cv::extractChannel(bgr, one, channel == Channel::blue ? 0 : channel == Channel::green ? 1 : 2);
+  return one;
+}
+
+Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel,
+                       std::vector<Page>& pages, std::vector<std::string>& sources,
+                       bool& colour) {
   const std::string name = file.string();
   capture_tiff_errors();
   std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "rm"));
   if (!tif) return {ErrorCode::io_error, "cannot decode '" + name + "': corrupt or truncated"};
-  colour = colour_tiff(tif.get());
-  if (colour) return Status::ok();
+  colour = false;
   std::error_code ec;
   const auto file_bytes = static_cast<std::uint64_t>(fs::file_size(file, ec));
   int page = 0;
@@ -81,6 +145,24 @@ Status read_grey_tiff(const fs::path& file, int expected_pages, std::vector<Page
     const std::string source =
         expected_pages == 1 ? file.filename().string()
                             : file.filename().string() + "[page " + std::to_string(page) + "]";
+    if (colour_tiff(tif.get())) {
+      cv::Mat bgr;
+      bool handled = false;
+      XCORR_RETURN_IF_ERROR(
+          read_colour_page(tif.get(), source, file_bytes, decoded, bgr, handled));
+      if (!handled) {  // tiled: the whole file through OpenCV
+        colour = true;
+        pages.resize(pages.size() - static_cast<std::size_t>(page));
+        sources.resize(sources.size() - static_cast<std::size_t>(page));
+        return Status::ok();
+      }
+      cv::Mat one = one_channel(bgr, channel);
+      const PixelType type = one.depth() == CV_8U ? PixelType::u8 : PixelType::u16;
+      pages.push_back({std::move(one), type});
+      sources.push_back(source);
+      ++page;
+      continue;
+    }
     auto layout = tiff_grey_layout(tif.get());
     if (!layout.is_ok()) {
       return {layout.status().code(),
@@ -167,7 +249,7 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
     if (!pages_in_file.is_ok()) return pages_in_file.status();
     expected_pages = pages_in_file.value();
     bool colour = false;
-    XCORR_RETURN_IF_ERROR(read_grey_tiff(file, expected_pages, pages, sources, colour));
+    XCORR_RETURN_IF_ERROR(read_tiff_pages(file, expected_pages, channel, pages, sources, colour));
     if (!colour) return Status::ok();
   }
   // OpenCV picks a decoder by content, among many (DICOM, GDAL, ...) that crash or print on
@@ -196,12 +278,8 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
                                      std::to_string(read.size()) + " of its " +
                                      std::to_string(expected_pages) + " pages could be decoded"};
   }
-  for (cv::Mat& m : read) {  // one channel of colour pages (OpenCV orders them B, G, R)
-    if (m.channels() < 3) continue;
-    cv::Mat one;
-    cv::extractChannel(m, one, channel == Channel::blue ? 0 : channel == Channel::green ? 1 : 2);
-    m = one;
-  }
+  for (cv::Mat& m : read)  // one channel of colour pages (OpenCV orders them B, G, R)
+    if (m.channels() >= 3) m = one_channel(m, channel);
   for (std::size_t i = 0; i < read.size(); ++i) {
     const std::string source = read.size() == 1
                                    ? file.filename().string()

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/synth/speckle.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
+#include "tests/support/tiff_writing.hpp"
 #include "tests/support/xcorr_cli.hpp"
 
 namespace xcorr {
@@ -208,6 +210,50 @@ TEST_F(DataTrust, MetadataThatDoesNotFitThePagesIsRefusedByName) {
   const auto r = run_xcorr("register " + fits + " --channel 1 --drift " + path("ok.csv"));
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(drift(path("ok.csv")).size(), 4u);
+}
+
+// A 16-bit planar RGB stack (PlanarConfiguration 2): dic and run read the same grey values (the
+// CSVs are the same bytes) and DIC finds the stack's shift. Failed before: wrong grey values.
+TEST_F(DataTrust, PlanarColourStacksReadTheSameEverywhere) {
+  synth::SpeckleOptions o;
+  o.rows = o.cols = 80;
+  o.gain = 20000;
+  const Stack<float> grey = synth::render_translation_stack(o, 3, 0.0, 0.5);
+  std::vector<testing::TiffPageSpec> pages;
+  for (Index k = 0; k < 3; ++k) {
+    testing::TiffPageSpec p{80, 80, 16, SAMPLEFORMAT_UINT, 3, 0, 8, {}, true};
+    for (Index i = 0; i < 80 * 80; ++i) {
+      const double v = std::round(grey[k].data[i]);
+      p.values.insert(p.values.end(), {v, std::round(0.5 * v), std::round(0.25 * v + 1000)});
+    }
+    pages.push_back(std::move(p));
+  }
+  testing::write_tiff(path("rgb.tif"), pages);
+  const std::string dic = "dic --reference " + path("rgb.tif") +
+                          " --roi rect:20,20,40,40 --subset 21 --step 10 --out " + path("a.csv");
+  ASSERT_EQ(run_xcorr(dic + " --save-job " + path("job.json")).code, 0);
+  const auto r = run_xcorr(dic);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("     2 "), std::string::npos) << r.output;
+  std::ifstream a(path("a.csv"));
+  const std::string first((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+  // frame 2 moved by 1.0 px along x: every converged point's u within 0.02 px.
+  std::istringstream rows(first);
+  int checked = 0;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == 'f' || line.rfind("2,", 0) != 0) continue;
+    std::vector<std::string> v;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) v.push_back(c);
+    EXPECT_NEAR(std::stod(v[3]), 1.0, 0.02) << line;
+    ++checked;
+  }
+  EXPECT_GT(checked, 4);
+  fs::remove(path("a.csv"));
+  ASSERT_EQ(run_xcorr("run --quiet " + path("job.json")).code, 0);
+  std::ifstream b(path("a.csv"));
+  const std::string second((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(first, second);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ struct TiffPageSpec {
   std::uint32_t tile = 0;  // tile side (a multiple of 16); 0: strips of rows_per_strip
   std::uint32_t rows_per_strip = 3;
   std::vector<double> values;  // height x width x samples, stored as given (cast to the type)
+  bool planar = false;         // strips: one plane per sample (PlanarConfiguration 2)
 };
 
 // Packs row-major samples into the TIFF bit stream (big-endian bits for depths that are not a
@@ -61,7 +62,7 @@ inline void write_tiff(const std::filesystem::path& path, const std::vector<Tiff
     TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, p.bits);
     TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, p.format);
     TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, p.samples);
-    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, p.planar ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, p.samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
     if (p.samples == 4) {
       const uint16_t extra = EXTRASAMPLE_UNASSALPHA;
@@ -71,7 +72,25 @@ inline void write_tiff(const std::filesystem::path& path, const std::vector<Tiff
       TIFFSetField(t, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
     }
     const std::uint32_t row_values = p.width * p.samples;
-    if (p.tile == 0) {
+    if (p.tile == 0 && p.planar) {
+      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, p.rows_per_strip);
+      TiffPageSpec one = p;
+      one.samples = 1;
+      for (std::uint16_t c = 0; c < p.samples; ++c) {
+        for (std::uint32_t r = 0; r < p.height; r += p.rows_per_strip) {
+          std::vector<unsigned char> strip;
+          for (std::uint32_t k = r; k < std::min(p.height, r + p.rows_per_strip); ++k) {
+            std::vector<double> v(p.width);
+            for (std::uint32_t x = 0; x < p.width; ++x)
+              v[x] = p.values[std::size_t{k} * row_values + std::size_t{x} * p.samples + c];
+            const auto row = pack_row(one, v.data(), p.width);
+            strip.insert(strip.end(), row.begin(), row.end());
+          }
+          TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, r, c), strip.data(),
+                                static_cast<tmsize_t>(strip.size()));
+        }
+      }
+    } else if (p.tile == 0) {
       TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, p.rows_per_strip);
       for (std::uint32_t r = 0; r < p.height; r += p.rows_per_strip) {
         std::vector<unsigned char> strip;

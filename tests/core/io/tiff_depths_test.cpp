@@ -175,6 +175,53 @@ TEST_F(TiffLayouts, AColourChannelIsReadAsStored) {
   EXPECT_EQ(g.value().frames[0](1, 2), 6.0f);
 }
 
+// 16-bit RGB and RGBA with one plane per sample (PlanarConfiguration 2) read as the same pixels
+// stored contiguously: grey 0.299 R + 0.587 G + 0.114 B within one grey level, each channel as
+// stored. Failed before (OpenCV's TIFF decoder): 34671 where the weights give 29731.
+TEST_F(TiffLayouts, PlanarColourPagesReadAsContiguousOnes) {
+  for (const std::uint16_t samples : {3, 4}) {
+    for (const std::uint16_t bits : {8, 16}) {
+      const double top = bits == 8 ? 255 : 65535;
+      TiffPageSpec p{7, 5, bits, SAMPLEFORMAT_UINT, samples, 0, 2, {}, false};
+      for (int i = 0; i < 35; ++i) {
+        const double r = std::fmod(i * 0.137, 1.0) * top, g = std::fmod(i * 0.311, 1.0) * top,
+                     b = std::fmod(i * 0.071 + 0.5, 1.0) * top;
+        p.values.insert(p.values.end(), {std::round(r), std::round(g), std::round(b)});
+        if (samples == 4) p.values.push_back(top);
+      }
+      TiffPageSpec planar = p;
+      planar.planar = true;
+      testing::write_tiff(dir_ / "contiguous.tif", {p, p});
+      testing::write_tiff(dir_ / "planar.tif", {planar, planar});
+      for (const Channel c : {Channel::luminance, Channel::red, Channel::green, Channel::blue}) {
+        const auto a = read_image_stack(dir_ / "contiguous.tif", c);
+        const auto b = read_image_stack(dir_ / "planar.tif", c);
+        ASSERT_TRUE(a.is_ok()) << a.status().message();
+        ASSERT_TRUE(b.is_ok()) << b.status().message();
+        ASSERT_EQ(b.value().frames.count(), 2);
+        EXPECT_EQ(b.value().pixel_type, bits == 8 ? PixelType::u8 : PixelType::u16);
+        for (Index y = 0; y < 5; ++y) {
+          for (Index x = 0; x < 7; ++x) {
+            const double* v = p.values.data() + (y * 7 + x) * samples;
+            const double want = c == Channel::red     ? v[0]
+                                : c == Channel::green ? v[1]
+                                : c == Channel::blue  ? v[2]
+                                                      : 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2];
+            EXPECT_EQ(b.value().frames[1](y, x), a.value().frames[1](y, x));
+            EXPECT_NEAR(b.value().frames[1](y, x), want, 1.0)
+                << label(c) << " " << bits << "-bit, " << samples << " samples";
+          }
+        }
+        auto lazy = LazyStack::open(dir_ / "planar.tif", LazyStack::kDefaultCacheBytes, {c});
+        ASSERT_TRUE(lazy.is_ok());
+        auto f = lazy.value()->frame(1);
+        ASSERT_TRUE(f.is_ok());
+        EXPECT_EQ((*f.value())[0](4, 6), b.value().frames[1](4, 6));
+      }
+    }
+  }
+}
+
 TEST_F(TiffLayouts, APageOfAnotherDepthIsNamed) {
   const Depth u8{"u8", 8, SAMPLEFORMAT_UINT, 0, 255, PixelType::u8};
   const Depth u12{"u12", 12, SAMPLEFORMAT_UINT, 0, 4095, PixelType::u16};
