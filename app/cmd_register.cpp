@@ -85,6 +85,9 @@ Command add_register_command(CLI::App& app) {
   c->add_option("stack", o->job.stack, "Multi-page TIFF, hyperstack or folder")->required();
   c->add_option("--out", o->job.out, "Corrected stack (.tif), the input's bit depth");
   c->add_option("--drift", o->job.drift, "Drift table (CSV)");
+  c->add_option("--apply", o->job.apply,
+                "Apply this saved drift table (of as many frames) instead of measuring: writes "
+                "--out, the stack moved by it (another channel's file, the raw acquisition)");
   add_option_flags(c, reg::register_option_table(), o->job.options);
   auto* crop = c->add_flag("--crop", o->crop, "Crop the corrected frames to their common area");
   c->add_flag("--pad", o->pad, "Keep the frame size, 0 where a frame has no data (default)")

@@ -415,7 +415,7 @@ int main(int argc, char** argv) {
   if (pad) registration.options.border = xcorr::reg::Border::pad;
   registration.name = std::filesystem::path(registration.stack).filename().string();
   auto batch = reg->parsed()
-                   ? xcorr::Result<xcorr::dic::Batch>(xcorr::dic::Batch{{}, {registration}})
+                   ? xcorr::Result<xcorr::dic::Batch>(xcorr::dic::Batch{{}, {registration}, {}})
                    : xcorr::dic::read_batch(file);
   const xcorr::Status valid =
       batch.is_ok() ? xcorr::batch::validate_batch(

@@ -319,6 +319,7 @@ Status BatchDialog::add_job(dic::DicJob job) {
   // DIC jobs run before register jobs (run_batch's order): the rows follow it.
   job_status_.insert(job_status_.begin() + static_cast<long>(queue_.jobs.size()), tr("queued"));
   queue_.jobs.push_back(std::move(job));
+  queue_.positions.clear();  // labels follow the queue's order once it is edited
   refresh_queue();
   return Status::ok();
 }
@@ -360,6 +361,7 @@ void BatchDialog::remove_job(int index) {
     queue_.jobs.erase(queue_.jobs.begin() + index);
   else
     queue_.registrations.erase(queue_.registrations.begin() + (index - dic_jobs));
+  queue_.positions.clear();
   job_status_.erase(job_status_.begin() + index);
   refresh_queue();
 }
@@ -386,6 +388,7 @@ Status BatchDialog::add_job_file(const QString& path) {
   auto b = dic::read_batch(path.toStdString());
   if (!b.is_ok()) return b.status();
   dic::Batch joined = queue_;
+  joined.positions.clear();
   for (dic::DicJob& j : b.value().jobs) joined.jobs.push_back(std::move(j));
   for (reg::RegisterJob& r : b.value().registrations) joined.registrations.push_back(std::move(r));
   // The whole queue is checked as run_batch checks it (no two jobs write one file).

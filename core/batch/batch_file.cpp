@@ -10,13 +10,13 @@ namespace xcorr::dic {
 using json = nlohmann::json;
 
 std::string job_label(const Batch& b, std::size_t index) {
+  const std::size_t place = b.positions.size() == b.size() ? b.positions.at(index) : index + 1;
   if (index >= b.jobs.size()) {
-    const std::size_t r = index - b.jobs.size();
-    const std::string& name = b.registrations.at(r).name;
-    return "register job " + std::to_string(r + 1) + (name.empty() ? "" : " ('" + name + "')");
+    const std::string& name = b.registrations.at(index - b.jobs.size()).name;
+    return "register job " + std::to_string(place) + (name.empty() ? "" : " ('" + name + "')");
   }
   const std::string& name = b.jobs.at(index).name;
-  return "job " + std::to_string(index + 1) + (name.empty() ? "" : " ('" + name + "')");
+  return "job " + std::to_string(place) + (name.empty() ? "" : " ('" + name + "')");
 }
 
 Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& base) {
@@ -43,6 +43,7 @@ Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& 
   }
   if (!j["jobs"].is_array() || j["jobs"].empty())
     return Status{ErrorCode::parse_error, "batch key 'jobs': expected a non-empty list of jobs"};
+  std::vector<std::size_t> dic_places, register_places;
   for (std::size_t k = 0; k < j["jobs"].size(); ++k) {
     const json& e = j["jobs"][k];
     const std::string label = "job " + std::to_string(k + 1) +
@@ -50,16 +51,29 @@ Result<Batch> parse_batch(const std::string& text, const std::filesystem::path& 
                                    ? " ('" + e["name"].get<std::string>() + "')"
                                    : "");
     if (!e.is_object()) return Status{ErrorCode::parse_error, label + ": expected a JSON object"};
+    if (e.contains("type") && e["type"] == "dic") {  // a DIC job may name its type
+      json dic = e;
+      dic.erase("type");
+      auto job = parse_dic_job(dic.dump(), base);
+      if (!job.is_ok()) return Status{job.status().code(), label + ": " + job.status().message()};
+      b.jobs.push_back(std::move(job).value());
+      dic_places.push_back(k + 1);
+      continue;
+    }
     if (e.contains("type")) {
       auto r = reg::parse_register_job(e.dump(), base);
       if (!r.is_ok()) return Status{r.status().code(), label + ": " + r.status().message()};
       b.registrations.push_back(std::move(r).value());
+      register_places.push_back(k + 1);
       continue;
     }
     auto job = parse_dic_job(e.dump(), base);
     if (!job.is_ok()) return Status{job.status().code(), label + ": " + job.status().message()};
     b.jobs.push_back(std::move(job).value());
+    dic_places.push_back(k + 1);
   }
+  b.positions = dic_places;
+  b.positions.insert(b.positions.end(), register_places.begin(), register_places.end());
   return b;
 }
 

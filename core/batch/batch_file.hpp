@@ -18,6 +18,9 @@ namespace xcorr::dic {
 struct Batch {
   std::vector<DicJob> jobs;                     // in file order
   std::vector<reg::RegisterJob> registrations;  // in file order; run after `jobs`
+  // Each job's 1-based place in the file (the DIC jobs', then the registrations'), for labels;
+  // unset (another size): the order to_json writes.
+  std::vector<std::size_t> positions;
   std::size_t size() const { return jobs.size() + registrations.size(); }
 };
 
@@ -26,8 +29,8 @@ Result<Batch> parse_batch(const std::string& json_text, const std::filesystem::p
 Result<Batch> read_batch(const std::filesystem::path& path);
 std::string to_json(const Batch& batch);  // what parse_batch reads back
 
-// "job 2 ('name')" for messages (1-based among the DIC jobs); indexes from jobs.size() on are the
-// registrations: "register job 1 ('name')".
+// "job 2 ('name')" for messages, numbered by the job's place in the file, so that no two jobs
+// share a number; indexes from jobs.size() on are the registrations: "register job 3 ('name')".
 std::string job_label(const Batch& b, std::size_t index);
 
 }  // namespace xcorr::dic

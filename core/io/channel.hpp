@@ -18,6 +18,7 @@ struct PlaneSelection {
   Channel colour = Channel::luminance;  // colour images
   long channel = 0;                     // hyperstacks: 0-based
   long z = 0;                           // hyperstacks: 0-based
+  bool all_pages = false;  // hyperstacks: every page in file order (channel and z unused)
   bool operator==(const PlaneSelection&) const = default;
 };
 

@@ -84,6 +84,16 @@ long HyperLayout::page(long c, long z, long t) const {
   return index;
 }
 
+long HyperLayout::time_of_page(long p) const {
+  long stride = 1;
+  for (const char axis : order) {
+    const long size = axis == 'C' ? channels : axis == 'Z' ? slices : std::max(frames, 1L);
+    if (axis == 'T') return (p / stride) % size;
+    stride *= size;
+  }
+  return p;
+}
+
 // libxml2 reports some problems (bad encodings) through its global handlers even with
 // XML_PARSE_NOERROR: they go nowhere (malformed metadata gives no scale, which is the report).
 void quiet_generic(void*, const char*, ...) {}
@@ -145,6 +155,15 @@ StackMetadata metadata_from_ome_xml(std::string_view xml) {
     s.unit = ux;
     s.length_source = "OME-XML";
   }
+  for (xmlNode* n = pixels->children; n != nullptr; n = n->next)
+    if (named(n, "Channel")) m.channel_names.push_back(attribute(n, "Name"));
+  if (std::all_of(m.channel_names.begin(), m.channel_names.end(),
+                  [](const std::string& n) { return n.empty(); }))
+    m.channel_names.clear();
+  std::string uz = attribute(pixels, "PhysicalSizeZUnit");
+  uz = uz.empty() ? "um" : length_unit(uz);
+  if (const double z = number(attribute(pixels, "PhysicalSizeZ")); positive(z) && uz == s.unit)
+    m.spacing_z = z;
   // Time: TimeIncrement (TimeIncrementUnit, default s), else the mean step of the planes' DeltaT
   // along T (at the first C and Z).
   const std::string unit = attribute(pixels, "TimeIncrementUnit");
@@ -213,6 +232,8 @@ StackMetadata metadata_from_imagej(std::string_view description, double x_resolu
     s.unit = unit;
     s.length_source = "ImageJ description";
   }
+  if (!s.unit.empty() && kv.count("spacing") && positive(number(kv["spacing"])))
+    m.spacing_z = number(kv["spacing"]);
   const double interval = kv.count("finterval") ? number(kv["finterval"]) : 0;
   const double per = kv.count("tunit") ? seconds_per(kv["tunit"]) : 1;  // ImageJ's default: sec
   if (positive(interval * per)) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/io/scale.hpp"
 #include "core/status.hpp"
@@ -24,6 +25,7 @@ struct HyperLayout {
   std::string order = "CZT";
   bool plain() const { return channels == 1 && slices == 1; }
   long page(long c, long z, long t) const;
+  long time_of_page(long page) const;  // the inverse's t
 };
 
 struct StackMetadata {
@@ -31,6 +33,8 @@ struct StackMetadata {
   HyperLayout layout;
   bool ome = false;     // the first page holds OME-XML
   std::string problem;  // layout metadata that cannot be right (named; the file is refused)
+  std::vector<std::string> channel_names;  // OME-XML Channel Name attributes, in order (or none)
+  double spacing_z = 0;  // z step in scale.unit (OME PhysicalSizeZ, ImageJ spacing); 0: unknown
   const char* source() const { return ome ? "OME-XML" : "ImageJ description"; }
 };
 

@@ -176,6 +176,7 @@ Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& n
                         ": the metadata does not fit the pages, so the file is refused"};
     }
   }
+  if (plane.all_pages) return Status::ok();
   if (plane.channel >= layout.channels) return has("channel", layout.channels, plane.channel);
   if (plane.z >= layout.slices) return has("z-plane", layout.slices, plane.z);
   if (layout.plain()) return Status::ok();

@@ -17,6 +17,20 @@ TIFF* as_tiff(void* p) {
   return static_cast<TIFF*>(p);
 }
 
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
 std::string number(double v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.10g", v);
@@ -54,11 +68,15 @@ TiffWriter::~TiffWriter() {
 }
 
 Status TiffWriter::add_page(MatrixView<const float> page) {
-  TIFF* tif = as_tiff(tif_);
-  if (tif == nullptr) return {ErrorCode::invalid_argument, "the TIFF is closed"};
   if (page.rows != shape_.rows || page.cols != shape_.cols)
     return {ErrorCode::size_mismatch, "a page of " + to_string(Shape{page.rows, page.cols}) +
                                           " px in a stack of " + to_string(shape_) + " px"};
+  return add_page_rows([&page](Index r, float* out) { std::copy_n(page.row(r), page.cols, out); });
+}
+
+Status TiffWriter::add_page_rows(const std::function<void(Index r, float* out)>& fill_row) {
+  TIFF* tif = as_tiff(tif_);
+  if (tif == nullptr) return {ErrorCode::invalid_argument, "the TIFF is closed"};
   const int bits = type_ == PixelType::u8 ? 8 : type_ == PixelType::u16 ? 16 : 32;
   TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(shape_.cols));
   TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(shape_.rows));
@@ -79,8 +97,10 @@ Status TiffWriter::add_page(MatrixView<const float> page) {
     TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
   }
   std::vector<unsigned char> row(static_cast<std::size_t>(shape_.cols) * (bits / 8));
+  std::vector<float> values(static_cast<std::size_t>(shape_.cols));
   for (Index r = 0; r < shape_.rows; ++r) {
-    const float* in = page.row(r);
+    fill_row(r, values.data());
+    const float* in = values.data();
     for (Index c = 0; c < shape_.cols; ++c) {
       const float v = in[c];
       if (type_ == PixelType::u8) {
@@ -112,37 +132,52 @@ Status TiffWriter::close() {
   return Status::ok();
 }
 
-std::string derived_description(bool ome, Shape shape, long frames, PixelType type,
-                                const ImageScale& scale) {
-  if (ome) {
+std::string derived_description(const StackMetadata& source, Shape shape, long frames,
+                                PixelType type, const ImageScale& scale) {
+  const HyperLayout& l = source.layout;
+  const long planes = l.channels * l.slices;
+  if (source.ome) {
     const char* pixel = type == PixelType::u8    ? "uint8"
                         : type == PixelType::u16 ? "uint16"
                                                  : "float";
     std::string unit = scale.unit == "um" ? "\xc2\xb5m" : scale.unit;
-    std::string px = "<Pixels ID=\"Pixels:0\" DimensionOrder=\"XYCZT\" Type=\"" +
+    std::string px = "<Pixels ID=\"Pixels:0\" DimensionOrder=\"XY" + l.order + "\" Type=\"" +
                      std::string(pixel) + "\" SizeX=\"" + std::to_string(shape.cols) +
-                     "\" SizeY=\"" + std::to_string(shape.rows) +
-                     "\" SizeC=\"1\" SizeZ=\"1\" "
-                     "SizeT=\"" +
-                     std::to_string(frames) + "\"";
+                     "\" SizeY=\"" + std::to_string(shape.rows) + "\" SizeC=\"" +
+                     std::to_string(l.channels) + "\" SizeZ=\"" + std::to_string(l.slices) +
+                     "\" SizeT=\"" + std::to_string(frames) + "\"";
     if (scale.has_length()) {
       px += " PhysicalSizeX=\"" + number(scale.pixel_x) + "\" PhysicalSizeXUnit=\"" + unit +
             "\" PhysicalSizeY=\"" + number(scale.pixel_y) + "\" PhysicalSizeYUnit=\"" + unit + "\"";
+      if (source.spacing_z > 0)
+        px += " PhysicalSizeZ=\"" + number(source.spacing_z) + "\" PhysicalSizeZUnit=\"" + unit +
+              "\"";
     }
     if (scale.has_time())
       px += " TimeIncrement=\"" + number(scale.frame_interval_s) + "\" TimeIncrementUnit=\"s\"";
-    px += "><Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData IFD=\"0\" PlaneCount=\"" +
-          std::to_string(frames) + "\"/></Pixels>";
+    px += ">";
+    for (long c = 0; c < l.channels; ++c) {
+      const auto k = static_cast<std::size_t>(c);
+      const std::string name = k < source.channel_names.size() ? source.channel_names[k] : "";
+      px += "<Channel ID=\"Channel:0:" + std::to_string(c) + "\"" +
+            (name.empty() ? "" : " Name=\"" + xml_escaped(name) + "\"") +
+            " SamplesPerPixel=\"1\"/>";
+    }
+    px += "<TiffData IFD=\"0\" PlaneCount=\"" + std::to_string(planes * frames) + "\"/></Pixels>";
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
            "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" "
            "Creator=\"xcorr\"><Image ID=\"Image:0\" Name=\"registered\">" +
            px + "</Image></OME>";
   }
-  if (!scale.has_length() && !scale.has_time()) return "";
-  std::string d = "ImageJ=1.11a\nimages=" + std::to_string(frames) +
-                  "\nframes=" + std::to_string(frames) + "\n";
+  if (l.plain() && !scale.has_length() && !scale.has_time()) return "";
+  std::string d = "ImageJ=1.11a\nimages=" + std::to_string(planes * frames) + "\n";
+  if (l.channels > 1) d += "channels=" + std::to_string(l.channels) + "\n";
+  if (l.slices > 1) d += "slices=" + std::to_string(l.slices) + "\n";
+  d += "frames=" + std::to_string(frames) + "\n";
+  if (!l.plain()) d += "hyperstack=true\n";
   if (scale.has_length())
     d += "unit=" + std::string(scale.unit == "um" ? "micron" : scale.unit) + "\n";
+  if (scale.has_length() && source.spacing_z > 0) d += "spacing=" + number(source.spacing_z) + "\n";
   if (scale.has_time()) d += "finterval=" + number(scale.frame_interval_s) + "\n";
   return d;
 }

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/io/scale.hpp"
 
 namespace xcorr::io {
@@ -24,6 +26,9 @@ class TiffWriter {
   TiffWriter(const TiffWriter&) = delete;
   TiffWriter& operator=(const TiffWriter&) = delete;
   Status add_page(MatrixView<const float> page);
+  // A page given a row at a time: row(r, out) fills out[0, cols) for r = 0 .. rows - 1 in order
+  // (a large frame needs no page-sized buffer here).
+  Status add_page_rows(const std::function<void(Index r, float* out)>& row);
   Status close();  // flushes; the status names a write error (e.g. a full disk)
 
  private:
@@ -37,10 +42,12 @@ class TiffWriter {
   long written_ = 0;
 };
 
-// The description of a registered (or otherwise derived) plain time series of `frames` pages
-// in the flavour of its source: OME-XML for OME-TIFF sources, an ImageJ description otherwise
-// (when a scale or an interval is known; "" when nothing is).
-std::string derived_description(bool ome, Shape shape, long frames, PixelType type,
-                                const ImageScale& scale);
+// The description of a registered (or otherwise derived) stack of `frames` time points with the
+// layout of `source`, in its flavour: OME-XML for OME-TIFF sources (DimensionOrder, SizeC/Z/T,
+// channel names, PhysicalSizeZ), an ImageJ description otherwise (images, channels, slices,
+// frames, hyperstack, spacing; for a plain time series only when a scale or an interval is
+// known: "" when nothing is). The pages then follow the source's order with `frames` time points.
+std::string derived_description(const StackMetadata& source, Shape shape, long frames,
+                                PixelType type, const ImageScale& scale);
 
 }  // namespace xcorr::io

@@ -23,6 +23,11 @@ std::string resolve(const std::string& p, const std::filesystem::path& base) {
 
 Status RegisterJob::check() const {
   if (stack.empty()) return bad("the job names no stack to register");
+  if (!apply.empty() && out.empty())
+    return bad("applying the drift table '" + apply + "' needs the corrected stack (out)");
+  if (!apply.empty() && !drift.empty())
+    return bad("the drift comes from the table '" + apply +
+               "' (apply): no drift table (drift) is written");
   if (out.empty() && drift.empty())
     return bad("the job writes nothing: give the corrected stack (out) or the drift table (drift)");
   if (!out.empty()) {
@@ -42,7 +47,7 @@ std::string partial_folder(const RegisterJob& job) {
 
 io::RunPaths run_paths(const RegisterJob& job, const std::string& label) {
   const std::string p = label.empty() ? "" : label + ": ";
-  return {{{p + "the stack", job.stack}},
+  return {{{p + "the stack", job.stack}, {p + "the drift table applied (apply)", job.apply}},
           {{p + "the corrected stack (out)", job.out}, {p + "the drift table (drift)", job.drift}},
           {{p + "the resume folder", partial_folder(job)}}};
 }
@@ -53,13 +58,15 @@ Result<RegisterJob> parse_register_job(const std::string& text, const std::files
   const json j = std::move(parsed).value();
   if (!j.is_object()) return bad("a register job must be one JSON object");
   RegisterJob job;
+  if (j.contains("type") && j["type"] != "register")
+    return bad("job key 'type': expected \"register\" or \"dic\" (a DIC job may leave it out), "
+               "found " + j["type"].dump());
   for (const auto& [key, value] : j.items()) {
     const bool known = key == "type" || key == "name" || key == "stack" || key == "out" ||
-                       key == "drift" || find_field(register_option_table(), key) != nullptr;
+                       key == "drift" || key == "apply" || find_field(register_option_table(), key) != nullptr;
     if (!known) return bad("the register job has an unknown key '" + key + "'");
-    if (key == "type" && value != "register")
-      return bad("job key 'type': expected \"register\" (a DIC job has no type)");
-    if ((key == "name" || key == "stack" || key == "out" || key == "drift") && !value.is_string())
+    if ((key == "name" || key == "stack" || key == "out" || key == "drift" || key == "apply") &&
+        !value.is_string())
       return bad("job key '" + key + "': expected a string");
   }
   const auto text_of = [&j](const char* key) {
@@ -69,6 +76,7 @@ Result<RegisterJob> parse_register_job(const std::string& text, const std::files
   job.stack = resolve(text_of("stack"), base);
   job.out = resolve(text_of("out"), base);
   job.drift = resolve(text_of("drift"), base);
+  job.apply = resolve(text_of("apply"), base);
   XCORR_RETURN_IF_ERROR(io::read_options(j, register_option_table(), job.options));
   XCORR_RETURN_IF_ERROR(job.check());
   return job;
@@ -81,6 +89,7 @@ std::string to_json(const RegisterJob& job) {
   j["stack"] = job.stack;
   if (!job.out.empty()) j["out"] = job.out;
   if (!job.drift.empty()) j["drift"] = job.drift;
+  if (!job.apply.empty()) j["apply"] = job.apply;
   io::write_options(j, register_option_table(), job.options);
   return j.dump(2) + "\n";
 }

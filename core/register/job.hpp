@@ -17,6 +17,9 @@ struct RegisterJob {
   std::string stack;  // a multi-page TIFF, hyperstack or folder
   std::string out;    // the corrected stack (.tif); empty: not written
   std::string drift;  // the drift CSV; empty: not written
+  // A saved drift table to apply (nothing measured): the corrected stack `out` of `stack` moved
+  // by it; its frame count must be the stack's.
+  std::string apply;
   RegisterOptions options;
   // Options, at least one output, and the output rule (core/io/output_rules.hpp) for its stack,
   // outputs and resume folder.

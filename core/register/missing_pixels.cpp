@@ -52,19 +52,35 @@ MissingPixels fill_missing(MatrixView<float> image) {
   return m;
 }
 
-void mark_missing(MatrixView<const float> original, double dx, double dy,
-                  MatrixView<float> moved) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (Index ym = 0; ym < original.rows; ++ym) {
-    for (Index xm = 0; xm < original.cols; ++xm) {
-      if (std::isfinite(original(ym, xm))) continue;
-      // Output pixels x with |x + dx - xm| < 1: x in (xm - dx - 1, xm - dx + 1).
-      const double cx = static_cast<double>(xm) - dx, cy = static_cast<double>(ym) - dy;
-      for (auto y = static_cast<Index>(std::floor(cy - 1) + 1); y < cy + 1; ++y) {
-        for (auto x = static_cast<Index>(std::floor(cx - 1) + 1); x < cx + 1; ++x) {
-          if (y >= 0 && x >= 0 && y < moved.rows && x < moved.cols) moved(y, x) = nan;
-        }
+float finite_mean(MatrixView<const float> image, char& missing) {
+  double sum = 0;
+  long finite = 0;
+  for (Index y = 0; y < image.rows; ++y) {
+    const float* row = image.row(y);
+    for (Index x = 0; x < image.cols; ++x) {
+      if (std::isfinite(row[x])) {
+        sum += row[x];
+        ++finite;
       }
+    }
+  }
+  missing = finite < image.rows * image.cols ? 1 : 0;
+  return finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
+}
+
+void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r,
+                      float* row) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const double sy = static_cast<double>(r) + dy;
+  // Source rows ym with |sy - ym| < 1, columns xm with |x + dx - xm| < 1.
+  const auto y0 = static_cast<Index>(std::floor(sy - 1) + 1);
+  for (Index ym = std::max<Index>(0, y0); ym < sy + 1 && ym < original.rows; ++ym) {
+    const float* src = original.row(ym);
+    for (Index xm = 0; xm < original.cols; ++xm) {
+      if (std::isfinite(src[xm])) continue;
+      const double cx = static_cast<double>(xm) - dx;  // output columns x in (cx - 1, cx + 1)
+      for (auto x = static_cast<Index>(std::floor(cx - 1) + 1); x < cx + 1; ++x)
+        if (x >= 0 && x < original.cols) row[x] = nan;
     }
   }
 }

@@ -27,9 +27,13 @@ struct MissingPixels {
 // 0)".
 MissingPixels fill_missing(MatrixView<float> image);
 
-// Marks as NaN the pixels of `moved` = shift_image(in, dx, dy) whose source point (x + dx,
-// y + dy) lies within 1 px along both axes of a non-finite pixel of `original` (what the filled
-// values were interpolated from is missing there).
-void mark_missing(MatrixView<const float> original, double dx, double dy, MatrixView<float> moved);
+// The mean of `image`'s finite pixels (0 when none); `missing` says whether any pixel is not.
+float finite_mean(MatrixView<const float> image, char& missing);
+
+// Marks as NaN the pixels of row r of the moved image (shift_image(original, dx, dy)) whose
+// source point (x + dx, r + dy) lies within 1 px along both axes of a non-finite pixel of
+// `original`: what the filled values were interpolated from is missing there.
+void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r,
+                      float* row);
 
 }  // namespace xcorr::reg

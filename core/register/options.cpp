@@ -47,6 +47,10 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
           integer_field<O>("max_shift", "Max shift", "px",
                            "zncc: searched each way (0: an eighth of the region's shorter side)",
                            &O::max_shift, 0, kNoLimit),
+          enum_field<O>("z_projection", "Z projection",
+                        "z-stacks: what is measured: plane (the z option's plane), max or mean "
+                        "over the z-planes; every channel and z-plane moves with the drift",
+                        &O::z_projection),
           enum_field<O>("border", "Border",
                         "pad: corrected frames keep their size, 0 where no data; crop: to the area "
                         "every frame covers",
@@ -59,7 +63,7 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
 Status RegisterOptions::check() const {
   XCORR_RETURN_IF_ERROR(check_fields(register_option_table(), *this));
   XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
-  if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 1L << 30, 1L << 30).status());
+  if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();
 }
 
@@ -77,10 +81,15 @@ Result<Rect> parse_region(const std::string& text, long cols, long rows) {
   if (!t.is_ok())
     return Status{ErrorCode::invalid_argument, "region '" + text + "': expected rect:x,y,w,h (px)"};
   const Rect r{t.value().x, t.value().y, t.value().width, t.value().height};
-  if (r.x < 0 || r.y < 0 || r.w < 8 || r.h < 8 || r.x + r.w > cols || r.y + r.h > rows) {
+  if (r.w < 8 || r.h < 8) {
+    return Status{ErrorCode::invalid_argument, "region '" + text + "' is " + std::to_string(r.w) +
+                                                   " x " + std::to_string(r.h) +
+                                                   " px: it must be at least 8 x 8 px"};
+  }
+  if (cols > 0 && (r.x < 0 || r.y < 0 || r.x + r.w > cols || r.y + r.h > rows)) {
     return Status{ErrorCode::invalid_argument,
-                  "region '" + text + "' must be at least 8 x 8 px and lie inside the " +
-                      std::to_string(rows) + " x " + std::to_string(cols) + " px frame"};
+                  "region '" + text + "' must lie inside the " + std::to_string(cols) + " x " +
+                      std::to_string(rows) + " px frame (width x height)"};
   }
   return r;
 }

@@ -18,6 +18,7 @@ enum class Method { phase, zncc };
 enum class Border { pad, crop };
 enum class Window { tukey, none };
 enum class Whiten { off, on };
+enum class ZProjection { plane, max, mean };
 
 }  // namespace xcorr::reg
 
@@ -43,6 +44,13 @@ template <>
 struct EnumLabels<reg::Window> {
   static constexpr std::pair<reg::Window, const char*> table[] = {{reg::Window::tukey, "tukey"},
                                                                   {reg::Window::none, "none"}};
+};
+template <>
+struct EnumLabels<reg::ZProjection> {
+  static constexpr std::pair<reg::ZProjection, const char*> table[] = {
+      {reg::ZProjection::plane, "plane"},
+      {reg::ZProjection::max, "max"},
+      {reg::ZProjection::mean, "mean"}};
 };
 template <>
 struct EnumLabels<reg::Whiten> {
@@ -73,6 +81,8 @@ struct RegisterOptions {
   std::string device = "auto";
   std::string region;  // "rect:x,y,w,h" px measured on; empty: the whole frame
   int max_shift = 0;   // zncc: px searched each way (0: an eighth of the region's shorter side)
+  // z-stacks: measured on the z option's plane, or the max or mean over the z-planes.
+  ZProjection z_projection = ZProjection::plane;
   Border border = Border::pad;        // corrected frames: pad with 0, or crop to the common area
   std::string channel = "luminance";  // as the DIC option (colour, or a hyperstack's channel)
   int z = 0;                          // a hyperstack's z-plane
@@ -90,6 +100,7 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table();
 struct Rect {
   long x = 0, y = 0, w = 0, h = 0;
 };
+// cols 0: the frame is not known yet (the syntax and the smallest size are checked).
 Result<Rect> parse_region(const std::string& text, long cols, long rows);
 
 }  // namespace xcorr::reg

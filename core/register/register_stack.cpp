@@ -268,9 +268,215 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   return h;
 }
 
+namespace {
+
+// The corrected stack: every page of the stack (a hyperstack's every channel and z-plane) moved
+// by its time point's drift, in the input's page order, failed time points left out; the layout,
+// scale and flavour (OME-XML or ImageJ) of the input. Pages are moved a block at a time over the
+// host's threads, the block's size kept within kOutputBudget (at least one page: a huge frame
+// costs the page read and one page of interpolation coefficients, rows streamed to the file).
+constexpr std::size_t kOutputBudget = std::size_t{256} << 20;
+
+Status write_corrected(const RegisterJob& job, io::LazyStack& st, const RegisterReport& report,
+                       const std::function<bool(double)>& tick) {
+  const io::StackMetadata& metadata = st.metadata();
+  const io::HyperLayout& layout = metadata.layout;
+  const Shape shape = st.shape();
+  const long n = static_cast<long>(st.count());
+  // The pages to write, in file order, with their time points (frames of `st`).
+  io::LazyStack* pages = &st;
+  std::unique_ptr<io::LazyStack> all;
+  std::vector<std::pair<long, long>> order;  // page of `pages`, time point
+  if (layout.plain()) {
+    for (long k = 0; k < n; ++k) order.emplace_back(k, k);
+  } else {
+    io::PlaneSelection every = job.options.plane();
+    every.all_pages = true;
+    auto opened = io::LazyStack::open(job.stack, kCacheBytes, every);
+    if (!opened.is_ok()) return opened.status();
+    all = std::move(opened).value();
+    XCORR_RETURN_IF_ERROR(all->wait_indexed());
+    pages = all.get();
+    for (long p = 0; p < static_cast<long>(all->count()); ++p) {
+      const long t = layout.time_of_page(p);
+      if (t < n) order.emplace_back(p, t);
+    }
+  }
+  std::erase_if(order, [&report](const std::pair<long, long>& e) {
+    return !report.drift[static_cast<std::size_t>(e.second)].failed.empty();
+  });
+  const long good = n - std::count_if(report.drift.begin(), report.drift.begin() + n,
+                                      [](const DriftRow& d) { return !d.failed.empty(); });
+  const Shape out_shape{report.height, report.width};
+  const std::string description =
+      io::derived_description(metadata, out_shape, good, st.pixel_type(), report.scale);
+  const auto page_bytes = static_cast<std::size_t>(shape.area()) * sizeof(float);
+  const long block = std::clamp(static_cast<long>(kOutputBudget / (2 * page_bytes)), 1L,
+                                std::max(2L, static_cast<long>(hardware_threads()) * 2));
+  const double per_page = static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, order.size()));
+  return io::write_atomically(job.out, [&](const std::filesystem::path& tmp) -> Status {
+    auto w = io::TiffWriter::create(tmp, st.pixel_type(), out_shape,
+                                    static_cast<long>(order.size()), description, report.scale);
+    if (!w.is_ok()) return w.status();
+    for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(block)) {
+      const std::size_t count = std::min(order.size() - first, static_cast<std::size_t>(block));
+      std::vector<std::shared_ptr<const Stack<float>>> in(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        auto f = pages->frame(order[first + i].first);
+        if (!f.is_ok()) return f.status();  // it was readable in the first pass
+        in[i] = f.value();
+      }
+      // Missing (non-finite) pixels: interpolated as the finite mean, missing again after.
+      std::vector<std::unique_ptr<ShiftedImage>> moved(count);
+      std::vector<char> has_missing(count, 0);
+      parallel_for(static_cast<Index>(count), 1, [&](Index b, Index end) {
+        for (Index i = b; i < end; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          const DriftRow& d = report.drift[static_cast<std::size_t>(order[first + k].second)];
+          const MatrixView<const float> page = (*in[k])[0];
+          const float mean = finite_mean(page, has_missing[k]);
+          moved[k] = std::make_unique<ShiftedImage>(page, d.dx, d.dy, mean);
+        }
+      });
+      for (std::size_t k = 0; k < count; ++k) {
+        const DriftRow& d = report.drift[static_cast<std::size_t>(order[first + k].second)];
+        const MatrixView<const float> page = (*in[k])[0];
+        std::vector<float> row(static_cast<std::size_t>(shape.cols));
+        XCORR_RETURN_IF_ERROR(w.value()->add_page_rows([&](Index r, float* out) {
+          moved[k]->row(r + report.crop_y, row.data(), 0.0f);
+          if (has_missing[k]) mark_missing_row(page, d.dx, d.dy, r + report.crop_y, row.data());
+          std::copy_n(row.data() + report.crop_x, report.width, out);
+        }));
+        moved[k].reset();
+        in[k].reset();
+      }
+      if (!tick(per_page * static_cast<double>(count))) return Status{ErrorCode::cancelled, "registration cancelled"};
+    }
+    return w.value()->close();
+  });
+}
+
+// The corrected frames' area: all of it (pad), or what every good frame covers (crop).
+Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
+  report.crop_x = report.crop_y = 0;
+  report.width = shape.cols, report.height = shape.rows;
+  if (border == Border::pad) return Status::ok();
+  double x0 = 0, y0 = 0, x1 = static_cast<double>(shape.cols - 1),
+         y1 = static_cast<double>(shape.rows - 1);
+  for (const DriftRow& d : report.drift) {
+    if (!d.failed.empty()) continue;
+    x0 = std::max(x0, -d.dx), y0 = std::max(y0, -d.dy);
+    x1 = std::min(x1, static_cast<double>(shape.cols - 1) - d.dx);
+    y1 = std::min(y1, static_cast<double>(shape.rows - 1) - d.dy);
+  }
+  report.crop_x = static_cast<long>(std::ceil(x0 - 1e-9));
+  report.crop_y = static_cast<long>(std::ceil(y0 - 1e-9));
+  report.width = static_cast<long>(std::floor(x1 + 1e-9)) - report.crop_x + 1;
+  report.height = static_cast<long>(std::floor(y1 + 1e-9)) - report.crop_y + 1;
+  if (report.width < 1 || report.height < 1)
+    return Status{ErrorCode::invalid_argument,
+                  "the frames share no area after their drift: use border pad"};
+  return Status::ok();
+}
+
+// A saved drift table (drift_csv's format: '#' lines, a header naming frame, dx and dy, one row
+// per frame; nan for a failed frame) as the drift of a stack of `frames` time points.
+Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long frames,
+                                               const std::string& stack) {
+  auto text = io::read_file(path);
+  if (!text.is_ok()) return text.status();
+  std::istringstream in(text.value());
+  std::vector<DriftRow> rows;
+  long col_frame = -1, col_dx = -1, col_dy = -1, columns = 0, line_no = 0;
+  const auto bad = [&](const std::string& why) {
+    return Status{ErrorCode::parse_error, path + ":" + std::to_string(line_no) + ": " + why};
+  };
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+    if (col_frame < 0) {
+      for (long c = 0; c < static_cast<long>(cells.size()); ++c) {
+        const std::string& name = cells[static_cast<std::size_t>(c)];
+        if (name == "frame") col_frame = c;
+        if (name == "dx") col_dx = c;
+        if (name == "dy") col_dy = c;
+      }
+      if (col_frame < 0 || col_dx < 0 || col_dy < 0)
+        return bad("not a drift table: the header names no frame, dx and dy columns");
+      columns = static_cast<long>(cells.size());
+      continue;
+    }
+    if (static_cast<long>(cells.size()) != columns)
+      return bad("expected " + std::to_string(columns) + " values, found " +
+                 std::to_string(cells.size()));
+    DriftRow d;
+    char* end = nullptr;
+    const std::string& f = cells[static_cast<std::size_t>(col_frame)];
+    d.frame = std::strtol(f.c_str(), &end, 10);
+    if (f.empty() || *end != '\0' || d.frame != static_cast<long>(rows.size())) {
+      if (d.frame == frames && f == std::to_string(frames)) continue;  // a row for lost pages
+      return bad("frame '" + f + "': expected frame " + std::to_string(rows.size()));
+    }
+    const std::string& x = cells[static_cast<std::size_t>(col_dx)];
+    const std::string& y = cells[static_cast<std::size_t>(col_dy)];
+    d.dx = std::strtod(x.c_str(), &end);
+    const bool x_ok = !x.empty() && *end == '\0';
+    d.dy = std::strtod(y.c_str(), &end);
+    if (!x_ok || y.empty() || *end != '\0') return bad("dx, dy '" + x + "', '" + y + "' are not numbers");
+    if (!std::isfinite(d.dx) || !std::isfinite(d.dy)) d.failed = "failed in the drift table '" + path + "'";
+    d.peak = 1;
+    rows.push_back(d);
+  }
+  if (col_frame < 0) return Status{ErrorCode::parse_error, path + ": not a drift table (no header)"};
+  if (static_cast<long>(rows.size()) != frames)
+    return Status{ErrorCode::size_mismatch,
+                  "the drift table '" + path + "' has " + std::to_string(rows.size()) +
+                      " frame(s) but '" + stack + "' has " + std::to_string(frames) +
+                      ": a drift table applies only to a stack of as many frames (time points)"};
+  return rows;
+}
+
+// --apply: the corrected stack from a saved drift table, nothing measured.
+Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgress& progress) {
+  const RegisterOptions& o = job.options;
+  auto open = io::LazyStack::open(job.stack, kCacheBytes, o.plane());
+  if (!open.is_ok()) return open.status();
+  io::LazyStack& st = *open.value();
+  XCORR_RETURN_IF_ERROR(st.wait_indexed());
+  const long n = static_cast<long>(st.count());
+  RegisterReport report;
+  report.device = "drift table";
+  auto scale = io::apply_user_scale(st.metadata().scale, o.pixel_size, o.frame_interval);
+  if (!scale.is_ok()) return scale.status();
+  report.scale = scale.value();
+  auto rows = read_drift_table(job.apply, n, job.stack);
+  if (!rows.is_ok()) return rows.status();
+  report.drift = std::move(rows).value();
+  for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
+  XCORR_RETURN_IF_ERROR(set_corrected_area(report, st.shape(), o.border));
+  double done = 0;
+  const auto tick = [&](double frames) {
+    done += frames;
+    return !progress || progress(done, static_cast<double>(n));
+  };
+  XCORR_RETURN_IF_ERROR(write_corrected(job, st, report, tick));
+  report.written.push_back(job.out);
+  return report;
+}
+
+}  // namespace
+
 Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
                                       const RegisterProgress& progress,
                                       const RegisterShare* share) {
+  if (!job.apply.empty()) {
+    XCORR_RETURN_IF_ERROR(job.check());
+    return apply_drift(job, progress);
+  }
   // Shared until an exchange gives up (the group lost a process): the leader then goes on alone,
   // the others stop (`orphaned`).
   bool shared = share != nullptr && share->count > 1;
@@ -383,15 +589,57 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     return !leader || !progress || progress(done, passes * static_cast<double>(n));
   };
   const auto cancelled = [] { return Status{ErrorCode::cancelled, "registration cancelled"}; };
+  // z-stacks measured on a projection over z: each time point's pages of the channel, from a
+  // view of every page.
+  const io::HyperLayout& layout = metadata.layout;
+  std::unique_ptr<io::LazyStack> every;
+  if (o.z_projection != ZProjection::plane && layout.slices > 1) {
+    io::PlaneSelection all = o.plane();
+    all.all_pages = true;
+    auto pages = io::LazyStack::open(job.stack, kCacheBytes, all);
+    XCORR_RETURN_IF_ERROR(agree(pages.status()));
+    every = std::move(pages).value();
+    (void)every->wait_indexed();  // damage: the pages it names fail their frames
+  }
+  const auto project = [&](long k) -> Result<Stack<float>> {
+    Stack<float> sum(rr.h, rr.w, 1, o.z_projection == ZProjection::max ? -INFINITY : 0.0f);
+    std::vector<long> used(static_cast<std::size_t>(rr.h * rr.w), 0);
+    for (long z = 0; z < layout.slices; ++z) {
+      const long page = layout.page(o.plane().channel, z, static_cast<long>(st.time_of(k)));
+      auto f = every->region(page, rr.y, rr.x, rr.h, rr.w);
+      if (!f.is_ok()) return f;
+      for (Index i = 0; i < rr.h * rr.w; ++i) {
+        const float v = f.value().data()[i];
+        if (!std::isfinite(v)) continue;
+        float& to = sum.data()[i];
+        to = o.z_projection == ZProjection::max ? std::max(to, v) : to + v;
+        ++used[static_cast<std::size_t>(i)];
+      }
+    }
+    for (Index i = 0; i < rr.h * rr.w; ++i) {
+      const long u = used[static_cast<std::size_t>(i)];
+      float& v = sum.data()[i];
+      v = u == 0 ? NAN : o.z_projection == ZProjection::mean ? v / static_cast<float>(u) : v;
+    }
+    return sum;
+  };
   // A frame's region with its missing (non-finite) pixels filled; a frame that cannot be
   // registered (too few finite pixels, flat, values too large) fails by name.
   const auto read_region = [&](long k) -> Result<Stack<float>> {
-    auto f = st.region(k, rr.y, rr.x, rr.h, rr.w);
+    auto f = every ? project(k) : st.region(k, rr.y, rr.x, rr.h, rr.w);
     if (!f.is_ok()) return f;
     const MissingPixels m = fill_missing(f.value()[0]);
     if (!m.why.empty()) return Status{ErrorCode::invalid_argument, "it " + m.why};
     return f;
   };
+  if (every) {  // the reference is frame 0's projection too
+    auto r0 = read_region(0);
+    XCORR_RETURN_IF_ERROR(agree(r0.is_ok() ? Status::ok()
+                                           : Status{r0.status().code(),
+                                                    "the reference frame 0 cannot be used: " +
+                                                        r0.status().message()}));
+    ref = std::move(r0).value();
+  }
   Estimator& e = *estimator;
 
   // Pass: every frame against `reference` (previous: against the last good frame before it).
@@ -648,77 +896,9 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
   }
   for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
 
-  // The corrected frames' area: all of it (pad), or what every good frame covers (crop).
-  report.width = shape.cols, report.height = shape.rows;
-  if (o.border == Border::crop) {
-    double x0 = 0, y0 = 0, x1 = static_cast<double>(shape.cols - 1),
-           y1 = static_cast<double>(shape.rows - 1);
-    for (const DriftRow& d : report.drift) {
-      if (!d.failed.empty()) continue;
-      x0 = std::max(x0, -d.dx), y0 = std::max(y0, -d.dy);
-      x1 = std::min(x1, static_cast<double>(shape.cols - 1) - d.dx);
-      y1 = std::min(y1, static_cast<double>(shape.rows - 1) - d.dy);
-    }
-    report.crop_x = static_cast<long>(std::ceil(x0 - 1e-9));
-    report.crop_y = static_cast<long>(std::ceil(y0 - 1e-9));
-    report.width = static_cast<long>(std::floor(x1 + 1e-9)) - report.crop_x + 1;
-    report.height = static_cast<long>(std::floor(y1 + 1e-9)) - report.crop_y + 1;
-    if (report.width < 1 || report.height < 1)
-      return Status{ErrorCode::invalid_argument,
-                    "the frames share no area after their drift: use border pad"};
-  }
-  const long good = n - std::count_if(report.drift.begin(), report.drift.begin() + n,
-                                      [](const DriftRow& d) { return !d.failed.empty(); });
+  XCORR_RETURN_IF_ERROR(set_corrected_area(report, shape, o.border));
   if (!job.out.empty()) {
-    const Shape out_shape{report.height, report.width};
-    const std::string description =
-        io::derived_description(metadata.ome, out_shape, good, st.pixel_type(), report.scale);
-    const Status written = io::write_atomically(job.out, [&](const std::filesystem::path& tmp) {
-      auto w =
-          io::TiffWriter::create(tmp, st.pixel_type(), out_shape, good, description, report.scale);
-      if (!w.is_ok()) return w.status();
-      Stack<float> moved(shape.rows, shape.cols, 1);
-      for (long first = 0; first < n; first += cpu_block) {
-        const long count = std::min(cpu_block, n - first);
-        std::vector<std::shared_ptr<const Stack<float>>> frames(static_cast<std::size_t>(count));
-        for (long k = first; k < first + count; ++k) {
-          if (!report.drift[static_cast<std::size_t>(k)].failed.empty()) continue;
-          auto f = st.frame(k);
-          if (!f.is_ok()) return f.status();  // it was readable in the first pass
-          frames[static_cast<std::size_t>(k - first)] = f.value();
-        }
-        Stack<float> out(shape.rows, shape.cols, count);
-        parallel_for(count, 1, [&](Index b, Index end) {
-          for (Index i = b; i < end; ++i) {
-            if (!frames[static_cast<std::size_t>(i)]) continue;
-            const DriftRow& d = report.drift[static_cast<std::size_t>(first + i)];
-            const MatrixView<const float> in = (*frames[static_cast<std::size_t>(i)])[0];
-            Stack<float> filled;  // missing pixels: filled to shift, missing again after
-            if (std::any_of(in.data, in.data + in.rows * in.row_stride,
-                            [](float v) { return !std::isfinite(v); })) {
-              filled = Stack<float>(in.rows, in.cols, 1);
-              std::copy(in.data, in.data + in.rows * in.cols, filled.data());
-              (void)fill_missing(filled[0]);
-              shift_image(std::as_const(filled)[0], d.dx, d.dy, out[i], 0.0f);
-              mark_missing(in, d.dx, d.dy, out[i]);
-            } else {
-              shift_image(in, d.dx, d.dy, out[i], 0.0f);
-            }
-          }
-        });
-        for (Index i = 0; i < count; ++i) {
-          if (!frames[static_cast<std::size_t>(i)]) continue;
-          const MatrixView<const float> full = std::as_const(out)[i];
-          const MatrixView<const float> area{
-              full.data + report.crop_y * full.row_stride + report.crop_x, report.height,
-              report.width, full.row_stride};
-          XCORR_RETURN_IF_ERROR(w.value()->add_page(area));
-        }
-        if (!tick(static_cast<double>(count))) return cancelled();
-      }
-      return w.value()->close();
-    });
-    XCORR_RETURN_IF_ERROR(written);
+    XCORR_RETURN_IF_ERROR(write_corrected(job, st, report, tick));
     report.written.push_back(job.out);
   }
   if (!job.drift.empty()) {

@@ -87,28 +87,31 @@ void valid_range(double d, Index n, Index& first, Index& last) {
 
 }  // namespace
 
-void shift_image(MatrixView<const float> in, double dx, double dy, MatrixView<float> out,
-                 float fill) {
-  const Index rows = in.rows, cols = in.cols;
-  Index c0, c1, r0, r1;
-  valid_range(dx, cols, c0, c1);
-  valid_range(dy, rows, r0, r1);
-  for (Index r = 0; r < rows; ++r) std::fill_n(out.row(r), cols, fill);
-  if (c0 > c1 || r0 > r1) return;
+ShiftedImage::ShiftedImage(MatrixView<const float> in, double dx, double dy, float missing)
+    : rows_(in.rows), cols_(in.cols) {
+  const Index rows = rows_, cols = cols_;
+  valid_range(dx, cols, c0_, c1_);
+  valid_range(dy, rows, r0_, r1_);
+  if (c0_ > c1_ || r0_ > r1_) return;
   const auto w = static_cast<std::size_t>(cols);
   // Along x, row by row, into tmp (only the valid columns are needed later).
-  std::vector<float> tmp(static_cast<std::size_t>(rows) * w), line(w);
+  tmp_.assign(static_cast<std::size_t>(rows) * w, 0.0f);
+  std::vector<float> line(w);
   double wx[4], wy[4];
   weights(dx, wx);
   weights(dy, wy);
-  const auto sx = static_cast<Index>(std::floor(dx)), sy = static_cast<Index>(std::floor(dy));
+  const auto sx = static_cast<Index>(std::floor(dx));
+  sy_ = static_cast<Index>(std::floor(dy));
   const float fx[4] = {static_cast<float>(wx[0]), static_cast<float>(wx[1]),
                        static_cast<float>(wx[2]), static_cast<float>(wx[3])};
+  for (int k = 0; k < 4; ++k) fy_[k] = static_cast<float>(wy[k]);
   for (Index r = 0; r < rows; ++r) {
     std::copy_n(in.row(r), cols, line.data());
+    for (float& v : line)
+      if (!std::isfinite(v)) v = missing;
     prefilter_line(line.data(), cols);
-    float* t = tmp.data() + static_cast<std::size_t>(r) * w;
-    for (Index c = c0; c <= c1; ++c) {
+    float* t = tmp_.data() + static_cast<std::size_t>(r) * w;
+    for (Index c = c0_; c <= c1_; ++c) {
       const Index i = c + sx - 1;  // the first tap
       if (i >= 0 && i + 3 < cols) {
         const float* p = line.data() + i;
@@ -122,17 +125,24 @@ void shift_image(MatrixView<const float> in, double dx, double dy, MatrixView<fl
     }
   }
   // Along y, every column at once.
-  prefilter_columns(tmp.data(), rows, cols);
-  const float fy[4] = {static_cast<float>(wy[0]), static_cast<float>(wy[1]),
-                       static_cast<float>(wy[2]), static_cast<float>(wy[3])};
-  for (Index r = r0; r <= r1; ++r) {
-    const float* src[4];
-    for (int k = 0; k < 4; ++k)
-      src[k] = tmp.data() + static_cast<std::size_t>(mirror(r + sy - 1 + k, rows)) * w;
-    float* o = out.row(r);
-    for (Index c = c0; c <= c1; ++c)
-      o[c] = fy[0] * src[0][c] + fy[1] * src[1][c] + fy[2] * src[2][c] + fy[3] * src[3][c];
-  }
+  prefilter_columns(tmp_.data(), rows, cols);
+}
+
+void ShiftedImage::row(Index r, float* o, float fill) const {
+  std::fill_n(o, cols_, fill);
+  if (c0_ > c1_ || r < r0_ || r > r1_) return;
+  const auto w = static_cast<std::size_t>(cols_);
+  const float* src[4];
+  for (int k = 0; k < 4; ++k)
+    src[k] = tmp_.data() + static_cast<std::size_t>(mirror(r + sy_ - 1 + k, rows_)) * w;
+  for (Index c = c0_; c <= c1_; ++c)
+    o[c] = fy_[0] * src[0][c] + fy_[1] * src[1][c] + fy_[2] * src[2][c] + fy_[3] * src[3][c];
+}
+
+void shift_image(MatrixView<const float> in, double dx, double dy, MatrixView<float> out,
+                 float fill) {
+  const ShiftedImage shifted(in, dx, dy);
+  for (Index r = 0; r < in.rows; ++r) shifted.row(r, out.row(r), fill);
 }
 
 }  // namespace xcorr::reg

@@ -129,7 +129,7 @@ TEST_F(BadInput, AnOutputIsNeverAnInput) {
                  " {\"type\": \"register\", \"stack\": \"t.tif\", \"out\": \"s.tif\"}]}");
   fs::copy_file(path("s.tif"), path("t.tif"));
   expect_refused("run " + path("b.json"),
-                 "register job 1: the corrected stack (out) '" + path("s.tif") +
+                 "register job 2: the corrected stack (out) '" + path("s.tif") +
                      "' is job 1: the reference '");
   fs::remove(path("t.tif"));
   EXPECT_EQ(read_bytes(path("s.tif")), before);
@@ -159,7 +159,7 @@ TEST_F(BadInput, ADeviceOrFifoIsNeverReplaced) {
 TEST_F(BadInput, NoOutputLiesInsideAResumeFolder) {
   text("b.json", "{\"jobs\": [{\"type\": \"register\", \"stack\": \"s.tif\", \"drift\":"
                  " \"d.csv\"}, {\"reference\": \"s.tif\", \"out\": \"d.csv.partial/r.csv\"}]}");
-  expect_refused("run " + path("b.json"), "job 1: the output (out) '" + path("d.csv.partial/r.csv") +
+  expect_refused("run " + path("b.json"), "job 2: the output (out) '" + path("d.csv.partial/r.csv") +
                                               "' lies inside register job 1: the resume folder");
 }
 

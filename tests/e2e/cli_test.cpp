@@ -513,7 +513,7 @@ TEST_F(Cli, RegisterWritesTheDriftAndTheCorrectedStack) {
   const CliRun bad =
       xcorr("register " + sample + " --drift " + path("e.csv") + " --region rect:0,0,4,4");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.output.find("region 'rect:0,0,4,4' must be at least 8 x 8 px"), std::string::npos)
+  EXPECT_NE(bad.output.find("region 'rect:0,0,4,4' is 4 x 4 px: it must be at least 8 x 8 px"), std::string::npos)
       << bad.output;
   const CliRun both = xcorr("register " + sample + " --drift " + path("e.csv") + " --crop --pad");
   EXPECT_EQ(both.code, 2);

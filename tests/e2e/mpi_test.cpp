@@ -455,7 +455,7 @@ TEST_F(Mpi, ALongRegistrationInABatchIsSharedByAGroupOfRanks) {
         << name << " differs";
   }
   const std::string text = testing::read_bytes(out);
-  EXPECT_TRUE(std::regex_search(text, std::regex("register job 1 \\('reg'\\).*\\(ranks 0-1\\)")))
+  EXPECT_TRUE(std::regex_search(text, std::regex("register job 2 \\('reg'\\).*\\(ranks 0-1\\)")))
       << text;
   EXPECT_TRUE(std::regex_search(text, std::regex("job 1 \\('j0'\\).*\\(rank 2\\)"))) << text;
 }

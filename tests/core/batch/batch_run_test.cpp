@@ -75,13 +75,13 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   EXPECT_FALSE(fs::exists(parts.out));
   EXPECT_TRUE(fs::exists(fs::path(partial_folder(parts)) / "frame_000002.bin"));
   // What xcorr-mpi names as not computed when a rank is lost: what the next run computes.
-  EXPECT_EQ(uncommitted_frames(dic::Batch{{parts}, {}}, 0, 5), (std::vector<Index>{3, 4, 5}));
+  EXPECT_EQ(uncommitted_frames(dic::Batch{{parts}, {}, {}}, 0, 5), (std::vector<Index>{3, 4, 5}));
   dic::DicJob fresh = parts;
   fresh.out += ".fresh.csv";
-  EXPECT_EQ(uncommitted_frames(dic::Batch{{fresh}, {}}, 0, 5), (std::vector<Index>{1, 2, 3, 4, 5}))
+  EXPECT_EQ(uncommitted_frames(dic::Batch{{fresh}, {}, {}}, 0, 5), (std::vector<Index>{1, 2, 3, 4, 5}))
       << "no commits: every frame";
   parts.options.devices = resume_devices;
-  auto again = run_batch(dic::Batch{{parts}, {}}, cpu_factory());
+  auto again = run_batch(dic::Batch{{parts}, {}, {}}, cpu_factory());
   ASSERT_TRUE(again.is_ok()) << again.status().message();
   const JobReport& resumed = again.value().at(0);
   EXPECT_EQ(resumed.resumed, 2);
@@ -112,7 +112,7 @@ TEST_F(BatchRun, IncrementalModeResumesFromTheMovedReference) {
 // A batch stopped in its second job recomputes nothing of the first when run again: every job's
 // commits are kept until the whole batch is done.
 TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
-  const dic::Batch b{{job("first.csv"), job("second.csv")}, {}};
+  const dic::Batch b{{job("first.csv"), job("second.csv")}, {}, {}};
   std::vector<Index> totals;
   std::vector<std::size_t> started, done;
   BatchHooks stop;
@@ -142,7 +142,7 @@ TEST_F(BatchRun, ABatchStoppedInItsSecondJobKeepsTheFirstJobsFrames) {
   EXPECT_FALSE(fs::exists(partial_folder(b.jobs[0])));
   EXPECT_FALSE(fs::exists(partial_folder(b.jobs[1])));
   // The same bytes as a batch that ran through.
-  const dic::Batch through{{job("through.csv")}, {}};
+  const dic::Batch through{{job("through.csv")}, {}, {}};
   ASSERT_TRUE(run_batch(through, cpu_factory()).is_ok());
   EXPECT_EQ(slurp(b.jobs[1].out), slurp(through.jobs[0].out));
 }
@@ -478,7 +478,7 @@ INSTANTIATE_TEST_SUITE_P(Propagation, InFrame,
 // stay for the caller, and counts the caller made (count_batch_frames) are taken as they are;
 // counts that do not match the batch are refused.
 TEST_F(BatchRun, ScopeRunsItsJobsWithTheCallersCounts) {
-  dic::Batch b{{job("a.csv"), job("b.csv")}, {}};
+  dic::Batch b{{job("a.csv"), job("b.csv")}, {}, {}};
   auto frames = count_batch_frames(b);
   ASSERT_TRUE(frames.is_ok()) << frames.status().message();
   EXPECT_EQ(frames.value(), (std::vector<Index>{5, 5}));

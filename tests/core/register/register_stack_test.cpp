@@ -246,8 +246,7 @@ TEST_F(Register, BadSettingsAreNamed) {
   RegisterJob bad = job("bad");
   bad.options.region = "rect:100,10,80,40";
   EXPECT_EQ(register_stack(bad, cpu_engine()).status().message(),
-            "region 'rect:100,10,80,40' must be at least 8 x 8 px and lie inside the 120 x 150 px "
-            "frame");
+            "region 'rect:100,10,80,40' must lie inside the 150 x 120 px frame (width x height)");
   bad.options.region = "rect:10,10";
   EXPECT_EQ(register_stack(bad, cpu_engine()).status().message(),
             "region 'rect:10,10': expected rect:x,y,w,h (px)");
@@ -293,8 +292,23 @@ TEST_F(Register, ARegisterJobRunsFromABatchFile) {
                 .status()
                 .message(),
             "the register job has an unknown key 'subset'");
-  EXPECT_EQ(parse_register_job(R"({"type": "dic", "stack": "s.tif"})", dir_).status().message(),
-            "job key 'type': expected \"register\" (a DIC job has no type)");
+  EXPECT_EQ(parse_register_job(R"({"type": "drift", "stack": "s.tif"})", dir_).status().message(),
+            "job key 'type': expected \"register\" or \"dic\" (a DIC job may leave it out), "
+            "found \"drift\"");
+  // "type": "dic" is a DIC job; its keys are checked as a DIC job's (was: "the register job
+  // has an unknown key").
+  const auto typed = dic::parse_batch(
+      R"({"jobs": [{"type": "dic", "reference": "s.tif", "out": "o.csv"}]})", dir_);
+  ASSERT_TRUE(typed.is_ok()) << typed.status().message();
+  EXPECT_EQ(typed.value().jobs.size(), 1u);
+  EXPECT_NE(dic::parse_batch(R"({"jobs": [{"type": "dic", "stack": "s.tif"}]})", dir_)
+                .status()
+                .message()
+                .find("job 1: the job file has an unknown key 'stack'"),
+            std::string::npos)
+      << dic::parse_batch(R"({"jobs": [{"type": "dic", "stack": "s.tif"}]})", dir_)
+             .status()
+             .message();
 
   const std::string batch = R"({"jobs": [)" + to_json(job.value()) + "]}";
   auto b = dic::parse_batch(batch, dir_);
