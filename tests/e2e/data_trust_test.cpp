@@ -3,6 +3,7 @@
 // TIFFs contributes every page (docs/reliability.md, "Trust on real data").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
+#include "core/io/tiff_writer.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
@@ -44,13 +48,18 @@ class DataTrust : public testing::TempDirTest {
   static std::vector<std::pair<double, double>> drift(const std::string& file) {
     std::ifstream in(file);
     std::vector<std::pair<double, double>> rows;
+    std::size_t dx = 0;  // the dx column (dy follows it)
     for (std::string line; std::getline(in, line);) {
-      if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+      if (line.empty() || line[0] == '#') continue;
       std::stringstream cs(line);
       std::vector<std::string> v;
       for (std::string c; std::getline(cs, c, ',');) v.push_back(c);
-      rows.emplace_back(v[1] == "nan" ? kNan : std::stod(v[1]),
-                        v[2] == "nan" ? kNan : std::stod(v[2]));
+      if (line[0] == 'f') {
+        dx = static_cast<std::size_t>(std::find(v.begin(), v.end(), "dx") - v.begin());
+        continue;
+      }
+      rows.emplace_back(v[dx] == "nan" ? kNan : std::stod(v[dx]),
+                        v[dx + 1] == "nan" ? kNan : std::stod(v[dx + 1]));
     }
     return rows;
   }
@@ -254,6 +263,122 @@ TEST_F(DataTrust, PlanarColourStacksReadTheSameEverywhere) {
   std::ifstream b(path("a.csv"));
   const std::string second((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
   EXPECT_EQ(first, second);
+}
+
+// A TCZYX hyperstack of T time points, 2 channels, 3 z-planes (96 x 96 u16): every plane of time
+// point t moved by t x (0.3, -0.2) px; each channel its own texture, each z-plane its own
+// brightness. ImageJ (CZT) or OME-XML (`ome_order`, e.g. "ZCT", channel names GFP and RFP).
+std::string write_hyperstack(const std::string& file, long t_count, const std::string& ome_order) {
+  io::StackMetadata m;
+  m.layout.channels = 2;
+  m.layout.slices = 3;
+  m.layout.order = ome_order.empty() ? "CZT" : ome_order;
+  m.ome = !ome_order.empty();
+  m.channel_names = {"GFP", "RFP"};
+  m.spacing_z = 0.5;
+  io::ImageScale scale;
+  scale.pixel_x = scale.pixel_y = 0.25;
+  scale.unit = "um";
+  scale.frame_interval_s = 2;
+  const long pages = 6 * t_count;
+  std::vector<Stack<float>> planes;  // by channel and time
+  for (long c = 0; c < 2; ++c) {
+    synth::SpeckleOptions o;
+    o.rows = o.cols = 96;
+    o.seed = static_cast<std::uint32_t>(11 + c);
+    o.gain = 30000;
+    planes.push_back(synth::render_translation_stack(o, t_count, -0.2, 0.3));
+  }
+  const std::string description =
+      io::derived_description(m, {96, 96}, t_count, io::PixelType::u16, scale);
+  EXPECT_TRUE(io::write_atomically(file, [&](const fs::path& tmp) -> Status {
+                auto w = io::TiffWriter::create(tmp, io::PixelType::u16, {96, 96}, pages,
+                                                description, scale);
+                XCORR_RETURN_IF_ERROR(w.status());
+                for (long p = 0; p < pages; ++p) {
+                  long c = 0, z = 0, t = 0, rest = p;
+                  for (const char axis : m.layout.order) {
+                    const long size = axis == 'C' ? 2 : axis == 'Z' ? 3 : t_count;
+                    (axis == 'C' ? c : axis == 'Z' ? z : t) = rest % size;
+                    rest /= size;
+                  }
+                  Stack<float> page = Stack<float>(96, 96, 1);
+                  const MatrixView<const float> from = std::as_const(planes[c])[t];
+                  for (Index i = 0; i < 96 * 96; ++i)
+                    page.data()[i] = from.data[i] * (1.0f - 0.2f * static_cast<float>(z));
+                  XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
+                }
+                return w.value()->close();
+              }).is_ok());
+  return file;
+}
+
+// Failed before: registering a 2-channel hyperstack on channel 0 wrote channel 0 alone, which the
+// window could not reopen with its channel 1. Now every channel and z-plane moves, the layout,
+// scale and flavour stay, and --apply moves another file by the saved table.
+TEST_F(DataTrust, AHyperstackIsRegisteredWhole) {
+  for (const std::string order : {"", "ZCT"}) {
+    const std::string h = write_hyperstack(path("h.tif"), 4, order);
+    const auto r = run_xcorr("register " + h + " --channel 1 --z-projection max --out " +
+                             path("c.tif") + " --drift " + path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.output;
+    const auto measured = drift(path("d.csv"));
+    ASSERT_EQ(measured.size(), 4u);
+    for (std::size_t t = 0; t < 4; ++t) {
+      EXPECT_NEAR(measured[t].first, 0.3 * static_cast<double>(t), 0.03) << order << " " << t;
+      EXPECT_NEAR(measured[t].second, -0.2 * static_cast<double>(t), 0.03) << order << " " << t;
+    }
+    auto meta = io::read_stack_metadata(path("c.tif"));
+    ASSERT_TRUE(meta.is_ok());
+    EXPECT_EQ(meta.value().ome, !order.empty());
+    EXPECT_EQ(meta.value().layout.channels, 2);
+    EXPECT_EQ(meta.value().layout.slices, 3);
+    EXPECT_EQ(meta.value().layout.frames, 4);
+    EXPECT_EQ(meta.value().layout.order, order.empty() ? "CZT" : order);
+    EXPECT_EQ(meta.value().scale.pixel_x, 0.25);
+    EXPECT_EQ(meta.value().scale.frame_interval_s, 2);
+    EXPECT_EQ(meta.value().spacing_z, 0.5);
+    if (!order.empty()) {
+      EXPECT_EQ(meta.value().channel_names, (std::vector<std::string>{"GFP", "RFP"}));
+    }
+    // Every channel and z-plane of the output stands still.
+    for (const std::string plane : {"--channel 0 --z 0", "--channel 0 --z 2", "--channel 1 --z 1"}) {
+      ASSERT_EQ(run_xcorr("register " + path("c.tif") + " " + plane + " --drift " + path("e.csv"))
+                    .code,
+                0)
+          << plane;
+      for (const auto& [dx, dy] : drift(path("e.csv"))) {
+        EXPECT_NEAR(dx, 0, 0.03) << order << " " << plane;
+        EXPECT_NEAR(dy, 0, 0.03) << order << " " << plane;
+      }
+    }
+    // The saved table applied to the raw file gives the corrected stack again (the table's 6
+    // decimals: within a grey level or two).
+    const auto a = run_xcorr("register --apply " + path("d.csv") + " " + h + " --out " +
+                             path("a.tif"));
+    ASSERT_EQ(a.code, 0) << a.output;
+    auto applied = io::read_image_stack(path("a.tif"));
+    auto corrected = io::read_image_stack(path("c.tif"));
+    ASSERT_TRUE(applied.is_ok() && corrected.is_ok());
+    ASSERT_EQ(applied.value().frames.count(), 24);
+    float worst = 0;
+    for (Index i = 0; i < 24 * 96 * 96; ++i)
+      worst = std::max(worst, std::abs(applied.value().frames.data()[i] -
+                                       corrected.value().frames.data()[i]));
+    EXPECT_LE(worst, 2.0f) << order;
+    fs::remove(path("c.tif"));
+    fs::remove(path("a.tif"));
+  }
+  // A table of another frame count is refused before anything is written.
+  write_hyperstack(path("five.tif"), 5, "");
+  const auto wrong = run_xcorr("register --apply " + path("d.csv") + " " + path("five.tif") +
+                               " --out " + path("w.tif"));
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.output.find("the drift table '" + path("d.csv") +
+                              "' has 4 frame(s) but '" + path("five.tif") + "' has 5"),
+            std::string::npos)
+      << wrong.output;
+  EXPECT_FALSE(fs::exists(path("w.tif")));
 }
 
 }  // namespace
