@@ -20,7 +20,9 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
-std::string to_string(Shape s);  // "rows x cols", e.g. "16x32"
+std::string to_string(Shape s);  // "rows x cols", e.g. "16x32" (matrices)
+// An image's size as people read it: "32 x 16 px (width x height)".
+std::string image_size(Shape s);
 
 // A rows x cols window into memory; row_stride is in elements (>= cols).
 template <class T>

@@ -37,9 +37,9 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                                            const TrackingProgress& progress) {
   if (templates.empty()) return Status{ErrorCode::invalid_argument, "no templates to track"};
   if (frames.count > 0 && frames.shape() != reference.shape()) {
-    return Status{ErrorCode::size_mismatch, "the frames are " + to_string(frames.shape()) +
-                                                " px but the reference is " +
-                                                to_string(reference.shape()) + " px"};
+    return Status{ErrorCode::size_mismatch, "the frames are " + image_size(frames.shape()) +
+                                                " but the reference is " +
+                                                image_size(reference.shape())};
   }
   std::vector<Track> tracks;
   for (std::size_t t = 0; t < templates.size(); ++t) {
@@ -50,7 +50,7 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                     "template " + std::to_string(t + 1) + " (" + std::to_string(r.x) + "," +
                         std::to_string(r.y) + " " + std::to_string(r.width) + "x" +
                         std::to_string(r.height) + ") must lie inside the " +
-                        to_string(reference.shape()) + " px image and be at least 2x2 px"};
+                        image_size(reference.shape()) + " image and be at least 2x2 px"};
     }
     const StackView<const float> tmpl{reference.data + r.y * reference.row_stride + r.x,
                                       r.height,

@@ -99,8 +99,8 @@ Status roi_inside(const dic::Roi& roi, Shape image) {
     const dic::RoiBounds b = dic::bounds(r);
     if (b.x0 < -0.5 || b.y0 < -0.5 || b.x1 > w + 0.5 || b.y1 > h + 0.5) {
       return {ErrorCode::invalid_argument, "ROI shape '" + dic::to_string(r) +
-                                               "' reaches outside the " + to_string(image) +
-                                               " px image"};
+                                               "' reaches outside the " + image_size(image) +
+                                               " image"};
     }
   }
   return Status::ok();
@@ -186,8 +186,8 @@ Status validate_job(const dic::DicJob& job) {
     auto st = io::LazyStack::open(f, io::LazyStack::kDefaultCacheBytes, job.options.plane());
     if (!st.is_ok()) return st.status();
     if (st.value()->shape() != shape) {
-      return {ErrorCode::size_mismatch, "'" + f + "' is " + to_string(st.value()->shape()) +
-                                            " px but the reference is " + to_string(shape) + " px"};
+      return {ErrorCode::size_mismatch, "'" + f + "' is " + image_size(st.value()->shape()) +
+                                            " but the reference is " + image_size(shape)};
     }
   }
   if (job.frames.empty() && ref.value()->count() < 2 && !ref.value()->indexing()) {
@@ -197,6 +197,7 @@ Status validate_job(const dic::DicJob& job) {
             "no frames: '" + job.reference + "' has one page and the job lists no frames"};
   }
   XCORR_RETURN_IF_ERROR(roi_inside(job.roi, shape));
+  XCORR_RETURN_IF_ERROR(dic::DicSession::check(shape, job.roi, job.options));
   return same_job_or_none(partial_folder(job), job_fingerprint(job));
 }
 
@@ -238,6 +239,14 @@ Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs) {
       std::error_code ec;
       if (s.is_ok() && !fs::exists(job.stack, ec))
         s = {ErrorCode::not_found, "stack '" + job.stack + "' not found"};
+      if (s.is_ok() && !job.options.region.empty()) {  // the region against the frames' size
+        auto st = io::LazyStack::open(job.stack, io::LazyStack::kDefaultCacheBytes,
+                                      job.options.plane());
+        s = st.is_ok() ? reg::parse_region(job.options.region, st.value()->shape().cols,
+                                           st.value()->shape().rows)
+                             .status()
+                       : st.status();
+      }
     }
     if (!s.is_ok()) return {s.code(), dic::job_label(b, k) + ": " + s.message()};
   }
@@ -271,8 +280,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     if (frame > 0) std::tie(stack, index) = src.frames[static_cast<std::size_t>(frame - 1)];
     if (stack->shape() != shape) {
       return Status{ErrorCode::size_mismatch,
-                    "frame " + std::to_string(frame) + " is " + to_string(stack->shape()) +
-                        " px but the reference is " + to_string(shape) + " px"};
+                    "frame " + std::to_string(frame) + " is " + image_size(stack->shape()) +
+                        " but the reference is " + image_size(shape)};
     }
     return stack->region(index, w.y, w.x, w.rows, w.cols);
   };

@@ -19,9 +19,9 @@ Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> ref
                           const DicProgress& progress) {
   if (frames.count == 0) return Status{ErrorCode::invalid_argument, "no deformed frames given"};
   if (frames.shape() != reference.shape()) {
-    return Status{ErrorCode::size_mismatch, "the frames are " + to_string(frames.shape()) +
-                                                " px but the reference is " +
-                                                to_string(reference.shape()) + " px"};
+    return Status{ErrorCode::size_mismatch, "the frames are " + image_size(frames.shape()) +
+                                                " but the reference is " +
+                                                image_size(reference.shape())};
   }
   auto session = DicSession::create(registrar, reference, roi, o);
   if (!session.is_ok()) return session.status();

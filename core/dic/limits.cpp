@@ -9,8 +9,8 @@ Status check_size_limits(const DicOptions& o, Shape image, const Grid& grid) {
   const Index side = std::max(image.rows, image.cols);
   if (o.search_radius > side) {
     return {ErrorCode::invalid_argument, "search_radius " + std::to_string(o.search_radius) +
-                                             " px is larger than the " + to_string(image) +
-                                             " px image: at most " + std::to_string(side)};
+                                             " px is larger than the " + image_size(image) +
+                                             " image: at most " + std::to_string(side)};
   }
   const Index grid_side = std::max<Index>(3, std::max(grid.rows, grid.cols) | 1);
   if (o.strain_window > grid_side) {

@@ -176,21 +176,25 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, Shape image, Re
   return s;
 }
 
-Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
-                         const DicOptions& o) {
+Status DicSession::check(Shape image, const Roi& roi, const DicOptions& o) {
+  XCORR_RETURN_IF_ERROR(o.check());
+  XCORR_RETURN_IF_ERROR(roi.check());
+  DicSession s;
+  return s.plan(image, roi, o).status();
+}
+
+Result<Grid> DicSession::plan(Shape image, const Roi& roi, const DicOptions& o) {
   if (image.rows < o.subset || image.cols < o.subset) {
-    return Status{ErrorCode::invalid_argument, "the images (" + to_string(image) +
-                                                   " px) are smaller than one subset (" +
+    return Status{ErrorCode::invalid_argument, "the images (" + image_size(image) +
+                                                   ") are smaller than one subset (" +
                                                    std::to_string(o.subset) + " px)"};
   }
-  registrar_ = &registrar;
   o_ = o;
   roi_ = roi;
   image_ = image;
   margin_ = o.subset / 2 + 2.0 * o.search_radius + spline_reach(o.interpolation, o.prefilter);
-  const Window first = window_for(roi, image_, o.step, margin_);
   // The grid first (the checks below need no pixels), then the reference's window.
-  Grid grid = grid_of(first);
+  Grid grid = grid_of(window_for(roi, image_, o.step, margin_));
   if (std::none_of(grid.points.begin(), grid.points.end(),
                    [](const GridPoint& p) { return p.valid; })) {
     return Status{ErrorCode::invalid_argument,
@@ -198,7 +202,16 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
                       " px, step " + std::to_string(o.step) + " px): enlarge it or the step"};
   }
   XCORR_RETURN_IF_ERROR(check_size_limits(o, image, grid));
-  XCORR_RETURN_IF_ERROR(move_to(first, std::move(grid)));
+  return grid;
+}
+
+Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
+                         const DicOptions& o) {
+  auto planned = plan(image, roi, o);
+  if (!planned.is_ok()) return planned.status();
+  registrar_ = &registrar;
+  const Window first = window_for(roi, image_, o.step, margin_);
+  XCORR_RETURN_IF_ERROR(move_to(first, std::move(planned).value()));
   const std::size_t n = grid_.points.size();
   DicState& st = state_;
   for (std::size_t k = 0; k < n; ++k) st.active[k] = grid_.points[k].valid ? 1 : 0;
@@ -232,8 +245,8 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
   if (!source_ && o_.stack_mode == StackMode::incremental && s.ref_frame > 0) {
     if (reference_frame.shape() != reference_.shape()) {
       return {ErrorCode::size_mismatch, "the reference frame to resume from is " +
-                                            to_string(reference_frame.shape()) + " px, not " +
-                                            to_string(reference_.shape())};
+                                            image_size(reference_frame.shape()) + ", not " +
+                                            image_size(reference_.shape())};
     }
     reference_ = copy_of(reference_frame);
   }

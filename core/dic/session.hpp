@@ -37,6 +37,9 @@ class DicSession {
   // only a window around it: the ROI's bounding box plus half a subset, twice the search radius
   // and 8 px, on the grid's lattice. The window grows before any point's next search could reach
   // past it (points that move far), so results equal a run on the whole image.
+  // What create checks before it needs any pixel (a batch checks every job before the first
+  // starts): the options, the ROI's points of interest, the size limits.
+  static Status check(Shape image, const Roi& roi, const DicOptions& o);
   static Result<DicSession> create(FrameRegistrar& registrar, MatrixView<const float> reference,
                                    const Roi& roi, const DicOptions& o);
 
@@ -77,6 +80,9 @@ class DicSession {
   // After a frame: a larger window when a point's next search could reach past this one.
   Status grow_if_needed();
   Status start(FrameRegistrar& registrar, Shape image, const Roi& roi, const DicOptions& o);
+  // The settings, the window's margin and the first window's grid, with the checks that need no
+  // pixels (subset against the image, points in the ROI, size limits).
+  Result<Grid> plan(Shape image, const Roi& roi, const DicOptions& o);
   Status load_reference_window();  // the current reference's pixels of the window
   // The consistency check of independent points (core/dic/consistency.hpp) on a frame's
   // registration, in place.

@@ -2,6 +2,7 @@
 #include "core/io/output_rules.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -111,11 +112,25 @@ Status check_output_name(const fs::path& target) {
 Status check_output_target(const fs::path& target) {
   XCORR_RETURN_IF_ERROR(check_output_name(target));
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
-    return {ErrorCode::not_found, "cannot write '" + target.string() + "': folder '" +
-                                      folder.string() + "' does not exist"};
+  const std::string cannot = "cannot write '" + target.string() + "': folder '" + folder.string();
+  struct stat st{};
+  if (::stat(folder.c_str(), &st) != 0) {
+    const int e = errno;
+    if (e == ENOENT) return {ErrorCode::not_found, cannot + "' does not exist"};
+    return {ErrorCode::io_error, cannot + "' cannot be reached (" + std::strerror(e) + ")"};
   }
+  if (!S_ISDIR(st.st_mode)) return {ErrorCode::invalid_argument, cannot + "' is not a folder"};
+  // Writable? A probe file, named as a temporary one (removed by a later run if left behind).
+  const fs::path probe =
+      folder / (".write-check.partial-" + std::to_string(getpid()) + "-0");
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    return {ErrorCode::io_error, cannot + "' is not writable (" + std::strerror(errno) + ")"};
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
+  std::error_code ec;
   if (fs::is_directory(target, ec)) {
     return {ErrorCode::invalid_argument,
             "cannot write '" + target.string() + "': it is a folder, not a file"};
@@ -141,7 +156,13 @@ Status write_atomically(const fs::path& target,
   if (!s.is_ok()) {
     fs::remove(temporary, ec);
     untrack(slot);
-    return s;
+    // The writer names the file it was given: the user knows the target.
+    std::string message = s.message();
+    const std::string from = temporary.string(), to = target.string();
+    for (std::size_t at = message.find(from); at != std::string::npos;
+         at = message.find(from, at + to.size()))
+      message.replace(at, from.size(), to);
+    return {s.code(), message};
   }
   std::error_code renamed;
   fs::rename(temporary, target, renamed);

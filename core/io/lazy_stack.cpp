@@ -96,9 +96,9 @@ void LazyStack::index_rest(void* handle) {
                       static_cast<Index>(layout.value().width)};
     if (layout.value().type != type_ || shape != shape_) {
       status = {ErrorCode::unsupported, "'" + name + "' page " + std::to_string(page) + " is " +
-                                            to_string(shape) + " " +
+                                            image_size(shape) + " " +
                                             to_string(layout.value().type) + " but page 0 is " +
-                                            to_string(shape_) + " " + to_string(type_) + used};
+                                            image_size(shape_) + " " + to_string(type_) + used};
       break;
     }
     if (const std::string why = tiff_page_data_problem(tif, size, decoded_bytes_); !why.empty()) {
@@ -366,9 +366,9 @@ Status LazyStack::check_frame_sizes() const {
     if (!shape.is_ok()) return shape.status();
     if (shape.value() != shape_) {
       return {ErrorCode::size_mismatch, "frame '" + sources_[k] + "' is " +
-                                            to_string(shape.value()) + " px but '" + sources_[0] +
-                                            "' is " + to_string(shape_) +
-                                            " px: all frames of a stack must have one size"};
+                                            image_size(shape.value()) + " but '" + sources_[0] +
+                                            "' is " + image_size(shape_) +
+                                            ": all frames of a stack must have one size"};
     }
   }
   return Status::ok();
@@ -395,8 +395,8 @@ Result<Stack<float>> LazyStack::decode_file_page(Index k) {
   const std::string& source = sources_[i];
   const auto wrong_size = [&](Shape shape) {
     return Status{ErrorCode::size_mismatch,
-                  "frame '" + source + "' is " + to_string(shape) + " but '" + sources_[0] +
-                      "' is " + to_string(shape_) + ": all frames of a stack must have one size"};
+                  "frame '" + source + "' is " + image_size(shape) + " but '" + sources_[0] +
+                      "' is " + image_size(shape_) + ": all frames of a stack must have one size"};
   };
   const bool several = page > 0 || (i + 1 < files_.size() && files_[i + 1] == file);
   if (several && is_tiff_file(file)) {  // one page of a multi-page TIFF, not the whole file
@@ -459,7 +459,7 @@ Result<Stack<float>> LazyStack::region(Index frame_index, Index y, Index x, Inde
                   "frame " + std::to_string(frame_index) + " out of range"};
   if (y < 0 || x < 0 || rows < 1 || cols < 1 || y + rows > shape_.rows || x + cols > shape_.cols)
     return Status{ErrorCode::invalid_argument,
-                  "a region outside the " + to_string(shape_) + " px frame"};
+                  "a region outside the " + image_size(shape_) + " frame"};
   Stack<float> out(rows, cols, 1);
   if (tiff_ == nullptr) {  // folders, file lists, images decoded whole
     auto f = frame(frame_index);

@@ -3,6 +3,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -69,8 +70,8 @@ TiffWriter::~TiffWriter() {
 
 Status TiffWriter::add_page(MatrixView<const float> page) {
   if (page.rows != shape_.rows || page.cols != shape_.cols)
-    return {ErrorCode::size_mismatch, "a page of " + to_string(Shape{page.rows, page.cols}) +
-                                          " px in a stack of " + to_string(shape_) + " px"};
+    return {ErrorCode::size_mismatch, "a page of " + image_size(Shape{page.rows, page.cols}) +
+                                          " in a stack of " + image_size(shape_)};
   return add_page_rows([&page](Index r, float* out) { std::copy_n(page.row(r), page.cols, out); });
 }
 
@@ -113,11 +114,12 @@ Status TiffWriter::add_page_rows(const std::function<void(Index r, float* out)>&
         std::memcpy(&row[static_cast<std::size_t>(4 * c)], &v, 4);
       }
     }
+    errno = 0;
     if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(r), 0) < 0)
-      return {ErrorCode::io_error, "cannot write '" + path_.string() + "': " + take_tiff_error()};
+      return write_error(errno);
   }
-  if (!TIFFWriteDirectory(tif))
-    return {ErrorCode::io_error, "cannot write '" + path_.string() + "': " + take_tiff_error()};
+  errno = 0;
+  if (!TIFFWriteDirectory(tif)) return write_error(errno);
   ++written_;
   return Status::ok();
 }
@@ -126,10 +128,21 @@ Status TiffWriter::close() {
   TIFF* tif = as_tiff(tif_);
   tif_ = nullptr;
   if (tif == nullptr) return Status::ok();
+  errno = 0;
   TIFFClose(tif);
-  const std::string e = take_tiff_error();
-  if (!e.empty()) return {ErrorCode::io_error, "cannot write '" + path_.string() + "': " + e};
+  const int e = errno;
+  const std::string message = take_tiff_error();
+  if (!message.empty()) return write_error(e, message);
   return Status::ok();
+}
+
+Status TiffWriter::write_error(int error, std::string message) const {
+  if (message.empty()) message = take_tiff_error();
+  // libtiff names its function ("TIFFAppendToStrip: Write error"); the system's reason says
+  // what to do about it (e.g. "No space left on device").
+  const std::string reason = error != 0 ? std::strerror(error) : std::string();
+  return {ErrorCode::io_error, "cannot write '" + path_.string() + "': " +
+                                   (reason.empty() ? message : reason + " (" + message + ")")};
 }
 
 std::string derived_description(const StackMetadata& source, Shape shape, long frames,

@@ -33,6 +33,8 @@ class TiffWriter {
 
  private:
   TiffWriter() = default;
+  // A failed write: the system's reason (errno `error`, 0: none) and libtiff's message.
+  Status write_error(int error, std::string message = "") const;
   void* tif_ = nullptr;
   std::filesystem::path path_;
   PixelType type_ = PixelType::u16;

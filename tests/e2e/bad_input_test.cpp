@@ -163,6 +163,58 @@ TEST_F(BadInput, NoOutputLiesInsideAResumeFolder) {
                                               "' lies inside register job 1: the resume folder");
 }
 
+// Misleading messages, now named (the 'Misleading messages' of the real-data review).
+TEST_F(BadInput, EveryJobOfABatchIsCheckedBeforeTheFirstStarts) {
+  // Failed before: job 1 wrote its CSV, then job 2's strain window or job 3's region stopped the
+  // run.
+  ASSERT_EQ(run_xcorr("speckle --out " + path("big.tif") + " --size 200,200 --frames 2").code, 0);
+  const std::string ok = R"({"reference": "s.tif", "out": "one.csv"})";
+  text("strain.json", "{\"jobs\": [" + ok +
+                          R"(, {"reference": "s.tif", "out": "two.csv", "strain_window": 99})" +
+                          "]}");
+  expect_refused("run " + path("strain.json"), "job 2: strain_window 99 points is larger than");
+  text("region.json",
+       "{\"jobs\": [" + ok +
+           R"(, {"type": "register", "stack": "big.tif", "drift": "d.csv", "region": "rect:150,150,64,64"}]})");
+  expect_refused("run " + path("region.json"),
+                 "register job 2: region 'rect:150,150,64,64' must lie inside the 200 x 200 px "
+                 "frame (width x height)");
+}
+
+TEST_F(BadInput, AnUnwritableFolderIsNamedBeforeAnyWork) {
+  fs::create_directories(path("locked"));
+  // As root (CI) permissions do not stop a write: the run drops to user nobody.
+  const std::string as = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  if (::geteuid() != 0) fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string args = "register " + path("s.tif") + " --drift " + path("locked/d.csv");
+  const auto before = files();
+  const auto r = testing::run_command(as + XCORR_EXE + " " + args);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot write '" + path("locked/d.csv") + "': folder '" +
+                          path("locked") + "' is not writable (Permission denied)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(files(), before);
+  fs::permissions(path("locked"), fs::perms::owner_all);
+}
+
+TEST_F(BadInput, AFullDiskIsNamed) {
+  fs::create_directories(path("small"));
+  if (testing::run_command("mount -t tmpfs -o size=256k tmpfs " + path("small")).code != 0)
+    GTEST_SKIP() << "no tmpfs mount here (needs root): the full-disk case is not run";
+  ASSERT_EQ(run_xcorr("speckle --out " + path("large.tif") + " --size 300,300 --frames 4").code, 0);
+  const auto r = run_xcorr("register " + path("large.tif") + " --out " + path("small/c.tif"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot write '" + path("small/c.tif") + "': No space left on device"),
+            std::string::npos)
+      << r.output;
+  // Nothing half-written: no corrected stack, no temporary file; the measured drift stays
+  // committed in the resume folder for the run after space is freed.
+  for (const auto& e : fs::directory_iterator(path("small")))
+    EXPECT_EQ(e.path().filename(), "c.tif.partial") << e.path();
+  EXPECT_EQ(testing::run_command("umount " + path("small")).code, 0);
+}
+
 TEST_F(BadInput, TextThatParsersUsedToAcceptIsRefused) {
   expect_refused(
       "dic --reference " + path("s.tif") + " --roi rect:10,10,50,50, --out " + path("out.csv"),

@@ -416,7 +416,7 @@ TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
   const CliRun bad = xcorr("dic --reference " + s + "dic_stack.tif --frames " + path("small.tif") +
                            " --out " + path("m.csv"));
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.output.find("is 200x256 px but the reference is 256x256 px"), std::string::npos)
+  EXPECT_NE(bad.output.find("is 256 x 200 px (width x height) but the reference is 256 x 256 px (width x height)"), std::string::npos)
       << bad.output;
   EXPECT_FALSE(fs::exists(path("m.csv")));
 }

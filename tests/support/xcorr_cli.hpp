@@ -15,9 +15,10 @@ struct CliRun {
   std::string output;  // stdout and stderr
 };
 
-inline CliRun run_xcorr(const std::string& args) {
+// Any shell command, its output and exit code.
+inline CliRun run_command(const std::string& command) {
   CliRun r;
-  const std::string cmd = std::string(XCORR_EXE) + " " + args + " 2>&1";
+  const std::string cmd = command + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
   std::array<char, 4096> buf{};
@@ -25,6 +26,10 @@ inline CliRun run_xcorr(const std::string& args) {
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline CliRun run_xcorr(const std::string& args) {
+  return run_command(std::string(XCORR_EXE) + " " + args);
 }
 
 }  // namespace xcorr::testing

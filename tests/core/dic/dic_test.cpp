@@ -414,7 +414,7 @@ TEST(Dic, BadInputGetsAClearError) {
     auto r = run_dic(testing::cpu_registry(), ref[0], frames, roi, opt);
     return r.is_ok() ? std::string("ok") : r.status().message();
   };
-  EXPECT_EQ(msg(small.view(), {}, {}), "the frames are 50x64 px but the reference is 64x64 px");
+  EXPECT_EQ(msg(small.view(), {}, {}), "the frames are 64 x 50 px (width x height) but the reference is 64 x 64 px (width x height)");
   DicOptions even;
   even.subset = 30;
   EXPECT_EQ(msg(def.view(), {}, even), "subset 30 px: must be odd and at least 5");
