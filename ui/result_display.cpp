@@ -107,13 +107,15 @@ QColor status_colour(dic::PointStatus s) {
       return {140, 80, 200};
     case dic::PointStatus::inconsistent:
       return {230, 60, 170};
+    case dic::PointStatus::missing_data:
+      return {30, 30, 30};
   }
   return {};
 }
 
 ColourRange range_in_use(const ColourRange& r, const std::vector<dic::PointResult>& points,
                          ResultField f, ColourMap m) {
-  if (f == ResultField::status) return {false, 0, 5};
+  if (f == ResultField::status) return {false, 0, 6};
   if (!r.automatic && r.lo < r.hi) return r;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& p : points) {

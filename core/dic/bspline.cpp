@@ -32,6 +32,11 @@ int spline_reach(Interpolation interpolation, double prefilter) {
   return (interpolation == Interpolation::quintic ? 22 : 14) + math::gaussian_taps(prefilter, w);
 }
 
+int spline_support(Interpolation interpolation, double prefilter) {
+  double w[2 * math::kMaxGaussianRadius + 1];
+  return (interpolation == Interpolation::quintic ? 5 : 4) + math::gaussian_taps(prefilter, w);
+}
+
 double gradient_noise_gain(Interpolation interpolation, double prefilter) {
   // kappa = int G^2 (D / B)^2 / int G^2 over [0, pi]: G the smoothing's, B the spline's sampled
   // kernel (the prefilter is 1 / B) and D its derivative at the pixel centres, per axis (the

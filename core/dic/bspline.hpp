@@ -58,6 +58,12 @@ double gradient_noise_gain(Interpolation interpolation, double prefilter);
 // 22 px).
 int spline_reach(Interpolation interpolation, double prefilter);
 
+// px: how far a pixel's value reaches into what the spline interpolates, to within 2 %: the
+// Gaussian's radius, the kernel's half-support (cubic 2, quintic 3) and 2 px of the prefilter's
+// decay (quintic 0.43^4 < 0.04 of what a filled pixel is off by; cubic far less). A point whose
+// subset lies farther from every missing pixel is measured as without them (core/dic/session).
+int spline_support(Interpolation interpolation, double prefilter);
+
 // The image smoothed by the Gaussian of `sigma` px (math::gaussian_taps; point-symmetric
 // boundaries),
 // in float64; the image itself for sigma 0.

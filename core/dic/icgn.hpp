@@ -18,13 +18,16 @@ namespace xcorr::dic {
 // subset fits, but its match would leave the deformed image by 1 px or more.
 // inconsistent: converged, but far from its neighbours even when registered again from them
 // (core/dic/consistency.hpp).
+// missing_data: the reference subset, or its match in the frame, touches a non-finite pixel
+// (NaN, Inf: missing data, core/dic/session.hpp); no displacement is reported.
 enum class PointStatus {
   converged,
   diverged,
   low_texture,
   outside_roi,
   outside_image,
-  inconsistent
+  inconsistent,
+  missing_data
 };
 const char* to_string(PointStatus s);
 
@@ -39,7 +42,8 @@ struct EnumLabels<dic::PointStatus> {
       {dic::PointStatus::low_texture, "low_texture"},
       {dic::PointStatus::outside_roi, "outside_roi"},
       {dic::PointStatus::outside_image, "outside_image"},
-      {dic::PointStatus::inconsistent, "inconsistent"}};
+      {dic::PointStatus::inconsistent, "inconsistent"},
+      {dic::PointStatus::missing_data, "missing_data"}};
 };
 }  // namespace xcorr
 

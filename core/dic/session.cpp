@@ -12,6 +12,45 @@
 namespace xcorr::dic {
 namespace {
 
+// Fills `w`'s non-finite pixels with the mean of its finite ones and returns where they were (1
+// each; empty when there were none). invalid_argument when no pixel is finite.
+Result<std::vector<char>> fill_missing(Stack<float>& w, const std::string& name) {
+  double sum = 0;
+  std::size_t finite = 0;
+  const std::size_t n = static_cast<std::size_t>(w.rows() * w.cols());
+  float* d = w.data();
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(d[i])) sum += d[i], ++finite;
+  if (finite == n) return std::vector<char>{};
+  if (finite == 0)
+    return Status{ErrorCode::invalid_argument,
+                  name + " has no finite pixel where the ROI's points are measured (every pixel "
+                         "NaN or Inf)"};
+  std::vector<char> missing(n, 0);
+  const auto mean = static_cast<float>(sum / static_cast<double>(finite));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(d[i])) {
+      d[i] = mean;
+      missing[i] = 1;
+    }
+  }
+  return missing;
+}
+
+// Whether the square of half-side `h` px around (x, y) (window px) touches a missing pixel.
+bool touches(const std::vector<char>& missing, Index rows, Index cols, double x, double y,
+             double h) {
+  if (missing.empty() || !std::isfinite(x) || !std::isfinite(y)) return false;
+  const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(x - h)));
+  const Index x1 = std::min<Index>(cols - 1, static_cast<Index>(std::ceil(x + h)));
+  const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(y - h)));
+  const Index y1 = std::min<Index>(rows - 1, static_cast<Index>(std::ceil(y + h)));
+  for (Index r = y0; r <= y1; ++r)
+    for (Index c = x0; c <= x1; ++c)
+      if (missing[static_cast<std::size_t>(r * cols + c)]) return true;
+  return false;
+}
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Stack<float> copy_of(MatrixView<const float> m) {
@@ -75,6 +114,9 @@ Status DicSession::load_reference_window() {
     if (!region.is_ok()) return region.status();
     reference_window_ = std::move(region).value();
   }
+  auto missing = fill_missing(reference_window_, "the reference image");
+  if (!missing.is_ok()) return missing.status();
+  reference_missing_ = std::move(missing).value();
   reference_changed_ = true;
   return Status::ok();
 }
@@ -154,10 +196,6 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, MatrixView<cons
                                       const Roi& roi, const DicOptions& o) {
   XCORR_RETURN_IF_ERROR(o.check());
   XCORR_RETURN_IF_ERROR(roi.check());
-  XCORR_RETURN_IF_ERROR(
-      check_finite(StackView<const float>{reference.data, reference.rows, reference.cols, 1,
-                                          reference.row_stride, 0},
-                   "reference image"));
   DicSession s;
   s.reference_ = copy_of(reference);
   XCORR_RETURN_IF_ERROR(s.start(registrar, reference.shape(), roi, o));
@@ -171,8 +209,6 @@ Result<DicSession> DicSession::create(FrameRegistrar& registrar, Shape image, Re
   DicSession s;
   s.source_ = std::move(source);
   XCORR_RETURN_IF_ERROR(s.start(registrar, image, roi, o));
-  const Stack<float>& w = s.reference_window_;
-  XCORR_RETURN_IF_ERROR(check_finite(w.view(), "reference image"));
   return s;
 }
 
@@ -325,9 +361,29 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   return Status::ok();
 }
 
+void DicSession::mark_missing(std::vector<IcgnResult>& points) const {
+  if (reference_missing_.empty() && frame_missing_.empty()) return;
+  const DicState& st = state_;
+  const Index rows = reference_window_.rows(), cols = reference_window_.cols();
+  // The subset's half-side and how far a pixel reaches into the interpolated values.
+  const double h = o_.subset / 2 + spline_support(o_.interpolation, o_.prefilter);
+  parallel_for(static_cast<Index>(points.size()), 4096, [&](Index first, Index last) {
+    for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k) {
+      if (!st.active[k]) continue;
+      const IcgnResult& q = points[k];
+      const bool moved = std::isfinite(q.p[0]) && std::isfinite(q.p[3]);
+      if (touches(reference_missing_, rows, cols, st.cx[k], st.cy[k], h) ||
+          (moved && touches(frame_missing_, rows, cols, st.cx[k] + q.p[0], st.cy[k] + q.p[3], h)))
+        points[k].status = PointStatus::missing_data;
+    }
+  });
+}
+
 Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image, Index number,
                                                 const PointProgress& progress) {
-  XCORR_RETURN_IF_ERROR(check_finite(frame_window_.view(), "frame " + std::to_string(number)));
+  auto missing = fill_missing(frame_window_, "frame " + std::to_string(number));
+  if (!missing.is_ok()) return missing.status();
+  frame_missing_ = std::move(missing).value();
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
@@ -346,6 +402,7 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
     std::copy(got.begin() + first, got.begin() + last, registered.begin() + first);
   });
   XCORR_RETURN_IF_ERROR(check_consistency(registered));
+  mark_missing(registered);
 
   std::vector<PointResult>& points = points_;
   std::vector<double>&u = u_, &v = v_;
@@ -371,7 +428,8 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
       } else {
         u[k] = v[k] = kNaN;
         p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;
-        if (p.status == PointStatus::outside_roi || p.status == PointStatus::outside_image)
+        if (p.status == PointStatus::outside_roi || p.status == PointStatus::outside_image ||
+            p.status == PointStatus::missing_data)
           p.zncc = kNaN;
       }
     }
@@ -410,6 +468,7 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
     }
     if (image != nullptr) reference_ = copy_of(*image);
     reference_window_ = frame_window_;
+    reference_missing_ = frame_missing_;
     reference_changed_ = true;
     st.ref_frame = number;
   }

@@ -101,6 +101,12 @@ class DicSession {
   RegionSource source_;              // when set, images come a window at a time
   Stack<float> reference_;           // without a source: the current reference image (a copy)
   Stack<float> reference_window_, frame_window_;  // contiguous copies of the window
+  // Their missing (non-finite) pixels, 1 each (empty: none), which hold the window's finite mean
+  // so that the B-spline prefilter stays finite; points whose subset or match touches one are
+  // missing_data.
+  std::vector<char> reference_missing_, frame_missing_;
+  // Marks missing_data the active points whose reference subset or match touches a missing pixel.
+  void mark_missing(std::vector<IcgnResult>& points) const;
   bool reference_changed_ = true;
   DicState state_;
   // A frame's working vectors, reused frame after frame (fresh ones for a 2048^2 grid at step 4

@@ -107,6 +107,44 @@ TEST_F(DataTrust, RegistrationMeasuresOnTheFinitePixels) {
   EXPECT_LE(nans(3), 4);
 }
 
+// Failed before: "reference image matrix 0 has a NaN at row 100, column 100" refused the frame
+// for one NaN far from the ROI's points. Now only the points whose subset touches a missing pixel
+// are missing_data; the rest converge; exit 0.
+TEST_F(DataTrust, DicMarksOnlyThePointsThatTouchMissingPixels) {
+  synth::SpeckleOptions o;
+  o.rows = o.cols = 160;
+  o.seed = 5;
+  Stack<float> s = synth::render_translation_stack(o, 3, 0.25, 0.5);
+  s[0](150, 150) = static_cast<float>(kNan);  // far from the ROI's subsets
+  s[2](60, 60) = static_cast<float>(kNan);    // under a few subsets in frame 2
+  write("nan.tif", s);
+  const auto r = run_xcorr("dic --reference " + path("nan.tif") +
+                           " --roi rect:30,30,70,70 --subset 21 --step 10 --out " + path("d.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(path("d.csv"));
+  int missing = 0, converged = 0, points_per_frame = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+    std::vector<std::string> v;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) v.push_back(c);
+    const long frame = std::stol(v[0]);
+    if (frame == 1 && v[10] != "outside_roi") ++points_per_frame;
+    const double x = std::stod(v[1]), y = std::stod(v[2]);
+    if (v[10] == "missing_data") {
+      ++missing;
+      EXPECT_EQ(frame, 2) << line;
+      EXPECT_LE(std::max(std::abs(x - 60), std::abs(y - 60)), 10 + 7 + 1.5) << line;
+      EXPECT_EQ(v[3], "nan") << line;
+    } else if (v[10] == "converged") {
+      ++converged;
+      EXPECT_NEAR(std::stod(v[3]), 0.5 * static_cast<double>(frame), 0.02) << line;
+    }
+  }
+  EXPECT_GE(missing, 4);
+  EXPECT_EQ(converged + missing, 2 * points_per_frame) << "every other point converged";
+}
+
 // Failed before: flat frames, frames of 3.4e38 and frames of NaN got drift 0 and peak 0, exit 0.
 TEST_F(DataTrust, FramesThatCannotBeRegisteredFailByName) {
   Stack<float> s = drifting();
