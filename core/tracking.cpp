@@ -1,6 +1,9 @@
 #include "core/tracking.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 
@@ -41,6 +44,50 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                                                 " but the reference is " +
                                                 image_size(reference.shape())};
   }
+  // Non-finite pixels are missing data: a frame's are filled with its finite mean to correlate,
+  // and a match that touches one is not a position (NaN); a template that holds one is refused.
+  Stack<float> filled;                      // the frames with missing pixels, filled (or none)
+  std::vector<std::vector<char>> missing;   // per frame: 1 per missing pixel (empty: none)
+  for (Index k = 0; k < frames.count; ++k) {
+    const MatrixView<const float> f = frames[k];
+    bool any = false;
+    for (Index y = 0; y < f.rows && !any; ++y)
+      for (Index x = 0; x < f.cols && !any; ++x) any = !std::isfinite(f(y, x));
+    if (!any) continue;
+    if (filled.count() == 0) {
+      filled = Stack<float>(frames.rows, frames.cols, frames.count);
+      for (Index j = 0; j < frames.count; ++j)
+        for (Index y = 0; y < f.rows; ++y)
+          std::copy_n(frames[j].row(y), frames.cols, filled[j].row(y));
+      missing.resize(static_cast<std::size_t>(frames.count));
+    }
+    std::vector<char>& m = missing[static_cast<std::size_t>(k)];
+    m.assign(static_cast<std::size_t>(f.rows * f.cols), 0);
+    double sum = 0;
+    long finite = 0;
+    for (Index i = 0; i < f.rows * f.cols; ++i) {
+      const float v = filled[k].data[i];
+      if (std::isfinite(v)) sum += v, ++finite;
+      else m[static_cast<std::size_t>(i)] = 1;
+    }
+    const float mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
+    for (Index i = 0; i < f.rows * f.cols; ++i)
+      if (m[static_cast<std::size_t>(i)]) filled[k].data[i] = mean;
+  }
+  if (filled.count() > 0) frames = std::as_const(filled).view();
+  const auto touches_missing = [&](Index k, double x, double y, const TemplateRect& r) {
+    if (missing.empty() || missing[static_cast<std::size_t>(k)].empty()) return false;
+    if (!std::isfinite(x) || !std::isfinite(y)) return true;
+    const std::vector<char>& m = missing[static_cast<std::size_t>(k)];
+    const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(x)));
+    const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(y)));
+    const Index x1 = std::min<Index>(frames.cols - 1, static_cast<Index>(std::ceil(x)) + r.width - 1);
+    const Index y1 = std::min<Index>(frames.rows - 1, static_cast<Index>(std::ceil(y)) + r.height - 1);
+    for (Index yy = y0; yy <= y1; ++yy)
+      for (Index xx = x0; xx <= x1; ++xx)
+        if (m[static_cast<std::size_t>(yy * frames.cols + xx)]) return true;
+    return false;
+  };
   std::vector<Track> tracks;
   for (std::size_t t = 0; t < templates.size(); ++t) {
     const TemplateRect& r = templates[t];
@@ -52,6 +99,13 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                         std::to_string(r.height) + ") must lie inside the " +
                         image_size(reference.shape()) + " image and be at least 2x2 px"};
     }
+    for (Index y = r.y; y < r.y + r.height; ++y)
+      for (Index x = r.x; x < r.x + r.width; ++x)
+        if (!std::isfinite(reference(y, x)))
+          return Status{ErrorCode::invalid_argument,
+                        "template " + std::to_string(t + 1) + " holds missing pixels (NaN or Inf, "
+                        "the first at x " + std::to_string(x) + ", y " + std::to_string(y) +
+                        "): draw it on finite pixels"};
     const StackView<const float> tmpl{reference.data + r.y * reference.row_stride + r.x,
                                       r.height,
                                       r.width,
@@ -80,9 +134,11 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
       if (!out.is_ok()) return out.status();
       for (Index k = 0; k < part.count; ++k) {
         const Peak peak = decode_peak(out.value().result[k].row(0));
-        track.x.push_back(peak.sub_col());
-        track.y.push_back(peak.sub_row());
-        track.zncc.push_back(peak.value);
+        const bool lost = touches_missing(first + k, peak.sub_col(), peak.sub_row(), r);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        track.x.push_back(lost ? nan : peak.sub_col());
+        track.y.push_back(lost ? nan : peak.sub_row());
+        track.zncc.push_back(lost ? nan : peak.value);
       }
       const auto pairs = static_cast<Index>(t) * frames.count + first + part.count;
       if (progress && !progress(pairs, static_cast<Index>(templates.size()) * frames.count))

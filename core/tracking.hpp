@@ -35,7 +35,8 @@ struct TrackingOptions {
 
 struct Track {
   TemplateRect rect;
-  // Per frame, frame 0 = the reference: top-left position (px) and peak ZNCC.
+  // Per frame, frame 0 = the reference: top-left position (px) and peak ZNCC; NaN where the
+  // match touches missing (non-finite) pixels of the frame.
   std::vector<double> x, y, zncc;
 };
 

@@ -29,9 +29,13 @@ void ImageView::set_frame(MatrixView<const float> frame) {
   pixels_.resize(static_cast<std::size_t>(rows_) * cols_);
   for (int y = 0; y < rows_; ++y)
     std::copy(frame.row(y), frame.row(y) + cols_, pixels_.begin() + static_cast<long>(y) * cols_);
-  if (auto_levels_ && !levels_known_ && !pixels_.empty()) {
+  missing_ = std::count_if(pixels_.begin(), pixels_.end(), [](float v) { return !std::isfinite(v); });
+  if (auto_levels_ && !levels_known_ && static_cast<std::size_t>(missing_) < pixels_.size()) {
     levels_known_ = true;
-    std::vector<float> sorted = pixels_;
+    std::vector<float> sorted;  // the finite pixels
+    sorted.reserve(pixels_.size() - static_cast<std::size_t>(missing_));
+    for (const float v : pixels_)
+      if (std::isfinite(v)) sorted.push_back(v);
     const auto at = [&](double q) {
       const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
       std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(k), sorted.end());
@@ -61,13 +65,25 @@ void ImageView::set_levels(double black, double white) {
 }
 
 void ImageView::rebuild_image() {
-  image_ = QImage(cols_, rows_, QImage::Format_Grayscale8);
   const double span = white_ > black_ ? white_ - black_ : 1.0;
+  const auto grey = [&](float p) {
+    return static_cast<uchar>(std::clamp((p - black_) / span, 0.0, 1.0) * 255.0 + 0.5);
+  };
+  if (missing_ == 0) {
+    image_ = QImage(cols_, rows_, QImage::Format_Grayscale8);
+    for (int y = 0; y < rows_; ++y) {
+      uchar* line = image_.scanLine(y);
+      for (int x = 0; x < cols_; ++x) line[x] = grey(pixels_[static_cast<std::size_t>(y) * cols_ + x]);
+    }
+    return;
+  }
+  image_ = QImage(cols_, rows_, QImage::Format_RGB32);  // missing pixels in colour
   for (int y = 0; y < rows_; ++y) {
-    uchar* line = image_.scanLine(y);
+    auto* line = reinterpret_cast<QRgb*>(image_.scanLine(y));
     for (int x = 0; x < cols_; ++x) {
-      const double v = (pixels_[static_cast<std::size_t>(y) * cols_ + x] - black_) / span;
-      line[x] = static_cast<uchar>(std::clamp(v, 0.0, 1.0) * 255.0 + 0.5);
+      const float p = pixels_[static_cast<std::size_t>(y) * cols_ + x];
+      const uchar g = grey(p);
+      line[x] = std::isfinite(p) ? qRgb(g, g, g) : kMissingColour;
     }
   }
 }

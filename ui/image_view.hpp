@@ -34,6 +34,10 @@ class ImageView : public QWidget {
   void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
   double black() const { return black_; }       // the levels in use (grey values)
+  // Non-finite pixels (NaN, Inf: missing data) of the frame shown; drawn in kMissingColour.
+  long missing_pixels() const { return missing_; }
+  const QImage& image() const { return image_; }  // the frame as drawn, before zoom
+  static constexpr QRgb kMissingColour = 0xffd020d0;  // magenta
   double white() const { return white_; }
   bool auto_levels() const { return auto_levels_; }
   void set_roi(const dic::Roi& roi);
@@ -78,6 +82,7 @@ class ImageView : public QWidget {
   void rebuild_image();
 
   std::vector<float> pixels_;
+  long missing_ = 0;
   int rows_ = 0, cols_ = 0;
   double black_ = 0, white_ = 0;
   bool auto_levels_ = true;

@@ -106,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   slider_->setRange(0, 0);
   slider_->setMinimumWidth(100);
   frame_label_ = new QLabel(tr("no stack"));
+  frame_label_->setObjectName("frame_label");
   frame_label_->setMinimumWidth(60);  // long frame names do not widen the window
   frame_label_->setMaximumWidth(320);
   fps_ = new QSpinBox;
@@ -1231,6 +1232,12 @@ void MainWindow::show_frame(int k) {
                                             .arg(current_)
                                             .arg(frame_count() - 1)
                                             .arg(qs(project_.frame_names[current_ - 1])));
+  if (const long missing = view_->missing_pixels(); missing > 0) {
+    const QString note = tr("%1 missing pixel(s) (NaN or Inf) shown in magenta: not measured")
+                             .arg(missing);
+    frame_label_->setText(frame_label_->text() + QStringLiteral(" · ") + note);
+    statusBar()->showMessage(note, 8000);
+  }
   if (slider_->value() != current_) {
     slider_->blockSignals(true);
     slider_->setValue(current_);

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/synth/speckle.hpp"
@@ -42,6 +44,42 @@ TEST_F(Tracking, FindsTemplatesInEveryFrame) {
   text << f.rdbuf();
   EXPECT_NE(text.str().find("frame,template,x,y,dx,dy,zncc\n"), std::string::npos);
   EXPECT_NE(text.str().find("\n4,2,"), std::string::npos) << text.str();
+}
+
+// Non-finite pixels are missing data: a match that touches them is no position (NaN), the other
+// frames and templates are found as without them; a template drawn over them is refused by name.
+// Failed before: the engine refused the whole run ("has a NaN").
+TEST_F(Tracking, MissingPixelsLoseOnlyTheMatchesThatTouchThem) {
+  synth::SpeckleOptions o;
+  o.rows = 120;
+  o.cols = 140;
+  Stack<float> all = synth::render_translation_stack(o, 5, 0.7, -0.45);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  all[2](40, 30) = nan;  // inside template 1's match in frame 2 (x 20..52, y 31..63)
+  all[3](5, 135) = std::numeric_limits<float>::infinity();  // far from both
+  const StackView<const float> frames{all[1].data, 120, 140, 4, 140, 120 * 140};
+  const std::vector<TemplateRect> templates = {{20, 30, 32, 32}, {80, 50, 41, 27}};
+  auto tracks = track_templates(testing::cpu_registry(), all[0], frames, templates, {});
+  ASSERT_TRUE(tracks.is_ok()) << tracks.status().message();
+  for (std::size_t t = 0; t < 2; ++t) {
+    const Track& tr = tracks.value()[t];
+    for (std::size_t k = 0; k < 5; ++k) {
+      if (t == 0 && k == 2) {
+        EXPECT_TRUE(std::isnan(tr.x[k]) && std::isnan(tr.y[k]) && std::isnan(tr.zncc[k]));
+        continue;
+      }
+      EXPECT_NEAR(tr.x[k], static_cast<double>(tr.rect.x) - 0.45 * static_cast<double>(k), 0.05)
+          << t << " " << k;
+      EXPECT_NEAR(tr.y[k], static_cast<double>(tr.rect.y) + 0.7 * static_cast<double>(k), 0.05);
+    }
+  }
+  Stack<float> ref = all;
+  ref[0](35, 25) = nan;
+  auto refused = track_templates(testing::cpu_registry(), ref[0], frames, templates, {});
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().message(),
+            "template 1 holds missing pixels (NaN or Inf, the first at x 25, y 35): draw it on "
+            "finite pixels");
 }
 
 // With a pixel size and a frame interval the export adds physical positions, time and

@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <QImage>
+#include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "core/io/image_io.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/xcorr_cli.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/image_view.hpp"
 #include "ui/levels_bar.hpp"
 #include "ui/main_window.hpp"
 
@@ -201,6 +205,41 @@ TEST_F(Loading, AnyPageOfAMultiPageTiffCanBeTheReference) {
   EXPECT_EQ(again.roi().shapes.size(), 1u);
   const Status file = again.use_reference_file(QString::fromStdString(kSample));
   EXPECT_NE(file.message().find("Use as reference"), std::string::npos) << file.message();
+}
+
+}  // namespace
+}  // namespace xcorr::ui
+
+namespace xcorr::ui {
+namespace {
+
+// Missing data is marked on open: a float stack with NaN and Inf pixels shows them in magenta,
+// the frame label counts them, and the levels come from the finite pixels.
+// Failed before: drawn as black or white like any value, nothing said, NaN in the levels' sort.
+TEST_F(Loading, MissingPixelsAreMarkedOnOpen) {
+  auto s = io::read_image_stack(kSample);
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  Stack<float> frames = std::move(s.value().frames);
+  for (Index y = 40; y < 50; ++y)
+    for (Index x = 60; x < 80; ++x) frames[0](y, x) = std::numeric_limits<float>::quiet_NaN();
+  frames[0](5, 5) = std::numeric_limits<float>::infinity();
+  const std::string file = path("holes.tif");
+  ASSERT_TRUE(io::write_image_stack(file, frames.view(), io::PixelType::f32).is_ok());
+  MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(file)).is_ok());
+  EXPECT_EQ(w.view()->missing_pixels(), 201);
+  auto* label = w.findChild<QLabel*>("frame_label");
+  ASSERT_NE(label, nullptr);
+  EXPECT_TRUE(label->text().contains("201 missing pixel(s) (NaN or Inf) shown in magenta"))
+      << label->text().toStdString();
+  const QImage& shown = w.view()->image();
+  EXPECT_EQ(shown.pixel(70, 45), ImageView::kMissingColour);
+  EXPECT_EQ(shown.pixel(5, 5), ImageView::kMissingColour);
+  EXPECT_NE(shown.pixel(100, 100), ImageView::kMissingColour);
+  EXPECT_LT(w.view()->black(), w.view()->white());
+  EXPECT_TRUE(std::isfinite(w.view()->black()) && std::isfinite(w.view()->white()));
 }
 
 }  // namespace
