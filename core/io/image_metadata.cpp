@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/image_io.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/io/tiff_page.hpp"
 
@@ -261,6 +262,19 @@ Result<ImageScale> read_image_scale(const std::filesystem::path& file) {
   auto m = read_stack_metadata(file);
   if (!m.is_ok()) return m.status();
   return m.value().scale;
+}
+
+bool stack_has_plane(const std::filesystem::path& file, long channel, long z) {
+  if (channel == 0 && z == 0) return true;
+  std::filesystem::path first = file;
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    auto names = image_names_in(file);
+    if (!names.is_ok() || names.value().empty()) return false;
+    first = file / names.value().front();
+  }
+  auto meta = read_stack_metadata(first);
+  return meta.is_ok() && channel < meta.value().layout.channels && z < meta.value().layout.slices;
 }
 
 Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file) {

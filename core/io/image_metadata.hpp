@@ -40,6 +40,8 @@ struct StackMetadata {
 
 // The file's scale and hyperstack layout (a plain layout and no scale for other files).
 Result<StackMetadata> read_stack_metadata(const std::filesystem::path& file);
+// Whether the file (a folder: its first image) holds this channel and z-plane (0, 0 always).
+bool stack_has_plane(const std::filesystem::path& file, long channel, long z);
 Result<ImageScale> read_image_scale(const std::filesystem::path& file);  // its scale
 
 // The parsers behind it, from the description text (and the resolution tags, pixels per unit;

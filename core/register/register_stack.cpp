@@ -549,6 +549,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     const MissingPixels m = fill_missing(ref[0]);
     if (!m.why.empty())
       return Status{ErrorCode::invalid_argument, "the reference frame 0 " + m.why};
+    (void)suppress_hot_pixels(ref[0]);
     return Status::ok();
   };
   // FFTW's plans (core/register/phase_correlation.hpp): the leader's, those an interrupted run of
@@ -630,6 +631,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
     if (!f.is_ok()) return f;
     const MissingPixels m = fill_missing(f.value()[0]);
     if (!m.why.empty()) return Status{ErrorCode::invalid_argument, "it " + m.why};
+    (void)suppress_hot_pixels(f.value()[0]);
     return f;
   };
   if (every) {  // the reference is frame 0's projection too
