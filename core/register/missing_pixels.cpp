@@ -70,14 +70,14 @@ long suppress_hot_pixels(MatrixView<float> image) {
   };
   const float median = at(0.5), high = at(0.999);
   long replaced = 0;
-  for (Index y = 1; y + 1 < rows; ++y) {
-    for (Index x = 1; x + 1 < cols; ++x) {
+  for (Index y = 0; y < rows; ++y) {
+    for (Index x = 0; x < cols; ++x) {
       const float v = image(y, x);
       if (!(v > high)) continue;
-      float around = image(y - 1, x - 1);
-      for (Index dy = -1; dy <= 1; ++dy)
-        for (Index dx = -1; dx <= 1; ++dx)
-          if (dy != 0 || dx != 0) around = std::max(around, image(y + dy, x + dx));
+      float around = -std::numeric_limits<float>::infinity();  // the neighbours inside
+      for (Index yy = std::max<Index>(0, y - 1); yy <= std::min(rows - 1, y + 1); ++yy)
+        for (Index xx = std::max<Index>(0, x - 1); xx <= std::min(cols - 1, x + 1); ++xx)
+          if (yy != y || xx != x) around = std::max(around, image(yy, xx));
       if (around < median + 0.5f * (v - median)) {
         image(y, x) = around;
         ++replaced;

@@ -34,8 +34,9 @@ struct DriftingHyperstack {
 // (sub-pixel, up to about 6 px), Gaussian noise of 2 % of each channel's range, 12 hot pixels
 // (4 x the channel's maximum) per plane at random places, and a 10 x 10 NaN block in time
 // points 3 and 6 (missing data, e.g. after stitching). 0.32 um pixels, 2 s per time point.
+// defects false: the same stack (same seed: drift and noise) without hot pixels and NaN.
 inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file, long frames,
-                                                        unsigned seed) {
+                                                        unsigned seed, bool defects = true) {
   constexpr Index kSource = 160, kOut = 128, kRow0 = 200, kCol0 = 180;
   DriftingHyperstack h;
   h.channels = 3;
@@ -96,8 +97,11 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
             top = std::max(top, page[0](row, col));
           }
         std::uniform_int_distribution<Index> any(0, kOut - 1);
-        for (int k = 0; k < 12; ++k) page[0](any(g), any(g)) = 4 * top;
-        if (t == 3 || t == 6)
+        for (int k = 0; k < 12; ++k) {
+          const Index row = any(g), col = any(g);
+          if (defects) page[0](row, col) = 4 * top;
+        }
+        if (defects && (t == 3 || t == 6))
           for (Index row = nan_row; row < nan_row + 10; ++row)
             for (Index col = nan_col; col < nan_col + 10; ++col) page[0](row, col) = NAN;
         XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
