@@ -2,7 +2,7 @@
 //   xcorr-studio [STACK] [--sample | --project P.json] [--run] [--screenshot FILE.png]
 //                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
 //                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
-//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--screenshot FILE.png]
+//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--channel N] [--screenshot FILE.png]
 //   xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
                   "then show the corrected stack and the drift",
                   "OUT"});
   args.addOption({"template", "With --register: measure on this region", "X,Y,W,H"});
+  args.addOption({"channel", "The analysis' channel (a hyperstack's channel number)", "N"});
   args.addOption({"track", "Track this template through the opened stack", "X,Y,W,H"});
   args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
   args.addOption({"option", "Scroll the DIC form to this option and open its list", "KEY"});
@@ -145,6 +146,11 @@ int main(int argc, char** argv) {
     if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
   }
   w.show();
+  if (args.isSet("channel")) {  // the analysis' channel (a hyperstack's), before the stack opens
+    xcorr::dic::DicOptions o = w.dic_panel()->options();
+    o.channel = args.value("channel").toStdString();
+    w.dic_panel()->set_options(o);
+  }
   xcorr::Status opened = xcorr::Status::ok();
   if (args.isSet("project"))
     opened = w.open_project(args.value("project"));
@@ -236,6 +242,7 @@ int main(int argc, char** argv) {
     job.stack = args.positionalArguments().value(0).toStdString();
     job.out = args.value("register").toStdString();
     job.drift = job.out.substr(0, job.out.rfind('.')) + "_drift.csv";
+    job.options.channel = w.dic_panel()->options().channel;
     if (args.isSet("template")) {
       const std::vector<double> v = numbers(args.value("template"));
       if (v.size() != 4) return std::fprintf(stderr, "xcorr-studio: --template X,Y,W,H\n"), 2;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/version.hpp"
 
@@ -44,39 +45,35 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                                                 " but the reference is " +
                                                 image_size(reference.shape())};
   }
-  // Non-finite pixels are missing data: a frame's are filled with its finite mean to correlate,
-  // and a match that touches one is not a position (NaN); a template that holds one is refused.
-  Stack<float> filled;                      // the frames with missing pixels, filled (or none)
-  std::vector<std::vector<char>> missing;   // per frame: 1 per missing pixel (empty: none)
+  // What is matched is cleaned first (the positions are the frames'): non-finite pixels are
+  // missing data, filled with the frame's finite mean to correlate, and a match that touches one
+  // is not a position (NaN); hot pixels are suppressed (core/hot_pixels.hpp). A template that
+  // holds missing pixels is refused.
+  Stack<float> filled(frames.rows, frames.cols, frames.count);
+  std::vector<std::vector<char>> missing(static_cast<std::size_t>(frames.count));  // 1 per pixel
   for (Index k = 0; k < frames.count; ++k) {
-    const MatrixView<const float> f = frames[k];
-    bool any = false;
-    for (Index y = 0; y < f.rows && !any; ++y)
-      for (Index x = 0; x < f.cols && !any; ++x) any = !std::isfinite(f(y, x));
-    if (!any) continue;
-    if (filled.count() == 0) {
-      filled = Stack<float>(frames.rows, frames.cols, frames.count);
-      for (Index j = 0; j < frames.count; ++j)
-        for (Index y = 0; y < f.rows; ++y)
-          std::copy_n(frames[j].row(y), frames.cols, filled[j].row(y));
-      missing.resize(static_cast<std::size_t>(frames.count));
-    }
-    std::vector<char>& m = missing[static_cast<std::size_t>(k)];
-    m.assign(static_cast<std::size_t>(f.rows * f.cols), 0);
+    MatrixView<float> f = filled[k];
+    for (Index y = 0; y < f.rows; ++y) std::copy_n(frames[k].row(y), f.cols, f.row(y));
     double sum = 0;
     long finite = 0;
+    std::vector<char>& m = missing[static_cast<std::size_t>(k)];
     for (Index i = 0; i < f.rows * f.cols; ++i) {
-      const float v = filled[k].data[i];
-      if (std::isfinite(v)) sum += v, ++finite;
-      else m[static_cast<std::size_t>(i)] = 1;
+      const float v = f.data[i];
+      if (std::isfinite(v)) {
+        sum += v, ++finite;
+        continue;
+      }
+      if (m.empty()) m.assign(static_cast<std::size_t>(f.rows * f.cols), 0);
+      m[static_cast<std::size_t>(i)] = 1;
     }
     const float mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
-    for (Index i = 0; i < f.rows * f.cols; ++i)
-      if (m[static_cast<std::size_t>(i)]) filled[k].data[i] = mean;
+    for (Index i = 0; !m.empty() && i < f.rows * f.cols; ++i)
+      if (m[static_cast<std::size_t>(i)]) f.data[i] = mean;
+    (void)suppress_hot_pixels(f);
   }
-  if (filled.count() > 0) frames = std::as_const(filled).view();
+  frames = std::as_const(filled).view();
   const auto touches_missing = [&](Index k, double x, double y, const TemplateRect& r) {
-    if (missing.empty() || missing[static_cast<std::size_t>(k)].empty()) return false;
+    if (missing[static_cast<std::size_t>(k)].empty()) return false;
     if (!std::isfinite(x) || !std::isfinite(y)) return true;
     const std::vector<char>& m = missing[static_cast<std::size_t>(k)];
     const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(x)));
@@ -106,12 +103,11 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
                         "template " + std::to_string(t + 1) + " holds missing pixels (NaN or Inf, "
                         "the first at x " + std::to_string(x) + ", y " + std::to_string(y) +
                         "): draw it on finite pixels"};
-    const StackView<const float> tmpl{reference.data + r.y * reference.row_stride + r.x,
-                                      r.height,
-                                      r.width,
-                                      1,
-                                      reference.row_stride,
-                                      0};
+    Stack<float> cleaned(r.height, r.width, 1);
+    for (Index y = 0; y < r.height; ++y)
+      std::copy_n(reference.row(r.y + y) + r.x, r.width, cleaned[0].row(y));
+    (void)suppress_hot_pixels(cleaned[0]);
+    const StackView<const float> tmpl = std::as_const(cleaned).view();
     Track track;
     track.rect = r;
     track.x.push_back(static_cast<double>(r.x));
@@ -134,7 +130,16 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
       if (!out.is_ok()) return out.status();
       for (Index k = 0; k < part.count; ++k) {
         const Peak peak = decode_peak(out.value().result[k].row(0));
-        const bool lost = touches_missing(first + k, peak.sub_col(), peak.sub_row(), r);
+        // Missing pixels under the match, or under where the template last was (filled with the
+        // mean, the true place may lose to a wrong one that avoids them): not a position.
+        double last_x = track.x.front(), last_y = track.y.front();
+        for (std::size_t i = track.x.size(); i-- > 0;)
+          if (std::isfinite(track.x[i])) {
+            last_x = track.x[i], last_y = track.y[i];
+            break;
+          }
+        const bool lost = touches_missing(first + k, peak.sub_col(), peak.sub_row(), r) ||
+                          touches_missing(first + k, last_x, last_y, r);
         const double nan = std::numeric_limits<double>::quiet_NaN();
         track.x.push_back(lost ? nan : peak.sub_col());
         track.y.push_back(lost ? nan : peak.sub_row());

@@ -36,7 +36,7 @@ struct TrackingOptions {
 struct Track {
   TemplateRect rect;
   // Per frame, frame 0 = the reference: top-left position (px) and peak ZNCC; NaN where the
-  // match touches missing (non-finite) pixels of the frame.
+  // match, or the template's last position, touches missing (non-finite) pixels of the frame.
   std::vector<double> x, y, zncc;
 };
 

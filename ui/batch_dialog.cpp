@@ -25,6 +25,7 @@
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
 #include "ui/job_runner.hpp"
@@ -288,6 +289,11 @@ Status BatchDialog::add_job(dic::DicJob job) {
   const fs::path stack = job.reference;
   job.roi = settings_.roi;
   job.options = settings_.options;
+  // The channel is the job's: a stack without the one in use is analysed on its channel 0.
+  if (const io::PlaneSelection p = job.options.plane(); !io::stack_has_plane(stack, p.channel, p.z)) {
+    job.options.channel = "0";
+    job.options.z = 0;
+  }
   job.templates = settings_.templates;
   job.per_frame = per_frame_->isChecked();
   job.name = stack_name(stack);

@@ -38,6 +38,7 @@
 #include "core/dic/job.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
@@ -470,6 +471,21 @@ void MainWindow::build_menus() {
   QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
   analysis->addAction(tr("&Register stack (drift correction)..."), this,
                       [this] { open_register_dialog(); });
+  analysis->addAction(tr("&Apply drift table..."), this, [this] {
+    if (!source_ || project_.stack_path.empty())
+      return show_error(tr("Apply drift table"),
+                        tr("Open the multi-page TIFF or hyperstack to correct first"),
+                        "register_needs_stack");
+    const QString table = QFileDialog::getOpenFileName(this, tr("Drift table to apply"), QString(),
+                                                       tr("Drift tables (*.csv)"));
+    if (table.isEmpty()) return;
+    const std::filesystem::path stack(project_.stack_path);
+    const QString out = QFileDialog::getSaveFileName(
+        this, tr("Corrected stack"),
+        qs((stack.parent_path() / (stack.stem().string() + "_corrected.tif")).string()),
+        tr("TIFF (*.tif *.tiff)"));
+    if (!out.isEmpty()) apply_drift_table(table, out);
+  });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });
@@ -547,8 +563,24 @@ void MainWindow::build_docks() {
     project_.options = panel_->options();
     refresh_scale();
     if (source_ && !running() && project_.options.plane() != opened_plane_) {
-      const Status s = reopen_keeping_project();  // the images read with the other channel
-      if (!s.is_ok()) show_error(tr("Channel"), qs(s.message()));
+      // The images read with the other channel; tracks measured on the old one are kept (the
+      // drift of a stack is every channel's) and the status bar says which channel they are of.
+      const std::vector<Track> tracks = project_.tracks;
+      const io::PlaneSelection before = opened_plane_;
+      const Status s = reopen_keeping_project();
+      if (!s.is_ok()) {
+        show_error(tr("Channel"), qs(s.message()));
+      } else if (!tracks.empty()) {
+        project_.tracks = tracks;
+        refresh_tracks();
+        message(tr("Showing channel %1, z %2; the %3 track(s) were measured on channel %4, z %5 "
+                   "(Track again to measure on this one)")
+                    .arg(opened_plane_.channel)
+                    .arg(opened_plane_.z)
+                    .arg(tracks.size())
+                    .arg(before.channel)
+                    .arg(before.z));
+      }
     }
   });
   {  // the integer guess's variants: auto and every registered one
@@ -708,11 +740,38 @@ int MainWindow::frame_count() const {
   return source_ ? static_cast<int>(source_->count()) : 0;
 }
 
+// The channel and z-plane are a setting of the analysis, not of the window: a stack that lacks
+// the ones in use opens at channel 0, z 0 (the DIC form says so), so that viewing channel 1 of one
+// hyperstack never stops another stack from opening.
+io::PlaneSelection MainWindow::plane_for(const std::string& file) {
+  io::PlaneSelection plane = panel_->options().plane();
+  // The open stack read again (another channel, a project's settings) keeps what was asked for.
+  if (file == project_.stack_path || io::stack_has_plane(file, plane.channel, plane.z))
+    return plane;
+  auto meta = io::read_stack_metadata(file);
+  const io::HyperLayout layout = meta.is_ok() ? meta.value().layout : io::HyperLayout{};
+  dic::DicOptions o = panel_->options();
+  if (plane.channel >= layout.channels) o.channel = "0";
+  if (plane.z >= layout.slices) o.z = 0;
+  panel_->blockSignals(true);
+  panel_->set_options(o);
+  panel_->blockSignals(false);
+  project_.options = panel_->options();
+  message(tr("'%1' has %2 channel(s) and %3 z-plane(s): showing channel %4, z %5")
+              .arg(qs(std::filesystem::path(file).filename().string()))
+              .arg(layout.channels)
+              .arg(layout.slices)
+              .arg(panel_->options().plane().channel)
+              .arg(panel_->options().z));
+  return panel_->options().plane();
+}
+
 Status MainWindow::open_stack(const QString& path, Index reference_page) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
-  opened_plane_ = panel_->options().plane();
-  auto opened = io::LazyStack::open(path.toStdString(), io::LazyStack::kDefaultCacheBytes,
-                                    opened_plane_, reference_page);
+  const std::string file = path.toStdString();
+  opened_plane_ = plane_for(file);
+  auto opened = io::LazyStack::open(file, io::LazyStack::kDefaultCacheBytes, opened_plane_,
+                                    reference_page);
   if (!opened.is_ok()) return opened.status();
   XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
@@ -727,7 +786,7 @@ Status MainWindow::open_files(const QStringList& files) {
     paths.emplace_back(f.toStdString());
     names.push_back(f.toStdString());
   }
-  opened_plane_ = panel_->options().plane();
+  opened_plane_ = plane_for(paths.front().string());
   auto opened = io::LazyStack::open_files(paths, io::LazyStack::kDefaultCacheBytes, opened_plane_);
   if (!opened.is_ok()) return opened.status();
   const QString label = files.size() == 1 ? files[0] : tr("%1 files").arg(files.size());
@@ -1043,6 +1102,18 @@ void MainWindow::open_register_dialog() {
   d->setAttribute(Qt::WA_DeleteOnClose);
   connect(d, &QDialog::accepted, this, [this, d] { start_registration(d->job()); });
   d->open();
+}
+
+bool MainWindow::apply_drift_table(const QString& table, const QString& out) {
+  reg::RegisterJob job;  // the open stack, every channel and z-plane moved by the table
+  job.stack = project_.stack_path;
+  job.apply = table.toStdString();
+  job.out = out.toStdString();
+  job.options.channel = project_.options.channel;
+  job.options.z = project_.options.z;
+  job.options.pixel_size = project_.options.pixel_size;
+  job.options.frame_interval = project_.options.frame_interval;
+  return start_registration(job);
 }
 
 bool MainWindow::start_registration(const reg::RegisterJob& job) {

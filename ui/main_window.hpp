@@ -102,6 +102,9 @@ class MainWindow : public QMainWindow {
   // Results dock's Drift tab, and opens the corrected stack to step through.
   void open_register_dialog();
   bool start_registration(const reg::RegisterJob& job);
+  // Analysis > Apply drift table: the open stack (every channel and z-plane) moved by a saved
+  // drift table into `out` (.tif), run and shown as a registration is.
+  bool apply_drift_table(const QString& table, const QString& out);
   const std::vector<Track>& tracks() const { return project_.tracks; }
   Status export_tracks_csv(const QString& path) const;
 
@@ -166,6 +169,7 @@ class MainWindow : public QMainWindow {
   // Opens `files` as the stack, keeping the ROI, options and templates of the project.
   Status reopen_files_keeping_project(const std::vector<std::string>& files);
   Status reopen_keeping_project();  // the open stack again (another colour channel)
+  io::PlaneSelection plane_for(const std::string& file);  // the analysis' plane, if `file` has it
   void refresh_frame_list();
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and

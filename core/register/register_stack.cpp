@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/engine/engine.hpp"
+#include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
