@@ -179,14 +179,11 @@ TEST_F(DataTrust, FramesThatCannotBeRegisteredFailByName) {
 // Failed before: 2 frames from a folder of two 8-page TIFFs in register, dic and run.
 TEST_F(DataTrust, AFolderOfMultiPageTiffsGivesEveryPage) {
   fs::create_directories(path("folder"));
-  ASSERT_EQ(run_xcorr("speckle --out " + path("folder/a.tif") +
-                      " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
-                .code,
-            0);
-  ASSERT_EQ(run_xcorr("speckle --out " + path("folder/b.tif") +
-                      " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
-                .code,
-            0);
+  for (const char* name : {"folder/a.tif", "folder/b.tif"})
+    ASSERT_EQ(
+        run_xcorr("speckle --out " + path(name) + " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
+            .code,
+        0);
   const auto reg = run_xcorr("register " + path("folder") + " --drift " + path("d.csv"));
   ASSERT_EQ(reg.code, 0) << reg.output;
   const auto rows = drift(path("d.csv"));
@@ -239,18 +236,23 @@ TEST_F(DataTrust, MetadataThatDoesNotFitThePagesIsRefusedByName) {
       EXPECT_FALSE(fs::exists(path("d.csv")) || fs::exists(path("o.csv")));
     }
   };
-  refused(stack("zz.tif", ome("XYZZT", 2, 1, 4).c_str()),
-          "'zz.tif': its OME-XML DimensionOrder 'XYZZT' is not XY followed by C, Z and T once "
-          "each: the file is refused");
-  refused(stack("ij3.tif", "ImageJ=1.54f\nimages=8\nchannels=3\nhyperstack=true\n"),
-          "'ij3.tif' has 8 pages but its ImageJ description says 3 channels x 1 z-plane: a whole "
-          "number of time points of 3 pages: the metadata does not fit the pages");
-  refused(stack("t3.tif", ome("XYCZT", 1, 1, 3).c_str()),
-          "'t3.tif' has 8 pages but its OME-XML says 1 channel x 1 z-plane x 3 time points = 3 "
-          "pages");
-  refused(stack("ijt.tif", "ImageJ=1.54f\nimages=8\nchannels=2\nframes=3\nhyperstack=true\n"),
-          "'ijt.tif' has 8 pages but its ImageJ description says 2 channels x 1 z-plane x 3 time "
-          "points = 6 pages");
+  const struct {
+    const char* file;
+    std::string description, message;
+  } cases[] = {
+      {"zz.tif", ome("XYZZT", 2, 1, 4),
+       "'zz.tif': its OME-XML DimensionOrder 'XYZZT' is not XY followed by C, Z and T once each: "
+       "the file is refused"},
+      {"ij3.tif", "ImageJ=1.54f\nimages=8\nchannels=3\nhyperstack=true\n",
+       "'ij3.tif' has 8 pages but its ImageJ description says 3 channels x 1 z-plane: a whole "
+       "number of time points of 3 pages: the metadata does not fit the pages"},
+      {"t3.tif", ome("XYCZT", 1, 1, 3),
+       "'t3.tif' has 8 pages but its OME-XML says 1 channel x 1 z-plane x 3 time points = 3 pages"},
+      {"ijt.tif", "ImageJ=1.54f\nimages=8\nchannels=2\nframes=3\nhyperstack=true\n",
+       "'ijt.tif' has 8 pages but its ImageJ description says 2 channels x 1 z-plane x 3 time "
+       "points = 6 pages"},
+  };
+  for (const auto& c : cases) refused(stack(c.file, c.description.c_str()), c.message);
   // Metadata that fits is used: 2 channels x 4 time points.
   const std::string fits =
       stack("ok.tif", "ImageJ=1.54f\nimages=8\nchannels=2\nframes=4\nhyperstack=true\n");

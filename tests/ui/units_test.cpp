@@ -81,6 +81,30 @@ class Units : public testing::TempDirTest {
     s << f.rdbuf();
     return s.str();
   }
+  // Tracks the window's templates; the trajectories plot against time (null when it failed).
+  static QCustomPlot* track(MainWindow& w) {
+    QSignalSpy finished(&w, &MainWindow::run_finished);
+    if (!w.start_tracking()) return nullptr;
+    for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+    return finished.count() == 1 ? plot_labelled(w, "time (s)") : nullptr;
+  }
+  // The tracks CSV of the bundled template (dy 0.6 px a frame, 0.25 um px, 2 s a time point):
+  // 6 rows with time_s = 2 x frame and vy = 0.075 um/s.
+  void expect_track_rows(const std::string& csv) {
+    std::istringstream rows(read(csv));
+    int checked = 0;
+    for (std::string line; std::getline(rows, line);) {
+      if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
+      std::vector<double> v;
+      std::stringstream cs(line);
+      for (std::string c; std::getline(cs, c, ',');) v.push_back(std::stod(c));
+      ASSERT_EQ(v.size(), 14u) << line;
+      EXPECT_EQ(v[11], 2 * v[0]) << line;        // time_s
+      EXPECT_NEAR(v[13], 0.075, 0.005) << line;  // vy um/s: 0.6 px x 0.25 um / 2 s
+      ++checked;
+    }
+    EXPECT_EQ(checked, 6);
+  }
   static QCustomPlot* plot_labelled(QWidget& w, const QString& x_label) {
     for (QCustomPlot* p : w.findChildren<QCustomPlot*>())
       if (p->xAxis->label() == x_label) return p;
@@ -115,11 +139,7 @@ TEST_F(Units, TheFilesScaleShowsEverywhereAndTheUserCanOverrideIt) {
   w.add_roi_shape(dic::parse_roi_shape("rect:10,20,40,8").value());
   EXPECT_EQ(w.statusBar()->currentMessage(),
             "Added rectangle: 40.0 x 8.0 px at (10, 20) = 10 x 2 um at (2.5, 5)");
-  QSignalSpy finished(&w, &MainWindow::run_finished);
-  ASSERT_TRUE(w.start_tracking());
-  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
-  ASSERT_EQ(finished.count(), 1);
-  QCustomPlot* tracks = plot_labelled(w, "time (s)");
+  QCustomPlot* tracks = track(w);
   ASSERT_NE(tracks, nullptr);
   EXPECT_EQ(tracks->yAxis->label(), "displacement (um): dx solid, dy dashed");
   ASSERT_GE(tracks->graphCount(), 2);
@@ -133,21 +153,7 @@ TEST_F(Units, TheFilesScaleShowsEverywhereAndTheUserCanOverrideIt) {
                      "vy_um_per_s\n"),
             std::string::npos)
       << csv.substr(0, 600);
-  // vy = 0.6 px/frame * 0.25 um/px / 2 s = 0.075 um/s
-  std::istringstream rows(csv);
-  std::string line;
-  int checked = 0;
-  while (std::getline(rows, line)) {
-    if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
-    std::vector<double> v;
-    std::stringstream cs(line);
-    for (std::string c; std::getline(cs, c, ',');) v.push_back(std::stod(c));
-    ASSERT_EQ(v.size(), 14u) << line;
-    EXPECT_EQ(v[11], 2 * v[0]) << line;
-    EXPECT_NEAR(v[13], 0.075, 0.005) << line;
-    ++checked;
-  }
-  EXPECT_EQ(checked, 6);
+  expect_track_rows(path("t.csv"));
 
   // The user's pixel size replaces the file's, in the label, the plots and the project.
   dic::DicOptions o = w.dic_panel()->options();
@@ -173,29 +179,13 @@ TEST_F(Units, TracksOfAHyperstackRunAgainstItsTimePoints) {
   ASSERT_TRUE(w.open_stack(QString::fromStdString(two_channel_stack())).is_ok());
   ASSERT_EQ(w.frame_count(), 6);
   w.add_template({96, 96, 64, 64});
-  QSignalSpy finished(&w, &MainWindow::run_finished);
-  ASSERT_TRUE(w.start_tracking());
-  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
-  ASSERT_EQ(finished.count(), 1);
-  QCustomPlot* tracks = plot_labelled(w, "time (s)");
+  QCustomPlot* tracks = track(w);
   ASSERT_NE(tracks, nullptr);
   ASSERT_GE(tracks->graphCount(), 2);
   ASSERT_EQ(tracks->graph(1)->data()->size(), 6);
   EXPECT_EQ(tracks->graph(1)->data()->at(5)->key, 10.0);  // time point 5 at 10 s
   ASSERT_TRUE(w.export_tracks_csv(QString::fromStdString(path("t.csv"))).is_ok());
-  std::istringstream rows(read(path("t.csv")));
-  int checked = 0;
-  for (std::string line; std::getline(rows, line);) {
-    if (line.empty() || line[0] == '#' || line[0] == 'f') continue;
-    std::vector<double> v;
-    std::stringstream cs(line);
-    for (std::string c; std::getline(cs, c, ',');) v.push_back(std::stod(c));
-    ASSERT_EQ(v.size(), 14u) << line;
-    EXPECT_EQ(v[11], 2 * v[0]) << line;              // time_s
-    EXPECT_NEAR(v[13], 0.075, 0.005) << line;        // vy um/s
-    ++checked;
-  }
-  EXPECT_EQ(checked, 6);
+  expect_track_rows(path("t.csv"));
 }
 
 TEST(UnitsText, TheDataCursorAddsTheUnit) {
