@@ -418,6 +418,22 @@ void MainWindow::build_menus() {
     d->show();
     d->raise();
   });
+  // A saved drift table applied to the open stack (another channel's file, the raw data).
+  file->addAction(tr("&Apply drift table..."), this, [this] {
+    if (!source_ || project_.stack_path.empty())
+      return show_error(tr("Apply drift table"),
+                        tr("Open the multi-page TIFF or hyperstack to correct first"),
+                        "register_needs_stack");
+    const QString table = QFileDialog::getOpenFileName(this, tr("Drift table to apply"), QString(),
+                                                       tr("Drift tables (*.csv)"));
+    if (table.isEmpty()) return;
+    const std::filesystem::path stack(project_.stack_path);
+    const QString out = QFileDialog::getSaveFileName(
+        this, tr("Corrected stack"),
+        qs((stack.parent_path() / (stack.stem().string() + "_corrected.tif")).string()),
+        tr("TIFF (*.tif *.tiff)"));
+    if (!out.isEmpty()) apply_drift_table(table, out);
+  });
   file->addSeparator();
   export_csv_ = file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
     const QString path =
@@ -471,21 +487,6 @@ void MainWindow::build_menus() {
   QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
   analysis->addAction(tr("&Register stack (drift correction)..."), this,
                       [this] { open_register_dialog(); });
-  analysis->addAction(tr("&Apply drift table..."), this, [this] {
-    if (!source_ || project_.stack_path.empty())
-      return show_error(tr("Apply drift table"),
-                        tr("Open the multi-page TIFF or hyperstack to correct first"),
-                        "register_needs_stack");
-    const QString table = QFileDialog::getOpenFileName(this, tr("Drift table to apply"), QString(),
-                                                       tr("Drift tables (*.csv)"));
-    if (table.isEmpty()) return;
-    const std::filesystem::path stack(project_.stack_path);
-    const QString out = QFileDialog::getSaveFileName(
-        this, tr("Corrected stack"),
-        qs((stack.parent_path() / (stack.stem().string() + "_corrected.tif")).string()),
-        tr("TIFF (*.tif *.tiff)"));
-    if (!out.isEmpty()) apply_drift_table(table, out);
-  });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });

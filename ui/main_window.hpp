@@ -102,7 +102,7 @@ class MainWindow : public QMainWindow {
   // Results dock's Drift tab, and opens the corrected stack to step through.
   void open_register_dialog();
   bool start_registration(const reg::RegisterJob& job);
-  // Analysis > Apply drift table: the open stack (every channel and z-plane) moved by a saved
+  // File > Apply drift table: the open stack (every channel and z-plane) moved by a saved
   // drift table into `out` (.tif), run and shown as a registration is.
   bool apply_drift_table(const QString& table, const QString& out);
   const std::vector<Track>& tracks() const { return project_.tracks; }

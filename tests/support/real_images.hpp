@@ -113,4 +113,77 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
   return h;
 }
 
+// A TZYX float32 ImageJ z-stack of `frames` time points and 3 z-planes from cell.png (a
+// quantitative phase image): plane z is the 128 x 128 px crop blurred z times by a [1 2 1] / 4
+// binomial in each direction (defocus), every plane of time point t moved by the same random
+// walk as write_real_hyperstack's, 2 % noise and 12 hot pixels per plane.
+inline Result<DriftingHyperstack> write_real_zstack(const std::string& file, long frames,
+                                                    unsigned seed) {
+  constexpr Index kSource = 160, kOut = 128, kRow0 = 120, kCol0 = 160;
+  DriftingHyperstack h;
+  h.channels = 1;
+  h.frames = frames;
+  h.seed = seed;
+  std::mt19937 g(seed);
+  std::normal_distribution<double> step(0, 0.8);
+  double x = 0, y = 0;
+  for (long t = 0; t < frames; ++t) {
+    h.dx.push_back(x);
+    h.dy.push_back(y);
+    x += step(g) + 0.3;
+    y += step(g) - 0.2;
+  }
+  auto grey = io::read_image_stack(real_image("cell.png"));
+  if (!grey.is_ok()) return grey.status();
+  std::vector<Stack<float>> plane(3, Stack<float>(kSource, kSource, 1));
+  for (Index r = 0; r < kSource; ++r)
+    for (Index c = 0; c < kSource; ++c) plane[0][0](r, c) = grey.value().frames[0](kRow0 + r, kCol0 + c);
+  for (std::size_t z = 1; z < 3; ++z) {  // one more binomial blur per plane (periodic edges)
+    const Stack<float>& a = plane[z - 1];
+    for (Index r = 0; r < kSource; ++r)
+      for (Index c = 0; c < kSource; ++c) {
+        double sum = 0;
+        for (Index dr = -1; dr <= 1; ++dr)
+          for (Index dc = -1; dc <= 1; ++dc)
+            sum += (2 - std::abs(dr)) * (2 - std::abs(dc)) *
+                   a[0]((r + dr + kSource) % kSource, (c + dc + kSource) % kSource);
+        plane[z][0](r, c) = static_cast<float>(sum / 16);
+      }
+  }
+  float lo = plane[0].values()[0], hi = lo;
+  for (const float v : plane[0].values()) lo = std::min(lo, v), hi = std::max(hi, v);
+  io::StackMetadata m;
+  m.layout.slices = 3;
+  m.layout.frames = frames;
+  m.spacing_z = 0.5;
+  io::ImageScale scale;
+  scale.pixel_x = scale.pixel_y = 0.2;
+  scale.unit = "um";
+  scale.frame_interval_s = 30;
+  const std::string description =
+      io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
+  const Status written = io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
+    auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
+                                    description, scale);
+    if (!w.is_ok()) return w.status();
+    std::normal_distribution<float> noise(0, 0.02f * (hi - lo));
+    std::uniform_int_distribution<Index> any(0, kOut - 1);
+    for (long t = 0; t < frames; ++t) {
+      for (std::size_t z = 0; z < 3; ++z) {
+        const Stack<float> moved = test::fourier_shift(plane[z], h.dx[static_cast<std::size_t>(t)],
+                                                       h.dy[static_cast<std::size_t>(t)]);
+        Stack<float> page(kOut, kOut, 1);
+        const Index o = (kSource - kOut) / 2;
+        for (Index r = 0; r < kOut; ++r)
+          for (Index c = 0; c < kOut; ++c) page[0](r, c) = moved[0](o + r, o + c) + noise(g);
+        for (int k = 0; k < 12; ++k) page[0](any(g), any(g)) = 4 * hi;
+        XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
+      }
+    }
+    return w.value()->close();
+  });
+  if (!written.is_ok()) return written;
+  return h;
+}
+
 }  // namespace xcorr::testing

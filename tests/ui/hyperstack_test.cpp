@@ -90,7 +90,7 @@ TEST_F(Hyperstack, RegisteredOnOneChannelReopensWholeAndTracksStandStill) {
     EXPECT_TRUE(w.log_text().indexOf("no channel") < 0) << w.log_text().toStdString();
   }
 
-  // The saved table applied to another file of the acquisition (Analysis > Apply drift table):
+  // The saved table applied to another file of the acquisition (File > Apply drift table):
   // the same stack without the defects (hot pixels and NaN, which resampling smears into what a
   // template is matched on).
   const std::string clean = path("ihc_clean.tif");

@@ -7,6 +7,8 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QPushButton>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <filesystem>
@@ -46,6 +48,25 @@ TEST_F(Registering, TheDialogBuildsTheJobBesideTheStack) {
   EXPECT_NE(d.check().message().find("must end in .tif or .tiff"), std::string::npos);
   RegisterDialog none(path("s.tif"), std::nullopt, o);
   EXPECT_FALSE(none.findChild<QCheckBox*>("use_template")->isEnabled());
+}
+
+// The output rule in the window: the dialog refuses a corrected stack or drift table that is the
+// stack itself (or the same file twice), says why, and cannot be accepted.
+TEST_F(Registering, TheDialogNeverWritesOverTheStack) {
+  const std::string stack = sample();
+  RegisterDialog d(stack, std::nullopt, reg::RegisterOptions{});
+  auto* ok = d.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+  EXPECT_TRUE(ok->isEnabled());
+  d.findChild<QLineEdit*>("out")->setText(QString::fromStdString(stack));
+  EXPECT_NE(d.check().message().find("the corrected stack (out) '" + stack + "' is the stack"),
+            std::string::npos)
+      << d.check().message();
+  EXPECT_FALSE(ok->isEnabled());
+  d.findChild<QLineEdit*>("out")->setText(QString::fromStdString(path("o.tif")));
+  d.findChild<QLineEdit*>("drift")->setText(QString::fromStdString(path("o.tif")));
+  EXPECT_NE(d.check().message().find("is also the corrected stack"), std::string::npos)
+      << d.check().message();
+  EXPECT_FALSE(ok->isEnabled());
 }
 
 TEST_F(Registering, TheRunPlotsTheDriftAndOpensTheCorrectedStack) {
