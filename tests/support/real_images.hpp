@@ -29,6 +29,33 @@ struct DriftingHyperstack {
   unsigned seed = 0;
 };
 
+// A scale of `um` micrometres per pixel and `seconds` per time point.
+inline io::ImageScale scale_of(double um, double seconds) {
+  io::ImageScale scale;
+  scale.pixel_x = scale.pixel_y = um;
+  scale.unit = "um";
+  scale.frame_interval_s = seconds;
+  return scale;
+}
+
+// A stack's description with its drift over `frames` time points: a random walk of 0.8 px steps
+// drifting by (0.3, -0.2) px a time point, from (0, 0).
+inline DriftingHyperstack drifting(long channels, long frames, unsigned seed, std::mt19937& g) {
+  DriftingHyperstack h;
+  h.channels = channels;
+  h.frames = frames;
+  h.seed = seed;
+  std::normal_distribution<double> step(0, 0.8);
+  double x = 0, y = 0;
+  for (long t = 0; t < frames; ++t) {
+    h.dx.push_back(x);
+    h.dy.push_back(y);
+    x += step(g) + 0.3;
+    y += step(g) - 0.2;
+  }
+  return h;
+}
+
 // A TCYX float32 ImageJ hyperstack of `frames` time points: ihc.png's R, G and B (channels 0-2)
 // cut to 128 x 128 px around (row0, col0) after a band-limited shift of a random walk
 // (sub-pixel, up to about 6 px), Gaussian noise of 2 % of each channel's range, 12 hot pixels
@@ -38,19 +65,8 @@ struct DriftingHyperstack {
 inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file, long frames,
                                                         unsigned seed, bool defects = true) {
   constexpr Index kSource = 160, kOut = 128, kRow0 = 200, kCol0 = 180;
-  DriftingHyperstack h;
-  h.channels = 3;
-  h.frames = frames;
-  h.seed = seed;
   std::mt19937 g(seed);
-  std::normal_distribution<double> step(0, 0.8);
-  double x = 0, y = 0;
-  for (long t = 0; t < frames; ++t) {
-    h.dx.push_back(x);
-    h.dy.push_back(y);
-    x += step(g) + 0.3;
-    y += step(g) - 0.2;
-  }
+  const DriftingHyperstack h = drifting(3, frames, seed, g);
   std::vector<Stack<float>> channel;  // kSource^2 crops of R, G, B
   std::vector<float> range;
   for (const io::Channel c : {io::Channel::red, io::Channel::green, io::Channel::blue}) {
@@ -69,10 +85,7 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
   m.layout.channels = 3;
   m.layout.frames = frames;
   m.channel_names = {"red", "green", "blue"};
-  io::ImageScale scale;
-  scale.pixel_x = scale.pixel_y = 0.32;
-  scale.unit = "um";
-  scale.frame_interval_s = 2;
+  const io::ImageScale scale = scale_of(0.32, 2);
   const std::string description =
       io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
   std::uniform_int_distribution<Index> at(0, kOut - 11);
@@ -120,19 +133,8 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
 inline Result<DriftingHyperstack> write_real_zstack(const std::string& file, long frames,
                                                     unsigned seed) {
   constexpr Index kSource = 160, kOut = 128, kRow0 = 120, kCol0 = 160;
-  DriftingHyperstack h;
-  h.channels = 1;
-  h.frames = frames;
-  h.seed = seed;
   std::mt19937 g(seed);
-  std::normal_distribution<double> step(0, 0.8);
-  double x = 0, y = 0;
-  for (long t = 0; t < frames; ++t) {
-    h.dx.push_back(x);
-    h.dy.push_back(y);
-    x += step(g) + 0.3;
-    y += step(g) - 0.2;
-  }
+  const DriftingHyperstack h = drifting(1, frames, seed, g);
   auto grey = io::read_image_stack(real_image("cell.png"));
   if (!grey.is_ok()) return grey.status();
   std::vector<Stack<float>> plane(3, Stack<float>(kSource, kSource, 1));
@@ -156,10 +158,7 @@ inline Result<DriftingHyperstack> write_real_zstack(const std::string& file, lon
   m.layout.slices = 3;
   m.layout.frames = frames;
   m.spacing_z = 0.5;
-  io::ImageScale scale;
-  scale.pixel_x = scale.pixel_y = 0.2;
-  scale.unit = "um";
-  scale.frame_interval_s = 30;
+  const io::ImageScale scale = scale_of(0.2, 30);
   const std::string description =
       io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
   const Status written = io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
