@@ -9,6 +9,7 @@
 
 #include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
+#include "core/missing_data.hpp"
 #include "core/version.hpp"
 
 namespace xcorr {
@@ -54,36 +55,14 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
   for (Index k = 0; k < frames.count; ++k) {
     MatrixView<float> f = filled[k];
     for (Index y = 0; y < f.rows; ++y) std::copy_n(frames[k].row(y), f.cols, f.row(y));
-    double sum = 0;
-    long finite = 0;
-    std::vector<char>& m = missing[static_cast<std::size_t>(k)];
-    for (Index i = 0; i < f.rows * f.cols; ++i) {
-      const float v = f.data[i];
-      if (std::isfinite(v)) {
-        sum += v, ++finite;
-        continue;
-      }
-      if (m.empty()) m.assign(static_cast<std::size_t>(f.rows * f.cols), 0);
-      m[static_cast<std::size_t>(i)] = 1;
-    }
-    const float mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
-    for (Index i = 0; !m.empty() && i < f.rows * f.cols; ++i)
-      if (m[static_cast<std::size_t>(i)]) f.data[i] = mean;
+    missing[static_cast<std::size_t>(k)] = fill_missing_with_mean(f);
     (void)suppress_hot_pixels(f);
   }
   frames = std::as_const(filled).view();
-  const auto touches_missing = [&](Index k, double x, double y, const TemplateRect& r) {
-    if (missing[static_cast<std::size_t>(k)].empty()) return false;
-    if (!std::isfinite(x) || !std::isfinite(y)) return true;
-    const std::vector<char>& m = missing[static_cast<std::size_t>(k)];
-    const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(x)));
-    const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(y)));
-    const Index x1 = std::min<Index>(frames.cols - 1, static_cast<Index>(std::ceil(x)) + r.width - 1);
-    const Index y1 = std::min<Index>(frames.rows - 1, static_cast<Index>(std::ceil(y)) + r.height - 1);
-    for (Index yy = y0; yy <= y1; ++yy)
-      for (Index xx = x0; xx <= x1; ++xx)
-        if (m[static_cast<std::size_t>(yy * frames.cols + xx)]) return true;
-    return false;
+  const auto lost_at = [&](Index k, double x, double y, const TemplateRect& r) {
+    return touches_missing(missing[static_cast<std::size_t>(k)], frames.rows, frames.cols, x, y,
+                           x + static_cast<double>(r.width - 1),
+                           y + static_cast<double>(r.height - 1));
   };
   std::vector<Track> tracks;
   for (std::size_t t = 0; t < templates.size(); ++t) {
@@ -138,8 +117,8 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
             last_x = track.x[i], last_y = track.y[i];
             break;
           }
-        const bool lost = touches_missing(first + k, peak.sub_col(), peak.sub_row(), r) ||
-                          touches_missing(first + k, last_x, last_y, r);
+        const bool lost = lost_at(first + k, peak.sub_col(), peak.sub_row(), r) ||
+                          lost_at(first + k, last_x, last_y, r);
         const double nan = std::numeric_limits<double>::quiet_NaN();
         track.x.push_back(lost ? nan : peak.sub_col());
         track.y.push_back(lost ? nan : peak.sub_row());

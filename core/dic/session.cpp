@@ -7,48 +7,21 @@
 #include "core/dic/consistency.hpp"
 #include "core/dic/limits.hpp"
 #include "core/dic/strain.hpp"
+#include "core/missing_data.hpp"
 #include "core/parallel.hpp"
 
 namespace xcorr::dic {
 namespace {
 
-// Fills `w`'s non-finite pixels with the mean of its finite ones and returns where they were (1
-// each; empty when there were none). invalid_argument when no pixel is finite.
+// Fills `w`'s missing pixels (core/missing_data.hpp) and returns where they were; invalid_argument
+// when no pixel is finite.
 Result<std::vector<char>> fill_missing(Stack<float>& w, const std::string& name) {
-  double sum = 0;
-  std::size_t finite = 0;
-  const std::size_t n = static_cast<std::size_t>(w.rows() * w.cols());
-  float* d = w.data();
-  for (std::size_t i = 0; i < n; ++i)
-    if (std::isfinite(d[i])) sum += d[i], ++finite;
-  if (finite == n) return std::vector<char>{};
-  if (finite == 0)
+  std::vector<char> missing = fill_missing_with_mean(w[0]);
+  if (!missing.empty() && std::all_of(missing.begin(), missing.end(), [](char m) { return m; }))
     return Status{ErrorCode::invalid_argument,
                   name + " has no finite pixel where the ROI's points are measured (every pixel "
                          "NaN or Inf)"};
-  std::vector<char> missing(n, 0);
-  const auto mean = static_cast<float>(sum / static_cast<double>(finite));
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(d[i])) {
-      d[i] = mean;
-      missing[i] = 1;
-    }
-  }
   return missing;
-}
-
-// Whether the square of half-side `h` px around (x, y) (window px) touches a missing pixel.
-bool touches(const std::vector<char>& missing, Index rows, Index cols, double x, double y,
-             double h) {
-  if (missing.empty() || !std::isfinite(x) || !std::isfinite(y)) return false;
-  const Index x0 = std::max<Index>(0, static_cast<Index>(std::floor(x - h)));
-  const Index x1 = std::min<Index>(cols - 1, static_cast<Index>(std::ceil(x + h)));
-  const Index y0 = std::max<Index>(0, static_cast<Index>(std::floor(y - h)));
-  const Index y1 = std::min<Index>(rows - 1, static_cast<Index>(std::ceil(y + h)));
-  for (Index r = y0; r <= y1; ++r)
-    for (Index c = x0; c <= x1; ++c)
-      if (missing[static_cast<std::size_t>(r * cols + c)]) return true;
-  return false;
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -372,8 +345,10 @@ void DicSession::mark_missing(std::vector<IcgnResult>& points) const {
       if (!st.active[k]) continue;
       const IcgnResult& q = points[k];
       const bool moved = std::isfinite(q.p[0]) && std::isfinite(q.p[3]);
-      if (touches(reference_missing_, rows, cols, st.cx[k], st.cy[k], h) ||
-          (moved && touches(frame_missing_, rows, cols, st.cx[k] + q.p[0], st.cy[k] + q.p[3], h)))
+      const double x = st.cx[k], y = st.cy[k];
+      if (touches_missing(reference_missing_, rows, cols, x - h, y - h, x + h, y + h) ||
+          (moved && touches_missing(frame_missing_, rows, cols, x + q.p[0] - h, y + q.p[3] - h,
+                                    x + q.p[0] + h, y + q.p[3] + h)))
         points[k].status = PointStatus::missing_data;
     }
   });

@@ -6,11 +6,13 @@
 #include <limits>
 #include <vector>
 
+#include "core/missing_data.hpp"
+
 namespace xcorr::reg {
 
 MissingPixels fill_missing(MatrixView<float> image) {
   MissingPixels m;
-  double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (Index y = 0; y < image.rows; ++y) {
     for (Index x = 0; x < image.cols; ++x) {
       const double v = image(y, x);
@@ -18,7 +20,6 @@ MissingPixels fill_missing(MatrixView<float> image) {
         ++m.missing;
         continue;
       }
-      sum += v;
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
@@ -46,11 +47,7 @@ MissingPixels fill_missing(MatrixView<float> image) {
     m.why = text;
     return m;
   }
-  if (m.missing == 0) return m;
-  const auto mean = static_cast<float>(sum / static_cast<double>(finite));
-  for (Index y = 0; y < image.rows; ++y)
-    for (Index x = 0; x < image.cols; ++x)
-      if (!std::isfinite(image(y, x))) image(y, x) = mean;
+  if (m.missing > 0) (void)fill_missing_with_mean(image);
   return m;
 }
 
