@@ -12,6 +12,9 @@
 int main(int argc, char** argv) {
   xcorr::app::install_stop_signal_handlers();
   xcorr::engine::install_gpu();  // before any command uses the engine
+  xcorr::engine::set_gpu_notice([](const std::string& line) {
+    std::cerr << "xcorr: note: the GPU is not used, work runs on the CPU: " << line << "\n";
+  });
   CLI::App app{"xcorr: image cross-correlation for microscope image stacks (XCorr Studio)",
                "xcorr"};
   app.set_version_flag("--version", std::string("xcorr ") + xcorr::kVersion);

@@ -37,7 +37,11 @@ const Correlator* Registry::find(std::string_view name) const {
 }
 
 namespace {
-Status unknown_method(std::string_view name) {
+Status unknown_method(const Registry& r, std::string_view name) {
+  if (name.starts_with("gpu_") && !r.gpu_absent().empty()) {
+    return {ErrorCode::unsupported,
+            "method '" + std::string(name) + "' needs a GPU: " + r.gpu_absent()};
+  }
   return {ErrorCode::invalid_argument,
           "unknown method '" + std::string(name) + "' (see `xcorr list`)"};
 }
@@ -47,7 +51,7 @@ Result<const Correlator*> find_method(const Registry& r, std::string_view method
   const std::size_t colon = method.find(':');
   const std::string_view name = method.substr(0, colon);
   const Correlator* c = r.find(name);
-  if (c == nullptr) return unknown_method(name);
+  if (c == nullptr) return unknown_method(r, name);
   if (colon != std::string_view::npos) {
     auto values = parse_params(c->info().name, c->info().params, method.substr(colon + 1));
     if (!values.is_ok()) return values.status();
@@ -58,7 +62,7 @@ Result<const Correlator*> find_method(const Registry& r, std::string_view method
 Result<std::unique_ptr<Correlator>> configure_variant(const Registry& r, std::string_view name,
                                                       std::string_view params) {
   const Correlator* c = r.find(name);
-  if (c == nullptr) return unknown_method(name);
+  if (c == nullptr) return unknown_method(r, name);
   auto values = parse_params(c->info().name, c->info().params, params);
   if (!values.is_ok()) return values.status();
   return c->with_params(values.value());
@@ -68,7 +72,7 @@ Result<const Correlator*> choose_variant(const Registry& r, const CorrelationPro
                                          std::string_view method, std::string_view device) {
   if (method != "auto") {  // a plain name (a configured "name:..." is the caller's to make)
     const Correlator* c = r.find(method);
-    if (c == nullptr) return unknown_method(method);
+    if (c == nullptr) return unknown_method(r, method);
     XCORR_RETURN_IF_ERROR(c->can_implement(p));
     return c;
   }

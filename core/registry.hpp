@@ -15,9 +15,14 @@ class Registry {
   void add(std::unique_ptr<Correlator> c);  // names must be unique
   const std::vector<std::unique_ptr<Correlator>>& all() const { return variants_; }
   const Correlator* find(std::string_view name) const;
+  // Why the registry has no GPU variants (the build, the device, the driver); empty when it has
+  // them or was built without asking. A method named gpu_* is then refused with this reason.
+  void set_gpu_absent(std::string why) { gpu_absent_ = std::move(why); }
+  const std::string& gpu_absent() const { return gpu_absent_; }
 
  private:
   std::vector<std::unique_ptr<Correlator>> variants_;
+  std::string gpu_absent_;
 };
 
 // Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.

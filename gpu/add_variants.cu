@@ -1,12 +1,13 @@
 #include "gpu/cufft_api.cuh"
 #include "gpu/device.hpp"
+#include "gpu/device_model.cuh"
 #include "gpu/engine.hpp"
 #include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
 
 void add_gpu_variants(Registry& r) {
-  if (!list_devices().is_ok()) return;
+  if (!list_devices().is_ok() || !device_info(0).unusable.empty()) return;
   r.add(make_basic_correlator());
   if (cufft_api().is_ok()) r.add(make_fft_correlator());  // not where cuFFT is not installed
   r.add(make_fft_shared_correlator());

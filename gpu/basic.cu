@@ -11,6 +11,7 @@
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 #include "gpu/zncc_epilogue.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -72,7 +73,7 @@ class BasicCorrelator final : public GpuCorrelator {
     // Fitted to docs/perf/gpu-engine.md (H200): ~1.6 TMAC/s, ~15 us for the smallest problems;
     // zncc ~1.3 TMAC/s (the DIC guess: 1.08e11 multiply-adds in 84 ms; docs/perf/dic.md).
     const double zncc = p.request.norm == Normalization::zncc ? 1.25 : 1.0;
-    return 15e-6 + zncc * p.direct_multiply_adds() / 1.6e12 + transfer_seconds(p);
+    return 15e-6 + zncc * p.direct_multiply_adds() / compute_rate(1.6e12) + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
@@ -91,7 +92,7 @@ class BasicCorrelator final : public GpuCorrelator {
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const long long total = p.out_elements();
     const int blocks =
-        static_cast<int>(std::min<long long>((total + kThreads - 1) / kThreads, 132LL * 64));
+        static_cast<int>(std::min<long long>((total + kThreads - 1) / kThreads, 64LL * sm_count()));
     if (p.request.mode == Mode::full) {
       basic_kernel<Mode::full, false><<<blocks, kThreads, 0, stream>>>(p, nullptr, nullptr, out);
     } else if (p.request.norm == Normalization::none) {

@@ -1,29 +1,41 @@
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include "gpu/device.hpp"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
+namespace {
+
+// Whether an NVIDIA driver (libcuda) is installed: CUDA reports "insufficient driver" both when
+// there is none and when it is too old.
+bool driver_installed() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h == nullptr) return false;
+  dlclose(h);
+  return true;
+}
+
+}  // namespace
 
 Result<std::vector<DeviceInfo>> list_devices() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error of the failed query
+    if (err == cudaErrorInsufficientDriver && driver_installed()) {
+      return Status{ErrorCode::unsupported,
+                    std::string("no usable CUDA device: the NVIDIA driver is older than this "
+                                "build's CUDA ") +
+                        std::to_string(CUDART_VERSION / 1000) + "." +
+                        std::to_string(CUDART_VERSION % 1000 / 10) + " runtime needs"};
+    }
     return Status{ErrorCode::unsupported,
                   std::string("no usable CUDA device: ") + cudaGetErrorString(err)};
   }
   if (count == 0) return Status{ErrorCode::unsupported, "no CUDA-capable device is present"};
   std::vector<DeviceInfo> devices;
-  for (int i = 0; i < count; ++i) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
-      return Status{ErrorCode::internal,
-                    "cudaGetDeviceProperties failed for device " + std::to_string(i)};
-    }
-    devices.push_back({i, p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem,
-                       p.sharedMemPerBlockOptin, p.sharedMemPerMultiprocessor,
-                       p.regsPerMultiprocessor});
-  }
+  for (int i = 0; i < count; ++i) devices.push_back(device_info(i));
   return devices;
 }
 
@@ -41,6 +53,9 @@ Status run_with_device(int device, const std::function<Status()>& f) {
     return Status{ErrorCode::invalid_argument,
                   "GPU " + std::to_string(device) + " does not exist: this process sees " +
                       std::to_string(count) + " (0-" + std::to_string(count - 1) + ")"};
+  }
+  if (const std::string& why = device_info(device).unusable; !why.empty()) {
+    return Status{ErrorCode::unsupported, why};
   }
   if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
     (void)cudaGetLastError();

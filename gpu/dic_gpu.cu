@@ -33,6 +33,7 @@
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -203,7 +204,7 @@ struct LaneMoments {  // one lane's float sums of d = g - c
 template <int D>
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const int S = a.subset, h = S / 2;
   // Per warp: the Cholesky factor and the constants (identical in every lane, so kept once),
   // then f - mean(f) and the reference gradients of its pixels.
@@ -211,11 +212,11 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   double* chol = consts;         // 21
   double* sd_f = consts + 21;    // sum(SD_a f~), 6
   double* sd_sum = consts + 27;  // sum(SD_a), 6
-  float* sf = reinterpret_cast<float*>(smem_d + kIcgnWarps * kIcgnConsts) +
+  float* sf = reinterpret_cast<float*>(smem_d + warps * kIcgnConsts) +
               static_cast<long long>(warp) * 3 * S * S;
   float* sgx = sf + S * S;
   float* sgy = sgx + S * S;
-  const int k = blockIdx.x * kIcgnWarps + warp;
+  const int k = blockIdx.x * warps + warp;
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
   IcgnOut r{};
@@ -389,15 +390,15 @@ __device__ __noinline__ double2 point_sigma2(const double* chol, double df, doub
 template <int D>
 __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const int S = a.subset, h = S / 2;
   double* chol = smem_d + warp * kIcgn2Consts;
-  float* sf = reinterpret_cast<float*>(smem_d + kIcgn2Warps * kIcgn2Consts) +
+  float* sf = reinterpret_cast<float*>(smem_d + warps * kIcgn2Consts) +
               static_cast<long long>(warp) * 4 * S * S;
   float* sgx = sf + S * S;
   float* sgy = sgx + S * S;
   float* sg = sgy + S * S;
-  const int k = blockIdx.x * kIcgn2Warps + warp;
+  const int k = blockIdx.x * warps + warp;
   if (k >= a.count) return;
   const double x = a.cx[k], y = a.cy[k], hd = h;
   IcgnOut r{};
@@ -551,7 +552,19 @@ CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions&
   return dic::guess_shape(count, S, win, o.accuracy);
 }
 
-constexpr int kMaxIcgnSmem = 200 * 1024;
+// Shared memory of one IC-GN warp (bytes): its constants, then 3 (first order) or 4 (second
+// order) float arrays of the subset.
+long long icgn_warp_bytes(int subset, bool second_order) {
+  const long long px = static_cast<long long>(subset) * subset;
+  return second_order ? kIcgn2Consts * 8LL + 16 * px : kIcgnConsts * 8LL + 12 * px;
+}
+// Warps per IC-GN block on the current device: up to kIcgnWarps (kIcgn2Warps), as many as its
+// shared memory per block holds; 0 when not even one fits.
+int icgn_warps(int subset, bool second_order) {
+  int w = second_order ? kIcgn2Warps : kIcgnWarps;
+  while (w > 0 && w * icgn_warp_bytes(subset, second_order) > max_shared_bytes_per_block()) --w;
+  return w;
+}
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
@@ -577,12 +590,10 @@ class GpuRegistrar final : public TimedRegistrar {
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
-    const int S = o.subset, n_px = S * S;
-    if (12LL * kIcgnWarps * n_px > kMaxIcgnSmem) {
-      return Status{
-          ErrorCode::unsupported,
-          "subset " + std::to_string(S) + " px is larger than the GPU IC-GN supports (65 px)"};
-    }
+    const int S = o.subset;
+    XCORR_RETURN_IF_ERROR(
+        check_shared_bytes("the GPU IC-GN", icgn_warp_bytes(S, o.shape == dic::ShapeFunction::second_order),
+                           " for subset " + std::to_string(S) + " px"));
     cudaStream_t stream = nullptr;
     const int rows = static_cast<int>(in.reference.rows),
               cols = static_cast<int>(in.reference.cols);
@@ -783,43 +794,46 @@ class GpuRegistrar final : public TimedRegistrar {
     if (o.shape == dic::ShapeFunction::second_order) {
       static OncePerDevice once2;
       const cudaError_t opt_in2 = once2([] {
+        const auto limit = static_cast<int>(max_shared_bytes_per_block());
         const cudaError_t e = cudaFuncSetAttribute(
-            icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+            icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
         return e != cudaSuccess ? e
                                 : cudaFuncSetAttribute(icgn2_kernel<3>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       kMaxIcgnSmem);
+                                                       limit);
       });
       XCORR_CUDA_TRY(opt_in2);
-      const int smem2 =
-          kIcgn2Warps * (kIcgn2Consts * static_cast<int>(sizeof(double)) +
-                         4 * args.subset * args.subset * static_cast<int>(sizeof(float)));
-      const int blocks2 = (args.count + kIcgn2Warps - 1) / kIcgn2Warps;
+      const int warps2 = icgn_warps(args.subset, true);
+      XCORR_CHECK(warps2 > 0, "IC-GN subset checked against the device in register_frame");
+      const auto smem2 = static_cast<int>(warps2 * icgn_warp_bytes(args.subset, true));
+      const int blocks2 = (args.count + warps2 - 1) / warps2;
       if (o.interpolation == dic::Interpolation::quintic) {
-        icgn2_kernel<5><<<blocks2, 32 * kIcgn2Warps, smem2, stream>>>(args);
+        icgn2_kernel<5><<<blocks2, 32 * warps2, smem2, stream>>>(args);
       } else {
-        icgn2_kernel<3><<<blocks2, 32 * kIcgn2Warps, smem2, stream>>>(args);
+        icgn2_kernel<3><<<blocks2, 32 * warps2, smem2, stream>>>(args);
       }
       XCORR_LAUNCH_TRY("icgn2_kernel");
       return Status::ok();
     }
     static OncePerDevice once;
     const cudaError_t opt_in = once([] {
+      const auto limit = static_cast<int>(max_shared_bytes_per_block());
       const cudaError_t e = cudaFuncSetAttribute(
-          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxIcgnSmem);
+          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
       return e != cudaSuccess
                  ? e
                  : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kMaxIcgnSmem);
+                                        limit);
     });
     XCORR_CUDA_TRY(opt_in);
-    const int smem = kIcgnWarps * (kIcgnConsts * static_cast<int>(sizeof(double)) +
-                                   3 * args.subset * args.subset * static_cast<int>(sizeof(float)));
-    const int blocks = (args.count + kIcgnWarps - 1) / kIcgnWarps;
+    const int warps = icgn_warps(args.subset, false);
+    XCORR_CHECK(warps > 0, "IC-GN subset checked against the device in register_frame");
+    const auto smem = static_cast<int>(warps * icgn_warp_bytes(args.subset, false));
+    const int blocks = (args.count + warps - 1) / warps;
     if (o.interpolation == dic::Interpolation::quintic) {
-      icgn_kernel<5><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+      icgn_kernel<5><<<blocks, 32 * warps, smem, stream>>>(args);
     } else {
-      icgn_kernel<3><<<blocks, 32 * kIcgnWarps, smem, stream>>>(args);
+      icgn_kernel<3><<<blocks, 32 * warps, smem, stream>>>(args);
     }
     XCORR_LAUNCH_TRY("icgn_kernel");
     return Status::ok();

@@ -23,6 +23,7 @@
 #include "gpu/graph_replay.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -172,7 +173,7 @@ class FftCorrelator final : public GpuCorrelator {
     // Fitted to docs/perf/gpu-engine.md (H200): ~15 us for a small problem replayed as a graph
     // (~28 us on its first run); beyond that each transform moves ~6 x its data at ~3 TB/s.
     const double bytes = inputs * n * 4 * 8 + outputs * n * 4 * 10;
-    return 15e-6 + bytes / 3e12 + transfer_seconds(p);
+    return 15e-6 + bytes / memory_rate(3e12) + transfer_seconds(p);
   }
 
   // The pipeline is replayed as a CUDA graph when the same problem, inputs, output and work

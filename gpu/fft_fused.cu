@@ -33,6 +33,7 @@
 #include "gpu/graph_replay.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -358,7 +359,7 @@ auto with_size(int n, F&& f) {
 
 // Blocks for `items` work items: enough for every SM several times over, at most one per item.
 int grid_for(long long items) {
-  return static_cast<int>(std::clamp<long long>(items, 1, 132 * 16));
+  return static_cast<int>(std::clamp<long long>(items, 1, 16LL * sm_count()));
 }
 
 template <int N>
@@ -401,7 +402,13 @@ class FftFusedCorrelator final : public GpuCorrelator {
       return {ErrorCode::unsupported,
               "gpu_fft_fused: the padded transform exceeds 1024 in a dimension (full mode: "
               "inputs up to 512; valid mode: windows up to 1024)"};
-    return Status::ok();
+    // The product-column kernel's two line arrays are its largest block (>= the row kernels').
+    const auto largest = [](int n) {
+      return with_size(n, [](auto size) { return column_shared_bytes<decltype(size)::value>(); });
+    };
+    return check_shared_bytes("gpu_fft_fused", std::max(largest(s.nx), largest(s.ny)),
+                              " for transforms of " + std::to_string(s.ny) + " x " +
+                                  std::to_string(s.nx));
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
@@ -418,7 +425,7 @@ class FftFusedCorrelator final : public GpuCorrelator {
     const double bytes = in_rows * s.nx * 4 + in_rows * cx * 8 +
                          pairs * (p.left.rows + p.right.rows) * cx * 8 +
                          2 * pairs * out.rows * cx * 8 + pairs * out.rows * out.cols * 4;
-    return 22e-6 + bytes / 1.55e12 + transfer_seconds(p);
+    return 22e-6 + bytes / memory_rate(1.55e12) + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {

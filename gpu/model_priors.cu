@@ -1,5 +1,6 @@
 // Model pieces shared by the GPU variants' priors (declared in gpu/variants.cuh).
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 
@@ -20,12 +21,12 @@ double zncc_epilogue_seconds(const CorrelationProblem& p) {
   const double hs = 16.0 * static_cast<double>(p.right.count * p.right.rows * s.cols);
   const double outs = static_cast<double>(s.area() * p.output_count());
   const double per_out = 8.0 + 16.0 * static_cast<double>(p.left.rows + 64) / 32.0;
-  return 45e-6 + (3 * in + 2 * hs + outs * per_out) / 2e12;
+  return 45e-6 + (3 * in + 2 * hs + outs * per_out) / memory_rate(2e12);
 }
 
 double peak_reduce_seconds(const CorrelationProblem& p) {
   // One read of every surface, two launches.
-  return 6e-6 + 4.0 * static_cast<double>(p.surface_shape().area() * p.output_count()) / 3e12;
+  return 6e-6 + 4.0 * static_cast<double>(p.surface_shape().area() * p.output_count()) / memory_rate(3e12);
 }
 
 }  // namespace xcorr::gpu

@@ -24,6 +24,7 @@
 #include "gpu/host_staging.cuh"
 #include "gpu/peak_key.cuh"
 #include "gpu/phase_gpu.hpp"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -343,13 +344,9 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
   Status init() {
     XCORR_RETURN_IF_ERROR(cufft_api().status());
     const std::size_t smem = eval_smem();
-    int optin = 0, dev = 0;
-    XCORR_CUDA_TRY(cudaGetDevice(&dev));
-    XCORR_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (smem + sizeof(double) * kWarps * 9 > static_cast<std::size_t>(optin))
-      return Status{ErrorCode::unsupported,
-                    "regions " + std::to_string(cols_) +
-                        " px wide are wider than the GPU phase search holds in shared memory"};
+    XCORR_RETURN_IF_ERROR(check_shared_bytes(
+        "the GPU phase search", static_cast<long long>(smem + sizeof(double) * kWarps * 9),
+        " for regions " + std::to_string(cols_) + " px wide"));
     if (smem > 48 * 1024)
       XCORR_CUDA_TRY(cudaFuncSetAttribute(eval_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));

@@ -13,6 +13,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 int blocks_for(long long work_items, int per_block) {
   return static_cast<int>(
-      std::clamp<long long>((work_items + per_block - 1) / per_block, 1, 132LL * 32));
+      std::clamp<long long>((work_items + per_block - 1) / per_block, 1, 32LL * sm_count()));
 }
 
 class BlockPerShiftCorrelator final : public GpuCorrelator {
@@ -67,7 +68,7 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
   double kernel_seconds(const CorrelationProblem& p) const override {
     // Prior: a block per output: ~1 TMAC/s and ~0.1 us per output beyond the first wave.
     const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 8e-6 + p.direct_multiply_adds() / 1e12 + outputs * 1e-7 + transfer_seconds(p);
+    return 8e-6 + p.direct_multiply_adds() / compute_rate(1e12) + outputs * 1e-7 + transfer_seconds(p);
   }
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     return {{"block_per_shift_kernel",

@@ -21,6 +21,7 @@
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -132,8 +133,6 @@ __global__ void __launch_bounds__(kThreads) tiled_kernel(DeviceProblem p, float*
   }
 }
 
-constexpr long long kMaxSmemBytes = 200 * 1024;  // leave room below the H200's 227 KiB opt-in
-
 template <int RY, int RX>
 class TiledCorrelator final : public GpuCorrelator {
  public:
@@ -153,13 +152,7 @@ class TiledCorrelator final : public GpuCorrelator {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
     const DeviceProblem d = make_device_problem(p, nullptr, nullptr);
     const long long bytes = smem::tiled_smem_floats(tile_geometry(d), RY, RX) * 4;
-    if (bytes > kMaxSmemBytes) {
-      return {ErrorCode::unsupported, info_.name + " needs " + std::to_string(bytes >> 10) +
-                                          " KiB of shared memory for " + to_string(p.left.shape()) +
-                                          " (limit " + std::to_string(kMaxSmemBytes >> 10) +
-                                          " KiB); gpu_fft runs it"};
-    }
-    return Status::ok();
+    return check_shared_bytes(info_.name, bytes, " for " + to_string(p.left.shape()));
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
@@ -169,7 +162,8 @@ class TiledCorrelator final : public GpuCorrelator {
     const Shape o = p.surface_shape();
     const double blocks =
         static_cast<double>(((o.rows + BY - 1) / BY) * ((o.cols + BX - 1) / BX) * p.output_count());
-    const double rate = (RY >= 8 ? 5e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * 132));
+    const double rate =
+        compute_rate(RY >= 8 ? 5e12 : 4.5e12) * std::min(1.0, blocks / (2.0 * sm_count()));
     return 10e-6 + p.direct_multiply_adds() / rate + transfer_seconds(p);
   }
 
@@ -185,12 +179,12 @@ class TiledCorrelator final : public GpuCorrelator {
     constexpr int BY = kWarps * RY, BX = 32 * RX;
     const smem::TiledGeometry g = tile_geometry(p);
     const auto bytes = static_cast<int>(smem::tiled_smem_floats(g, RY, RX) * 4);
-    // Once per kernel and device: allow up to kMaxSmemBytes (a host call here would sit inside
-    // every timed run).
+    // Once per kernel and device: allow up to the device's opt-in limit (a host call here would
+    // sit inside every timed run).
     static OncePerDevice once;
     XCORR_CUDA_TRY(once([] {
       return cudaFuncSetAttribute(tiled_kernel<RY, RX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kMaxSmemBytes));
+                                  static_cast<int>(max_shared_bytes_per_block()));
     }));
     const dim3 grid((g.out_cols + BX - 1) / BX, (g.out_rows + BY - 1) / BY,
                     std::min(p.out_count, 65535));

@@ -21,6 +21,7 @@
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -131,8 +132,6 @@ __global__ void __launch_bounds__(32 * kSharedWarpsPerBlock)
   }
 }
 
-constexpr int kMaxSharedBytes = 200 * 1024;
-
 // Model prior of both one-warp-per-output variants, fitted to gpu_warp_per_shift's kernel_ms on
 // the 18 anchor cases of run 68 (H200, docs/perf/gpu-engine.md; least squares on relative error,
 // every case within 6 %): ~8.4 us, ~0.32 ns per output and ~1.0 x 10^12 multiply-adds per second
@@ -141,7 +140,7 @@ constexpr int kMaxSharedBytes = 200 * 1024;
 // 16 us, so the untuned auto took gpu_small_direct there at 1.20x (run 68).
 double warp_per_output_seconds(const CorrelationProblem& p) {
   const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-  return 8.4e-6 + outputs * 0.32e-9 + p.direct_multiply_adds() / 1.0e12 + transfer_seconds(p);
+  return 8.4e-6 + outputs * 0.32e-9 + p.direct_multiply_adds() / compute_rate(1.0e12) + transfer_seconds(p);
 }
 
 class WarpPerShiftCorrelator final : public GpuCorrelator {
@@ -163,7 +162,7 @@ class WarpPerShiftCorrelator final : public GpuCorrelator {
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
     const long long warps = p.out_elements();
     const int blocks = static_cast<int>(
-        std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 132LL * 16));
+        std::min<long long>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock, 16LL * sm_count()));
     if (p.request.mode == Mode::full) {
       warp_per_shift_kernel<Mode::full><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(p, out);
     } else {
@@ -219,13 +218,7 @@ class WarpPerShiftSharedCorrelator final
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
     const SharedLayout g = layout(p.request, make_device_problem(p, nullptr, nullptr));
     const long long bytes = shared_bytes(make_device_problem(p, nullptr, nullptr), g);
-    if (bytes > kMaxSharedBytes) {
-      return {ErrorCode::unsupported, info().name + ": a block needs " +
-                                          std::to_string(bytes >> 10) +
-                                          " KiB of shared memory (limit " +
-                                          std::to_string(kMaxSharedBytes >> 10) + " KiB)"};
-    }
-    return Status::ok();
+    return check_shared_bytes(info().name, bytes);
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
@@ -267,7 +260,7 @@ class WarpPerShiftSharedCorrelator final
   }
   static int grid_x(const DeviceProblem& p, const SharedLayout& g) {
     const int groups = std::min(g.pair_groups * g.col_groups, 65535);
-    return smem::wps_blocks_per_group(groups, g.rights * p.out_rows * g.group_cols, 132);
+    return smem::wps_blocks_per_group(groups, g.rights * p.out_rows * g.group_cols, sm_count());
   }
 
   Status run_kernels(const DeviceProblem& p, float* out, cudaStream_t stream) const override {
@@ -275,13 +268,13 @@ class WarpPerShiftSharedCorrelator final
     const auto bytes = static_cast<int>(shared_bytes(p, g));
     static OncePerDevice once;
     XCORR_CUDA_TRY(once([] {
-      const cudaError_t e =
-          cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSharedBytes);
+      const auto limit = static_cast<int>(max_shared_bytes_per_block());
+      const cudaError_t e = cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
       return e != cudaSuccess ? e
                               : cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     kMaxSharedBytes);
+                                                     limit);
     }));
     // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 32 outputs.
     const dim3 grid(grid_x(p, g), std::min(g.pair_groups * g.col_groups, 65535));
@@ -316,7 +309,7 @@ class WarpPerShiftSharedCorrelator final
             p.left_cols, p.right_cols);
         g.staged_cols = std::max(g.staged_cols, c.last - c.first);
       }
-      if (cols != 0 || shared_bytes(p, g) <= kMaxSharedBytes) break;
+      if (cols != 0 || shared_bytes(p, g) <= max_shared_bytes_per_block()) break;
     }
     return g;
   }

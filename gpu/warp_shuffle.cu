@@ -21,6 +21,7 @@
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 #include "gpu/warp_shuffle.cuh"
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -55,7 +56,7 @@ std::vector<Param> distribution_params(std::vector<int> kinds = {0, 1, 2}, int d
 }
 // The multirow families: the thesis runs them without a distribution (the default here); the
 // triangle one is offered for problems with few warp tasks (one_to_many 128 x16: 2048 tasks of
-// 4 x 2 rows for 132 SMs).
+// 4 x 2 rows for the H200's 132 SMs).
 std::vector<Param> multirow_distribution_params() {
   return distribution_params({0, 2}, 0, {16});
 }
@@ -170,7 +171,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
     const double shuffles =
         s.right_mats * (s.shifts + s.left_rows - 1) + 2.0 * s.left_mats * s.left_rows;
     const Steps st = warp_steps(p, s);
-    const double rate = 1.8e11 * std::min(1.0, st.tasks / (132.0 * 16));
+    const double rate = compute_rate(1.8e11) * std::min(1.0, st.tasks / (16.0 * sm_count()));
     // A floor for few pairs, where the warps' serial chains, not the shuffle rate, bound the
     // time: >= 8 us + 10 ns per template element (H200, runs 45-51: one_to_one 16 / 32 / 64
     // took 18-32 / 30-97 / 52-364 us across the family; without it auto picked
@@ -285,7 +286,7 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
                                      stream));  // workers add into it
     }
     g.tasks = static_cast<long long>(g.left_groups) * g.right_groups * g.chunks * per_chunk;
-    const int blocks = static_cast<int>(std::clamp<long long>((g.tasks + 3) / 4, 1, 132LL * 16));
+    const int blocks = static_cast<int>(std::clamp<long long>((g.tasks + 3) / 4, 1, 16LL * sm_count()));
     (p.request.mode == Mode::full ? inst->full : inst->valid)(p, g, out, stream, blocks);
     XCORR_LAUNCH_TRY("warp_shuffle_kernel");
     return Status::ok();

@@ -28,6 +28,7 @@
 #include "core/zncc_rule.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/peak_key.cuh"
@@ -38,7 +39,6 @@ namespace xcorr::gpu {
 namespace {
 
 using smem::ZnccTilePlan;
-constexpr long long kMaxSmemBytes = 200 * 1024;
 constexpr int kStageBatch = 8;  // columns or rows a warp stages per round (loads in flight)
 
 struct ZnccArgs {
@@ -383,7 +383,8 @@ KernelFn kernel_for(int ry, bool peak) {
   return peak ? kernel_for<true>(ry) : kernel_for<false>(ry);
 }
 
-// Once per device: allow up to kMaxSmemBytes (a host call here would sit in every run).
+// Once per device: allow up to the device's opt-in limit (a host call here would sit in every
+// run).
 Status opt_in_all() {
   static OncePerDevice once;
   const cudaError_t e = once([] {
@@ -391,7 +392,7 @@ Status opt_in_all() {
       for (bool peak : {false, true}) {
         const cudaError_t r =
             cudaFuncSetAttribute(kernel_for(ry, peak), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(kMaxSmemBytes));
+                                 static_cast<int>(max_shared_bytes_per_block()));
         if (r != cudaSuccess) return r;
       }
     }
@@ -446,8 +447,11 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     const double stats =
         z.single_tile()
             ? 0.0
-            : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) / 3e12;
-    return 8e-6 + smem::zncc_cost(z, blocks) / 11e12 + staged / 3e12 + stats + transfer_seconds(p);
+            : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) /
+                         memory_rate(3e12);
+    const DeviceInfo& d = current_device();
+    return 8e-6 + smem::zncc_cost(z, blocks, d.multiprocessors, d.sm_limits()) / compute_rate(11e12) +
+           staged / memory_rate(3e12) + stats + transfer_seconds(p);
   }
 
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
@@ -513,19 +517,21 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
   // repeat in every run, and the choice, the estimate, the run and the profile all ask for it).
   Result<ZnccTilePlan> plan(int h, int w, int H, int W) const {
     const std::lock_guard lock(plans_mutex_);
-    const auto key = std::make_tuple(h, w, H, W);
+    const long long limit = max_shared_bytes_per_block();
+    const auto key = std::make_tuple(h, w, H, W, limit);
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       it = plans_
                .emplace(key,
-                        smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), kMaxSmemBytes))
+                        smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), limit,
+                                              current_device().sm_limits()))
                .first;
     }
     return it->second;
   }
 
   mutable std::mutex plans_mutex_;
-  mutable std::map<std::tuple<int, int, int, int>, Result<ZnccTilePlan>> plans_;
+  mutable std::map<std::tuple<int, int, int, int, long long>, Result<ZnccTilePlan>> plans_;
   mutable std::mutex mutex_;
   mutable DeviceBuffer<double> stats_;
   mutable DeviceBuffer<unsigned long long> keys_;

@@ -48,7 +48,7 @@ void remove_partials(const dic::Batch&) {}
 
 namespace xcorr::reg {
 Result<RegisterReport> register_stack(const RegisterJob&, const Registry&,
-                                      const RegisterProgress&) {
+                                      const RegisterProgress&, const RegisterShare*) {
   return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
 }
 }  // namespace xcorr::reg

@@ -17,6 +17,11 @@ std::optional<GpuBackend>& backend_slot() {
   return b;
 }
 
+std::function<void(const std::string&)>& notice_slot() {
+  static std::function<void(const std::string&)> notice;
+  return notice;
+}
+
 std::atomic<bool>& registry_built() {
   static std::atomic<bool> built{false};
   return built;
@@ -43,7 +48,13 @@ const Registry& registry() {
     registry_built() = true;
     Registry reg;
     add_cpu_variants(reg);
-    if (const GpuBackend* g = gpu_backend()) g->add_variants(reg);
+    if (const Status usable = gpu_usable(); usable.is_ok()) {
+      gpu_backend()->add_variants(reg);
+    } else {
+      reg.set_gpu_absent(usable.message());
+      if (const std::string line = gpu_not_used(); !line.empty() && notice_slot())
+        notice_slot()(line);
+    }
     return reg;
   }();
   return r;
@@ -56,6 +67,29 @@ bool built_with_cuda() {
 Result<std::vector<DeviceInfo>> devices() {
   if (const GpuBackend* g = gpu_backend()) return g->devices();
   return no_backend();
+}
+
+void set_gpu_notice(std::function<void(const std::string&)> notice) {
+  notice_slot() = std::move(notice);
+}
+
+Status gpu_usable() {
+  const auto all = devices();
+  if (!all.is_ok()) return all.status();
+  if (all.value().empty()) return {ErrorCode::unsupported, "no CUDA-capable device is present"};
+  const std::string& why = all.value().front().unusable;
+  return why.empty() ? Status::ok() : Status{ErrorCode::unsupported, why};
+}
+
+std::string gpu_not_used() {
+  if (gpu_backend() == nullptr) return {};
+  const auto all = devices();
+  if (!all.is_ok()) {
+    // gpu/device_cuda.cu names the driver only when one is installed but too old.
+    const std::string m = all.status().message();
+    return m.find("NVIDIA driver is older") != std::string::npos ? m : std::string();
+  }
+  return all.value().empty() ? std::string() : all.value().front().unusable;
 }
 
 bool is_gpu_variant(const Correlator& c) {
@@ -72,8 +106,8 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
   const bool cpu_only = o.device == "cpu";
   if (!cpu_only) {
     const GpuBackend* g = gpu_backend();
-    if (g == nullptr) {
-      if (o.device == "gpu") return no_backend();
+    if (const Status usable = gpu_usable(); !usable.is_ok()) {
+      if (o.device == "gpu") return usable;
       return dic::make_cpu_registrar(registry());
     }
     // Device 0 alone (the default): the registry every front end shares; otherwise one registry
@@ -112,8 +146,9 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
                                                             const std::string& device) {
   if (device != "cpu") {
     const GpuBackend* g = gpu_backend();
-    auto gpu = g != nullptr ? g->make_phase_engine(shape, o, iterations)
-                            : Result<std::unique_ptr<reg::PhaseEngine>>(no_backend());
+    const Status usable = gpu_usable();
+    auto gpu = usable.is_ok() ? g->make_phase_engine(shape, o, iterations)
+                              : Result<std::unique_ptr<reg::PhaseEngine>>(usable);
     if (gpu.is_ok() || device == "gpu") return gpu;
   }
   return reg::make_cpu_phase_engine(shape, o, iterations);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/correlation.hpp"
+#include "core/engine/device_info.hpp"
 #include "core/dic/frame_registrar.hpp"
 #include "core/profiling/kernel_smem.hpp"
 #include "core/register/phase_engine.hpp"
@@ -33,23 +34,26 @@ void install_gpu();
 // present. Built on first use.
 const Registry& registry();
 
-struct DeviceInfo {
-  int index = 0;
-  std::string name;
-  int compute_major = 0;
-  int compute_minor = 0;
-  int multiprocessors = 0;
-  std::size_t global_memory_bytes = 0;
-  std::size_t shared_memory_per_block_optin_bytes = 0;
-  std::size_t shared_memory_per_multiprocessor_bytes = 0;
-  int registers_per_multiprocessor = 0;
-};
+// DeviceInfo: core/engine/device_info.hpp
 // True when a GPU backend is installed (the build has CUDA; a device may still be absent).
 bool built_with_cuda();
 // The CUDA devices, or why there are none ("built without CUDA", "no CUDA-capable device ...").
 Result<std::vector<DeviceInfo>> devices();
 
 bool is_gpu_variant(const Correlator& c);
+
+// OK when GPU work can run on device 0 (the default GPU); otherwise why not: the build, no
+// device, the driver, or "GPU 0, NVIDIA X (sm_86): this build has no kernels for it (built for
+// ...)". Every front end's device choice goes through it: auto runs on the CPU, gpu fails with it.
+Status gpu_usable();
+// The same reason when a GPU is there but cannot be used (no kernels for it, a driver too old
+// for this build, an unknown XCORR_GPU_PROFILE): the one line `xcorr` prints before running on
+// the CPU and the window shows under the Device field. Empty when the GPU is used or when the
+// machine has none.
+std::string gpu_not_used();
+// Called once with gpu_not_used()'s line when the registry is built and the line is not empty
+// (xcorr prints it as a note on stderr; set before the first registry()).
+void set_gpu_notice(std::function<void(const std::string&)> notice);
 
 // `c`, a GPU variant of registry(), run on several GPUs (core/device_list.hpp numbers): a
 // problem's results are split into contiguous slices of whole result units, one per GPU, each

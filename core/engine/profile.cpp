@@ -179,9 +179,14 @@ Result<std::vector<VariantProfile>> profile_problem(
       row.p90_ms = t.value().kernel_p90_ms, row.e2e_ms = t.value().e2e_median_ms;
       auto kernels = gpu_backend()->kernel_profiles(*v, p);
       if (!kernels.is_ok()) return kernels.status();
+      // The limits of the device the registry runs on (GPU 0, as emulated by XCORR_GPU_PROFILE).
+      const auto gpus = devices();
+      const profiling::SmLimits sm = gpus.is_ok() && !gpus.value().empty()
+                                         ? gpus.value().front().sm_limits()
+                                         : profiling::SmLimits{};
       for (const KernelProfile& k : kernels.value()) {
         const auto occ = profiling::theoretical_occupancy(
-            {k.threads_per_block, k.registers, k.static_shared_bytes, k.dynamic_shared_bytes});
+            {k.threads_per_block, k.registers, k.static_shared_bytes, k.dynamic_shared_bytes}, sm);
         KernelRow kr;
         kr.kernel = k.kernel;
         kr.registers = k.registers;
@@ -190,7 +195,8 @@ Result<std::vector<VariantProfile>> profile_problem(
         kr.local_bytes = k.local_bytes;
         kr.threads_per_block = k.threads_per_block;
         kr.occupancy = occ.fraction;
-        kr.cuda_occupancy = k.cuda_blocks_per_sm * ((k.threads_per_block + 31) / 32) / 64.0;
+        kr.cuda_occupancy = k.cuda_blocks_per_sm * ((k.threads_per_block + 31) / 32) /
+                           static_cast<double>(sm.max_warps);
         kr.limiter = occ.limiter;
         if (k.smem) {
           kr.smem_model = k.smem->traffic;

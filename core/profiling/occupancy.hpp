@@ -1,6 +1,7 @@
 // Theoretical occupancy of a kernel launch from its resources (our own calculator; a GPU test
 // checks it against cudaOccupancyMaxActiveBlocksPerMultiprocessor for every variant's kernels).
-// Limits of sm_90 (H100/H200) by default; the blocks per SM are the minimum of the warp, block,
+// The limits are the device's (engine::DeviceInfo::sm_limits()); sm_90's (H100/H200) are the
+// documented default for tests; the blocks per SM are the minimum of the warp, block,
 // register and shared-memory limits, and the smallest one is reported as the limiter.
 #pragma once
 

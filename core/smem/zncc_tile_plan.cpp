@@ -94,8 +94,8 @@ bool choose_tile(ZnccTilePlan& p, int ry, long long max_smem_bytes) {
 }
 
 // Relative time of a plan for RY: zncc_cost of a launch that fills every SM.
-double relative_cost(const ZnccTilePlan& p) {
-  return zncc_cost(p, 1e9);
+double relative_cost(const ZnccTilePlan& p, const profiling::SmLimits& sm) {
+  return zncc_cost(p, 1e9, 1, sm);
 }
 
 }  // namespace
@@ -107,23 +107,23 @@ double relative_cost(const ZnccTilePlan& p) {
 // Fitted to the H200 (run 12 of docs/perf/zncc-gpu.md: every RY timed on 21 in 41, 31 in 51,
 // 41 in 61 x10^4 and 32 in 512^2, float2 window sums): it picks the fastest RY on all four
 // (RY 7, 8, 7, 8) and predicts the others within 6 %.
-double zncc_cost(const ZnccTilePlan& p, double blocks) {
+double zncc_cost(const ZnccTilePlan& p, double blocks, double sms, const profiling::SmLimits& sm) {
   constexpr double kRowFactor[] = {1.0, 1.053, 1.0, 1.008, 0.87};  // RY 4..8
-  const double per_sm = std::ceil(blocks / kZnccSms);
-  const double resident = std::min<double>(zncc_blocks_per_sm(p), per_sm) * p.warps();
-  const double share = std::min(1.0, blocks / kZnccSms);
+  const double per_sm = std::ceil(blocks / sms);
+  const double resident = std::min<double>(zncc_blocks_per_sm(p, sm), per_sm) * p.warps();
+  const double share = std::min(1.0, blocks / sms);
   const double macs = blocks * p.TR * p.TC * static_cast<double>(p.n_iter) * p.w;
   return macs * kRowFactor[p.RY - 4] * (1.0 + 2.5 / resident) / share;
 }
 
-int zncc_blocks_per_sm(const ZnccTilePlan& p) {
+int zncc_blocks_per_sm(const ZnccTilePlan& p, const profiling::SmLimits& sm) {
   const profiling::Occupancy o =
-      profiling::theoretical_occupancy({p.threads, 0, 0, 4 * p.smem_floats});
+      profiling::theoretical_occupancy({p.threads, 0, 0, 4 * p.smem_floats}, sm);
   return std::max(1, o.blocks_per_sm);
 }
 
 Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
-                                     long long max_smem_bytes) {
+                                     long long max_smem_bytes, const profiling::SmLimits& sm) {
   ZnccTilePlan p{};
   p.h = h, p.w = w, p.H = H, p.W = W;
   p.out_rows = H - h + 1;
@@ -138,7 +138,7 @@ Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_th
     for (int r : kZnccRowChoices) {
       ZnccTilePlan c = p;
       if (!choose_tile(c, r, max_smem_bytes)) continue;
-      if (!found || relative_cost(c) < relative_cost(best)) best = c, found = true;
+      if (!found || relative_cost(c, sm) < relative_cost(best, sm)) best = c, found = true;
     }
     if (found) return best;
   }
