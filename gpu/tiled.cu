@@ -150,7 +150,8 @@ class TiledCorrelator final : public GpuCorrelator {
 
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
-    const DeviceProblem d = make_device_problem(p, nullptr, nullptr);
+    // The kernel runs on surfaces (the base finds peaks after them): size the surface's tiles.
+    const DeviceProblem d = surface_problem(make_device_problem(p, nullptr, nullptr));
     const long long bytes = smem::tiled_smem_floats(tile_geometry(d), RY, RX) * 4;
     return check_shared_bytes(info_.name, bytes, " for " + to_string(p.left.shape()));
   }

@@ -216,8 +216,10 @@ class WarpPerShiftSharedCorrelator final
 
   Status can_implement(const CorrelationProblem& p) const override {
     XCORR_RETURN_IF_ERROR(Correlator::can_implement(p));
-    const SharedLayout g = layout(p.request, make_device_problem(p, nullptr, nullptr));
-    const long long bytes = shared_bytes(make_device_problem(p, nullptr, nullptr), g);
+    // The kernels run on surfaces (the base finds peaks after them): size the surface's layout.
+    const DeviceProblem d = surface_problem(make_device_problem(p, nullptr, nullptr));
+    const SharedLayout g = layout(d.request, d);
+    const long long bytes = shared_bytes(d, g);
     return check_shared_bytes(info().name, bytes);
   }
 

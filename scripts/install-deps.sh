@@ -3,7 +3,7 @@
 # The CUDA toolkit is optional and not installed here: CMake uses it when nvcc is present.
 set -euo pipefail
 packages=(
-  cmake ninja-build g++ pkg-config git
+  cmake ninja-build g++ pkg-config git ccache
   libgtest-dev libgmock-dev libbenchmark-dev       # tests and benchmarks
   libcli11-dev nlohmann-json3-dev                  # CLI, job files
   libfftw3-dev                                     # cpu_fft

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds (CI preset: Release, warnings are errors, sm_90 only), runs
-# the whole test suite, then every libFuzzer target for XCORR_FUZZ_SECONDS (default 60) each.
-# `.ci/run` calls exactly this.
+# Installs what is missing, builds (CI preset: Release, warnings are errors, the package's GPU
+# architectures), runs the whole test suite, then every libFuzzer target for XCORR_FUZZ_SECONDS
+# (default 60) each, then builds every other supported configuration (scripts/configurations.sh)
+# and the package. `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# One compiler cache for every configuration: objects whose flags match are compiled once.
+export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache}
+ccache --zero-stats > /dev/null
 cmake --preset ci
 cmake --build --preset ci
 ctest --preset ci
 scripts/fuzz.sh
+scripts/configurations.sh
 scripts/package.sh build/ci

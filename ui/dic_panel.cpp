@@ -13,7 +13,23 @@ DicPanel::DicPanel(QWidget* parent) : QWidget(parent) {
   message_->setWordWrap(true);
   message_->setStyleSheet("color: #d33");
   form->addRow(message_);
+  // Under the Device field: why the GPU is not used (set_device_note), hidden when it is.
+  device_note_ = new QLabel;
+  device_note_->setObjectName("device_note");
+  device_note_->setWordWrap(true);
+  device_note_->setStyleSheet("color: #b60");
+  device_note_->hide();
+  int row = -1;
+  QFormLayout::ItemRole role{};
+  if (auto* device = findChild<QWidget*>("device")) form->getWidgetPosition(device, &row, &role);
+  form->insertRow(row >= 0 ? row + 1 : form->rowCount(), device_note_);
   set_options(dic::DicOptions{});
+}
+
+void DicPanel::set_device_note(const QString& note) {
+  device_note_->setText(note);
+  device_note_->setToolTip(note);
+  device_note_->setVisible(!note.isEmpty());
 }
 
 DicPanel::~DicPanel() = default;

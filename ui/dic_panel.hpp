@@ -5,6 +5,7 @@
 // message of DicOptions::check() shows under the form as the user edits.
 #pragma once
 
+#include <QString>
 #include <QWidget>
 #include <memory>
 #include <string>
@@ -27,6 +28,9 @@ class DicPanel : public QWidget {
   bool valid() const;
   // Choices offered for a text option (e.g. the variants for "method"); the current value stays.
   void set_suggestions(const std::string& key, const std::vector<std::string>& values);
+  // One line under the Device field (engine::gpu_not_used(): why the GPU is not used and the
+  // work runs on the CPU); empty hides it.
+  void set_device_note(const QString& note);
 
  signals:
   void changed();
@@ -36,6 +40,7 @@ class DicPanel : public QWidget {
   dic::DicOptions options_;  // the project's copy; widgets overwrite their fields
   std::unique_ptr<OptionWidgets<dic::DicOptions>> widgets_;
   QLabel* message_;
+  QLabel* device_note_;
 };
 
 }  // namespace xcorr::ui

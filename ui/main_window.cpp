@@ -596,6 +596,8 @@ void MainWindow::build_docks() {
     for (int d = 0; d < std::max(n, 1); ++d) gpus.push_back(std::to_string(d));
     gpus.push_back("all");
     panel_->set_suggestions("devices", gpus);
+    if (const std::string why = engine::gpu_not_used(); !why.empty())
+      panel_->set_device_note(tr("GPU not used, DIC runs on the CPU: %1").arg(qs(why)));
   }
   run_button_ = new QPushButton(tr("Run DIC"));
   cancel_button_ = new QPushButton(tr("Cancel"));

@@ -110,7 +110,7 @@ std::string describe_cuda_architectures(std::string_view cmake_list) {
   std::string real, virt;
   auto add = [](std::string& to, const std::string& what) { to += (to.empty() ? "" : ", ") + what; };
   while (!cmake_list.empty()) {
-    const std::size_t semi = cmake_list.find(';');
+    const std::size_t semi = cmake_list.find_first_of(";,");
     std::string_view item = cmake_list.substr(0, semi);
     cmake_list = semi == std::string_view::npos ? std::string_view{} : cmake_list.substr(semi + 1);
     if (item.empty()) continue;

@@ -62,7 +62,7 @@ const std::vector<LabProfile>& lab_profiles();
 // unknown name. An empty name returns `actual`.
 Result<DeviceInfo> emulate(const DeviceInfo& actual, std::string_view name);
 
-// CMake's CUDA_ARCHITECTURES list ("75-real;86-real;75-virtual", "90") in words: "machine code
+// CMake's CUDA_ARCHITECTURES list ("75-real;86-real;75-virtual", "90"; commas too) in words: "machine code
 // for sm_75, sm_86; PTX for compute_75" (a plain number carries both).
 std::string describe_cuda_architectures(std::string_view cmake_list);
 

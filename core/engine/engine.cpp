@@ -157,15 +157,14 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
 Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
                                       StackView<const float> frames, Index measured,
                                       const reg::PhaseOptions& o, int iterations) {
-  if (const GpuBackend* g = gpu_backend())
-    return g->time_phase(reference, frames, measured, o, iterations);
-  return no_backend();
+  XCORR_RETURN_IF_ERROR(gpu_usable());
+  return gpu_backend()->time_phase(reference, frames, measured, o, iterations);
 }
 
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,
                               int repeats, StackView<float> last_output) {
-  if (const GpuBackend* g = gpu_backend()) return g->time(c, p, warmup, repeats, last_output);
-  return no_backend();
+  XCORR_RETURN_IF_ERROR(gpu_usable());
+  return gpu_backend()->time(c, p, warmup, repeats, last_output);
 }
 
 }  // namespace xcorr::engine

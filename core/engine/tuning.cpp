@@ -78,7 +78,10 @@ TuningCache& cache() {
 const std::string& device_name() {
   static const std::string name = [] {
     const auto d = devices();
-    return d.is_ok() ? d.value()[0].name : std::string("none");
+    if (!d.is_ok()) return std::string("none");
+    // An emulated lab GPU (XCORR_GPU_PROFILE) has choices of its own.
+    const DeviceInfo& g = d.value()[0];
+    return g.profile.empty() ? g.name : g.name + " as " + g.profile;
   }();
   return name;
 }

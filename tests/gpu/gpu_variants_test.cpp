@@ -194,8 +194,8 @@ TEST(GpuMemory, WorkLargerThanTheBudgetRunsInSlices) {
     const Stack<double> ref = cpu::correlate_reference(p);
     for (const char* name :
          {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_tiled_4x1", "gpu_zncc_tiled"}) {
-      const Correlator* v = gpu_registry().find(name);
-      if (!v->can_implement(p).is_ok()) continue;
+      const Correlator* v = gpu_registry().find(name);  // gpu_fft: absent under forced PTX JIT
+      if (v == nullptr || !v->can_implement(p).is_ok()) continue;
       Stack<float> out =
           testing::poisoned_stack(p.output_shape().rows, p.output_shape().cols, p.output_count());
       const Status s = v->run(p, out.view());
@@ -232,15 +232,27 @@ TEST(GpuMemory, StridedHostViewsRoundTrip) {
   StackView<float> out = big_out.view();
   out.rows = 29;
   out.row_stride *= 2;  // every other row of a larger output
-  const Status s = gpu_registry().find("gpu_fft")->run(p, out);
+  const Correlator* fft = gpu_registry().find("gpu_fft");
+  if (fft == nullptr) {
+    GTEST_SKIP() << "no gpu_fft: cuFFT cannot plan here (forced PTX JIT)";
+  }
+  const Status s = fft->run(p, out);
   ASSERT_TRUE(s.is_ok()) << s.message();
   EXPECT_MATRIX_NEAR(StackView<const float>(out), ref.view(), 1e-5);
 }
 
 TEST(GpuRegistry, HasTheGpuVariantsAndTheyExplainWhatTheyCannotDo) {
   XCORR_SKIP_WITHOUT_GPU();
-  for (const char* name : {"gpu_basic", "gpu_fft", "gpu_fft_shared", "gpu_small_direct"})
+  for (const char* name : {"gpu_basic", "gpu_fft_shared", "gpu_small_direct"})
     EXPECT_NE(gpu_registry().find(name), nullptr) << name;
+  // gpu_fft is left out only where cuFFT cannot plan (gpu/add_variants.cu: forced PTX JIT).
+  const char* forced = std::getenv("CUDA_FORCE_PTX_JIT");
+  if (forced == nullptr || std::string(forced) != "1") {
+    EXPECT_NE(gpu_registry().find("gpu_fft"), nullptr);
+  }
+  if (gpu_registry().find("gpu_fft") == nullptr) {
+    GTEST_SKIP() << "no gpu_fft: cuFFT cannot plan";
+  }
   const Correlator* fused = gpu_registry().find("gpu_zncc_tiled");
   ASSERT_NE(fused, nullptr);
   const Stack<float> t(5, 5, 1, 1.0f), s(9, 9, 1, 1.0f);
@@ -329,7 +341,14 @@ TEST(GpuAccuracy, EveryVariantMeetsItsStatedBound) {
   for (const auto& v : gpu_registry().all()) {
     const auto& norms = v->info().norms;
     const bool plain = std::find(norms.begin(), norms.end(), Normalization::none) != norms.end();
-    EXPECT_GE(testing::expect_stated_accuracy(*v), plain ? 4 : 0) << v->info().name;
+    const int checked = testing::expect_stated_accuracy(*v);
+    if (!plain || checked >= 4) continue;
+    // Fewer cases only where the variant does not fit this GPU's shared memory (an emulated T4:
+    // gpu_fft_fused's smallest transform needs 66 KiB a block), and it says so.
+    const Stack<float> a(10, 10, 1, 1.0f), b(10, 10, 1, 1.0f);
+    const Status s = v->can_implement({{Form::one_to_one, Mode::full}, a.view(), b.view()});
+    EXPECT_NE(s.message().find("KiB of shared memory per block"), std::string::npos)
+        << v->info().name << " checked on " << checked << " cases: " << s.message();
   }
 }
 
@@ -338,7 +357,9 @@ TEST(GpuTiming, ReportsOrderedTimes) {
   const Stack<float> a = testing::random_stack(64, 64, 1, 1, 0, 1),
                      b = testing::random_stack(64, 64, 8, 2, 0, 1);
   const CorrelationProblem p{{Form::one_to_many, Mode::full}, a.view(), b.view()};
-  const auto t = gpu::time_on_gpu(*gpu_registry().find("gpu_fft"), p, 2, 10);
+  const Correlator* timed = gpu_registry().find("gpu_fft");
+  if (timed == nullptr) timed = gpu_registry().find("gpu_basic");  // forced PTX JIT: no cuFFT
+  const auto t = gpu::time_on_gpu(*timed, p, 2, 10);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_GT(t.value().kernel_min_ms, 0.0);
   EXPECT_LE(t.value().kernel_min_ms, t.value().kernel_median_ms);

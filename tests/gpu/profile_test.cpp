@@ -43,7 +43,8 @@ TEST(GpuProfile, OurOccupancyEqualsCudasForEveryKernel) {
     for (const testing::Configuration& conf : testing::every_configuration(reg)) {
       const Correlator* run = conf.variant;
       if (!run->can_implement(p).is_ok()) continue;
-      ASSERT_TRUE(run->run(p, out.view()).is_ok()) << conf.label;
+      const Status ran = run->run(p, out.view());
+      ASSERT_TRUE(ran.is_ok()) << conf.label << ": " << ran.message();
       auto profiles = gpu::kernel_profiles(*run, p);
       ASSERT_TRUE(profiles.is_ok()) << profiles.status().message();
       for (const gpu::KernelProfile& k : profiles.value()) {

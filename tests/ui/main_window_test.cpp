@@ -8,6 +8,8 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QSignalSpy>
@@ -371,6 +373,33 @@ TEST(TrackingPanel, OffersFastAndExactAccuracy) {
   EXPECT_EQ(panel.accuracy(), Accuracy::fast);
   combo->setCurrentText("exact");
   EXPECT_EQ(panel.accuracy(), Accuracy::exact);
+}
+
+// The line that says why the GPU is not used sits right under the Device field, and only when
+// there is one (the window sets it from engine::gpu_not_used(); docs/gui.md).
+TEST(DicPanel, TheDeviceNoteSitsUnderTheDeviceField) {
+  DicPanel panel;
+  panel.show();
+  auto* note = panel.findChild<QLabel*>("device_note");
+  auto* device = panel.findChild<QWidget*>("device");
+  ASSERT_NE(note, nullptr);
+  ASSERT_NE(device, nullptr);
+  EXPECT_FALSE(note->isVisible());
+  const QString why =
+      "GPU not used, DIC runs on the CPU: GPU 0, NVIDIA GeForce RTX 3090 (sm_86): this build has "
+      "no kernels for it (built for machine code for sm_90)";
+  panel.set_device_note(why);
+  EXPECT_TRUE(note->isVisible());
+  EXPECT_EQ(note->text(), why);
+  auto* form = qobject_cast<QFormLayout*>(panel.layout());
+  ASSERT_NE(form, nullptr);
+  int device_row = -1, note_row = -1;
+  QFormLayout::ItemRole role{};
+  form->getWidgetPosition(device, &device_row, &role);
+  form->getWidgetPosition(note, &note_row, &role);
+  EXPECT_EQ(note_row, device_row + 1);
+  panel.set_device_note({});
+  EXPECT_FALSE(note->isVisible());
 }
 
 }  // namespace

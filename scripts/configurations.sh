@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds and links every supported configuration besides the CI preset's (CUDA + Qt + OpenCV +
+# FFTW + MPI), so that no stub drifts from its header unseen, and runs each one's CLI:
+#   engine  - CUDA, no Qt, no OpenCV, no MPI (what the GPU machine runs; with its tests)
+#   nocuda  - no CUDA: Qt, OpenCV, FFTW, MPI on the CPU (programs only)
+#   minimal - nothing optional: no CUDA, Qt, OpenCV, FFTW or MPI (programs only)
+# They share the CI build's objects through ccache wherever the flags match (core and gpu are
+# compiled with the same flags in every configuration that has them); the cache's statistics
+# after each build say how much was shared.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache}
+for preset in engine nocuda minimal; do
+  start=$(date +%s)
+  cmake --preset "$preset" > "build/configure-$preset.log" || { cat "build/configure-$preset.log"; exit 1; }
+  grep "XCorr: CUDA" "build/configure-$preset.log"
+  cmake --build --preset "$preset" > "build/build-$preset.log" || { tail -50 "build/build-$preset.log"; exit 1; }
+  echo "configuration $preset: built and linked in $(( $(date +%s) - start )) s" \
+       "($(ccache --print-stats | awk -F'\t' '$1=="direct_cache_hit"||$1=="preprocessed_cache_hit"{h+=$2} $1=="cache_miss"{m=$2} END{print h+0 " cache hits, " m+0 " misses so far"}'))"
+  "build/$preset/app/xcorr" --version
+  "build/$preset/app/xcorr" list | tail -n 2
+done
