@@ -45,21 +45,23 @@ profiling::SmLimits DeviceInfo::sm_limits() const {
 }
 
 double DeviceInfo::compute_scale() const {
-  const DeviceInfo r = reference_device();
+  const DeviceInfo& r = reference_device();
   if (multiprocessors <= 0 || clock_ghz <= 0) return 1.0;  // unknown: the reference's rates
   return (multiprocessors * clock_ghz) / (r.multiprocessors * r.clock_ghz);
 }
 
 double DeviceInfo::bandwidth_scale() const {
-  const DeviceInfo r = reference_device();
+  const DeviceInfo& r = reference_device();
   if (memory_bandwidth_gbs <= 0) return 1.0;
   return memory_bandwidth_gbs / r.memory_bandwidth_gbs;
 }
 
-DeviceInfo reference_device() {
+const DeviceInfo& reference_device() {
   // NVIDIA H200 SXM: 132 SMs at 1.98 GHz, HBM3e at 4.8 TB/s; sm_90: 227 KiB per block
   // (opt-in), 228 KiB per SM, 2048 threads and 32 blocks per SM.
-  return published("NVIDIA H200 (reference)", 9, 0, 132, 227, 228, 2048, 32, 1.98, 4800);
+  static const DeviceInfo h200 =
+      published("NVIDIA H200 (reference)", 9, 0, 132, 227, 228, 2048, 32, 1.98, 4800);
+  return h200;
 }
 
 const std::vector<LabProfile>& lab_profiles() {

@@ -45,7 +45,8 @@ struct DeviceInfo {
 // The device the engine's cost priors were fitted on (docs/perf/gpu-engine.md, docs/perf/dic.md):
 // an NVIDIA H200 (sm_90, 132 SMs, 1.98 GHz, 4.8 TB/s, 227 KiB of shared memory per block).
 // Also the documented default of tests that need a device's numbers without a device.
-DeviceInfo reference_device();
+// Built once: every cost prior's scale reads it.
+const DeviceInfo& reference_device();
 
 // A lab GPU the engine can pretend the present one is (fewer SMs, less shared memory per block
 // and per SM, fewer threads and blocks per SM, lower clock and bandwidth; never more): the
