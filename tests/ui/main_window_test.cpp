@@ -398,6 +398,16 @@ TEST(DicPanel, TheDeviceNoteSitsUnderTheDeviceField) {
   form->getWidgetPosition(device, &device_row, &role);
   form->getWidgetPosition(note, &note_row, &role);
   EXPECT_EQ(note_row, device_row + 1);
+  // With XCORR_SCREENSHOTS=FOLDER (under Xvfb) the form with the note is saved as
+  // FOLDER/device-note.png: the line the sm_80 build printed on the H200 (docs/perf/gpu-support.md).
+  if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {
+    panel.set_device_note(
+        "GPU not used, DIC runs on the CPU: GPU 0, NVIDIA H200 (sm_90): this build has no kernels "
+        "for it (built for machine code for sm_80)");
+    panel.resize(520, panel.sizeHint().height());
+    QApplication::processEvents();
+    EXPECT_TRUE(panel.grab().save(QString(shots) + "/device-note.png"));
+  }
   panel.set_device_note({});
   EXPECT_FALSE(note->isVisible());
 }
