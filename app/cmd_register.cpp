@@ -37,7 +37,7 @@ Status run_register(RegisterCommandOptions o) {
   }
   ProgressBar bar("[register]", o.quiet);
   const auto start = std::chrono::steady_clock::now();
-  auto r = reg::register_stack(o.job, engine::registry(), [&](double done, double total) {
+  auto r = reg::register_stack(o.job, engine::register_engines(), [&](double done, double total) {
     bar.update(done, static_cast<Index>(total));
     return true;
   });

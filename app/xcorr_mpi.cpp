@@ -256,7 +256,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
     // Blocks of the leader's frames; the job's report (and any failure, the same on every rank
     // of the group) is the leader's.
     auto measured = reg::register_stack(b.registrations[grouped - b.jobs.size()],
-                                        engine::registry(), {}, &parts);
+                                        engine::register_engines(), {}, &parts);
     if (!measured.is_ok() && !gave_up) reports = measured.status();
     text_of_failure = false;
   }

@@ -25,9 +25,6 @@ class Registry {
   std::string gpu_absent_;
 };
 
-// Registers cpu_reference, cpu_direct and (when built with FFTW) cpu_fft.
-void add_cpu_variants(Registry& r);
-
 // The variant `method` names: "name" or "name:param=value,..." (the parameters checked too);
 // invalid_argument naming an unknown method or a bad parameter. Not for "auto".
 Result<const Correlator*> find_method(const Registry& r, std::string_view method);

@@ -13,7 +13,7 @@
 // memory. Larger surfaces use several tiles: a statistics pre-pass gives the search-matrix
 // variance (flatness rule), tiles combine maxima with atomicMax, and zncc_peak_refine_kernel
 // recomputes the 3x3 neighbourhood in float64 from the inputs.
-// Layout, thread map and the host's plan: core/smem/zncc_tile_layout.hpp, zncc_tile_plan.hpp.
+// Layout, thread map and the host's plan: core/smem/zncc_tile_layout.hpp, core/profiling/zncc_tile_plan.hpp.
 // When it wins: DIC- and tracking-sized searches (templates up to ~64 px in windows of a few
 // hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
 // zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
@@ -24,7 +24,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/smem/zncc_tile_plan.hpp"
+#include "core/profiling/zncc_tile_plan.hpp"
 #include "core/zncc_rule.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
@@ -388,7 +388,7 @@ KernelFn kernel_for(int ry, bool peak) {
 Status opt_in_all() {
   static OncePerDevice once;
   const cudaError_t e = once([] {
-    for (int ry : smem::kZnccRowChoices) {
+    for (int ry : profiling::kZnccRowChoices) {
       for (bool peak : {false, true}) {
         const cudaError_t r =
             cudaFuncSetAttribute(kernel_for(ry, peak), cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -439,7 +439,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
                   static_cast<int>(p.right.rows), static_cast<int>(p.right.cols));
     if (!q.is_ok()) return 1e9;
     const ZnccTilePlan& z = q.value();
-    // Prior, fitted to the H200 (run 12 of docs/perf/zncc-gpu.md): smem::zncc_cost at ~11 T
+    // Prior, fitted to the H200 (run 12 of docs/perf/zncc-gpu.md): profiling::zncc_cost at ~11 T
     // multiply-add equivalents per second, the staging at ~3 TB/s, ~8 us of launch; several
     // tiles add the statistics pass.
     const double blocks = static_cast<double>(p.output_count()) * z.tiles_y * z.tiles_x;
@@ -450,7 +450,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
             : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) /
                          memory_rate(3e12);
     const DeviceInfo& d = current_device();
-    return 8e-6 + smem::zncc_cost(z, blocks, d.multiprocessors, d.sm_limits()) / compute_rate(11e12) +
+    return 8e-6 + profiling::zncc_cost(z, blocks, d.multiprocessors, d.sm_limits()) / compute_rate(11e12) +
            staged / memory_rate(3e12) + stats + transfer_seconds(p);
   }
 
@@ -523,7 +523,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     if (it == plans_.end()) {
       it = plans_
                .emplace(key,
-                        smem::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), limit,
+                        profiling::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), limit,
                                               current_device().sm_limits()))
                .first;
     }

@@ -13,7 +13,7 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/roi.hpp"
 #include "core/matrix.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 #include "ui/result_display.hpp"
 
 namespace xcorr::ui {

@@ -1129,7 +1129,7 @@ bool MainWindow::start_registration(const reg::RegisterJob& job) {
   out->job = job;
   register_out_ = out;
   const bool started = runner_->start([out](const JobProgress& progress) {
-    auto r = reg::register_stack(out->job, engine::registry(), progress);
+    auto r = reg::register_stack(out->job, engine::register_engines(), progress);
     if (!r.is_ok()) return r.status();
     out->report = std::move(r).value();
     return Status::ok();

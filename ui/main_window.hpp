@@ -1,7 +1,7 @@
 // The main window of xcorr-studio: image stack viewer with a frame slider, ROI drawing with
 // undo/redo, the DIC parameters panel, runs off the GUI thread with progress/ETA/Cancel, results
 // as an overlay and in the Results dock (ui/results_panel.hpp), CSV export in the CLI's format;
-// the project itself is core/studio_project.hpp.
+// the project itself is core/project/studio_project.hpp.
 // The public methods are what the menus call; tests and --screenshot drive them directly.
 #pragma once
 
@@ -22,8 +22,8 @@
 #include "core/io/lazy_stack.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/status.hpp"
-#include "core/studio_project.hpp"
-#include "core/tracking.hpp"
+#include "core/project/studio_project.hpp"
+#include "core/tracking/tracking.hpp"
 #include "ui/image_view.hpp"
 #include "ui/job_runner.hpp"
 
@@ -173,7 +173,7 @@ class MainWindow : public QMainWindow {
   void refresh_frame_list();
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
-  // frames decoded as stacks when tracking needs them; the project (core/studio_project.hpp).
+  // frames decoded as stacks when tracking needs them; the project (core/project/studio_project.hpp).
   std::shared_ptr<io::LazyStack> source_;  // shared with a running job
   Stack<float> reference_, frames_;
   StudioProject project_;

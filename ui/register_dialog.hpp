@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "core/register/register_stack.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 #include "ui/options_form.hpp"
 
 class QCheckBox;

@@ -14,7 +14,7 @@
 #include "core/io/scale.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/status.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 #include "ui/result_display.hpp"
 
 class QCPColorMap;

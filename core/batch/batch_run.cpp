@@ -515,7 +515,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     // Progress in frames: the two passes over the stack (measure, write) count as one frame each.
     const double n = static_cast<double>(frames[k]);
     auto done = reg::register_stack(
-        job, engine::registry(),
+        job, engine::register_engines(),
         [&](double d, double total) {
           return !hooks.frame || hooks.frame(k, total > 0 ? d * n / total : 0, frames[k]);
         },

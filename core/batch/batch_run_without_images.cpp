@@ -1,7 +1,6 @@
 // core/batch/batch_run.hpp in a build without image support (no OpenCV, no libtiff): batch runs
 // need images, so every call says why it cannot run.
 #include "core/batch/batch_run.hpp"
-#include "core/register/register_stack.hpp"
 
 namespace xcorr::batch {
 namespace {
@@ -45,10 +44,3 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch&, const RegistrarFacto
 void remove_partials(const dic::Batch&) {}
 
 }  // namespace xcorr::batch
-
-namespace xcorr::reg {
-Result<RegisterReport> register_stack(const RegisterJob&, const Registry&,
-                                      const RegisterProgress&, const RegisterShare*) {
-  return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
-}
-}  // namespace xcorr::reg

@@ -15,7 +15,7 @@
 
 #include "core/batch/report.hpp"
 #include "core/dic/dic.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 namespace xcorr::batch {
 

@@ -1,5 +1,5 @@
 #include "core/cpu/cpu_variants.hpp"
-#include "core/registry.hpp"
+#include "core/cpu/add_variants.hpp"
 
 namespace xcorr {
 

@@ -9,7 +9,7 @@
 
 #include "core/dic/options.hpp"
 #include "core/dic/roi.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 namespace xcorr::dic {
 

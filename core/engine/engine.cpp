@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/cpu/add_variants.hpp"
 #include "core/device_list.hpp"
 #include "core/engine/gpu_backend.hpp"
 
@@ -152,6 +153,10 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
     if (gpu.is_ok() || device == "gpu") return gpu;
   }
   return reg::make_cpu_phase_engine(shape, o, iterations);
+}
+
+reg::Engines register_engines() {
+  return {&registry(), make_phase_engine};
 }
 
 Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,

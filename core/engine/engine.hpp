@@ -20,6 +20,7 @@
 #include "core/dic/frame_registrar.hpp"
 #include "core/profiling/kernel_smem.hpp"
 #include "core/register/phase_engine.hpp"
+#include "core/register/register_stack.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::engine {
@@ -95,6 +96,9 @@ DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
 Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const reg::PhaseOptions& o,
                                                             int iterations,
                                                             const std::string& device);
+
+// What registration measures with: registry() for method zncc and make_phase_engine.
+reg::Engines register_engines();
 
 // The GPU phase engine with its frames already on the device (the registration speed
 // benchmark): `frames` go up once, then `measured` frames (cycling through them) are measured

@@ -4,7 +4,7 @@
 
 #include "core/io/scale.hpp"
 #include "core/io/stack_fields.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 namespace xcorr::reg {
 
@@ -74,7 +74,7 @@ io::PlaneSelection RegisterOptions::plane() const {
 
 Result<Rect> parse_region(const std::string& text, long cols, long rows) {
   if (text.empty()) return Rect{0, 0, cols, rows};
-  // "rect:" and a template rectangle x,y,w,h (the Template tool's, core/tracking.hpp).
+  // "rect:" and a template rectangle x,y,w,h (the Template tool's, core/tracking/tracking.hpp).
   const auto t = text.starts_with("rect:")
                      ? parse_template_rect(text.substr(5))
                      : Result<TemplateRect>(Status{ErrorCode::invalid_argument, ""});

@@ -67,4 +67,10 @@ Result<std::unique_ptr<PhaseEngine>> make_cpu_phase_engine(Shape shape, const Ph
       std::make_unique<CpuPhaseEngine>(std::move(p).value(), iterations));
 }
 
+Result<std::unique_ptr<PhaseEngine>> cpu_phase_engines(Shape shape, const PhaseOptions& o,
+                                                       int iterations, const std::string& device) {
+  if (device == "gpu") return Status{ErrorCode::unsupported, "device gpu: no GPU engine here"};
+  return make_cpu_phase_engine(shape, o, iterations);
+}
+
 }  // namespace xcorr::reg

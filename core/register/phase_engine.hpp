@@ -2,9 +2,10 @@
 // host's threads, one frame per thread) or the CUDA one in gpu/ (gpu/phase_gpu.hpp: batched
 // cuFFT, the sub-pixel search on the device), both behind this interface so that registration
 // (core) uses either without depending on gpu/. The engine facade picks one for a job's
-// device option (engine::make_phase_engine). Same arithmetic in both: phase_correlation.hpp.
+// device option (engine::make_phase_engine, handed to registration as a PhaseEngineFactory). Same arithmetic in both: phase_correlation.hpp.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,5 +35,16 @@ class PhaseEngine {
 // Images of `shape` px; iterations >= 1.
 Result<std::unique_ptr<PhaseEngine>> make_cpu_phase_engine(Shape shape, const PhaseOptions& o,
                                                            int iterations);
+
+// Makes the phase engine a job's `device` option ("cpu", "gpu" or "auto") asks for, for images
+// of `shape` px. Registration takes one from its caller (engine::register_engines() gives the
+// facade's, which knows the GPU), so core/register/ needs no engine.
+using PhaseEngineFactory = std::function<Result<std::unique_ptr<PhaseEngine>>(
+    Shape shape, const PhaseOptions& o, int iterations, const std::string& device)>;
+
+// The host's factory: make_cpu_phase_engine for "cpu" and "auto"; "gpu" is refused
+// (unsupported), as the facade refuses it where no GPU is usable.
+Result<std::unique_ptr<PhaseEngine>> cpu_phase_engines(Shape shape, const PhaseOptions& o,
+                                                       int iterations, const std::string& device);
 
 }  // namespace xcorr::reg

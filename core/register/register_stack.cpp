@@ -9,7 +9,6 @@
 #include <sstream>
 #include <utility>
 
-#include "core/engine/engine.hpp"
 #include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/lazy_stack.hpp"
@@ -39,11 +38,11 @@ std::string fmt(const char* f, double v) {
 // template, the frame's region as the window).
 class Estimator {
  public:
-  static Result<std::unique_ptr<Estimator>> create(const RegisterOptions& o, const Registry& engine,
+  static Result<std::unique_ptr<Estimator>> create(const RegisterOptions& o, const Engines& engines,
                                                    Shape region) {
-    std::unique_ptr<Estimator> e(new Estimator(o, engine, region));
+    std::unique_ptr<Estimator> e(new Estimator(o, *engines.variants, region));
     if (o.method == Method::phase) {
-      auto p = engine::make_phase_engine(region, phase_options(o), o.iterations, o.device);
+      auto p = engines.phase(region, phase_options(o), o.iterations, o.device);
       if (!p.is_ok()) return p.status();
       e->phase_ = std::move(p).value();
     } else {
@@ -471,7 +470,7 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
 
 }  // namespace
 
-Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
+Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
                                       const RegisterProgress& progress,
                                       const RegisterShare* share) {
   if (!job.apply.empty()) {
@@ -539,7 +538,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& en
   const fs::path partial = partial_folder(job);
   const std::string identity = fingerprint(job);
   const auto make_estimator = [&]() -> Status {
-    auto est = Estimator::create(o, engine, rshape);
+    auto est = Estimator::create(o, engines, rshape);
     if (!est.is_ok()) return est.status();
     estimator = std::move(est).value();
     auto r0 = opened->region(0, rr.y, rr.x, rr.h, rr.w);

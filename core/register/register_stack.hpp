@@ -18,6 +18,7 @@
 #include "core/io/scale.hpp"
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
+#include "core/register/phase_engine.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::reg {
@@ -71,9 +72,16 @@ struct RegisterShare {
   std::function<bool(std::string& text)> broadcast;
 };
 
-// `engine`: the correlation variants for method zncc (the CPU's or the GPU's). `share`: this
-// process's part of a shared job (null: the whole job).
-Result<RegisterReport> register_stack(const RegisterJob& job, const Registry& engine,
+// What measures a job's frames: `variants`, the correlation variants of method zncc (the CPU's
+// or the GPU's); `phase`, the phase engine a job's device asks for. engine::register_engines()
+// gives the facade's.
+struct Engines {
+  const Registry* variants = nullptr;
+  PhaseEngineFactory phase;
+};
+
+// `share`: this process's part of a shared job (null: the whole job).
+Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
                                       const RegisterProgress& progress = {},
                                       const RegisterShare* share = nullptr);
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/smem/zncc_tile_plan.hpp"
+#include "core/profiling/zncc_tile_plan.hpp"
 
 namespace xcorr::engine {
 namespace {
@@ -79,14 +79,14 @@ TEST(DeviceInfo, TheZnccPlanFitsTheDevicesSharedMemory) {
   const auto t4 = emulate(reference_device(), "t4").value();
   const auto limit = static_cast<long long>(t4.shared_memory_per_block_optin_bytes);
   for (int s : {21, 31, 41, 64}) {
-    const auto p = smem::plan_zncc_tiles(s, s, 2 * s + 20, 2 * s + 20, 0, limit, t4.sm_limits());
+    const auto p = profiling::plan_zncc_tiles(s, s, 2 * s + 20, 2 * s + 20, 0, limit, t4.sm_limits());
     ASSERT_TRUE(p.is_ok()) << s << ": " << p.status().message();
     EXPECT_LE(4LL * p.value().smem_floats, limit) << s;
-    EXPECT_GE(smem::zncc_blocks_per_sm(p.value(), t4.sm_limits()), 1);
+    EXPECT_GE(profiling::zncc_blocks_per_sm(p.value(), t4.sm_limits()), 1);
   }
   // A template that needs more than a T4 block holds is refused, not launched.
-  EXPECT_FALSE(smem::plan_zncc_tiles(120, 120, 130, 130, 0, limit, t4.sm_limits()).is_ok());
-  EXPECT_TRUE(smem::plan_zncc_tiles(120, 120, 130, 130, 0, 227 << 10).is_ok());
+  EXPECT_FALSE(profiling::plan_zncc_tiles(120, 120, 130, 130, 0, limit, t4.sm_limits()).is_ok());
+  EXPECT_TRUE(profiling::plan_zncc_tiles(120, 120, 130, 130, 0, 227 << 10).is_ok());
 }
 
 TEST(DeviceInfo, ArchitecturesInWords) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cpu/add_variants.hpp"
 #include "core/cpu/cpu_variants.hpp"
 #include "tests/support/matrix_testing.hpp"
 

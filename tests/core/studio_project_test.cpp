@@ -1,7 +1,7 @@
-// The desktop app's project model without widgets (core/studio_project.hpp): the job it makes,
+// The desktop app's project model without widgets (core/project/studio_project.hpp): the job it makes,
 // saving, a new stack clearing the old results, finding a frame's results when one failed, and
 // exports that refuse, by what is missing, without writing anything.
-#include "core/studio_project.hpp"
+#include "core/project/studio_project.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Template tracking through the engine: templates cut from the reference are found in a speckle
 // stack with a known per-frame translation to sub-pixel accuracy; bad templates are refused by
 // name; the CSV lists every frame of every template.
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The host's plan for gpu_zncc_tiled (core/smem/zncc_tile_plan.hpp): one tile for DIC-sized
+// The host's plan for gpu_zncc_tiled (core/profiling/zncc_tile_plan.hpp): one tile for DIC-sized
 // searches with conflict-free main-loop loads, tiles for whole frames, a clear refusal when even
 // the smallest tile does not fit.
-#include "core/smem/zncc_tile_plan.hpp"
+#include "core/profiling/zncc_tile_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,15 +39,15 @@ int window_wavefronts(const smem::ZnccTilePlan& q, int& ideal) {
 TEST(ZnccTilePlan, DicSearchIsOneTileWithTheMeasuredRowsPerThread) {
   for (int subset : {21, 31, 41}) {
     const int win = subset + 20;  // search radius 10
-    const auto q = smem::plan_zncc_tiles(subset, subset, win, win, 0, 200 * 1024);
+    const auto q = profiling::plan_zncc_tiles(subset, subset, win, win, 0, 200 * 1024);
     ASSERT_TRUE(q.is_ok()) << q.status().message();
     EXPECT_TRUE(q.value().single_tile());
     EXPECT_EQ(q.value().RY, subset == 31 ? 8 : 7) << "subset " << subset;
     EXPECT_EQ(q.value().TR, subset == 31 ? 24 : 21);
     EXPECT_EQ(q.value().TC, 21);
     EXPECT_EQ(q.value().threads, 64);
-    EXPECT_GE(smem::zncc_blocks_per_sm(q.value()), 5) << "subset " << subset;
-    const auto r7 = smem::plan_zncc_tiles(subset, subset, win, win, 7, 200 * 1024);
+    EXPECT_GE(profiling::zncc_blocks_per_sm(q.value()), 5) << "subset " << subset;
+    const auto r7 = profiling::plan_zncc_tiles(subset, subset, win, win, 7, 200 * 1024);
     ASSERT_TRUE(r7.is_ok());
     EXPECT_EQ(r7.value().TR, 21);
     EXPECT_EQ(r7.value().threads, 64);
@@ -58,14 +58,14 @@ TEST(ZnccTilePlan, DicSearchIsOneTileWithTheMeasuredRowsPerThread) {
 }
 
 TEST(ZnccTilePlan, WholeFramesUseTilesAndRowChoicesAreHonoured) {
-  const auto q = smem::plan_zncc_tiles(64, 64, 2048, 2048, 0, 200 * 1024);
+  const auto q = profiling::plan_zncc_tiles(64, 64, 2048, 2048, 0, 200 * 1024);
   ASSERT_TRUE(q.is_ok()) << q.status().message();
   EXPECT_FALSE(q.value().single_tile());
   EXPECT_EQ(q.value().TC, 64);
   EXPECT_LE(q.value().threads, smem::kZnccMaxThreads);
   EXPECT_LE(4 * q.value().smem_floats, 200 * 1024);
   EXPECT_EQ(q.value().tiles_x, (1985 + 63) / 64);
-  const auto r5 = smem::plan_zncc_tiles(31, 31, 51, 51, 5, 200 * 1024);
+  const auto r5 = profiling::plan_zncc_tiles(31, 31, 51, 51, 5, 200 * 1024);
   ASSERT_TRUE(r5.is_ok());
   EXPECT_EQ(r5.value().RY, 5);
   EXPECT_EQ(r5.value().TR, 25);
@@ -80,7 +80,7 @@ TEST(ZnccTilePlan, EveryAccessStaysInsideItsArray) {
                            {64, 64, 2048, 2048}, {13, 11, 40, 37}, {32, 32, 512, 512}};
   for (const auto& s : shapes) {
     for (int ry : {0, 4, 5, 6, 7, 8}) {
-      const auto made = smem::plan_zncc_tiles(s[0], s[1], s[2], s[3], ry, 200 * 1024);
+      const auto made = profiling::plan_zncc_tiles(s[0], s[1], s[2], s[3], ry, 200 * 1024);
       ASSERT_TRUE(made.is_ok()) << made.status().message();
       const smem::ZnccTilePlan& q = made.value();
       const std::string where = std::to_string(s[0]) + "x" + std::to_string(s[1]) + " in " +
@@ -120,7 +120,7 @@ TEST(ZnccTilePlan, EveryAccessStaysInsideItsArray) {
 }
 
 TEST(ZnccTilePlan, TooLargeATemplateIsRefusedByName) {
-  const auto q = smem::plan_zncc_tiles(200, 200, 210, 210, 0, 200 * 1024);
+  const auto q = profiling::plan_zncc_tiles(200, 200, 210, 210, 0, 200 * 1024);
   ASSERT_FALSE(q.is_ok());
   EXPECT_EQ(q.status().code(), ErrorCode::unsupported);
   EXPECT_NE(q.status().message().find("200x200 template"), std::string::npos)

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/dic/roi.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xcorr;

@@ -1,6 +1,7 @@
 // The registry of CPU variants that tests and benchmarks iterate.
 #pragma once
 
+#include "core/cpu/add_variants.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::testing {

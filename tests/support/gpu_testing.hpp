@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/cpu/add_variants.hpp"
 #include "core/registry.hpp"
 #include "gpu/device.hpp"
 #include "gpu/engine.hpp"

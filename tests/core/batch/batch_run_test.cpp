@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/cpu/add_variants.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/registry.hpp"

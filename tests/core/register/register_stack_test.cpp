@@ -26,8 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Registry& cpu_engine() {
-  return testing::cpu_registry();
+Engines cpu_engine() {
+  return {&testing::cpu_registry(), cpu_phase_engines};
 }
 
 class Register : public testing::TempDirTest {

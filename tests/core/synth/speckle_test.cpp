@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/cpu/add_variants.hpp"
 #include "core/peak.hpp"
 #include "core/registry.hpp"
 

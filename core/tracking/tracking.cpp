@@ -1,4 +1,4 @@
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/smem/zncc_tile_plan.hpp"
+#include "core/profiling/zncc_tile_plan.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,10 +9,14 @@
 #include "core/profiling/occupancy.hpp"
 #include "core/profiling/smem_model.hpp"
 
-namespace xcorr::smem {
+namespace xcorr::profiling {
+
+using smem::kZnccMaxThreads;
+using smem::kZnccReduce;
+using smem::ZnccTilePlan;
+
 namespace {
 
-using profiling::kWarp;
 using Addresses = std::array<std::uint32_t, kWarp>;
 
 int round_up(int n, int m) {
@@ -94,7 +98,7 @@ bool choose_tile(ZnccTilePlan& p, int ry, long long max_smem_bytes) {
 }
 
 // Relative time of a plan for RY: zncc_cost of a launch that fills every SM.
-double relative_cost(const ZnccTilePlan& p, const profiling::SmLimits& sm) {
+double relative_cost(const ZnccTilePlan& p, const SmLimits& sm) {
   return zncc_cost(p, 1e9, 1, sm);
 }
 
@@ -107,7 +111,7 @@ double relative_cost(const ZnccTilePlan& p, const profiling::SmLimits& sm) {
 // Fitted to the H200 (run 12 of docs/perf/zncc-gpu.md: every RY timed on 21 in 41, 31 in 51,
 // 41 in 61 x10^4 and 32 in 512^2, float2 window sums): it picks the fastest RY on all four
 // (RY 7, 8, 7, 8) and predicts the others within 6 %.
-double zncc_cost(const ZnccTilePlan& p, double blocks, double sms, const profiling::SmLimits& sm) {
+double zncc_cost(const ZnccTilePlan& p, double blocks, double sms, const SmLimits& sm) {
   constexpr double kRowFactor[] = {1.0, 1.053, 1.0, 1.008, 0.87};  // RY 4..8
   const double per_sm = std::ceil(blocks / sms);
   const double resident = std::min<double>(zncc_blocks_per_sm(p, sm), per_sm) * p.warps();
@@ -116,14 +120,14 @@ double zncc_cost(const ZnccTilePlan& p, double blocks, double sms, const profili
   return macs * kRowFactor[p.RY - 4] * (1.0 + 2.5 / resident) / share;
 }
 
-int zncc_blocks_per_sm(const ZnccTilePlan& p, const profiling::SmLimits& sm) {
+int zncc_blocks_per_sm(const ZnccTilePlan& p, const SmLimits& sm) {
   const profiling::Occupancy o =
       profiling::theoretical_occupancy({p.threads, 0, 0, 4 * p.smem_floats}, sm);
   return std::max(1, o.blocks_per_sm);
 }
 
 Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
-                                     long long max_smem_bytes, const profiling::SmLimits& sm) {
+                                     long long max_smem_bytes, const SmLimits& sm) {
   ZnccTilePlan p{};
   p.h = h, p.w = w, p.H = H, p.W = W;
   p.out_rows = H - h + 1;
@@ -148,4 +152,4 @@ Result<ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_th
                                             " KiB of shared memory per tile; gpu_fft runs it"};
 }
 
-}  // namespace xcorr::smem
+}  // namespace xcorr::profiling

@@ -15,7 +15,7 @@
 #include "core/dic/job.hpp"
 #include "core/dic/results_csv.hpp"
 #include "core/io/scale.hpp"
-#include "core/tracking.hpp"
+#include "core/tracking/tracking.hpp"
 
 namespace xcorr {
 

@@ -1,4 +1,4 @@
-#include "core/studio_project.hpp"
+#include "core/project/studio_project.hpp"
 
 #include <utility>
 

@@ -1,0 +1,12 @@
+// core/register/register_stack.hpp in a build without image support (no OpenCV, no libtiff):
+// registration reads and writes image stacks, so it says why it cannot run.
+#include "core/register/register_stack.hpp"
+
+namespace xcorr::reg {
+
+Result<RegisterReport> register_stack(const RegisterJob&, const Engines&, const RegisterProgress&,
+                                      const RegisterShare*) {
+  return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
+}
+
+}  // namespace xcorr::reg
