@@ -41,6 +41,7 @@ struct OptionField {
   // Where the work runs, not what it computes (results are bit for bit the same whatever its
   // value): left out of the CSV settings header and of a batch job's resume identity.
   bool placement = false;
+  bool summary = false;  // one of the few a one-line summary shows (describe_fields)
   std::function<std::string(const S&)> get;              // the value as text
   std::function<void(S&, const std::string&)> set_text;  // choice, text (checked value)
   std::function<double(const S&)> number;                // integer, real
@@ -122,6 +123,12 @@ OptionField<S> text_field(std::string key, std::string label, std::string doc, s
 template <class S>
 OptionField<S> as_placement(OptionField<S> f) {
   f.placement = true;
+  return f;
+}
+
+template <class S>
+OptionField<S> as_summary(OptionField<S> f) {
+  f.summary = true;
   return f;
 }
 
@@ -212,13 +219,19 @@ Status set_field(const OptionField<S>& f, S& s, const std::string& text) {
   return Status::ok();
 }
 
-// "key=value unit, ..." over the table's result settings (the CSV settings header; placement
-// fields are left out).
+// Which fields describe_fields shows: every result setting (the CSV settings header; placement
+// fields are left out), or only those marked as_summary (one-line summaries, e.g. the batch
+// dialog's queue).
+enum class Described { settings, summary };
+
+// "key=value unit, ..." over the fields `which` names.
 template <class S>
-std::string describe_fields(const std::vector<OptionField<S>>& table, const S& s) {
+std::string describe_fields(const std::vector<OptionField<S>>& table, const S& s,
+                            Described which = Described::settings) {
   std::string out;
   for (const OptionField<S>& f : table) {
-    if (!f.placement) out += (out.empty() ? "" : ", ") + f.key + "=" + value_with_unit(f, s);
+    const bool shown = which == Described::summary ? f.summary : !f.placement;
+    if (shown) out += (out.empty() ? "" : ", ") + f.key + "=" + value_with_unit(f, s);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// The thesis' block-per-shift family, kept as a faithful baseline (the profiler compares it
+// The thesis' block-per-shift family (Maděra, "Accelerating cross-correlation with GPUs", 2022;
+// github MK4H/cross-corr), kept as a faithful baseline (the profiler compares it
 // with the tiled and FFT variants):
 //
 // gpu_block_per_shift: one block (128 threads) per output element; the threads split the

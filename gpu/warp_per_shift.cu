@@ -1,5 +1,5 @@
 // gpu_warp_per_shift and gpu_warp_per_shift_shared: one warp per output element (the thesis'
-// "warp per shift", plain and with shared memory).
+// "warp per shift", plain and with shared memory; Maděra 2022, github MK4H/cross-corr).
 // Overview: the 32 lanes walk the overlap of the two matrices at that shift as one row-major
 // sequence, 32 elements per step (as the thesis does; a lane grid of the template's width left
 // lanes idle on the narrow overlaps of full mode: 2.2x the thesis' time at 32x32), and reduce
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(32 * kSharedWarpsPerBlock)
 // the 18 anchor cases of run 68 (H200, docs/perf/gpu-engine.md; least squares on relative error,
 // every case within 6 %): ~8.4 us, ~0.32 ns per output and ~1.0 x 10^12 multiply-adds per second
 // (one_to_one 16 / 32 / 64: 8.9 / 10.5 / 31 us; one_to_many 64 x64: 1.38 ms). Runs 49-50's fit
-// (8 us, 1.4 ns, 0.5 x 10^12) predated the overlap walk of session 16 and put one_to_one 32 at
+// (8 us, 1.4 ns, 0.5 x 10^12) predated the kernel's overlap walk and put one_to_one 32 at
 // 16 us, so the untuned auto took gpu_small_direct there at 1.20x (run 68).
 double warp_per_output_seconds(const CorrelationProblem& p) {
   const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());

@@ -1,4 +1,5 @@
-// The thesis' warp-shuffle family (Maděra 2022) as one kernel template with its four
+// The thesis' warp-shuffle family (Maděra, "Accelerating cross-correlation with GPUs", 2022;
+// github MK4H/cross-corr) as one kernel template with its four
 // compile-time knobs, plus the run-time work distribution.
 //
 // A warp computes 32 consecutive output columns (one per lane) of S consecutive output rows for

@@ -47,16 +47,13 @@ std::string stack_name(const fs::path& stack) {
   return fs::is_directory(stack) ? stack.filename().string() : stack.stem().string();
 }
 
-// "ROI 2 shapes; subset 31, step 8, first order, reference" (for the settings line and table).
+// "ROI rect:...; subset=31 px, step=8 px, shape=first, ..." (the settings line and the queue's
+// column: the option table's summary fields; the cell's tooltip has the whole job).
 std::string settings_text(const dic::DicJob& j) {
-  const dic::DicOptions& o = j.options;
   std::string roi = j.roi.shapes.empty() ? "whole image" : "";
   for (const dic::RoiShape& s : j.roi.shapes) roi += (roi.empty() ? "" : " ") + dic::to_string(s);
-  std::string text = "ROI " + roi + "; subset " + std::to_string(o.subset) + " px, step " +
-                     std::to_string(o.step) + " px, " + dic::to_string(o.shape) + "-order shape, " +
-                     dic::to_string(o.propagation) + ", " + dic::to_string(o.stack_mode) +
-                     ", device " + o.device;
-  return text;
+  return "ROI " + roi + "; " +
+         describe_fields(dic::dic_option_table(), j.options, Described::summary);
 }
 
 std::string replace_all(std::string s, const std::string& key, const std::string& value) {

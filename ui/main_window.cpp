@@ -36,6 +36,7 @@
 
 #include "core/batch/batch_run.hpp"
 #include "core/dic/job.hpp"
+#include "core/dic/result_writers.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
@@ -52,6 +53,17 @@
 
 namespace xcorr::ui {
 namespace {
+
+// The save dialog's filter for DIC results: one entry per registered writer ("CSV (*.csv)").
+QString result_file_filter() {
+  QStringList filters;
+  for (const dic::ResultWriter& w : dic::result_writers()) {
+    QStringList patterns;
+    for (const std::string& e : w.extensions) patterns << "*" + qs(e);
+    filters << qs(w.name) + " (" + patterns.join(' ') + ")";
+  }
+  return filters.join(";;");
+}
 
 // One undoable ROI edit: the ROI before and after.
 class RoiCommand : public QUndoCommand {
@@ -437,14 +449,14 @@ void MainWindow::build_menus() {
   file->addSeparator();
   export_csv_ = file->addAction(tr("&Export displacements (CSV)..."), this, [this] {
     const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", tr("CSV (*.csv)"));
+        QFileDialog::getSaveFileName(this, tr("Export CSV"), "dic.csv", result_file_filter());
     if (path.isEmpty()) return;
     const Status s = export_csv(path);
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
   export_frame_ = file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
     const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", tr("CSV (*.csv)"));
+        QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", result_file_filter());
     if (path.isEmpty()) return;
     const Status s = export_frame_csv(path, current_);
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));

@@ -1,4 +1,4 @@
-// The consistency check of independent points (issue 18): each converged grid neighbour
+// The consistency check of independent points (docs/dic.md): each converged grid neighbour
 // (8-neighbourhood, at least one) predicts the point's displacement with its own warp
 // (u + ux dx + uy dy at the offset); a converged point further than max_deviation px in u or v
 // from the median prediction is a suspect. DicSession registers the suspects again,

@@ -20,16 +20,16 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
   using O = DicOptions;
   static const std::vector<OptionField<O>> table = io::with_stack_fields<O>(
       {
-          integer_field<O>("subset", "Subset", "px",
-                           "Square subsets of subset x subset pixels (odd)", &O::subset, 5,
-                           kNoLimit, true),
-          integer_field<O>("step", "Step", "px", "Distance between points of the grid", &O::step, 1,
-                           kNoLimit),
+          as_summary(integer_field<O>("subset", "Subset", "px",
+                                      "Square subsets of subset x subset pixels (odd)", &O::subset,
+                                      5, kNoLimit, true)),
+          as_summary(integer_field<O>("step", "Step", "px", "Distance between points of the grid",
+                                      &O::step, 1, kNoLimit)),
           integer_field<O>("search_radius", "Search radius", "px",
                            "Integer search range of the initial guess, +- around the prediction",
                            &O::search_radius, 0, kNoLimit),
-          enum_field<O>("shape", "Shape function", "First- or second-order subset shape function",
-                        &O::shape),
+          as_summary(enum_field<O>("shape", "Shape function",
+                                   "First- or second-order subset shape function", &O::shape)),
           enum_field<O>("interpolation", "Interpolation",
                         "B-spline of the sub-pixel interpolation: quintic (least bias) or cubic "
                         "(faster)",
@@ -52,13 +52,13 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
           real_field<O>("min_texture", "Min texture", "grey values",
                         "Subsets whose intensity standard deviation is smaller are low_texture",
                         &O::min_texture, 0, kUnbounded),
-          enum_field<O>("propagation", "Propagation",
-                        "independent points, or reliability-guided from the best seeds",
-                        &O::propagation),
-          enum_field<O>("stack_mode", "Stack mode",
-                        "reference: frame k against the reference; incremental: against the last "
-                        "reference frame, accumulated",
-                        &O::stack_mode),
+          as_summary(enum_field<O>("propagation", "Propagation",
+                                   "independent points, or reliability-guided from the best seeds",
+                                   &O::propagation)),
+          as_summary(enum_field<O>("stack_mode", "Stack mode",
+                                   "reference: frame k against the reference; incremental: "
+                                   "against the last reference frame, accumulated",
+                                   &O::stack_mode)),
           integer_field<O>("reference_update", "Reference update", "frames",
                            "incremental: move the reference every N frames (0 or 1: every frame)",
                            &O::reference_update, 0, kNoLimit),
@@ -78,8 +78,8 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                         "fast: the fastest guess variant; exact: only direct ones, each ZNCC its "
                         "own sum (docs/formats.md, Accuracy)",
                         &O::accuracy),
-          text_field<O>("device", "Device", "auto (the GPU when present), cpu or gpu", &O::device,
-                        {"auto", "cpu", "gpu"}, true),
+          as_summary(text_field<O>("device", "Device", "auto (the GPU when present), cpu or gpu",
+                                   &O::device, {"auto", "cpu", "gpu"}, true)),
           as_placement(text_field<O>(
               "devices", "GPUs",
               "GPUs that register each frame, sharing its points: device numbers from `xcorr "
@@ -114,18 +114,6 @@ const char* to_string(StackMode v) {
 }
 const char* to_string(StrainKind v) {
   return label(v);
-}
-std::optional<ShapeFunction> parse_shape_function(std::string_view s) {
-  return parse_label<ShapeFunction>(s);
-}
-std::optional<Propagation> parse_propagation(std::string_view s) {
-  return parse_label<Propagation>(s);
-}
-std::optional<StackMode> parse_stack_mode(std::string_view s) {
-  return parse_label<StackMode>(s);
-}
-std::optional<StrainKind> parse_strain_kind(std::string_view s) {
-  return parse_label<StrainKind>(s);
 }
 
 }  // namespace xcorr::dic

@@ -3,9 +3,7 @@
 // settings header, the desktop app's form and check() all work from that table.
 #pragma once
 
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/correlation.hpp"
@@ -114,9 +112,5 @@ const char* to_string(ShapeFunction v);
 const char* to_string(Propagation v);
 const char* to_string(StackMode v);
 const char* to_string(StrainKind v);
-std::optional<ShapeFunction> parse_shape_function(std::string_view s);
-std::optional<Propagation> parse_propagation(std::string_view s);
-std::optional<StackMode> parse_stack_mode(std::string_view s);
-std::optional<StrainKind> parse_strain_kind(std::string_view s);
 
 }  // namespace xcorr::dic

@@ -5,7 +5,8 @@
 // (core/engine/gpu_backend.hpp) that the xcorr_gpu library installs with install_gpu(). Front
 // ends call install_gpu() once at start, include no gpu/ header and link xcorr_gpu; a program
 // that does not install it (or a build without CUDA) gets a CPU-only engine.
-// Units: milliseconds for timings, bytes for memory.
+// Units: as each name says (`_ms` milliseconds, `seconds` and DicStages seconds); bytes for
+// memory.
 #pragma once
 
 #include <cstddef>

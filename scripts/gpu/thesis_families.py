@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Each thesis kernel family against the thesis' own kernel on the same case (issue 19, item 2).
+"""Each thesis kernel family against the thesis' own kernel on the same case (docs/perf/gpu-engine.md).
 
 Usage: scripts/gpu/thesis_families.py BENCH.json THESIS.json
 

@@ -1,4 +1,4 @@
-// Issue 19, item 1: VkFFT trial (not part of the product build). VkFFT (Debian libvkfft-dev
+// Engine against the thesis (docs/perf/gpu-engine.md): VkFFT trial (not part of the product build). VkFFT (Debian libvkfft-dev
 // 1.2.26, CUDA backend: kernels compiled at run time by NVRTC) against cuFFT on the transforms
 // of n_to_m full correlation: N x N transforms (N = 2 * size), n lefts, m rights. Times (CUDA events, median of 20 single runs; back-to-back = 20 launched
 // without waiting / 20):
@@ -12,7 +12,7 @@
 // Build (here): nvcc -O2 -std=c++17 -arch=sm_90 scripts/gpu/vkfft_trial.cu -o vkfft_trial
 //   -L/usr/local/cuda/lib64/stubs -lcuda -lnvrtc -lcufft
 // Run (GPU machine): LD_LIBRARY_PATH=/usr/local/cuda/lib64 ./vkfft_trial
-// Results: docs/perf/gpu-engine.md, "Issue 19, part 4" (run 73).
+// Results: docs/perf/gpu-engine.md, run 73.
 #define VKFFT_BACKEND 1
 #include <cuda.h>
 #include <cuda_runtime.h>

@@ -1,7 +1,7 @@
 // The host's share of a DIC frame, stage by stage: a 2048^2 reference, step 4, subset 31 (255,025
 // points), through a DicSession whose registrar does no registration (it returns each point's
 // prediction + 0.1 px), then the session's stages alone on the same grid. What docs/perf/dic.md's
-// "rest" of a frame is made of (issue 20, run 83). Not part of the build:
+// "rest" of a frame is made of (docs/scale-out.md, run 83). Not part of the build:
 //   g++ -O2 -std=c++20 -I. -Ibuild/engine/core/generated scripts/perf/dic_host_stages.cpp \
 //       build/engine/core/libxcorr_core.a -lpthread -o dic_host_stages && ./dic_host_stages
 #include <chrono>

@@ -1,4 +1,4 @@
-// Bad input through the real `xcorr` executable (issue 15's catalogue, docs/reliability.md):
+// Bad input through the real `xcorr` executable (the catalogue in docs/reliability.md):
 // each case exits 2 with one line that names the problem and leaves no output, no temporary
 // file and no .partial folder behind.
 #include <gtest/gtest.h>
@@ -283,7 +283,7 @@ TEST_F(BadInput, InterruptedWritesLeaveNoTemporaryFile) {
   }
 }
 
-// The differential check of issue 15: for a mutated TIFF, `xcorr run` and `xcorr dic` agree (both
+// The differential check (docs/reliability.md): for a mutated TIFF, `xcorr run` and `xcorr dic` agree (both
 // reject it, or both write the same bytes), and neither crashes. Fixed seeds: the same 60
 // mutations each run (scripts/fuzz.sh explores new ones).
 TEST_F(BadInput, RunAndDicAgreeOnMutatedTiffs) {

@@ -421,7 +421,7 @@ TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
   EXPECT_FALSE(fs::exists(path("m.csv")));
 }
 
-// Issue 14 part 2: `xcorr dic --job` and `xcorr run` on the same job file write the same bytes
+// One job runner (docs/design.md): `xcorr dic --job` and `xcorr run` on the same job file write the same bytes
 // (the CSV header names images and settings, not the output file).
 TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
   const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
@@ -441,7 +441,7 @@ TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
   EXPECT_EQ(da, db);
 }
 
-// Issue 15, items 1-2: `xcorr run` and `xcorr dic` (one runner) on a multi-page TIFF cut inside
+// Bad input (docs/reliability.md): `xcorr run` and `xcorr dic` (one runner) on a multi-page TIFF cut inside
 // page 3 list the lost pages as a failed frame, write the frames they could use (the same bytes)
 // and exit 2 (`run` used to exit 0 with fewer frames). An unknown guess method is refused before
 // any frame by both, by name, leaving nothing behind.

@@ -1,4 +1,4 @@
-// Ctrl-C in `xcorr run` inside a long frame (issue 16): the real executable on a single pair
+// Ctrl-C in `xcorr run` inside a long frame (docs/gui.md): the real executable on a single pair
 // with 51,076 points. Progress shows inside the frame (fractional frames on stderr); SIGINT ends
 // the process at once (the handler removes the temporary files, then the signal ends it), with
 // no commit of the unfinished frame and no temporary file left; a second run computes the frame.

@@ -1,4 +1,4 @@
-// Keeping work (issue 16): results are saved with the project and come back bit for bit when it
+// Keeping work (docs/gui.md): results are saved with the project and come back bit for bit when it
 // is reopened (maps and tracks, without computing); unsaved results make Quit, closing and
 // opening ask first; results of other images are not loaded.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Opening images in the window is as honest as the command line (issue 16, "Loading"): real
+// Opening images in the window is as honest as the command line (docs/gui.md, "Loading"): real
 // files made by each test (a cut multi-page TIFF, a folder of mixed sizes, a single image, an RGB
 // PNG, 8- and 16-bit stacks), the real window under the offscreen platform.
 #include <gtest/gtest.h>

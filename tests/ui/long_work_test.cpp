@@ -1,4 +1,4 @@
-// Long work in the window (issue 16): a single pair with many points shows progress inside the
+// Long work in the window (docs/gui.md): a single pair with many points shows progress inside the
 // frame and Cancel stops it inside the frame. The test prints the largest gap between progress
 // updates and the time from Cancel to the run's end (docs/gui.md records them); its bounds are
 // loose (a loaded 2-core CI machine), the behaviour is what it checks.

@@ -1,4 +1,4 @@
-// Register stack in the window (issue 17): the dialog builds the job from the registration
+// Register stack in the window (docs/registration.md): the dialog builds the job from the registration
 // options, the paths beside the stack and the last template as the region; the run writes the
 // corrected stack and the drift table, plots the drift (in um against time for a stack with a
 // scale) in the Drift tab, and opens the corrected stack to step through. The bundled tracking

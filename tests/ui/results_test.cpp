@@ -1,4 +1,4 @@
-// Reading results in the window (issue 16): the data cursor, ZNCC and status maps, colour maps
+// Reading results in the window (docs/gui.md): the data cursor, ZNCC and status maps, colour maps
 // and ranges kept per quantity, the line profile with its CSV, the probe's peak, titled plot
 // exports, exports enabled only with something to export, and the habits (Esc, Ctrl+Y, the
 // Subtract mode shown, short Undo labels, a View entry per dock, play speed). The bundled sample

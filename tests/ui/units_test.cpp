@@ -1,4 +1,4 @@
-// Physical units in the window (issue 17; trajectories against time, issue 16): a stack whose
+// Physical units in the window (docs/units.md; trajectories against time, docs/gui.md): a stack whose
 // ImageJ description gives 0.25 um pixels and 2 s per frame shows its scale in the Frames dock,
 // the status-bar readout and the data cursor in um, the map axes and colour bar in um, and the
 // trajectories against time in um; the tracks CSV carries the physical columns and velocities;

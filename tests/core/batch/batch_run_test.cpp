@@ -197,7 +197,7 @@ TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   EXPECT_EQ(csv.find("\n3,"), std::string::npos);  // no rows for the failed frame
 }
 
-// Issue 15, items 1-2: a multi-page TIFF cut inside page 3. Its pages from the damage on are one
+// Bad input (docs/reliability.md): a multi-page TIFF cut inside page 3. Its pages from the damage on are one
 // failed frame of their own, named and listed (never silently dropped), and with several frame
 // sources the good frames after it keep their numbers and are computed.
 TEST_F(BatchRun, ACutMultiPageStackListsItsLostPagesAsFailed) {
@@ -285,7 +285,7 @@ TEST_F(BatchRun, AnyPageOfAStackCanBeTheReference) {
             "no reference page 6: 'dic_stack.tif' holds 6 pages (numbered from 0)");
 }
 
-// Issue 15, item 3: one output file spelled two ways is one output (refused before any work), and
+// Bad input (docs/reliability.md): one output file spelled two ways is one output (refused before any work), and
 // a job never resumes the commits of another job that wrote the same file (it used to write job
 // A's numbers under job B's header, exit 0).
 TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResumed) {
@@ -334,7 +334,7 @@ TEST_F(BatchRun, CommitsFromAnotherVersionOfTheInputsAreNotResumed) {
   EXPECT_FALSE(fs::exists(j.out));
 }
 
-// Issue 15, item 4: every commit carries its size and CRC-32. One flipped bit in a commit, or a
+// Bad input (docs/reliability.md): every commit carries its size and CRC-32. One flipped bit in a commit, or a
 // commit cut short, makes that frame and the later ones be computed again (the summary says so),
 // and the CSV equals the uninterrupted run's; before, the bit changed a CSV value silently.
 TEST_F(BatchRun, ADamagedCommitIsRecomputedAndTheSummarySaysSo) {

@@ -1,4 +1,4 @@
-// Sub-pixel bias (issue 18): the interpolation's systematic error is periodic in the shift and
+// Sub-pixel bias (docs/dic.md): the interpolation's systematic error is periodic in the shift and
 // zero at 0 and 0.5 px. Noise-free synthetic speckle (analytic rendering, so the truth is exact;
 // a fresh pattern each run, seed printed), speckle radius 1.5 px (3-4 px speckles, like the DIC
 // Challenge's sample 5), moved by (d, 1 - d) px for d = 0.05 ... 0.95: the mean error over every

@@ -1,4 +1,4 @@
-// The border ring (issue 18 item 1): every point whose subset fits in the image is measured, and
+// The border ring (docs/dic.md): every point whose subset fits in the image is measured, and
 // the outermost ring of points (subset within one step of the image's edge) errs no more than
 // 1.2x the interior. Synthetic speckle with uniform texture (analytic rendering, so the truth is
 // exact; fresh patterns, noise and motion each run, seed printed), moved by a sub-pixel

@@ -1,4 +1,4 @@
-// No gross errors (issue 18): fields that carry the image 5-15 px toward a border, and stretch
+// No gross errors (docs/dic.md): fields that carry the image 5-15 px toward a border, and stretch
 // it by up to 5 %, so that the border points' true matches leave the image and their clamped
 // integer search can only find a wrong peak. Every point that is reported converged must be
 // within 0.1 px of the truth, for independent points (the consistency check) and reliability-

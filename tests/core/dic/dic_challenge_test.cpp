@@ -1,7 +1,7 @@
 // DIC Challenge 1.0 images (../shared/data/dic-challenge): sample 5 (0.1 px translation and the
 // noise-only pair) and sample 14 (0.1 px sinusoidal chirp, L1/L3/L5), scored as the challenge
 // does. Prints a table (bias, noise, RMSE, spatial resolution) and checks the issue's bounds:
-// sample 5 |bias| <= 0.0005 px and std <= 0.0032 px (subset 31, step 8; issue 18); sample 14
+// sample 5 |bias| <= 0.0005 px and std <= 0.0032 px (subset 31, step 8; docs/dic.md); sample 14
 // (subset 35, step 10) bias and RMSE guards near what was measured. Skips when the shared data is
 // absent.
 #include <gtest/gtest.h>
@@ -64,7 +64,7 @@ Result<DicResult> run_sample5(const Stack<float>& ref, const std::string& pair,
 }
 
 // Errors of the outermost ring of points (subset within one step of the image's edge) apart
-// from the interior's: issue 18 wants every point whose subset fits measured, the ring within
+// from the interior's: docs/dic.md wants every point whose subset fits measured, the ring within
 // 1.2x the interior's RMSE. Beside the errors, the errors divided by each point's reported sigma:
 // where an image's texture is weaker near its edges (sample 14), the ring's errors are larger
 // because its subsets hold less information, which sigma accounts for; the border's own share is
@@ -121,7 +121,7 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
     std::printf("| %s | %.2f, %.2f | %d/%d | %+.5f | %.5f | %+.5f | %.5f |\n", name.c_str(), truth,
                 truth, su.points, valid, su.bias, su.noise, sv.bias, sv.noise);
     EXPECT_EQ(su.points, valid) << name << ": every point whose subset fits";
-    // Issue 18: |bias| <= 0.0005 px without raising the noise floor (sd <= 0.0032 px); the
+    // DIC accuracy (docs/dic.md): |bias| <= 0.0005 px without raising the noise floor (sd <= 0.0032 px); the
     // challenge's own bounds are 0.005 and 0.01.
     EXPECT_LE(std::abs(su.bias), 0.0005) << name;
     EXPECT_LE(std::abs(sv.bias), 0.0005) << name;
@@ -132,7 +132,7 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
 
 // The per-point uncertainty on real noise: the noise-only pair (truth 0) and the 0.1 px pair,
 // subsets that do not overlap (subset 31, step 31): the errors about their median, divided by
-// each point's sigma, scatter with a robust SD (1.4826 MAD) of 1 within 20 % (issue 18).
+// each point's sigma, scatter with a robust SD (1.4826 MAD) of 1 within 20 % (docs/dic.md).
 TEST(DicChallenge, Sample5UncertaintyMatchesTheScatter) {
   XCORR_SKIP_WITHOUT_DATA();
   const Stack<float> ref = load(kData / "sample5" / "reference.tif");
@@ -266,7 +266,7 @@ TEST(DicChallenge, Sample14Chirp) {
       // The image's texture is weaker near its top and right edges (docs/dic.md, "Border"): the
       // raw ratio is 1.2-1.4; relative to each point's sigma the ring is as good as the inside.
       EXPECT_LE(ring.ratio_z(), 1.2) << names[level] << " subset " << subset;
-      // Issue 18 asks for L1 RMSE <= 0.01 px. At subset 35 the error is the images' noise
+      // The goal (docs/dic.md) is L1 RMSE <= 0.01 px. At subset 35 the error is the images' noise
       // (0.0119 px; v, whose truth is 0, scatters as much: docs/dic.md); subset 41 reaches it, at a
       // cost in spatial resolution the table shows. Guards for the rest:
       EXPECT_LE(std::abs(s.bias), 0.002) << names[level];

@@ -51,7 +51,7 @@ TEST_F(AtomicWrite, AMissingFolderIsNamed) {
   EXPECT_EQ(files(), 0);
 }
 
-// Issue 15: a folder as the target said "cannot write 'isdir.csv': Success" (the clean-up's
+// Bad input (docs/reliability.md): a folder as the target said "cannot write 'isdir.csv': Success" (the clean-up's
 // error code overwrote the rename's) after the writer had run; it is now refused first, by name.
 TEST_F(AtomicWrite, AFolderAsTheTargetIsRefusedBeforeWriting) {
   fs::create_directories(path("isdir.csv"));

@@ -1,6 +1,6 @@
 // TIFF pages of every depth the readers take, written with libtiff on fresh random values: the
 // eager reader (read_image_stack) and the lazy one (LazyStack) both return the stored numbers,
-// unscaled (issue 15 item 5: 12-bit pages used to come back x16 and 1-bit ones as 0/255).
+// unscaled (docs/reliability.md: 12-bit pages used to come back x16 and 1-bit ones as 0/255).
 #include <gtest/gtest.h>
 
 #include <cmath>
