@@ -36,13 +36,15 @@ Status run_list() {
     std::printf("\nGPU: none (%s)\n", devices.status().message().c_str());
   } else {
     for (const auto& d : devices.value()) {
-      std::printf("\nGPU %d: %s, %s, %d SMs, %.1f GiB, %zu KiB shared memory per block, %.2f GHz, "
-                  "%.0f GB/s%s\n",
-                  d.index, d.name.c_str(), d.arch().c_str(), d.multiprocessors,
-                  static_cast<double>(d.global_memory_bytes) / (1 << 30),
-                  d.shared_memory_per_block_optin_bytes >> 10, d.clock_ghz, d.memory_bandwidth_gbs,
-                  d.profile.empty() ? "" : (" (emulating " + d.profile + ")").c_str());
-      if (!d.unusable.empty()) std::printf("  not used, GPU work runs on the CPU: %s\n", d.unusable.c_str());
+      std::printf(
+          "\nGPU %d: %s, %s, %d SMs, %.1f GiB, %zu KiB shared memory per block, %.2f GHz, "
+          "%.0f GB/s%s\n",
+          d.index, d.name.c_str(), d.arch().c_str(), d.multiprocessors,
+          static_cast<double>(d.global_memory_bytes) / (1 << 30),
+          d.shared_memory_per_block_optin_bytes >> 10, d.clock_ghz, d.memory_bandwidth_gbs,
+          d.profile.empty() ? "" : (" (emulating " + d.profile + ")").c_str());
+      if (!d.unusable.empty())
+        std::printf("  not used, GPU work runs on the CPU: %s\n", d.unusable.c_str());
     }
   }
   return Status::ok();

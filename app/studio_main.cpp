@@ -2,8 +2,8 @@
 //   xcorr-studio [STACK] [--sample | --project P.json] [--run] [--screenshot FILE.png]
 //                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
 //                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
-//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--channel N] [--screenshot FILE.png]
-//   xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
+//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--channel N] [--screenshot
+//   FILE.png] xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
 // window (the batch dialog) after the run, or at once without --run, and quits; the view
@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
   args.addOption({"project", "Open a project (its stack, ROI, options and saved results)", "JSON"});
   args.addOption({"size", "Window size, e.g. 1024x700", "WxH"});
   args.addOption({"frame", "Show frame K (0: the reference)", "K"});
-  args.addOption({"field", "Results quantity: u, v, magnitude, sigma_u, sigma_v, exx, eyy, exy, zncc, status", "F"});
+  args.addOption(
+      {"field", "Results quantity: u, v, magnitude, sigma_u, sigma_v, exx, eyy, exy, zncc, status",
+       "F"});
   args.addOption({"colours", "Colour map: viridis, cividis, diverging, jet", "M"});
   args.addOption({"cursor", "Data cursor at image position X,Y px", "X,Y"});
   args.addOption({"line", "Line profile from X0,Y0 to X1,Y1 px", "X0,Y0,X1,Y1"});

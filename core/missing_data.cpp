@@ -24,8 +24,8 @@ std::vector<char> fill_missing_with_mean(MatrixView<float> image) {
   return missing;
 }
 
-bool touches_missing(const std::vector<char>& missing, Index rows, Index cols, double x0,
-                     double y0, double x1, double y1) {
+bool touches_missing(const std::vector<char>& missing, Index rows, Index cols, double x0, double y0,
+                     double x1, double y1) {
   if (missing.empty()) return false;
   if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1))
     return true;

@@ -17,7 +17,7 @@ std::vector<char> fill_missing_with_mean(MatrixView<float> image);
 // Whether the pixels [floor(x0), ceil(x1)] x [floor(y0), ceil(y1)] (clipped to rows x cols)
 // hold a missing one of `missing` (fill_missing_with_mean's; empty: none). A non-finite corner
 // touches.
-bool touches_missing(const std::vector<char>& missing, Index rows, Index cols, double x0,
-                     double y0, double x1, double y1);
+bool touches_missing(const std::vector<char>& missing, Index rows, Index cols, double x0, double y0,
+                     double x1, double y1);
 
 }  // namespace xcorr

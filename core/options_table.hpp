@@ -37,7 +37,7 @@ struct OptionField {
   bool odd = false;           // integer: must be odd
   // choice: the accepted labels; text: suggestions (any text is accepted unless `closed`).
   std::vector<std::string> choices;
-  bool closed = false;                                   // text: only `choices` are accepted
+  bool closed = false;  // text: only `choices` are accepted
   // Where the work runs, not what it computes (results are bit for bit the same whatever its
   // value): left out of the CSV settings header and of a batch job's resume identity.
   bool placement = false;

@@ -8,10 +8,10 @@
 
 #include "core/zncc_rule.hpp"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 #include "gpu/zncc_epilogue.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {

@@ -1,9 +1,9 @@
-#include "gpu/device_model.cuh"
-
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <mutex>
+
+#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -117,11 +117,11 @@ Status check_shared_bytes(const std::string& who, long long bytes, const std::st
   const DeviceInfo& d = current_device();
   const auto limit = static_cast<long long>(d.shared_memory_per_block_optin_bytes);
   if (bytes <= limit) return Status::ok();
-  return {ErrorCode::unsupported,
-          who + " needs " + std::to_string((bytes + 1023) >> 10) +
-              " KiB of shared memory per block" + context + "; GPU " + std::to_string(d.index) +
-              " (" + (d.profile.empty() ? d.name : "emulating " + d.profile) + ") allows " +
-              std::to_string(limit >> 10) + " KiB"};
+  return {ErrorCode::unsupported, who + " needs " + std::to_string((bytes + 1023) >> 10) +
+                                      " KiB of shared memory per block" + context + "; GPU " +
+                                      std::to_string(d.index) + " (" +
+                                      (d.profile.empty() ? d.name : "emulating " + d.profile) +
+                                      ") allows " + std::to_string(limit >> 10) + " KiB"};
 }
 
 int sm_count() {

@@ -28,12 +28,12 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -591,9 +591,9 @@ class GpuRegistrar final : public TimedRegistrar {
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
     const int S = o.subset;
-    XCORR_RETURN_IF_ERROR(
-        check_shared_bytes("the GPU IC-GN", icgn_warp_bytes(S, o.shape == dic::ShapeFunction::second_order),
-                           " for subset " + std::to_string(S) + " px"));
+    XCORR_RETURN_IF_ERROR(check_shared_bytes(
+        "the GPU IC-GN", icgn_warp_bytes(S, o.shape == dic::ShapeFunction::second_order),
+        " for subset " + std::to_string(S) + " px"));
     cudaStream_t stream = nullptr;
     const int rows = static_cast<int>(in.reference.rows),
               cols = static_cast<int>(in.reference.cols);
@@ -797,10 +797,10 @@ class GpuRegistrar final : public TimedRegistrar {
         const auto limit = static_cast<int>(max_shared_bytes_per_block());
         const cudaError_t e = cudaFuncSetAttribute(
             icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-        return e != cudaSuccess ? e
-                                : cudaFuncSetAttribute(icgn2_kernel<3>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       limit);
+        return e != cudaSuccess
+                   ? e
+                   : cudaFuncSetAttribute(icgn2_kernel<3>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
       });
       XCORR_CUDA_TRY(opt_in2);
       const int warps2 = icgn_warps(args.subset, true);
@@ -818,8 +818,8 @@ class GpuRegistrar final : public TimedRegistrar {
     static OncePerDevice once;
     const cudaError_t opt_in = once([] {
       const auto limit = static_cast<int>(max_shared_bytes_per_block());
-      const cudaError_t e = cudaFuncSetAttribute(
-          icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+      const cudaError_t e =
+          cudaFuncSetAttribute(icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
       return e != cudaSuccess
                  ? e
                  : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -20,10 +20,10 @@
 #include "core/fft_size.hpp"
 #include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
-#include "gpu/graph_replay.cuh"
-#include "gpu/gpu_correlator.cuh"
-#include "gpu/variants.cuh"
 #include "gpu/device_model.cuh"
+#include "gpu/gpu_correlator.cuh"
+#include "gpu/graph_replay.cuh"
+#include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -185,9 +185,9 @@ class FftCorrelator final : public GpuCorrelator {
     XCORR_RETURN_IF_ERROR(prepare(p, prep, stream));
     if (prep.chunk != p.out_count) return enqueue(p, out, stream, prep);  // chunked: direct
     GraphKey key = graph_key(p, out);
-    for (const void* b : {static_cast<const void*>(padded_.get()), static_cast<const void*>(corr_.get()),
-                          static_cast<const void*>(spectra_.get()),
-                          static_cast<const void*>(product_.get())})
+    for (const void* b :
+         {static_cast<const void*>(padded_.get()), static_cast<const void*>(corr_.get()),
+          static_cast<const void*>(spectra_.get()), static_cast<const void*>(product_.get())})
       key.push_back(reinterpret_cast<std::uintptr_t>(b));
     return graphs_.run(
         key, stream, [&](cudaStream_t s) { return enqueue(p, out, s, prep); },

@@ -1,7 +1,7 @@
-// gpu_fft_fused: FFT correlation in three kernels of our own (four for n_to_m), with padding, product and crop
-// fused into the transforms (gpu_fft runs a pad kernel, cuFFT, a multiply kernel, cuFFT and a
-// crop kernel, each through device memory).
-// Overview, transform NY x NX (powers of two, 64 to 1024):
+// gpu_fft_fused: FFT correlation in three kernels of our own (four for n_to_m), with padding,
+// product and crop fused into the transforms (gpu_fft runs a pad kernel, cuFFT, a multiply kernel,
+// cuFFT and a crop kernel, each through device memory). Overview, transform NY x NX (powers of two,
+// 64 to 1024):
 // 1. rows: each row of every distinct input is read once, zero-padded on load, and transformed
 //    along x, two real rows per complex FFT (z = a + ib); the half spectra (NX / 2 + 1 values,
 //    in the transform's bit-reversed storage order) of rows inside the inputs go to device memory
@@ -28,12 +28,12 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/fft_stages.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/graph_replay.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -265,13 +265,13 @@ __global__ void __launch_bounds__(kThreads, column_min_blocks<NY>())
     const int2 lr = p.pair(t0 + b);
     __syncthreads();  // the previous item's columns have been read out
     load_columns<NY>(z, spec + static_cast<long long>(lr.x) * lh * cx + k0, lh, cx, k0);
-    load_columns<NY>(z + kL * kP, spec + (right0 + static_cast<long long>(lr.y) * rh) * cx + k0,
-                     rh, cx, k0);
+    load_columns<NY>(z + kL * kP, spec + (right0 + static_cast<long long>(lr.y) * rh) * cx + k0, rh,
+                     cx, k0);
     __syncthreads();
     if constexpr (!kSpectra) {
       // Left and right apart: kL lines per pass is what the layout is conflict-free for.
       fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(z, tw,
-                                                                                            kL);
+                                                                                           kL);
       fft::transform_lines<NY, kThreads, kP, true, true, later_group<NY>(), skew_of<NY>()>(
           z + kL * kP, tw, kL);
     }
@@ -406,9 +406,9 @@ class FftFusedCorrelator final : public GpuCorrelator {
     const auto largest = [](int n) {
       return with_size(n, [](auto size) { return column_shared_bytes<decltype(size)::value>(); });
     };
-    return check_shared_bytes("gpu_fft_fused", std::max(largest(s.nx), largest(s.ny)),
-                              " for transforms of " + std::to_string(s.ny) + " x " +
-                                  std::to_string(s.nx));
+    return check_shared_bytes(
+        "gpu_fft_fused", std::max(largest(s.nx), largest(s.ny)),
+        " for transforms of " + std::to_string(s.ny) + " x " + std::to_string(s.nx));
   }
 
   double kernel_seconds(const CorrelationProblem& p) const override {
@@ -493,12 +493,11 @@ class FftFusedCorrelator final : public GpuCorrelator {
     XCORR_RETURN_IF_ERROR(prod_.allocate(static_cast<std::size_t>(chunk * per_pair)));
     if (chunk != p.out_count) return enqueue(p, s, chunk, out, stream);  // chunked: direct
     GraphKey key = graph_key(p, out);
-    for (const void* b : {static_cast<const void*>(spec_.get()),
-                          static_cast<const void*>(cols_.get()),
-                          static_cast<const void*>(prod_.get())})
+    for (const void* b :
+         {static_cast<const void*>(spec_.get()), static_cast<const void*>(cols_.get()),
+          static_cast<const void*>(prod_.get())})
       key.push_back(reinterpret_cast<std::uintptr_t>(b));
-    return graphs_.run(key, stream,
-                       [&](cudaStream_t st) { return enqueue(p, s, chunk, out, st); });
+    return graphs_.run(key, stream, [&](cudaStream_t st) { return enqueue(p, s, chunk, out, st); });
   }
 
  private:
@@ -519,8 +518,9 @@ class FftFusedCorrelator final : public GpuCorrelator {
         constexpr int N = decltype(size)::value;
         const long long items = static_cast<long long>(p.n_left + p.n_right) *
                                 ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
-        fused_forward_columns_kernel<N><<<grid_for(items), kThreads, row_shared_bytes<N>(),
-                                          stream>>>(p, spec_.get(), cx, cols_.get());
+        fused_forward_columns_kernel<N>
+            <<<grid_for(items), kThreads, row_shared_bytes<N>(), stream>>>(p, spec_.get(), cx,
+                                                                           cols_.get());
       });
       XCORR_LAUNCH_TRY("fused_forward_columns_kernel");
     }
@@ -535,13 +535,13 @@ class FftFusedCorrelator final : public GpuCorrelator {
         const long long items = static_cast<long long>(batch) *
                                 ((cx + lines_per_block<N>() - 1) / lines_per_block<N>());
         if (per_input)
-          fused_columns_kernel<N, true><<<grid_for(items), kThreads, column_shared_bytes<N>(),
-                                          stream>>>(p, cols_.get(), cx, t0, batch, rs, scale,
-                                                    prod_.get());
+          fused_columns_kernel<N, true>
+              <<<grid_for(items), kThreads, column_shared_bytes<N>(), stream>>>(
+                  p, cols_.get(), cx, t0, batch, rs, scale, prod_.get());
         else
-          fused_columns_kernel<N, false><<<grid_for(items), kThreads, column_shared_bytes<N>(),
-                                           stream>>>(p, spec_.get(), cx, t0, batch, rs, scale,
-                                                     prod_.get());
+          fused_columns_kernel<N, false>
+              <<<grid_for(items), kThreads, column_shared_bytes<N>(), stream>>>(
+                  p, spec_.get(), cx, t0, batch, rs, scale, prod_.get());
       });
       XCORR_LAUNCH_TRY("fused_columns_kernel");
       const long long rows = static_cast<long long>(batch) * p.out_rows;

@@ -21,11 +21,11 @@
 #include <type_traits>
 
 #include "gpu/cuda_check.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/fft_stages.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -145,9 +145,8 @@ class FftSharedCorrelator final : public GpuCorrelator {
       return {ErrorCode::unsupported,
               "gpu_fft_shared: the padded transform exceeds 128 x 128 (full mode: inputs up to "
               "64 x 64; valid mode: windows up to 128 x 128)"};
-    const int bytes = with_size(transform_size(p), [](auto size) {
-      return shared_bytes<decltype(size)::value>();
-    });
+    const int bytes = with_size(transform_size(p),
+                                [](auto size) { return shared_bytes<decltype(size)::value>(); });
     return check_shared_bytes("gpu_fft_shared", bytes,
                               " for a " + std::to_string(transform_size(p)) + "-point transform");
   }
@@ -162,8 +161,8 @@ class FftSharedCorrelator final : public GpuCorrelator {
     const int k = n == 16 ? 0 : n == 32 ? 1 : n == 64 ? 2 : 3;
     constexpr double kFirst[] = {6e-6, 9.5e-6, 14.5e-6, 31e-6};
     constexpr double kEach[] = {0.004e-6, 0.012e-6, 0.041e-6, 0.19e-6};
-    return kFirst[k] + kEach[k] / current_device().compute_scale() *
-                              static_cast<double>(p.output_count() - 1) +
+    return kFirst[k] +
+           kEach[k] / current_device().compute_scale() * static_cast<double>(p.output_count() - 1) +
            transfer_seconds(p);
   }
 

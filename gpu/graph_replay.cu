@@ -1,16 +1,14 @@
-#include "gpu/graph_replay.cuh"
-
 #include "gpu/cuda_check.cuh"
+#include "gpu/graph_replay.cuh"
 
 namespace xcorr::gpu {
 
 GraphKey graph_key(const DeviceProblem& p, const float* out) {
   auto a = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q); };
   auto v = [](auto x) { return static_cast<std::uintptr_t>(x); };
-  return {a(p.left),        a(p.right),       a(out),
-          v(p.request.norm), v(p.request.form), v(p.request.mode),
-          v(p.left_rows),   v(p.left_cols),   v(p.n_left),
-          v(p.right_rows),  v(p.right_cols),  v(p.n_right)};
+  return {a(p.left),         a(p.right),        a(out),          v(p.request.norm),
+          v(p.request.form), v(p.request.mode), v(p.left_rows),  v(p.left_cols),
+          v(p.n_left),       v(p.right_rows),   v(p.right_cols), v(p.n_right)};
 }
 
 GraphReplay::~GraphReplay() {

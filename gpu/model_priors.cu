@@ -1,6 +1,6 @@
 // Model pieces shared by the GPU variants' priors (declared in gpu/variants.cuh).
-#include "gpu/variants.cuh"
 #include "gpu/device_model.cuh"
+#include "gpu/variants.cuh"
 
 namespace xcorr::gpu {
 
@@ -26,7 +26,8 @@ double zncc_epilogue_seconds(const CorrelationProblem& p) {
 
 double peak_reduce_seconds(const CorrelationProblem& p) {
   // One read of every surface, two launches.
-  return 6e-6 + 4.0 * static_cast<double>(p.surface_shape().area() * p.output_count()) / memory_rate(3e12);
+  return 6e-6 +
+         4.0 * static_cast<double>(p.surface_shape().area() * p.output_count()) / memory_rate(3e12);
 }
 
 }  // namespace xcorr::gpu

@@ -21,10 +21,10 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/cufft_api.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/host_staging.cuh"
 #include "gpu/peak_key.cuh"
 #include "gpu/phase_gpu.hpp"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {

@@ -13,9 +13,9 @@
 #include <memory>
 
 #include "gpu/cuda_check.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -105,9 +105,9 @@ class SmallDirectCorrelator final : public GpuCorrelator {
   double kernel_seconds(const CorrelationProblem& p) const override {
     // Fitted to kernel_ms of the anchor cases in run 68 (H200, docs/perf/gpu-engine.md; every
     // case within 25 %, most within 10 %): the launch and host work (~6.75 us), then waves of ~5
-    // blocks per SM on every SM (132 there), each wave ~2 us plus a block's multiply-adds at ~4.25 x 10^9 per
-    // second (one_to_one 16 / 32: 9.3 / 12.6 us; n_to_mn 16 x4096: 0.50 ms). ncu puts the
-    // one_to_one 16 x 16 kernel itself at ~4 us (run 45).
+    // blocks per SM on every SM (132 there), each wave ~2 us plus a block's multiply-adds at ~4.25
+    // x 10^9 per second (one_to_one 16 / 32: 9.3 / 12.6 us; n_to_mn 16 x4096: 0.50 ms). ncu puts
+    // the one_to_one 16 x 16 kernel itself at ~4 us (run 45).
     const Shape s = p.surface_shape();
     const double blocks = static_cast<double>(p.output_count()) * static_cast<double>(s.rows);
     const double waves = std::ceil(blocks / (sm_count() * 5.0));

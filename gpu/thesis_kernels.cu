@@ -12,9 +12,9 @@
 
 #include "core/smem/block_per_shift_layout.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -69,7 +69,8 @@ class BlockPerShiftCorrelator final : public GpuCorrelator {
   double kernel_seconds(const CorrelationProblem& p) const override {
     // Prior: a block per output: ~1 TMAC/s and ~0.1 us per output beyond the first wave.
     const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-    return 8e-6 + p.direct_multiply_adds() / compute_rate(1e12) + outputs * 1e-7 + transfer_seconds(p);
+    return 8e-6 + p.direct_multiply_adds() / compute_rate(1e12) + outputs * 1e-7 +
+           transfer_seconds(p);
   }
   std::vector<Launch> kernel_launches(const DeviceProblem& p) const override {
     return {{"block_per_shift_kernel",

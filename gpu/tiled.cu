@@ -18,10 +18,10 @@
 
 #include "core/smem/tiled_layout.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {

@@ -18,10 +18,10 @@
 
 #include "core/smem/warp_per_shift_layout.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/variants.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -140,7 +140,8 @@ __global__ void __launch_bounds__(32 * kSharedWarpsPerBlock)
 // 16 us, so the untuned auto took gpu_small_direct there at 1.20x (run 68).
 double warp_per_output_seconds(const CorrelationProblem& p) {
   const double outputs = static_cast<double>(p.surface_shape().area() * p.output_count());
-  return 8.4e-6 + outputs * 0.32e-9 + p.direct_multiply_adds() / compute_rate(1.0e12) + transfer_seconds(p);
+  return 8.4e-6 + outputs * 0.32e-9 + p.direct_multiply_adds() / compute_rate(1.0e12) +
+         transfer_seconds(p);
 }
 
 class WarpPerShiftCorrelator final : public GpuCorrelator {
@@ -271,12 +272,13 @@ class WarpPerShiftSharedCorrelator final
     static OncePerDevice once;
     XCORR_CUDA_TRY(once([] {
       const auto limit = static_cast<int>(max_shared_bytes_per_block());
-      const cudaError_t e = cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-      return e != cudaSuccess ? e
-                              : cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     limit);
+      const cudaError_t e =
+          cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::full>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+      return e != cudaSuccess
+                 ? e
+                 : cudaFuncSetAttribute(warp_per_shift_shared_kernel<Mode::valid>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     }));
     // Enough blocks per group to fill the GPU (4 blocks per SM), at most one per 32 outputs.
     const dim3 grid(grid_x(p, g), std::min(g.pair_groups * g.col_groups, 65535));

@@ -18,10 +18,10 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffer.cuh"
+#include "gpu/device_model.cuh"
 #include "gpu/gpu_correlator.cuh"
 #include "gpu/variants.cuh"
 #include "gpu/warp_shuffle.cuh"
-#include "gpu/device_model.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -286,7 +286,8 @@ class WarpShuffleCorrelator final : public GpuCorrelator {
                                      stream));  // workers add into it
     }
     g.tasks = static_cast<long long>(g.left_groups) * g.right_groups * g.chunks * per_chunk;
-    const int blocks = static_cast<int>(std::clamp<long long>((g.tasks + 3) / 4, 1, 16LL * sm_count()));
+    const int blocks =
+        static_cast<int>(std::clamp<long long>((g.tasks + 3) / 4, 1, 16LL * sm_count()));
     (p.request.mode == Mode::full ? inst->full : inst->valid)(p, g, out, stream, blocks);
     XCORR_LAUNCH_TRY("warp_shuffle_kernel");
     return Status::ok();

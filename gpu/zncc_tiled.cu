@@ -13,10 +13,11 @@
 // memory. Larger surfaces use several tiles: a statistics pre-pass gives the search-matrix
 // variance (flatness rule), tiles combine maxima with atomicMax, and zncc_peak_refine_kernel
 // recomputes the 3x3 neighbourhood in float64 from the inputs.
-// Layout, thread map and the host's plan: core/smem/zncc_tile_layout.hpp, core/profiling/zncc_tile_plan.hpp.
-// When it wins: DIC- and tracking-sized searches (templates up to ~64 px in windows of a few
-// hundred px); whole frames with larger templates are cuFFT's (gpu_fft). Constraints: valid mode,
-// zncc; the tile's staging within 200 KiB. Instantiations: RY in {4..8} x {surface, peak}.
+// Layout, thread map and the host's plan: core/smem/zncc_tile_layout.hpp,
+// core/profiling/zncc_tile_plan.hpp. When it wins: DIC- and tracking-sized searches (templates up
+// to ~64 px in windows of a few hundred px); whole frames with larger templates are cuFFT's
+// (gpu_fft). Constraints: valid mode, zncc; the tile's staging within 200 KiB. Instantiations: RY
+// in {4..8} x {surface, peak}.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -450,7 +451,8 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
             : 5e-6 + 4.0 * static_cast<double>(p.right.count * p.right.rows * p.right.cols) /
                          memory_rate(3e12);
     const DeviceInfo& d = current_device();
-    return 8e-6 + profiling::zncc_cost(z, blocks, d.multiprocessors, d.sm_limits()) / compute_rate(11e12) +
+    return 8e-6 +
+           profiling::zncc_cost(z, blocks, d.multiprocessors, d.sm_limits()) / compute_rate(11e12) +
            staged / memory_rate(3e12) + stats + transfer_seconds(p);
   }
 
@@ -522,9 +524,8 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       it = plans_
-               .emplace(key,
-                        profiling::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), limit,
-                                              current_device().sm_limits()))
+               .emplace(key, profiling::plan_zncc_tiles(h, w, H, W, param("rows_per_thread"), limit,
+                                                        current_device().sm_limits()))
                .first;
     }
     return it->second;

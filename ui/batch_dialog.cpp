@@ -287,7 +287,8 @@ Status BatchDialog::add_job(dic::DicJob job) {
   job.roi = settings_.roi;
   job.options = settings_.options;
   // The channel is the job's: a stack without the one in use is analysed on its channel 0.
-  if (const io::PlaneSelection p = job.options.plane(); !io::stack_has_plane(stack, p.channel, p.z)) {
+  if (const io::PlaneSelection p = job.options.plane();
+      !io::stack_has_plane(stack, p.channel, p.z)) {
     job.options.channel = "0";
     job.options.z = 0;
   }

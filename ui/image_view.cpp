@@ -29,7 +29,8 @@ void ImageView::set_frame(MatrixView<const float> frame) {
   pixels_.resize(static_cast<std::size_t>(rows_) * cols_);
   for (int y = 0; y < rows_; ++y)
     std::copy(frame.row(y), frame.row(y) + cols_, pixels_.begin() + static_cast<long>(y) * cols_);
-  missing_ = std::count_if(pixels_.begin(), pixels_.end(), [](float v) { return !std::isfinite(v); });
+  missing_ =
+      std::count_if(pixels_.begin(), pixels_.end(), [](float v) { return !std::isfinite(v); });
   if (auto_levels_ && !levels_known_ && static_cast<std::size_t>(missing_) < pixels_.size()) {
     levels_known_ = true;
     std::vector<float> sorted;  // the finite pixels
@@ -73,7 +74,8 @@ void ImageView::rebuild_image() {
     image_ = QImage(cols_, rows_, QImage::Format_Grayscale8);
     for (int y = 0; y < rows_; ++y) {
       uchar* line = image_.scanLine(y);
-      for (int x = 0; x < cols_; ++x) line[x] = grey(pixels_[static_cast<std::size_t>(y) * cols_ + x]);
+      for (int x = 0; x < cols_; ++x)
+        line[x] = grey(pixels_[static_cast<std::size_t>(y) * cols_ + x]);
     }
     return;
   }

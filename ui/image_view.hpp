@@ -36,7 +36,7 @@ class ImageView : public QWidget {
   double black() const { return black_; }       // the levels in use (grey values)
   // Non-finite pixels (NaN, Inf: missing data) of the frame shown; drawn in kMissingColour.
   long missing_pixels() const { return missing_; }
-  const QImage& image() const { return image_; }  // the frame as drawn, before zoom
+  const QImage& image() const { return image_; }      // the frame as drawn, before zoom
   static constexpr QRgb kMissingColour = 0xffd020d0;  // magenta
   double white() const { return white_; }
   bool auto_levels() const { return auto_levels_; }

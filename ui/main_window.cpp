@@ -455,8 +455,8 @@ void MainWindow::build_menus() {
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
   });
   export_frame_ = file->addAction(tr("Export &current frame (CSV)..."), this, [this] {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv", result_file_filter());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export frame CSV"), "frame.csv",
+                                                      result_file_filter());
     if (path.isEmpty()) return;
     const Status s = export_frame_csv(path, current_);
     if (!s.is_ok()) show_error(tr("Export CSV"), qs(s.message()));
@@ -785,8 +785,8 @@ Status MainWindow::open_stack(const QString& path, Index reference_page) {
   if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
   const std::string file = path.toStdString();
   opened_plane_ = plane_for(file);
-  auto opened = io::LazyStack::open(file, io::LazyStack::kDefaultCacheBytes, opened_plane_,
-                                    reference_page);
+  auto opened =
+      io::LazyStack::open(file, io::LazyStack::kDefaultCacheBytes, opened_plane_, reference_page);
   if (!opened.is_ok()) return opened.status();
   XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
   remember_recent(path);
@@ -1319,8 +1319,8 @@ void MainWindow::show_frame(int k) {
                                             .arg(frame_count() - 1)
                                             .arg(qs(project_.frame_names[current_ - 1])));
   if (const long missing = view_->missing_pixels(); missing > 0) {
-    const QString note = tr("%1 missing pixel(s) (NaN or Inf) shown in magenta: not measured")
-                             .arg(missing);
+    const QString note =
+        tr("%1 missing pixel(s) (NaN or Inf) shown in magenta: not measured").arg(missing);
     frame_label_->setText(frame_label_->text() + QStringLiteral(" · ") + note);
     statusBar()->showMessage(note, 8000);
   }

@@ -20,9 +20,9 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/job.hpp"
 #include "core/io/lazy_stack.hpp"
+#include "core/project/studio_project.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/status.hpp"
-#include "core/project/studio_project.hpp"
 #include "core/tracking/tracking.hpp"
 #include "ui/image_view.hpp"
 #include "ui/job_runner.hpp"
@@ -173,7 +173,8 @@ class MainWindow : public QMainWindow {
   void refresh_frame_list();
 
   // Data: the stack opened lazily (frames decoded on demand, bounded cache); the reference and
-  // frames decoded as stacks when tracking needs them; the project (core/project/studio_project.hpp).
+  // frames decoded as stacks when tracking needs them; the project
+  // (core/project/studio_project.hpp).
   std::shared_ptr<io::LazyStack> source_;  // shared with a running job
   Stack<float> reference_, frames_;
   StudioProject project_;

@@ -157,7 +157,8 @@ io::RunPaths run_paths(const dic::DicJob& job, const std::string& label) {
   paths.inputs.push_back({p + "the reference", job.reference});
   for (const std::string& f : job.frames) paths.inputs.push_back({p + "the frames", f});
   paths.outputs.push_back({p + "the output (out)", job.out});
-  if (!job.out.empty()) paths.resume_folders.push_back({p + "the resume folder", partial_folder(job)});
+  if (!job.out.empty())
+    paths.resume_folders.push_back({p + "the resume folder", partial_folder(job)});
   return paths;
 }
 
@@ -240,8 +241,8 @@ Status validate_batch(const dic::Batch& b, const std::vector<bool>& jobs) {
       if (s.is_ok() && !fs::exists(job.stack, ec))
         s = {ErrorCode::not_found, "stack '" + job.stack + "' not found"};
       if (s.is_ok() && !job.options.region.empty()) {  // the region against the frames' size
-        auto st = io::LazyStack::open(job.stack, io::LazyStack::kDefaultCacheBytes,
-                                      job.options.plane());
+        auto st =
+            io::LazyStack::open(job.stack, io::LazyStack::kDefaultCacheBytes, job.options.plane());
         s = st.is_ok() ? reg::parse_region(job.options.region, st.value()->shape().cols,
                                            st.value()->shape().rows)
                              .status()
@@ -279,9 +280,9 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
     Index index = 0;
     if (frame > 0) std::tie(stack, index) = src.frames[static_cast<std::size_t>(frame - 1)];
     if (stack->shape() != shape) {
-      return Status{ErrorCode::size_mismatch,
-                    "frame " + std::to_string(frame) + " is " + image_size(stack->shape()) +
-                        " but the reference is " + image_size(shape)};
+      return Status{ErrorCode::size_mismatch, "frame " + std::to_string(frame) + " is " +
+                                                  image_size(stack->shape()) +
+                                                  " but the reference is " + image_size(shape)};
     }
     return stack->region(index, w.y, w.x, w.rows, w.cols);
   };

@@ -1,5 +1,6 @@
-#include "core/cpu/cpu_variants.hpp"
 #include "core/cpu/add_variants.hpp"
+
+#include "core/cpu/cpu_variants.hpp"
 
 namespace xcorr {
 

@@ -33,7 +33,7 @@ class CpuRegistrar final : public FrameRegistrar {
   FrameRegistration reg_;
   std::unique_ptr<BSplineImage> ref_;
   std::unique_ptr<BSplineImage> def_;  // the last deformed image (FrameInputs::deformed_changed)
-  math::NoiseModel noise_;  // of ref_ (noise_model())
+  math::NoiseModel noise_;             // of ref_ (noise_model())
 };
 
 Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs& in,

@@ -68,8 +68,9 @@ struct IcgnResult {
 // subset leaves the reference image, or most of it lies in its border band); outside_image (the
 // corners of its warped copy, under the warp's first-order part, reach more than half a pixel
 // past the deformed image's pixel centres, math::inside_sampling). IC-GN uses the subset's
-// pixels at least math::border_band px inside the reference (math::clipped_subset). `noise`: the images' noise model
-// for sigma_u, sigma_v (noise_model() of the reference with the splines' settings).
+// pixels at least math::border_band px inside the reference (math::clipped_subset). `noise`: the
+// images' noise model for sigma_u, sigma_v (noise_model() of the reference with the splines'
+// settings).
 IcgnResult icgn(const BSplineImage& ref, const BSplineImage& def, double x, double y,
                 const Warp& start, const DicOptions& o, const math::NoiseModel& noise);
 

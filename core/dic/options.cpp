@@ -71,7 +71,8 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
                         "grid around it too (marked outside_roi)",
                         &O::roi_only),
           text_field<O>(
-              "method", "Guess variant",
+              "method",
+              "Guess variant",
               "Correlation variant of the integer guess: auto or a name from `xcorr list`",
               &O::method, {"auto"}, false),
           enum_field<O>("accuracy", "Guess accuracy",

@@ -95,8 +95,8 @@ struct DicOptions {
   std::string frame_interval;
   std::string method = "auto";  // correlation variant of the initial guess (see `xcorr list`)
   Accuracy accuracy = Accuracy::fast;  // which variants the guess's auto may pick
-  std::string device = "auto";  // where frames are registered: auto (the GPU when
-                                // present), cpu or gpu
+  std::string device = "auto";         // where frames are registered: auto (the GPU when
+                                       // present), cpu or gpu
   // The GPUs that register each frame (core/device_list.hpp: "0", "0,1", "all"); several share
   // every frame's points, with the same results bit for bit as one.
   std::string devices = "0";

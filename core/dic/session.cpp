@@ -19,8 +19,9 @@ Result<std::vector<char>> fill_missing(Stack<float>& w, const std::string& name)
   std::vector<char> missing = fill_missing_with_mean(w[0]);
   if (!missing.empty() && std::all_of(missing.begin(), missing.end(), [](char m) { return m; }))
     return Status{ErrorCode::invalid_argument,
-                  name + " has no finite pixel where the ROI's points are measured (every pixel "
-                         "NaN or Inf)"};
+                  name +
+                      " has no finite pixel where the ROI's points are measured (every pixel "
+                      "NaN or Inf)"};
   return missing;
 }
 

@@ -85,11 +85,10 @@ Result<DeviceInfo> emulate(const DeviceInfo& actual, std::string_view name) {
     DeviceInfo d = actual;
     d.profile = p.name;
     d.multiprocessors = std::min(actual.multiprocessors, l.multiprocessors);
-    d.shared_memory_per_block_optin_bytes = std::min(actual.shared_memory_per_block_optin_bytes,
-                                                     l.shared_memory_per_block_optin_bytes);
-    d.shared_memory_per_multiprocessor_bytes =
-        std::min(actual.shared_memory_per_multiprocessor_bytes,
-                 l.shared_memory_per_multiprocessor_bytes);
+    d.shared_memory_per_block_optin_bytes =
+        std::min(actual.shared_memory_per_block_optin_bytes, l.shared_memory_per_block_optin_bytes);
+    d.shared_memory_per_multiprocessor_bytes = std::min(
+        actual.shared_memory_per_multiprocessor_bytes, l.shared_memory_per_multiprocessor_bytes);
     d.reserved_shared_memory_per_block_bytes = std::max(
         actual.reserved_shared_memory_per_block_bytes, l.reserved_shared_memory_per_block_bytes);
     d.registers_per_multiprocessor =
@@ -110,7 +109,9 @@ Result<DeviceInfo> emulate(const DeviceInfo& actual, std::string_view name) {
 
 std::string describe_cuda_architectures(std::string_view cmake_list) {
   std::string real, virt;
-  auto add = [](std::string& to, const std::string& what) { to += (to.empty() ? "" : ", ") + what; };
+  auto add = [](std::string& to, const std::string& what) {
+    to += (to.empty() ? "" : ", ") + what;
+  };
   while (!cmake_list.empty()) {
     const std::size_t semi = cmake_list.find_first_of(";,");
     std::string_view item = cmake_list.substr(0, semi);

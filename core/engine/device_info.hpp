@@ -27,8 +27,8 @@ struct DeviceInfo {
   int registers_per_multiprocessor = 0;
   int max_threads_per_multiprocessor = 0;
   int max_blocks_per_multiprocessor = 0;
-  double clock_ghz = 0;              // the SMs' peak clock
-  double memory_bandwidth_gbs = 0;   // peak: 2 x memory clock x bus width
+  double clock_ghz = 0;             // the SMs' peak clock
+  double memory_bandwidth_gbs = 0;  // peak: 2 x memory clock x bus width
   std::string profile;   // the emulated lab GPU (XCORR_GPU_PROFILE), empty for the device itself
   std::string unusable;  // why this build cannot run on it; empty when it can
 
@@ -63,8 +63,8 @@ const std::vector<LabProfile>& lab_profiles();
 // unknown name. An empty name returns `actual`.
 Result<DeviceInfo> emulate(const DeviceInfo& actual, std::string_view name);
 
-// CMake's CUDA_ARCHITECTURES list ("75-real;86-real;75-virtual", "90"; commas too) in words: "machine code
-// for sm_75, sm_86; PTX for compute_75" (a plain number carries both).
+// CMake's CUDA_ARCHITECTURES list ("75-real;86-real;75-virtual", "90"; commas too) in words:
+// "machine code for sm_75, sm_86; PTX for compute_75" (a plain number carries both).
 std::string describe_cuda_architectures(std::string_view cmake_list);
 
 // The profile named by the environment variable XCORR_GPU_PROFILE (empty when unset).

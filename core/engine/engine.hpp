@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/correlation.hpp"
-#include "core/engine/device_info.hpp"
 #include "core/dic/frame_registrar.hpp"
+#include "core/engine/device_info.hpp"
 #include "core/profiling/kernel_smem.hpp"
 #include "core/register/phase_engine.hpp"
 #include "core/register/register_stack.hpp"

@@ -196,7 +196,7 @@ Result<std::vector<VariantProfile>> profile_problem(
         kr.threads_per_block = k.threads_per_block;
         kr.occupancy = occ.fraction;
         kr.cuda_occupancy = k.cuda_blocks_per_sm * ((k.threads_per_block + 31) / 32) /
-                           static_cast<double>(sm.max_warps);
+                            static_cast<double>(sm.max_warps);
         kr.limiter = occ.limiter;
         if (k.smem) {
           kr.smem_model = k.smem->traffic;

@@ -1,9 +1,8 @@
 #include "core/io/atomic_write.hpp"
-#include "core/io/output_rules.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -13,6 +12,8 @@
 #include <mutex>
 #include <set>
 #include <system_error>
+
+#include "core/io/output_rules.hpp"
 
 namespace xcorr::io {
 namespace {
@@ -113,7 +114,7 @@ Status check_output_target(const fs::path& target) {
   XCORR_RETURN_IF_ERROR(check_output_name(target));
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   const std::string cannot = "cannot write '" + target.string() + "': folder '" + folder.string();
-  struct stat st{};
+  struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
     const int e = errno;
     if (e == ENOENT) return {ErrorCode::not_found, cannot + "' does not exist"};
@@ -121,8 +122,7 @@ Status check_output_target(const fs::path& target) {
   }
   if (!S_ISDIR(st.st_mode)) return {ErrorCode::invalid_argument, cannot + "' is not a folder"};
   // Writable? A probe file, named as a temporary one (removed by a later run if left behind).
-  const fs::path probe =
-      folder / (".write-check.partial-" + std::to_string(getpid()) + "-0");
+  const fs::path probe = folder / (".write-check.partial-" + std::to_string(getpid()) + "-0");
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0 && errno != EEXIST)
     return {ErrorCode::io_error, cannot + "' is not writable (" + std::strerror(errno) + ")"};

@@ -80,15 +80,17 @@ Status read_colour_page(TIFF* tif, const std::string& source, std::uint64_t file
   if (!handled) {
     if (planar == PLANARCONFIG_SEPARATE)
       return {ErrorCode::unsupported,
-              source + " holds tiled colour planes (one plane per sample in tiles): this reader "
-                       "takes colour planes in strips, or tiles of contiguous samples"};
+              source +
+                  " holds tiled colour planes (one plane per sample in tiles): this reader "
+                  "takes colour planes in strips, or tiles of contiguous samples"};
     return Status::ok();
   }
   if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxTiffPagePixels)
-    return {ErrorCode::invalid_argument, source + " has a page of " + std::to_string(width) +
-                                             "x" + std::to_string(height) + " px"};
+    return {ErrorCode::invalid_argument, source + " has a page of " + std::to_string(width) + "x" +
+                                             std::to_string(height) + " px"};
   if (const std::string why = tiff_page_data_problem(tif, file_bytes, decoded); !why.empty())
-    return {ErrorCode::io_error, "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
+    return {ErrorCode::io_error,
+            "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
   const int depth = bits == 8 ? CV_8U : CV_16U;
   bgr.create(static_cast<int>(height), static_cast<int>(width), CV_MAKETYPE(depth, 3));
   std::vector<unsigned char> line(static_cast<std::size_t>(TIFFScanlineSize64(tif)));
@@ -130,8 +132,7 @@ cv::Mat one_channel(const cv::Mat& bgr, Channel channel) {
 }
 
 Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel,
-                       std::vector<Page>& pages, std::vector<std::string>& sources,
-                       bool& colour) {
+                       std::vector<Page>& pages, std::vector<std::string>& sources, bool& colour) {
   const std::string name = file.string();
   capture_tiff_errors();
   std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "rm"));
@@ -148,8 +149,7 @@ Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel
     if (colour_tiff(tif.get())) {
       cv::Mat bgr;
       bool handled = false;
-      XCORR_RETURN_IF_ERROR(
-          read_colour_page(tif.get(), source, file_bytes, decoded, bgr, handled));
+      XCORR_RETURN_IF_ERROR(read_colour_page(tif.get(), source, file_bytes, decoded, bgr, handled));
       if (!handled) {  // tiled: the whole file through OpenCV
         colour = true;
         pages.resize(pages.size() - static_cast<std::size_t>(page));

@@ -165,10 +165,10 @@ Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& n
     const long planes = layout.channels * layout.slices;
     if (layout.frames > 0 ? planes * layout.frames != pages : pages % planes != 0) {
       const std::string times =
-          layout.frames > 0 ? " x " + count_of(layout.frames, "time point") + " = " +
-                                  std::to_string(planes * layout.frames) + " pages"
-                            : ": a whole number of time points of " + std::to_string(planes) +
-                                  " pages";
+          layout.frames > 0
+              ? " x " + count_of(layout.frames, "time point") + " = " +
+                    std::to_string(planes * layout.frames) + " pages"
+              : ": a whole number of time points of " + std::to_string(planes) + " pages";
       return Status{ErrorCode::invalid_argument,
                     "'" + name + "' has " + count_of(pages, "page") + " but its " +
                         metadata_.source() + " says " + count_of(layout.channels, "channel") +

@@ -87,7 +87,7 @@ class LazyStack {
                                                        std::size_t cache_bytes, Channel channel);
   Result<Stack<float>> decode(Index k);
   Result<Stack<float>> decode_file_page(Index k);  // folders and lists: page k of the stack
-  void index_rest(void* tiff);  // the indexer thread's body
+  void index_rest(void* tiff);                     // the indexer thread's body
 
   std::filesystem::path path_;
   bool folder_ = false;
@@ -96,9 +96,9 @@ class LazyStack {
   std::vector<std::filesystem::path> files_;
   std::vector<Index> file_pages_;
   void add_file_pages(const std::filesystem::path& file);  // appends files_, file_pages_, sources_
-  std::vector<std::uint64_t> offsets_;        // TIFF: directory offset per page
-  double decoded_bytes_ = 0;                  // TIFF: the indexed pages' size as float32
-  void* tiff_ = nullptr;                      // TIFF*: kept open
+  std::vector<std::uint64_t> offsets_;                     // TIFF: directory offset per page
+  double decoded_bytes_ = 0;  // TIFF: the indexed pages' size as float32
+  void* tiff_ = nullptr;      // TIFF*: kept open
   std::vector<std::string> sources_;
   Shape shape_;
   PixelType type_ = PixelType::u8;

@@ -36,14 +36,13 @@ bool inside(const fs::path& p, const fs::path& folder) {
   return true;
 }
 
-Status broken(const PathRole& out, const char* relation, const PathRole& other,
-              const char* rule) {
+Status broken(const PathRole& out, const char* relation, const PathRole& other, const char* rule) {
   return {ErrorCode::invalid_argument, out.role + " '" + out.path + "' " + relation + " " +
                                            other.role + " '" + other.path + "': " + rule};
 }
 
 const char* kind_of(const fs::path& p) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(p.c_str(), &st) != 0) return "not a regular file";
   if (S_ISCHR(st.st_mode)) return "a character device";
   if (S_ISBLK(st.st_mode)) return "a block device";
@@ -58,8 +57,8 @@ Status check_regular_or_absent(const fs::path& target, const std::string& role) 
   std::error_code ec;
   const fs::file_status s = fs::status(target, ec);  // follows links: what would be replaced
   if (ec || !fs::exists(s) || fs::is_regular_file(s)) return Status::ok();
-  const std::string what = (role.empty() ? std::string() : role + " ") + "'" + target.string() +
-                           "' is ";
+  const std::string what =
+      (role.empty() ? std::string() : role + " ") + "'" + target.string() + "' is ";
   if (fs::is_directory(s)) return {ErrorCode::invalid_argument, what + "a folder, not a file"};
   return {ErrorCode::invalid_argument,
           what + kind_of(target) + ": an output is written only as a regular file"};

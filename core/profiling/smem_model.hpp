@@ -3,12 +3,13 @@
 // phase, the distinct 4-byte words touched are grouped by bank (word mod 32) and the phase costs
 // the largest group (at least 1); wavefronts = sum over phases; ideal = sum over phases of the
 // words it touches / 32 rounded up (at least 1); conflicts = wavefronts - ideal. Lanes reading
-// the same word share it (broadcast). Each wavefront is one SM cycle of shared-memory throughput (warp shuffles share that path).
-// Evidence: all 80 patterns measured with Nsight Compute in ../shared/data/h200-smem reproduced
-// exactly (tests/core/profiling/smem_model_test.cpp). That data's README splits 16-byte accesses
-// into four phases of 8 lanes, which fits those 80 rows equally well but predicts 4 wavefronts for
-// a 16-byte load that every lane reads at one address; CUPTI measured 2.00 on the H200 (gpu_tiled's
-// template loads, 0.83 M of them: docs/perf/profile-h200.md), which two phases of 16 lanes give.
+// the same word share it (broadcast). Each wavefront is one SM cycle of shared-memory throughput
+// (warp shuffles share that path). Evidence: all 80 patterns measured with Nsight Compute in
+// ../shared/data/h200-smem reproduced exactly (tests/core/profiling/smem_model_test.cpp). That
+// data's README splits 16-byte accesses into four phases of 8 lanes, which fits those 80 rows
+// equally well but predicts 4 wavefronts for a 16-byte load that every lane reads at one address;
+// CUPTI measured 2.00 on the H200 (gpu_tiled's template loads, 0.83 M of them:
+// docs/perf/profile-h200.md), which two phases of 16 lanes give.
 #pragma once
 
 #include <array>

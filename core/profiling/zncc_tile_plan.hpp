@@ -19,15 +19,13 @@ inline constexpr int kZnccRowChoices[] = {4, 5, 6, 7, 8};
 // tile needs more than max_smem_bytes of shared memory (the device's opt-in limit per block).
 // `sm` defaults to sm_90's limits (tests); the engine passes the device's.
 Result<smem::ZnccTilePlan> plan_zncc_tiles(int h, int w, int H, int W, int rows_per_thread,
-                                     long long max_smem_bytes,
-                                     const SmLimits& sm = {});
+                                           long long max_smem_bytes, const SmLimits& sm = {});
 
 // Relative time (multiply-add equivalents) of a launch of `blocks` blocks of plan p on a GPU of
 // `sms` SMs with limits `sm`: its padded multiply-adds weighted by the measured speed of the
 // main loop per RY, the latency its resident warps leave unhidden and the share of the SMs it
 // occupies (formula and fit in the .cpp).
-double zncc_cost(const smem::ZnccTilePlan& p, double blocks, double sms,
-                 const SmLimits& sm = {});
+double zncc_cost(const smem::ZnccTilePlan& p, double blocks, double sms, const SmLimits& sm = {});
 
 // Blocks of the plan's kernel one SM with limits `sm` holds (profiling::theoretical_occupancy:
 // threads, shared memory, the block limit; registers are left out: ~50 a thread, never the

@@ -59,11 +59,14 @@ Result<RegisterJob> parse_register_job(const std::string& text, const std::files
   if (!j.is_object()) return bad("a register job must be one JSON object");
   RegisterJob job;
   if (j.contains("type") && j["type"] != "register")
-    return bad("job key 'type': expected \"register\" or \"dic\" (a DIC job may leave it out), "
-               "found " + j["type"].dump());
+    return bad(
+        "job key 'type': expected \"register\" or \"dic\" (a DIC job may leave it out), "
+        "found " +
+        j["type"].dump());
   for (const auto& [key, value] : j.items()) {
     const bool known = key == "type" || key == "name" || key == "stack" || key == "out" ||
-                       key == "drift" || key == "apply" || find_field(register_option_table(), key) != nullptr;
+                       key == "drift" || key == "apply" ||
+                       find_field(register_option_table(), key) != nullptr;
     if (!known) return bad("the register job has an unknown key '" + key + "'");
     if ((key == "name" || key == "stack" || key == "out" || key == "drift" || key == "apply") &&
         !value.is_string())

@@ -67,8 +67,7 @@ float finite_mean(MatrixView<const float> image, char& missing) {
   return finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
 }
 
-void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r,
-                      float* row) {
+void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r, float* row) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const double sy = static_cast<double>(r) + dy;
   // Source rows ym with |sy - ym| < 1, columns xm with |x + dx - xm| < 1.

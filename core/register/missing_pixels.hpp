@@ -17,8 +17,8 @@ inline constexpr double kMaxRegistrableValue = 1e18;
 inline constexpr double kMinFiniteShare = 0.5;
 
 struct MissingPixels {
-  long missing = 0;    // non-finite pixels, now holding the finite mean
-  std::string why;     // why the image cannot be registered; "" when it can
+  long missing = 0;  // non-finite pixels, now holding the finite mean
+  std::string why;   // why the image cannot be registered; "" when it can
 };
 
 // Fills `image`'s non-finite pixels with the mean of its finite pixels and says whether what is
@@ -33,7 +33,6 @@ float finite_mean(MatrixView<const float> image, char& missing);
 // Marks as NaN the pixels of row r of the moved image (shift_image(original, dx, dy)) whose
 // source point (x + dx, r + dy) lies within 1 px along both axes of a non-finite pixel of
 // `original`: what the filled values were interpolated from is missing there.
-void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r,
-                      float* row);
+void mark_missing_row(MatrixView<const float> original, double dx, double dy, Index r, float* row);
 
 }  // namespace xcorr::reg

@@ -2,7 +2,8 @@
 // host's threads, one frame per thread) or the CUDA one in gpu/ (gpu/phase_gpu.hpp: batched
 // cuFFT, the sub-pixel search on the device), both behind this interface so that registration
 // (core) uses either without depending on gpu/. The engine facade picks one for a job's
-// device option (engine::make_phase_engine, handed to registration as a PhaseEngineFactory). Same arithmetic in both: phase_correlation.hpp.
+// device option (engine::make_phase_engine, handed to registration as a PhaseEngineFactory). Same
+// arithmetic in both: phase_correlation.hpp.
 #pragma once
 
 #include <functional>

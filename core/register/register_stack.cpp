@@ -313,7 +313,8 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
   const auto page_bytes = static_cast<std::size_t>(shape.area()) * sizeof(float);
   const long block = std::clamp(static_cast<long>(kOutputBudget / (2 * page_bytes)), 1L,
                                 std::max(2L, static_cast<long>(hardware_threads()) * 2));
-  const double per_page = static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, order.size()));
+  const double per_page =
+      static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, order.size()));
   return io::write_atomically(job.out, [&](const std::filesystem::path& tmp) -> Status {
     auto w = io::TiffWriter::create(tmp, st.pixel_type(), out_shape,
                                     static_cast<long>(order.size()), description, report.scale);
@@ -350,7 +351,8 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
         moved[k].reset();
         in[k].reset();
       }
-      if (!tick(per_page * static_cast<double>(count))) return Status{ErrorCode::cancelled, "registration cancelled"};
+      if (!tick(per_page * static_cast<double>(count)))
+        return Status{ErrorCode::cancelled, "registration cancelled"};
     }
     return w.value()->close();
   });
@@ -426,12 +428,15 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
     d.dx = std::strtod(x.c_str(), &end);
     const bool x_ok = !x.empty() && *end == '\0';
     d.dy = std::strtod(y.c_str(), &end);
-    if (!x_ok || y.empty() || *end != '\0') return bad("dx, dy '" + x + "', '" + y + "' are not numbers");
-    if (!std::isfinite(d.dx) || !std::isfinite(d.dy)) d.failed = "failed in the drift table '" + path + "'";
+    if (!x_ok || y.empty() || *end != '\0')
+      return bad("dx, dy '" + x + "', '" + y + "' are not numbers");
+    if (!std::isfinite(d.dx) || !std::isfinite(d.dy))
+      d.failed = "failed in the drift table '" + path + "'";
     d.peak = 1;
     rows.push_back(d);
   }
-  if (col_frame < 0) return Status{ErrorCode::parse_error, path + ": not a drift table (no header)"};
+  if (col_frame < 0)
+    return Status{ErrorCode::parse_error, path + ": not a drift table (no header)"};
   if (static_cast<long>(rows.size()) != frames)
     return Status{ErrorCode::size_mismatch,
                   "the drift table '" + path + "' has " + std::to_string(rows.size()) +
@@ -642,10 +647,10 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
   };
   if (every) {  // the reference is frame 0's projection too
     auto r0 = read_region(0);
-    XCORR_RETURN_IF_ERROR(agree(r0.is_ok() ? Status::ok()
-                                           : Status{r0.status().code(),
-                                                    "the reference frame 0 cannot be used: " +
-                                                        r0.status().message()}));
+    XCORR_RETURN_IF_ERROR(
+        agree(r0.is_ok() ? Status::ok()
+                         : Status{r0.status().code(), "the reference frame 0 cannot be used: " +
+                                                          r0.status().message()}));
     ref = std::move(r0).value();
   }
   Estimator& e = *estimator;

@@ -9,6 +9,8 @@
 namespace xcorr::smem {
 
 inline constexpr int kBpsThreads = 128;  // 4 warps: the partials are one float4
-XCORR_HD inline int bps_partial_slot(int warp) { return warp; }
+XCORR_HD inline int bps_partial_slot(int warp) {
+  return warp;
+}
 
 }  // namespace xcorr::smem

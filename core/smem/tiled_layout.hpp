@@ -21,13 +21,15 @@ struct TiledGeometry {
 };
 
 struct TiledBlock {
-  int U0, V0;          // first output row and column
+  int U0, V0;            // first output row and column
   int i_lo, j_lo, j_hi;  // template rows from i_lo, columns [j_lo, j_hi) that meet non-zero S
-  int nI, nJ, tp;      // staged template rows (incl. RY zero rows), columns, column pitch
-  int s_rows, s_cols;  // staged window
+  int nI, nJ, tp;        // staged template rows (incl. RY zero rows), columns, column pitch
+  int s_rows, s_cols;    // staged window
 };
 
-XCORR_HD inline int tiled_template_pitch(int nI) { return (nI + 3) / 4 * 4; }
+XCORR_HD inline int tiled_template_pitch(int nI) {
+  return (nI + 3) / 4 * 4;
+}
 
 XCORR_HD inline TiledBlock tiled_block(const TiledGeometry& g, int RY, int RX, int bx, int by) {
   const int BY = kTiledWarps * RY, BX = 32 * RX;
@@ -53,7 +55,9 @@ XCORR_HD inline long long tiled_smem_floats(const TiledGeometry& g, int RY, int 
 }
 
 // Staging stores: template element (ii, jj) and window element (yy, xx).
-XCORR_HD inline int tiled_template_slot(const TiledBlock& b, int ii, int jj) { return jj * b.tp + ii; }
+XCORR_HD inline int tiled_template_slot(const TiledBlock& b, int ii, int jj) {
+  return jj * b.tp + ii;
+}
 XCORR_HD inline int tiled_window_slot(const TiledBlock& b, int yy, int xx) {
   return b.tp * b.nJ + yy * b.s_cols + xx;
 }
@@ -64,7 +68,8 @@ struct TiledWarp {
   int u0w, wi_lo, wi_hi, n_iter;
 };
 
-XCORR_HD inline TiledWarp tiled_warp(const TiledGeometry& g, const TiledBlock& b, int RY, int warp) {
+XCORR_HD inline TiledWarp tiled_warp(const TiledGeometry& g, const TiledBlock& b, int RY,
+                                     int warp) {
   TiledWarp t{};
   t.u0w = b.U0 + warp * RY;
   t.wi_lo = b.i_lo + (g.full ? imax(0, g.h - 1 - (t.u0w + RY - 1)) - b.i_lo : 0) / 4 * 4;
@@ -79,8 +84,8 @@ XCORR_HD inline TiledWarp tiled_warp(const TiledGeometry& g, const TiledBlock& b
 XCORR_HD inline int tiled_template_read(const TiledBlock& b, const TiledWarp& t, int j, int ii) {
   return (j - b.j_lo) * b.tp + (t.wi_lo - b.i_lo) + ii;
 }
-XCORR_HD inline int tiled_window_read(const TiledBlock& b, const TiledWarp& t, int j, int row, int rx,
-                               int lane) {
+XCORR_HD inline int tiled_window_read(const TiledBlock& b, const TiledWarp& t, int j, int row,
+                                      int rx, int lane) {
   return tiled_window_slot(b, t.wi_lo - b.i_lo + t.u0w - b.U0 + row, (j - b.j_lo) + lane + 32 * rx);
 }
 

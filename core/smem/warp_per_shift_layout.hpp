@@ -61,7 +61,9 @@ XCORR_HD inline ColumnRange right_columns(bool full, int c0, int c1, int w, int 
 }
 
 // Shared slots: left element k (row-major), staged right b's element k (row-major, pitch xw).
-XCORR_HD inline int wps_left_slot(int k) { return k; }
+XCORR_HD inline int wps_left_slot(int k) {
+  return k;
+}
 XCORR_HD inline int wps_right_slot(int h, int w, int H, int xw, int b, int k) {
   return h * w + b * H * xw + k;
 }

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <utility>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <utility>
 
 #include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
@@ -78,10 +78,12 @@ Result<std::vector<Track>> track_templates(const Registry& engine,
     for (Index y = r.y; y < r.y + r.height; ++y)
       for (Index x = r.x; x < r.x + r.width; ++x)
         if (!std::isfinite(reference(y, x)))
-          return Status{ErrorCode::invalid_argument,
-                        "template " + std::to_string(t + 1) + " holds missing pixels (NaN or Inf, "
-                        "the first at x " + std::to_string(x) + ", y " + std::to_string(y) +
-                        "): draw it on finite pixels"};
+          return Status{ErrorCode::invalid_argument, "template " + std::to_string(t + 1) +
+                                                         " holds missing pixels (NaN or Inf, "
+                                                         "the first at x " +
+                                                         std::to_string(x) + ", y " +
+                                                         std::to_string(y) +
+                                                         "): draw it on finite pixels"};
     Stack<float> cleaned(r.height, r.width, 1);
     for (Index y = 0; y < r.height; ++y)
       std::copy_n(reference.row(r.y + y) + r.x, r.width, cleaned[0].row(y));

@@ -29,7 +29,7 @@ struct TrackingOptions {
   // Peak refinement; the 2-D quadratic fit is the most accurate here (speckle tests: <= 0.04 px,
   // parabolic/Gaussian per axis up to 0.1 px of peak-locking bias).
   SubpixelMethod subpixel = SubpixelMethod::quadratic2d;
-  std::string method = "auto";  // correlation variant (see `xcorr list`)
+  std::string method = "auto";         // correlation variant (see `xcorr list`)
   Accuracy accuracy = Accuracy::fast;  // which variants auto may pick (core/correlation.hpp)
 };
 

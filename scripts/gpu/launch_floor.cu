@@ -1,12 +1,12 @@
-// Engine against the thesis (docs/perf/gpu-engine.md): the launch floor of the GPU machine (host + H200) as `xcorr bench` measures
-// it (not part of the product build).
-// Build: nvcc -O2 -std=c++20 -arch=sm_90 scripts/gpu/launch_floor.cu -o launch_floor
-// Results: docs/perf/gpu-engine.md, run 74.
+// Engine against the thesis (docs/perf/gpu-engine.md): the launch floor of the GPU machine (host +
+// H200) as `xcorr bench` measures it (not part of the product build). Build: nvcc -O2 -std=c++20
+// -arch=sm_90 scripts/gpu/launch_floor.cu -o launch_floor Results: docs/perf/gpu-engine.md, run 74.
 // single: events around one launch (enqueue included, = bench kernel_ms);
 // held: the launch enqueued behind a spinning kernel, events around it (= bench device_ms);
 // b2b20 / b2b1000: events around 20 / 1000 launches without waiting, / count (the thesis' method
 // with its adaptive loop is the 1000 case; bench's back-to-back is the 20 case).
 #include <cuda_runtime.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>

@@ -1,7 +1,8 @@
-// Engine against the thesis (docs/perf/gpu-engine.md): VkFFT trial (not part of the product build). VkFFT (Debian libvkfft-dev
-// 1.2.26, CUDA backend: kernels compiled at run time by NVRTC) against cuFFT on the transforms
-// of n_to_m full correlation: N x N transforms (N = 2 * size), n lefts, m rights. Times (CUDA events, median of 20 single runs; back-to-back = 20 launched
-// without waiting / 20):
+// Engine against the thesis (docs/perf/gpu-engine.md): VkFFT trial (not part of the product build).
+// VkFFT (Debian libvkfft-dev 1.2.26, CUDA backend: kernels compiled at run time by NVRTC) against
+// cuFFT on the transforms of n_to_m full correlation: N x N transforms (N = 2 * size), n lefts, m
+// rights. Times (CUDA events, median of 20 single runs; back-to-back = 20 launched without waiting
+// / 20):
 //   cufft_r2c   : R2C of n + m padded inputs (batch)
 //   cufft_c2r   : C2R of n * m products (batch)
 //   vk_r2c      : the same R2C with VkFFT (in place, padded layout)
@@ -28,13 +29,13 @@
 
 #include "vkFFT.h"
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    auto e_ = (x);                                                         \
-    if (e_ != 0) {                                                         \
+#define CK(x)                                                                \
+  do {                                                                       \
+    auto e_ = (x);                                                           \
+    if (e_ != 0) {                                                           \
       std::printf("FAIL %s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)e_); \
-      std::exit(1);                                                        \
-    }                                                                      \
+      std::exit(1);                                                          \
+    }                                                                        \
   } while (0)
 
 struct Timing {
@@ -97,9 +98,7 @@ void run_case(int size, int n, int m) {
   CK(cufftSetStream(fwd, s));
   CK(cufftSetStream(inv, s));
   Timing cr = time_it(s, [&] { cufftExecR2C(fwd, in, reinterpret_cast<cufftComplex*>(work)); });
-  Timing ci = time_it(s, [&] {
-    cufftExecC2R(inv, reinterpret_cast<cufftComplex*>(prod), prod);
-  });
+  Timing ci = time_it(s, [&] { cufftExecC2R(inv, reinterpret_cast<cufftComplex*>(prod), prod); });
 
   // VkFFT R2C over n + m (in place on work, padded layout) and C2R over n * m (in place on prod).
   auto plan = [&](VkFFTApplication& app, int batches, float* buf, uint64_t* bytes) {

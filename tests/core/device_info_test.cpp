@@ -23,7 +23,8 @@ TEST(DeviceInfo, EveryProfileLowersTheReferenceAndNeverRaisesIt) {
     EXPECT_EQ(d.multiprocessors, std::min(h200.multiprocessors, p.device.multiprocessors));
     EXPECT_EQ(d.shared_memory_per_block_optin_bytes, p.device.shared_memory_per_block_optin_bytes)
         << p.name << ": every lab GPU has less than the H200's 227 KiB";
-    EXPECT_LE(d.shared_memory_per_multiprocessor_bytes, h200.shared_memory_per_multiprocessor_bytes);
+    EXPECT_LE(d.shared_memory_per_multiprocessor_bytes,
+              h200.shared_memory_per_multiprocessor_bytes);
     EXPECT_LE(d.max_threads_per_multiprocessor, h200.max_threads_per_multiprocessor);
     EXPECT_LE(d.clock_ghz, h200.clock_ghz);
     EXPECT_LE(d.compute_scale(), 1.0) << p.name;
@@ -79,7 +80,8 @@ TEST(DeviceInfo, TheZnccPlanFitsTheDevicesSharedMemory) {
   const auto t4 = emulate(reference_device(), "t4").value();
   const auto limit = static_cast<long long>(t4.shared_memory_per_block_optin_bytes);
   for (int s : {21, 31, 41, 64}) {
-    const auto p = profiling::plan_zncc_tiles(s, s, 2 * s + 20, 2 * s + 20, 0, limit, t4.sm_limits());
+    const auto p =
+        profiling::plan_zncc_tiles(s, s, 2 * s + 20, 2 * s + 20, 0, limit, t4.sm_limits());
     ASSERT_TRUE(p.is_ok()) << s << ": " << p.status().message();
     EXPECT_LE(4LL * p.value().smem_floats, limit) << s;
     EXPECT_GE(profiling::zncc_blocks_per_sm(p.value(), t4.sm_limits()), 1);

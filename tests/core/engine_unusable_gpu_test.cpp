@@ -2,7 +2,8 @@
 // whose architecture the build lacks, or a driver too old): a fake backend lists one device
 // with the reason gpu/device_model.cu gives. Every device choice must say that one line: auto
 // runs on the CPU, gpu and gpu_* methods fail with it, and the GPU variants are never added.
-// The real thing (an sm_80 build on an sm_90 GPU) runs on the GPU machine: docs/perf/gpu-support.md.
+// The real thing (an sm_80 build on an sm_90 GPU) runs on the GPU machine:
+// docs/perf/gpu-support.md.
 #include <gtest/gtest.h>
 
 #include "core/dic/options.hpp"

@@ -1,6 +1,6 @@
-// The desktop app's project model without widgets (core/project/studio_project.hpp): the job it makes,
-// saving, a new stack clearing the old results, finding a frame's results when one failed, and
-// exports that refuse, by what is missing, without writing anything.
+// The desktop app's project model without widgets (core/project/studio_project.hpp): the job it
+// makes, saving, a new stack clearing the old results, finding a frame's results when one failed,
+// and exports that refuse, by what is missing, without writing anything.
 #include "core/project/studio_project.hpp"
 
 #include <gtest/gtest.h>

@@ -119,9 +119,9 @@ TEST_F(Tracking, TemplatesOutsideTheImageAreRefusedByNumber) {
   auto r = track_templates(testing::cpu_registry(), img[0], img.view(),
                            {{10, 10, 20, 20}, {45, 10, 20, 20}}, {});
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(
-      r.status().message().find("template 2 (45,10 20x20) must lie inside the 60 x 50 px (width x height) image"),
-      std::string::npos)
+  EXPECT_NE(r.status().message().find(
+                "template 2 (45,10 20x20) must lie inside the 60 x 50 px (width x height) image"),
+            std::string::npos)
       << r.status().message();
   EXPECT_FALSE(track_templates(testing::cpu_registry(), img[0], img.view(), {}, {}).is_ok());
 }

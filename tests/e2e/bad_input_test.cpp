@@ -125,21 +125,20 @@ TEST_F(BadInput, AnOutputIsNeverAnInput) {
                      path("m.csv") + " --out " + path("m.csv"),
                  "--out '" + path("m.csv") + "' is --left '");
   // In a batch: a register job writing another job's input.
-  text("b.json", "{\"jobs\": [{\"reference\": \"s.tif\", \"out\": \"d.csv\"},"
-                 " {\"type\": \"register\", \"stack\": \"t.tif\", \"out\": \"s.tif\"}]}");
+  text("b.json",
+       "{\"jobs\": [{\"reference\": \"s.tif\", \"out\": \"d.csv\"},"
+       " {\"type\": \"register\", \"stack\": \"t.tif\", \"out\": \"s.tif\"}]}");
   fs::copy_file(path("s.tif"), path("t.tif"));
-  expect_refused("run " + path("b.json"),
-                 "register job 2: the corrected stack (out) '" + path("s.tif") +
-                     "' is job 1: the reference '");
+  expect_refused("run " + path("b.json"), "register job 2: the corrected stack (out) '" +
+                                              path("s.tif") + "' is job 1: the reference '");
   fs::remove(path("t.tif"));
   EXPECT_EQ(read_bytes(path("s.tif")), before);
 }
 
 TEST_F(BadInput, TwoOutputsNeverShareAFile) {
-  expect_refused("register " + path("s.tif") + " --out " + path("x.tif") + " --drift " +
-                     path("x.tif"),
-                 "the drift table (drift) '" + path("x.tif") +
-                     "' is also the corrected stack (out) '");
+  expect_refused(
+      "register " + path("s.tif") + " --out " + path("x.tif") + " --drift " + path("x.tif"),
+      "the drift table (drift) '" + path("x.tif") + "' is also the corrected stack (out) '");
 }
 
 TEST_F(BadInput, ADeviceOrFifoIsNeverReplaced) {
@@ -157,9 +156,11 @@ TEST_F(BadInput, ADeviceOrFifoIsNeverReplaced) {
 }
 
 TEST_F(BadInput, NoOutputLiesInsideAResumeFolder) {
-  text("b.json", "{\"jobs\": [{\"type\": \"register\", \"stack\": \"s.tif\", \"drift\":"
-                 " \"d.csv\"}, {\"reference\": \"s.tif\", \"out\": \"d.csv.partial/r.csv\"}]}");
-  expect_refused("run " + path("b.json"), "job 2: the output (out) '" + path("d.csv.partial/r.csv") +
+  text("b.json",
+       "{\"jobs\": [{\"type\": \"register\", \"stack\": \"s.tif\", \"drift\":"
+       " \"d.csv\"}, {\"reference\": \"s.tif\", \"out\": \"d.csv.partial/r.csv\"}]}");
+  expect_refused("run " + path("b.json"), "job 2: the output (out) '" +
+                                              path("d.csv.partial/r.csv") +
                                               "' lies inside register job 1: the resume folder");
 }
 
@@ -173,9 +174,10 @@ TEST_F(BadInput, EveryJobOfABatchIsCheckedBeforeTheFirstStarts) {
                           R"(, {"reference": "s.tif", "out": "two.csv", "strain_window": 99})" +
                           "]}");
   expect_refused("run " + path("strain.json"), "job 2: strain_window 99 points is larger than");
-  text("region.json",
-       "{\"jobs\": [" + ok +
-           R"(, {"type": "register", "stack": "big.tif", "drift": "d.csv", "region": "rect:150,150,64,64"}]})");
+  text(
+      "region.json",
+      "{\"jobs\": [" + ok +
+          R"(, {"type": "register", "stack": "big.tif", "drift": "d.csv", "region": "rect:150,150,64,64"}]})");
   expect_refused("run " + path("region.json"),
                  "register job 2: region 'rect:150,150,64,64' must lie inside the 200 x 200 px "
                  "frame (width x height)");
@@ -184,14 +186,16 @@ TEST_F(BadInput, EveryJobOfABatchIsCheckedBeforeTheFirstStarts) {
 TEST_F(BadInput, AnUnwritableFolderIsNamedBeforeAnyWork) {
   fs::create_directories(path("locked"));
   // As root (CI) permissions do not stop a write: the run drops to user nobody.
-  const std::string as = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-  if (::geteuid() != 0) fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string as =
+      ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  if (::geteuid() != 0)
+    fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
   const std::string args = "register " + path("s.tif") + " --drift " + path("locked/d.csv");
   const auto before = files();
   const auto r = testing::run_command(as + XCORR_EXE + " " + args);
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("cannot write '" + path("locked/d.csv") + "': folder '" +
-                          path("locked") + "' is not writable (Permission denied)"),
+  EXPECT_NE(r.output.find("cannot write '" + path("locked/d.csv") + "': folder '" + path("locked") +
+                          "' is not writable (Permission denied)"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(files(), before);
@@ -283,9 +287,9 @@ TEST_F(BadInput, InterruptedWritesLeaveNoTemporaryFile) {
   }
 }
 
-// The differential check (docs/reliability.md): for a mutated TIFF, `xcorr run` and `xcorr dic` agree (both
-// reject it, or both write the same bytes), and neither crashes. Fixed seeds: the same 60
-// mutations each run (scripts/fuzz.sh explores new ones).
+// The differential check (docs/reliability.md): for a mutated TIFF, `xcorr run` and `xcorr dic`
+// agree (both reject it, or both write the same bytes), and neither crashes. Fixed seeds: the same
+// 60 mutations each run (scripts/fuzz.sh explores new ones).
 TEST_F(BadInput, RunAndDicAgreeOnMutatedTiffs) {
   std::ifstream in(path("s.tif"), std::ios::binary);
   const std::string original((std::istreambuf_iterator<char>(in)), {});

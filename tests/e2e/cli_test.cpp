@@ -416,13 +416,16 @@ TEST_F(Cli, DicPerFrameFilesAndMismatchedFrames) {
   const CliRun bad = xcorr("dic --reference " + s + "dic_stack.tif --frames " + path("small.tif") +
                            " --out " + path("m.csv"));
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.output.find("is 256 x 200 px (width x height) but the reference is 256 x 256 px (width x height)"), std::string::npos)
+  EXPECT_NE(
+      bad.output.find(
+          "is 256 x 200 px (width x height) but the reference is 256 x 256 px (width x height)"),
+      std::string::npos)
       << bad.output;
   EXPECT_FALSE(fs::exists(path("m.csv")));
 }
 
-// One job runner (docs/design.md): `xcorr dic --job` and `xcorr run` on the same job file write the same bytes
-// (the CSV header names images and settings, not the output file).
+// One job runner (docs/design.md): `xcorr dic --job` and `xcorr run` on the same job file write the
+// same bytes (the CSV header names images and settings, not the output file).
 TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
   const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
   for (const char* out : {"by_dic.csv", "by_run.csv"}) {
@@ -441,10 +444,10 @@ TEST_F(Cli, DicJobAndRunWriteTheSameBytes) {
   EXPECT_EQ(da, db);
 }
 
-// Bad input (docs/reliability.md): `xcorr run` and `xcorr dic` (one runner) on a multi-page TIFF cut inside
-// page 3 list the lost pages as a failed frame, write the frames they could use (the same bytes)
-// and exit 2 (`run` used to exit 0 with fewer frames). An unknown guess method is refused before
-// any frame by both, by name, leaving nothing behind.
+// Bad input (docs/reliability.md): `xcorr run` and `xcorr dic` (one runner) on a multi-page TIFF
+// cut inside page 3 list the lost pages as a failed frame, write the frames they could use (the
+// same bytes) and exit 2 (`run` used to exit 0 with fewer frames). An unknown guess method is
+// refused before any frame by both, by name, leaving nothing behind.
 TEST_F(Cli, RunListsTheLostPagesOfACutStackAndExitsTwo) {
   const std::string sample = std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif";
   fs::copy_file(sample, path("cut.tif"));
@@ -513,7 +516,8 @@ TEST_F(Cli, RegisterWritesTheDriftAndTheCorrectedStack) {
   const CliRun bad =
       xcorr("register " + sample + " --drift " + path("e.csv") + " --region rect:0,0,4,4");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.output.find("region 'rect:0,0,4,4' is 4 x 4 px: it must be at least 8 x 8 px"), std::string::npos)
+  EXPECT_NE(bad.output.find("region 'rect:0,0,4,4' is 4 x 4 px: it must be at least 8 x 8 px"),
+            std::string::npos)
       << bad.output;
   const CliRun both = xcorr("register " + sample + " --drift " + path("e.csv") + " --crop --pad");
   EXPECT_EQ(both.code, 2);

@@ -180,10 +180,10 @@ TEST_F(DataTrust, FramesThatCannotBeRegisteredFailByName) {
 TEST_F(DataTrust, AFolderOfMultiPageTiffsGivesEveryPage) {
   fs::create_directories(path("folder"));
   for (const char* name : {"folder/a.tif", "folder/b.tif"})
-    ASSERT_EQ(
-        run_xcorr("speckle --out " + path(name) + " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
-            .code,
-        0);
+    ASSERT_EQ(run_xcorr("speckle --out " + path(name) +
+                        " --size 96,96 --frames 8 --shift 0.1,0.25 --seed 4")
+                  .code,
+              0);
   const auto reg = run_xcorr("register " + path("folder") + " --drift " + path("d.csv"));
   ASSERT_EQ(reg.code, 0) << reg.output;
   const auto rows = drift(path("d.csv"));
@@ -202,8 +202,7 @@ TEST_F(DataTrust, AFolderOfMultiPageTiffsGivesEveryPage) {
                       " --save-job " + path("job.json"))
                 .code,
             0);
-  ASSERT_EQ(run_xcorr("dic --reference " + path("folder") + roi + " --out " + path("dic.csv"))
-                .code,
+  ASSERT_EQ(run_xcorr("dic --reference " + path("folder") + roi + " --out " + path("dic.csv")).code,
             0);
   EXPECT_EQ(frames_in(path("dic.csv")), 15);
   ASSERT_EQ(run_xcorr("run --quiet " + path("job.json")).code, 0);
@@ -222,9 +221,9 @@ TEST_F(DataTrust, MetadataThatDoesNotFitThePagesIsRefusedByName) {
   const auto ome = [](const std::string& order, int c, int z, int t) {
     return "<?xml version=\"1.0\"?><OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/"
            "2016-06\"><Image ID=\"Image:0\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"" +
-           order + "\" Type=\"uint16\" SizeX=\"64\" SizeY=\"64\" SizeC=\"" +
-           std::to_string(c) + "\" SizeZ=\"" + std::to_string(z) + "\" SizeT=\"" +
-           std::to_string(t) + "\"/></Image></OME>";
+           order + "\" Type=\"uint16\" SizeX=\"64\" SizeY=\"64\" SizeC=\"" + std::to_string(c) +
+           "\" SizeZ=\"" + std::to_string(z) + "\" SizeT=\"" + std::to_string(t) +
+           "\"/></Image></OME>";
   };
   const auto refused = [this](const std::string& file, const std::string& message) {
     for (const std::string& args :
@@ -382,10 +381,11 @@ TEST_F(DataTrust, AHyperstackIsRegisteredWhole) {
       EXPECT_EQ(meta.value().channel_names, (std::vector<std::string>{"GFP", "RFP"}));
     }
     // Every channel and z-plane of the output stands still.
-    for (const std::string plane : {"--channel 0 --z 0", "--channel 0 --z 2", "--channel 1 --z 1"}) {
-      ASSERT_EQ(run_xcorr("register " + path("c.tif") + " " + plane + " --drift " + path("e.csv"))
-                    .code,
-                0)
+    for (const std::string plane :
+         {"--channel 0 --z 0", "--channel 0 --z 2", "--channel 1 --z 1"}) {
+      ASSERT_EQ(
+          run_xcorr("register " + path("c.tif") + " " + plane + " --drift " + path("e.csv")).code,
+          0)
           << plane;
       for (const auto& [dx, dy] : drift(path("e.csv"))) {
         EXPECT_NEAR(dx, 0, 0.03) << order << " " << plane;
@@ -394,8 +394,8 @@ TEST_F(DataTrust, AHyperstackIsRegisteredWhole) {
     }
     // The saved table applied to the raw file gives the corrected stack again (the table's 6
     // decimals: within a grey level or two).
-    const auto a = run_xcorr("register --apply " + path("d.csv") + " " + h + " --out " +
-                             path("a.tif"));
+    const auto a =
+        run_xcorr("register --apply " + path("d.csv") + " " + h + " --out " + path("a.tif"));
     ASSERT_EQ(a.code, 0) << a.output;
     auto applied = io::read_image_stack(path("a.tif"));
     auto corrected = io::read_image_stack(path("c.tif"));
@@ -403,8 +403,8 @@ TEST_F(DataTrust, AHyperstackIsRegisteredWhole) {
     ASSERT_EQ(applied.value().frames.count(), 24);
     float worst = 0;
     for (Index i = 0; i < 24 * 96 * 96; ++i)
-      worst = std::max(worst, std::abs(applied.value().frames.data()[i] -
-                                       corrected.value().frames.data()[i]));
+      worst = std::max(
+          worst, std::abs(applied.value().frames.data()[i] - corrected.value().frames.data()[i]));
     EXPECT_LE(worst, 2.0f) << order;
     fs::remove(path("c.tif"));
     fs::remove(path("a.tif"));
@@ -414,8 +414,8 @@ TEST_F(DataTrust, AHyperstackIsRegisteredWhole) {
   const auto wrong = run_xcorr("register --apply " + path("d.csv") + " " + path("five.tif") +
                                " --out " + path("w.tif"));
   EXPECT_EQ(wrong.code, 2);
-  EXPECT_NE(wrong.output.find("the drift table '" + path("d.csv") +
-                              "' has 4 frame(s) but '" + path("five.tif") + "' has 5"),
+  EXPECT_NE(wrong.output.find("the drift table '" + path("d.csv") + "' has 4 frame(s) but '" +
+                              path("five.tif") + "' has 5"),
             std::string::npos)
       << wrong.output;
   EXPECT_FALSE(fs::exists(path("w.tif")));

@@ -3,6 +3,8 @@
 // noise, hot pixels and NaN blocks): registered on each channel, the RMS error against the known
 // drift per channel; measured on one channel and applied to all, every channel stands still.
 // A fresh random walk each run (the seed is printed).
+#include "tests/support/real_images.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "tests/support/matrix_testing.hpp"
-#include "tests/support/real_images.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/xcorr_cli.hpp"
 
@@ -56,8 +57,8 @@ TEST_F(RealImages, RegisteredOnEachChannelAndAppliedToAll) {
   const char* names[] = {"red", "green", "blue"};
   for (int c = 0; c < 3; ++c) {
     const std::string csv = path("d" + std::to_string(c) + ".csv");
-    const auto r = run_xcorr("register " + stack + " --channel " + std::to_string(c) +
-                             " --drift " + csv);
+    const auto r =
+        run_xcorr("register " + stack + " --channel " + std::to_string(c) + " --drift " + csv);
     ASSERT_EQ(r.code, 0) << r.output;
     const auto d = drift(csv);
     ASSERT_EQ(d.size(), 10u);
@@ -68,9 +69,8 @@ TEST_F(RealImages, RegisteredOnEachChannelAndAppliedToAll) {
       worst = std::max({worst, std::abs(ex), std::abs(ey)});
     }
     const double rms = std::sqrt(sum / 20);
-    std::cout << "real ihc.png hyperstack, channel " << c << " (" << names[c]
-              << "): RMS error " << rms << " px, worst " << worst << " px (seed " << seed
-              << ")\n";
+    std::cout << "real ihc.png hyperstack, channel " << c << " (" << names[c] << "): RMS error "
+              << rms << " px, worst " << worst << " px (seed " << seed << ")\n";
     RecordProperty(std::string("rms_px_channel_") + names[c], std::to_string(rms));
     EXPECT_LE(rms, 0.02) << names[c];
     EXPECT_LE(worst, 0.06) << names[c];

@@ -1,7 +1,7 @@
 // libFuzzer target: the TIFF readers (read_image_stack, and LazyStack's page index and decoder).
 // Besides crashes and sanitizer reports, the two readers must agree: when both read the file,
-// they return the same frames, bit for bit (the differential check of docs/reliability.md), and a region of
-// a frame (what DIC reads) equals those pixels of the whole frame.
+// they return the same frames, bit for bit (the differential check of docs/reliability.md), and a
+// region of a frame (what DIC reads) equals those pixels of the whole frame.
 #include <algorithm>
 #include <cstring>
 

@@ -25,8 +25,9 @@
 namespace xcorr {
 namespace {
 
-// The kernels added to beat the thesis (docs/perf/gpu-engine.md: the on-chip FFT, the small direct kernel and the fused FFT's four)
-// have no bank-conflict model yet: a named, short list, so that a new kernel cannot slip past.
+// The kernels added to beat the thesis (docs/perf/gpu-engine.md: the on-chip FFT, the small direct
+// kernel and the fused FFT's four) have no bank-conflict model yet: a named, short list, so that a
+// new kernel cannot slip past.
 bool is_unmodelled(const std::string& kernel) {
   return kernel == "fft_shared_kernel" || kernel == "small_direct_kernel" ||
          kernel == "fused_rows_kernel" || kernel == "fused_forward_columns_kernel" ||

@@ -76,8 +76,7 @@ TEST(Devices, WhatDoesNotFitTheDeviceIsRefusedByName) {
   EXPECT_EQ(s.is_ok(), fits) << s.message();
   if (!fits) {
     EXPECT_EQ(s.code(), ErrorCode::unsupported);
-    EXPECT_NE(s.message().find("KiB of shared memory per block"), std::string::npos)
-        << s.message();
+    EXPECT_NE(s.message().find("KiB of shared memory per block"), std::string::npos) << s.message();
     auto chosen = choose_variant(r, p, "auto", "gpu");
     ASSERT_TRUE(chosen.is_ok()) << chosen.status().message();
     EXPECT_NE(chosen.value()->info().name, "gpu_fft_shared");

@@ -94,9 +94,9 @@ void expect_gpu_equals_cpu(const Pair& p, const DicOptions& o, const Roi& roi = 
   EXPECT_EQ(status_differs, 0);
 }
 
-// The border case of docs/dic.md on the GPU: motion of 8-12 px toward a border with a 4 % stretch (fresh
-// each run); the consistency check runs on the GPU's results (its second pass on the GPU too):
-// no converged point further than 0.1 px from the truth, and the same statuses and values as
+// The border case of docs/dic.md on the GPU: motion of 8-12 px toward a border with a 4 % stretch
+// (fresh each run); the consistency check runs on the GPU's results (its second pass on the GPU
+// too): no converged point further than 0.1 px from the truth, and the same statuses and values as
 // the CPU path.
 TEST(DicGpu, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
   XCORR_SKIP_WITHOUT_GPU();

@@ -110,8 +110,8 @@ void expect_split_is_exact(const Frames& f, const DicOptions& o, const Roi& roi,
   auto single = gpu::make_gpu_registrar(engine());
   ASSERT_TRUE(single.is_ok()) << single.status().message();
   auto one = run_dic(*single.value(), f.reference[0], f.frames.view(), roi, o);
-  if (!one.is_ok() && one.status().message().find("KiB of shared memory per block") !=
-                          std::string::npos) {
+  if (!one.is_ok() &&
+      one.status().message().find("KiB of shared memory per block") != std::string::npos) {
     GTEST_SKIP() << what << ": " << one.status().message();  // e.g. an emulated T4
   }
   ASSERT_TRUE(one.is_ok()) << one.status().message();

@@ -16,7 +16,9 @@ struct AnyValue {
 
 template <class S, std::size_t... I>
 constexpr bool brace_constructible(std::index_sequence<I...>) {
-  return requires { S{(static_cast<void>(I), AnyValue{})...}; };
+  return requires {
+    S{(static_cast<void>(I), AnyValue{})...};
+  };
 }
 
 template <class S, std::size_t N = 0>

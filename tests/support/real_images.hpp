@@ -89,39 +89,40 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
   const std::string description =
       io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
   std::uniform_int_distribution<Index> at(0, kOut - 11);
-  const Status written = io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
-    auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
-                                    description, scale);
-    if (!w.is_ok()) return w.status();
-    for (long t = 0; t < frames; ++t) {
-      const Index nan_row = at(g), nan_col = at(g);
-      for (long c = 0; c < 3; ++c) {
-        const Stack<float> moved = test::fourier_shift(channel[static_cast<std::size_t>(c)],
-                                                       h.dx[static_cast<std::size_t>(t)],
-                                                       h.dy[static_cast<std::size_t>(t)]);
-        const float r = range[static_cast<std::size_t>(c)];
-        std::normal_distribution<float> noise(0, 0.02f * r);
-        Stack<float> page(kOut, kOut, 1);
-        const Index o = (kSource - kOut) / 2;
-        float top = 0;
-        for (Index row = 0; row < kOut; ++row)
-          for (Index col = 0; col < kOut; ++col) {
-            page[0](row, col) = moved[0](o + row, o + col) + noise(g);
-            top = std::max(top, page[0](row, col));
+  const Status written =
+      io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
+        auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
+                                        description, scale);
+        if (!w.is_ok()) return w.status();
+        for (long t = 0; t < frames; ++t) {
+          const Index nan_row = at(g), nan_col = at(g);
+          for (long c = 0; c < 3; ++c) {
+            const Stack<float> moved = test::fourier_shift(channel[static_cast<std::size_t>(c)],
+                                                           h.dx[static_cast<std::size_t>(t)],
+                                                           h.dy[static_cast<std::size_t>(t)]);
+            const float r = range[static_cast<std::size_t>(c)];
+            std::normal_distribution<float> noise(0, 0.02f * r);
+            Stack<float> page(kOut, kOut, 1);
+            const Index o = (kSource - kOut) / 2;
+            float top = 0;
+            for (Index row = 0; row < kOut; ++row)
+              for (Index col = 0; col < kOut; ++col) {
+                page[0](row, col) = moved[0](o + row, o + col) + noise(g);
+                top = std::max(top, page[0](row, col));
+              }
+            std::uniform_int_distribution<Index> any(0, kOut - 1);
+            for (int k = 0; k < 12; ++k) {
+              const Index row = any(g), col = any(g);
+              if (defects) page[0](row, col) = 4 * top;
+            }
+            if (defects && (t == 3 || t == 6))
+              for (Index row = nan_row; row < nan_row + 10; ++row)
+                for (Index col = nan_col; col < nan_col + 10; ++col) page[0](row, col) = NAN;
+            XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
           }
-        std::uniform_int_distribution<Index> any(0, kOut - 1);
-        for (int k = 0; k < 12; ++k) {
-          const Index row = any(g), col = any(g);
-          if (defects) page[0](row, col) = 4 * top;
         }
-        if (defects && (t == 3 || t == 6))
-          for (Index row = nan_row; row < nan_row + 10; ++row)
-            for (Index col = nan_col; col < nan_col + 10; ++col) page[0](row, col) = NAN;
-        XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
-      }
-    }
-    return w.value()->close();
-  });
+        return w.value()->close();
+      });
   if (!written.is_ok()) return written;
   return h;
 }
@@ -139,7 +140,8 @@ inline Result<DriftingHyperstack> write_real_zstack(const std::string& file, lon
   if (!grey.is_ok()) return grey.status();
   std::vector<Stack<float>> plane(3, Stack<float>(kSource, kSource, 1));
   for (Index r = 0; r < kSource; ++r)
-    for (Index c = 0; c < kSource; ++c) plane[0][0](r, c) = grey.value().frames[0](kRow0 + r, kCol0 + c);
+    for (Index c = 0; c < kSource; ++c)
+      plane[0][0](r, c) = grey.value().frames[0](kRow0 + r, kCol0 + c);
   for (std::size_t z = 1; z < 3; ++z) {  // one more binomial blur per plane (periodic edges)
     const Stack<float>& a = plane[z - 1];
     for (Index r = 0; r < kSource; ++r)
@@ -161,26 +163,27 @@ inline Result<DriftingHyperstack> write_real_zstack(const std::string& file, lon
   const io::ImageScale scale = scale_of(0.2, 30);
   const std::string description =
       io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
-  const Status written = io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
-    auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
-                                    description, scale);
-    if (!w.is_ok()) return w.status();
-    std::normal_distribution<float> noise(0, 0.02f * (hi - lo));
-    std::uniform_int_distribution<Index> any(0, kOut - 1);
-    for (long t = 0; t < frames; ++t) {
-      for (std::size_t z = 0; z < 3; ++z) {
-        const Stack<float> moved = test::fourier_shift(plane[z], h.dx[static_cast<std::size_t>(t)],
-                                                       h.dy[static_cast<std::size_t>(t)]);
-        Stack<float> page(kOut, kOut, 1);
-        const Index o = (kSource - kOut) / 2;
-        for (Index r = 0; r < kOut; ++r)
-          for (Index c = 0; c < kOut; ++c) page[0](r, c) = moved[0](o + r, o + c) + noise(g);
-        for (int k = 0; k < 12; ++k) page[0](any(g), any(g)) = 4 * hi;
-        XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
-      }
-    }
-    return w.value()->close();
-  });
+  const Status written =
+      io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
+        auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
+                                        description, scale);
+        if (!w.is_ok()) return w.status();
+        std::normal_distribution<float> noise(0, 0.02f * (hi - lo));
+        std::uniform_int_distribution<Index> any(0, kOut - 1);
+        for (long t = 0; t < frames; ++t) {
+          for (std::size_t z = 0; z < 3; ++z) {
+            const Stack<float> moved = test::fourier_shift(
+                plane[z], h.dx[static_cast<std::size_t>(t)], h.dy[static_cast<std::size_t>(t)]);
+            Stack<float> page(kOut, kOut, 1);
+            const Index o = (kSource - kOut) / 2;
+            for (Index r = 0; r < kOut; ++r)
+              for (Index c = 0; c < kOut; ++c) page[0](r, c) = moved[0](o + r, o + c) + noise(g);
+            for (int k = 0; k < 12; ++k) page[0](any(g), any(g)) = 4 * hi;
+            XCORR_RETURN_IF_ERROR(w.value()->add_page(std::as_const(page)[0]));
+          }
+        }
+        return w.value()->close();
+      });
   if (!written.is_ok()) return written;
   return h;
 }

@@ -77,8 +77,10 @@ TEST_F(Loading, FramesOfAnotherSizeAreRefusedAtOpenNamingBothSizes) {
   ASSERT_TRUE(w.open_stack(QString::fromStdString(kSample)).is_ok());
   const Status s = w.open_stack(QString::fromStdString(path("mixed")));
   ASSERT_FALSE(s.is_ok());
-  EXPECT_NE(s.message().find("'c.png' is 120 x 100 px (width x height)"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("'a.png' is 256 x 256 px (width x height)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'c.png' is 120 x 100 px (width x height)"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("'a.png' is 256 x 256 px (width x height)"), std::string::npos)
+      << s.message();
   const Status f = w.open_files(
       {QString::fromStdString(path("mixed/a.png")), QString::fromStdString(path("mixed/c.png"))});
   EXPECT_FALSE(f.is_ok());

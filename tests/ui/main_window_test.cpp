@@ -178,7 +178,8 @@ TEST_F(Studio, AFailedFrameIsNamedAndTheRestMatchXcorrRun) {
   // Non-finite pixels are missing data (a point touching them is missing_data); a frame that has
   // no finite pixel at all cannot be registered.
   for (Index r = 0; r < frames.rows(); ++r)
-    for (Index c = 0; c < frames.cols(); ++c) frames[3](r, c) = std::numeric_limits<float>::quiet_NaN();
+    for (Index c = 0; c < frames.cols(); ++c)
+      frames[3](r, c) = std::numeric_limits<float>::quiet_NaN();
   const std::string stack = path("nan_frame3.tif");
   ASSERT_TRUE(io::write_image_stack(stack, frames.view(), io::PixelType::f32).is_ok());
 
@@ -399,7 +400,8 @@ TEST(DicPanel, TheDeviceNoteSitsUnderTheDeviceField) {
   form->getWidgetPosition(note, &note_row, &role);
   EXPECT_EQ(note_row, device_row + 1);
   // With XCORR_SCREENSHOTS=FOLDER (under Xvfb) the form with the note is saved as
-  // FOLDER/device-note.png: the line the sm_80 build printed on the H200 (docs/perf/gpu-support.md).
+  // FOLDER/device-note.png: the line the sm_80 build printed on the H200
+  // (docs/perf/gpu-support.md).
   if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {
     panel.set_device_note(
         "GPU not used, DIC runs on the CPU: GPU 0, NVIDIA H200 (sm_90): this build has no kernels "

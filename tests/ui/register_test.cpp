@@ -1,15 +1,15 @@
-// Register stack in the window (docs/registration.md): the dialog builds the job from the registration
-// options, the paths beside the stack and the last template as the region; the run writes the
-// corrected stack and the drift table, plots the drift (in um against time for a stack with a
-// scale) in the Drift tab, and opens the corrected stack to step through. The bundled tracking
-// sample moves by (dx, dy) = (-0.35, 0.6) px per frame (resources/sample/README.md).
+// Register stack in the window (docs/registration.md): the dialog builds the job from the
+// registration options, the paths beside the stack and the last template as the region; the run
+// writes the corrected stack and the drift table, plots the drift (in um against time for a stack
+// with a scale) in the Drift tab, and opens the corrected stack to step through. The bundled
+// tracking sample moves by (dx, dy) = (-0.35, 0.6) px per frame (resources/sample/README.md).
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
-#include <QPushButton>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <filesystem>
 

@@ -1,7 +1,7 @@
-// Physical units in the window (docs/units.md; trajectories against time, docs/gui.md): a stack whose
-// ImageJ description gives 0.25 um pixels and 2 s per frame shows its scale in the Frames dock,
-// the status-bar readout and the data cursor in um, the map axes and colour bar in um, and the
-// trajectories against time in um; the tracks CSV carries the physical columns and velocities;
+// Physical units in the window (docs/units.md; trajectories against time, docs/gui.md): a stack
+// whose ImageJ description gives 0.25 um pixels and 2 s per frame shows its scale in the Frames
+// dock, the status-bar readout and the data cursor in um, the map axes and colour bar in um, and
+// the trajectories against time in um; the tracks CSV carries the physical columns and velocities;
 // the user's pixel size overrides the file's and is saved with the project.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -43,8 +43,8 @@ class Units : public testing::TempDirTest {
   // The same frames as a 2-channel ImageJ hyperstack (TCYX: pages t0c0, t0c1, t1c0, ...; channel
   // 1 the inverted image), 2 s per time point.
   std::string two_channel_stack() {
-    auto sample = io::LazyStack::open(std::string(XCORR_SOURCE_DIR) +
-                                      "/resources/sample/speckle_stack.tif");
+    auto sample =
+        io::LazyStack::open(std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif");
     EXPECT_TRUE(sample.is_ok());
     io::LazyStack& st = *sample.value();
     EXPECT_TRUE(st.wait_indexed().is_ok());
@@ -66,8 +66,7 @@ class Units : public testing::TempDirTest {
                     Stack<float> inverted(st.shape().rows, st.shape().cols, 1);
                     const MatrixView<const float> page = (*f.value())[0];
                     for (Index y = 0; y < page.rows; ++y)
-                      for (Index x = 0; x < page.cols; ++x)
-                        inverted[0](y, x) = 65535 - page(y, x);
+                      for (Index x = 0; x < page.cols; ++x) inverted[0](y, x) = 65535 - page(y, x);
                     XCORR_RETURN_IF_ERROR(w.value()->add_page(page));
                     XCORR_RETURN_IF_ERROR(w.value()->add_page(inverted[0]));
                   }

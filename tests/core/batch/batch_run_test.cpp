@@ -79,7 +79,8 @@ void resume_equals_uninterrupted(BatchRun& t, dic::DicJob full, dic::DicJob part
   EXPECT_EQ(uncommitted_frames(dic::Batch{{parts}, {}, {}}, 0, 5), (std::vector<Index>{3, 4, 5}));
   dic::DicJob fresh = parts;
   fresh.out += ".fresh.csv";
-  EXPECT_EQ(uncommitted_frames(dic::Batch{{fresh}, {}, {}}, 0, 5), (std::vector<Index>{1, 2, 3, 4, 5}))
+  EXPECT_EQ(uncommitted_frames(dic::Batch{{fresh}, {}, {}}, 0, 5),
+            (std::vector<Index>{1, 2, 3, 4, 5}))
       << "no commits: every frame";
   parts.options.devices = resume_devices;
   auto again = run_batch(dic::Batch{{parts}, {}, {}}, cpu_factory());
@@ -197,9 +198,9 @@ TEST_F(BatchRun, ATruncatedFrameFailsAloneAndIsListed) {
   EXPECT_EQ(csv.find("\n3,"), std::string::npos);  // no rows for the failed frame
 }
 
-// Bad input (docs/reliability.md): a multi-page TIFF cut inside page 3. Its pages from the damage on are one
-// failed frame of their own, named and listed (never silently dropped), and with several frame
-// sources the good frames after it keep their numbers and are computed.
+// Bad input (docs/reliability.md): a multi-page TIFF cut inside page 3. Its pages from the damage
+// on are one failed frame of their own, named and listed (never silently dropped), and with several
+// frame sources the good frames after it keep their numbers and are computed.
 TEST_F(BatchRun, ACutMultiPageStackListsItsLostPagesAsFailed) {
   const fs::path cut = dir_ / "cut.tif";
   fs::copy_file(kSample, cut);
@@ -285,9 +286,9 @@ TEST_F(BatchRun, AnyPageOfAStackCanBeTheReference) {
             "no reference page 6: 'dic_stack.tif' holds 6 pages (numbered from 0)");
 }
 
-// Bad input (docs/reliability.md): one output file spelled two ways is one output (refused before any work), and
-// a job never resumes the commits of another job that wrote the same file (it used to write job
-// A's numbers under job B's header, exit 0).
+// Bad input (docs/reliability.md): one output file spelled two ways is one output (refused before
+// any work), and a job never resumes the commits of another job that wrote the same file (it used
+// to write job A's numbers under job B's header, exit 0).
 TEST_F(BatchRun, OneFileSpelledTwoWaysIsOneOutputAndForeignCommitsAreNeverResumed) {
   fs::create_directories(dir_ / "sub");
   for (const fs::path& spelled : {dir_ / "." / "dup.csv", dir_ / "sub" / ".." / "dup.csv",
@@ -334,9 +335,10 @@ TEST_F(BatchRun, CommitsFromAnotherVersionOfTheInputsAreNotResumed) {
   EXPECT_FALSE(fs::exists(j.out));
 }
 
-// Bad input (docs/reliability.md): every commit carries its size and CRC-32. One flipped bit in a commit, or a
-// commit cut short, makes that frame and the later ones be computed again (the summary says so),
-// and the CSV equals the uninterrupted run's; before, the bit changed a CSV value silently.
+// Bad input (docs/reliability.md): every commit carries its size and CRC-32. One flipped bit in a
+// commit, or a commit cut short, makes that frame and the later ones be computed again (the summary
+// says so), and the CSV equals the uninterrupted run's; before, the bit changed a CSV value
+// silently.
 TEST_F(BatchRun, ADamagedCommitIsRecomputedAndTheSummarySaysSo) {
   const dic::DicJob full = job("full.csv");
   ASSERT_TRUE(run_job(full, cpu_factory()).is_ok());
@@ -395,7 +397,8 @@ TEST_F(BatchRun, ValidationNamesTheJobAndTheProblemBeforeAnyWork) {
   EXPECT_TRUE(validate_batch(missing, {true, false}).is_ok());
   EXPECT_NE(validate_batch(missing, {false, true}).message().find("not found"), std::string::npos);
   EXPECT_TRUE(validate_batch(same_out, {true, false}).is_ok());
-  EXPECT_NE(validate_batch(same_out, {false, true}).message().find("never share"), std::string::npos);
+  EXPECT_NE(validate_batch(same_out, {false, true}).message().find("never share"),
+            std::string::npos);
   auto counted = count_batch_frames(missing, {true, false});
   ASSERT_TRUE(counted.is_ok()) << counted.status().message();
   EXPECT_GT(counted.value()[0], 0);

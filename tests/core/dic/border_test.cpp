@@ -81,10 +81,11 @@ void add_pair(std::mt19937_64& rng, double noise, ShapeFunction shape, RingError
 }
 
 void print(const char* what, ShapeFunction shape, const RingErrors& e) {
-  std::printf("%s, %s: %d/%d points converged; ring %zu errors RMSE %.5f px, interior %zu "
-              "RMSE %.5f px, ratio %.3f\n",
-              what, to_string(shape), e.converged, e.valid, e.ring.size(), rms(e.ring),
-              e.interior.size(), rms(e.interior), rms(e.ring) / rms(e.interior));
+  std::printf(
+      "%s, %s: %d/%d points converged; ring %zu errors RMSE %.5f px, interior %zu "
+      "RMSE %.5f px, ratio %.3f\n",
+      what, to_string(shape), e.converged, e.valid, e.ring.size(), rms(e.ring), e.interior.size(),
+      rms(e.interior), rms(e.ring) / rms(e.interior));
 }
 
 TEST(Border, TheRingIsMeasuredAsWellAsTheInterior) {
@@ -93,7 +94,8 @@ TEST(Border, TheRingIsMeasuredAsWellAsTheInterior) {
     RingErrors clean;
     add_pair(rng, 0, shape, clean);
     print("noise-free", shape, clean);
-    EXPECT_EQ(clean.converged, clean.valid) << to_string(shape) << ": every point whose subset fits";
+    EXPECT_EQ(clean.converged, clean.valid)
+        << to_string(shape) << ": every point whose subset fits";
     EXPECT_LE(rms(clean.ring), 0.0005) << to_string(shape);
     EXPECT_LE(rms(clean.ring), 2 * rms(clean.interior)) << to_string(shape);
 

@@ -121,8 +121,8 @@ TEST(DicChallenge, Sample5TranslationAndNoiseFloor) {
     std::printf("| %s | %.2f, %.2f | %d/%d | %+.5f | %.5f | %+.5f | %.5f |\n", name.c_str(), truth,
                 truth, su.points, valid, su.bias, su.noise, sv.bias, sv.noise);
     EXPECT_EQ(su.points, valid) << name << ": every point whose subset fits";
-    // DIC accuracy (docs/dic.md): |bias| <= 0.0005 px without raising the noise floor (sd <= 0.0032 px); the
-    // challenge's own bounds are 0.005 and 0.01.
+    // DIC accuracy (docs/dic.md): |bias| <= 0.0005 px without raising the noise floor (sd <= 0.0032
+    // px); the challenge's own bounds are 0.005 and 0.01.
     EXPECT_LE(std::abs(su.bias), 0.0005) << name;
     EXPECT_LE(std::abs(sv.bias), 0.0005) << name;
     EXPECT_LE(su.noise, 0.0032) << name;

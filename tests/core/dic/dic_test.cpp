@@ -414,7 +414,9 @@ TEST(Dic, BadInputGetsAClearError) {
     auto r = run_dic(testing::cpu_registry(), ref[0], frames, roi, opt);
     return r.is_ok() ? std::string("ok") : r.status().message();
   };
-  EXPECT_EQ(msg(small.view(), {}, {}), "the frames are 64 x 50 px (width x height) but the reference is 64 x 64 px (width x height)");
+  EXPECT_EQ(msg(small.view(), {}, {}),
+            "the frames are 64 x 50 px (width x height) but the reference is 64 x 64 px (width x "
+            "height)");
   DicOptions even;
   even.subset = 30;
   EXPECT_EQ(msg(def.view(), {}, even), "subset 30 px: must be odd and at least 5");
@@ -435,8 +437,8 @@ TEST(Dic, MissingPixelsMarkOnlyTheSubsetsThatTouchThem) {
   const Stack<float> ref = synth::render_speckle(o, 0, 0);
   const Stack<float> def = synth::render_speckle(o, 0.4, -0.3);
   Stack<float> holes = def, ref_holes = ref;
-  holes[0](30, 60) = std::numeric_limits<float>::quiet_NaN();          // x 60, y 30
-  ref_holes[0](70, 25) = -std::numeric_limits<float>::infinity();      // x 25, y 70
+  holes[0](30, 60) = std::numeric_limits<float>::quiet_NaN();      // x 60, y 30
+  ref_holes[0](70, 25) = -std::numeric_limits<float>::infinity();  // x 25, y 70
   DicOptions opt;
   opt.subset = 21;
   opt.step = 8;

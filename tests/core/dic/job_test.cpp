@@ -1,7 +1,7 @@
 // Job and batch files (core/dic/job.hpp, batch_file.hpp): a job round-trips through its JSON; a
 // value nested past the limit is refused by name, in a job and inside a batch's job
-// (docs/reliability.md: 10^5 levels crashed `xcorr run` with a stack overflow), while the limit itself parses;
-// numbers too large to read are refused in one short line.
+// (docs/reliability.md: 10^5 levels crashed `xcorr run` with a stack overflow), while the limit
+// itself parses; numbers too large to read are refused in one short line.
 #include "core/dic/job.hpp"
 
 #include <gtest/gtest.h>
@@ -86,7 +86,8 @@ TEST(JobFile, DeepNestingIsRefusedByName) {
   EXPECT_NE(batch.status().message().find("deeper than 64 levels"), std::string::npos)
       << batch.status().message();
   EXPECT_TRUE(io::parse_json(nested(io::kMaxJsonDepth), "x").is_ok());
-  // Numbers past double or 64-bit range (docs/reliability.md: exit 1 "internal error" with the whole token).
+  // Numbers past double or 64-bit range (docs/reliability.md: exit 1 "internal error" with the
+  // whole token).
   for (const std::string& number : {std::string("1e400"), "1" + std::string(5000, '0')}) {
     const auto huge = parse_dic_job(
         "{\"reference\": \"a.tif\", \"out\": \"o.csv\", \"step\": " + number + "}", "/");

@@ -4,8 +4,8 @@
 // do not overlap (step = subset), so the points' errors are independent samples. Each point's
 // error about the bias, divided by its reported sigma, must scatter with a standard deviation
 // of 1 within 20 % (robust: 1.4826 MAD, so that a rare false match, which the consistency
-// check (core/dic/consistency.hpp) is for, does not decide it), and fewer than 1 % may lie beyond 5 sigma; first- and
-// second-order shape functions. Prints the table docs/dic.md quotes.
+// check (core/dic/consistency.hpp) is for, does not decide it), and fewer than 1 % may lie beyond 5
+// sigma; first- and second-order shape functions. Prints the table docs/dic.md quotes.
 #include <gtest/gtest.h>
 
 #include <algorithm>

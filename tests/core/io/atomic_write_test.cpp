@@ -51,8 +51,9 @@ TEST_F(AtomicWrite, AMissingFolderIsNamed) {
   EXPECT_EQ(files(), 0);
 }
 
-// Bad input (docs/reliability.md): a folder as the target said "cannot write 'isdir.csv': Success" (the clean-up's
-// error code overwrote the rename's) after the writer had run; it is now refused first, by name.
+// Bad input (docs/reliability.md): a folder as the target said "cannot write 'isdir.csv': Success"
+// (the clean-up's error code overwrote the rename's) after the writer had run; it is now refused
+// first, by name.
 TEST_F(AtomicWrite, AFolderAsTheTargetIsRefusedBeforeWriting) {
   fs::create_directories(path("isdir.csv"));
   bool wrote = false;

@@ -234,7 +234,8 @@ TEST_F(TiffLayouts, APageOfAnotherDepthIsNamed) {
   ASSERT_TRUE(lazy.is_ok());
   const Status indexed = lazy.value()->wait_indexed();
   ASSERT_FALSE(indexed.is_ok());
-  EXPECT_NE(indexed.message().find("page 1 is 7 x 9 px (width x height) 16-bit but page 0 is 7 x 9 px (width x height) 8-bit"),
+  EXPECT_NE(indexed.message().find("page 1 is 7 x 9 px (width x height) 16-bit but page 0 is 7 x 9 "
+                                   "px (width x height) 8-bit"),
             std::string::npos)
       << indexed.message();
 }

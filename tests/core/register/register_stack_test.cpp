@@ -343,7 +343,9 @@ TEST_F(Register, ARegisterJobRunsFromABatchFile) {
   // Two jobs writing one file are refused before any work, naming both.
   dic::Batch twice = b.value();
   twice.registrations.push_back(twice.registrations[0]);
-  EXPECT_NE(batch::validate_batch(twice).message().find("register job 2 ('d'): the corrected stack (out) '" + path("b.tif") + "' is also register job 1 ('d')"),
+  EXPECT_NE(batch::validate_batch(twice).message().find(
+                "register job 2 ('d'): the corrected stack (out) '" + path("b.tif") +
+                "' is also register job 1 ('d')"),
             std::string::npos);
 }
 
