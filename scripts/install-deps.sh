@@ -14,6 +14,7 @@ packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   xvfb xauth                                       # GUI tests and screenshots without a display
   clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)
+  clang-format clang-tidy                          # style checks (.clang-format, .clang-tidy)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (CI preset: Release, warnings are errors, the package's GPU
-# architectures), runs the whole test suite, then every libFuzzer target for XCORR_FUZZ_SECONDS
+# architectures), runs the whole test suite (formatting included), clang-tidy's checks
+# (.clang-tidy), then every libFuzzer target for XCORR_FUZZ_SECONDS
 # (default 60) each, then builds every other supported configuration (scripts/configurations.sh)
 # and the package. `.ci/run` calls exactly this.
 set -euo pipefail
@@ -12,6 +13,7 @@ ccache --zero-stats > /dev/null
 cmake --preset ci
 cmake --build --preset ci
 ctest --preset ci
+scripts/check_tidy.sh build/ci
 scripts/fuzz.sh
 scripts/configurations.sh
 scripts/package.sh build/ci

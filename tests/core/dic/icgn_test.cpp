@@ -132,14 +132,12 @@ TEST(NoiseSigma, TheGradientNoiseGainIsTheSplinesOwn) {
     for (const double sigma : {0.0, 0.6, 1.0}) {
       const BSplineImage spline(img[0], interp, sigma);
       double sum = 0, var = 0;
-      int count = 0;
       for (int y = 20; y < 380; ++y)
         for (int x = 20; x < 380; ++x) {
           double v = 0, gx = 0, gy = 0;
           spline.value_gradient(x, y, v, gx, gy);
           sum += gx * gx + gy * gy;
           var += 2 * v * v;
-          count += 2;
         }
       const double expected = gradient_noise_gain(interp, sigma);
       std::printf("kappa %s sigma %.1f: %.4f (measured %.4f)\n", label(interp), sigma, expected,
