@@ -6,7 +6,7 @@
 // the batch's jobs, takes the jobs (or its part of a long job's frames: the points of each DIC
 // frame, or blocks of a registration's frames) batch::share_batch gives it and runs them as
 // `xcorr run` does: the same commits in the jobs' .partial folders on the shared file system, the
-// same output bytes. A watch thread on every rank (app/mpi_watch.hpp) carries progress and
+// same output bytes. A watch thread on every rank (core/mpi/watch.hpp) carries progress and
 // liveness to the coordinator (rank 0 while it lives), which draws one progress bar over every
 // rank's frames, prints every rank's summary at the end, removes the .partial folders when every
 // job is done, and sets the one exit status of all ranks. A rank that dies: under mpirun's
@@ -34,19 +34,30 @@
 #include <string>
 #include <vector>
 
-#include "app/mpi_shared_job.hpp"
-#include "app/mpi_text.hpp"
-#include "app/mpi_watch.hpp"
 #include "app/option_flags.hpp"
+#include "app/progress_bar.hpp"
 #include "app/stop_signal.hpp"
 #include "core/batch/batch_file.hpp"
 #include "core/batch/batch_run.hpp"
 #include "core/engine/engine.hpp"
+#include "core/mpi/shared_job.hpp"
+#include "core/mpi/text.hpp"
+#include "core/mpi/watch.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/version.hpp"
 
 namespace xcorr::app {
 namespace {
+
+using mpi::bcast_text;
+using mpi::end_shared_job;
+using mpi::gather_text;
+using mpi::kAlone;
+using mpi::make_shared_registrar;
+using mpi::RankState;
+using mpi::RankWatch;
+using mpi::serve_shared_job;
+using mpi::Waiter;
 
 // Local rank mod the host's NVIDIA devices, as CUDA_VISIBLE_DEVICES, unless the user chose the
 // devices: counted from the driver's /proc entries, because asking CUDA would start it first.
@@ -343,7 +354,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
 }  // namespace xcorr::app
 
 int main(int argc, char** argv) {
-  // MULTIPLE: each rank's watch thread (app/mpi_watch.hpp) talks while the registering thread
+  // MULTIPLE: each rank's watch thread (core/mpi/watch.hpp) talks while the registering thread
   // exchanges a shared job's data; the engine's worker threads never call MPI.
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -407,7 +418,21 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return code;
   }
-  xcorr::app::RankWatch watch(lost_after, quiet);
+  // The run's progress bar (rank 0, unless --quiet).
+  std::unique_ptr<xcorr::app::ProgressBar> bar;
+  xcorr::mpi::ProgressView view;
+  if (!quiet) {
+    view.update = [&bar, ranks](double frames, xcorr::Index total) {
+      if (!bar)
+        bar = std::make_unique<xcorr::app::ProgressBar>("[" + std::to_string(ranks) + " ranks]",
+                                                        false);
+      bar->update(frames, total);
+    };
+    view.finish = [&bar] {
+      if (bar) bar->finish();
+    };
+  }
+  xcorr::mpi::RankWatch watch(lost_after, std::move(view));
   // Validation (read-only), each rank a slice of the jobs (every rank compares all output
   // names): a batch that any rank finds bad stops every rank before work, with the message of
   // the first problem in job order.
@@ -422,7 +447,7 @@ int main(int argc, char** argv) {
                           batch.value(), xcorr::app::my_slice(batch.value().size(), rank, ranks))
                     : batch.status();
   const std::vector<std::string> problems =
-      xcorr::app::gather_text(MPI_COMM_WORLD, valid.is_ok() ? "" : valid.message());
+      xcorr::mpi::gather_text(MPI_COMM_WORLD, valid.is_ok() ? "" : valid.message());
   int bad = valid.is_ok() ? 0 : 1, any_bad = 0;
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any_bad != 0) {

@@ -1,8 +1,8 @@
 // DIC frames registered on several CUDA devices at once (gpu/dic_gpu.hpp,
-// make_multi_gpu_registrar): a frame's active points are split into contiguous parts of the grid
-// with equal numbers of points, one per device; each part is registered by that device's own
-// GpuRegistrar (its own registry of GPU variants, buffers and streams, all made on that device)
-// from a host thread that made the device current; the parts are merged in grid order.
+// make_multi_gpu_registrar): the partitioned registrar (core/dic/partitioned_registrar.hpp)
+// with threads as its transport. Each device is a lane with its own GpuRegistrar (its own
+// registry of GPU variants, buffers and streams, all made on that device); a lane's part runs on
+// a host thread that made the device current (on_device); lane 0 is the lead.
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/dic/partitioned_registrar.hpp"
 #include "gpu/device.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/dic_timed.hpp"
@@ -28,10 +29,48 @@ struct Lane {
   const dic::FrameRegistration* result = nullptr;
 };
 
-class MultiGpuRegistrar final : public TimedRegistrar {
+// Lane 0's registrar with every call on its device: the lead of the partitioned registrar.
+class OnDevice final : public dic::FrameRegistrar {
  public:
-  explicit MultiGpuRegistrar(std::vector<std::unique_ptr<Lane>> lanes) : lanes_(std::move(lanes)) {}
-  ~MultiGpuRegistrar() override {  // each lane's device memory freed with its device current
+  explicit OnDevice(Lane& lane) : lane_(lane) {}
+  std::string device() const override { return "gpu"; }
+  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
+                                                       const dic::DicOptions& o) override {
+    Result<const dic::FrameRegistration*> r = Status{ErrorCode::internal, "not run"};
+    XCORR_RETURN_IF_ERROR(on_device(lane_.device, [&]() -> Status {
+                            r = lane_.registrar->register_frame(in, o);
+                            return r.status();
+                          }).get());
+    return r;
+  }
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    Result<std::string> method = Status{ErrorCode::internal, "no guess method"};
+    XCORR_RETURN_IF_ERROR(on_device(lane_.device, [&]() -> Status {
+                            method = lane_.registrar->guess_method(o, rows, cols, points);
+                            return method.status();
+                          }).get());
+    return method;
+  }
+  bool has_waves() const override { return true; }
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& points) override {
+    return on_device(lane_.device,
+                     [&]() -> Status { return lane_.registrar->waves(in, o, points); })
+        .get();
+  }
+
+ private:
+  Lane& lane_;
+};
+
+// The lanes as the partitioned registrar's transport: every lane's part at once, one host
+// thread per device.
+class DeviceThreads final : public dic::PartTransport {
+ public:
+  explicit DeviceThreads(std::vector<std::unique_ptr<Lane>> lanes)
+      : lanes_(std::move(lanes)), lead_(*lanes_[0]) {}
+  ~DeviceThreads() override {  // each lane's device memory freed with its device current
     for (auto& lane : lanes_) {
       const int d = lane->device;
       on_device(d, [&lane]() -> Status {
@@ -40,45 +79,20 @@ class MultiGpuRegistrar final : public TimedRegistrar {
       }).wait();
     }
   }
-  MultiGpuRegistrar(const MultiGpuRegistrar&) = delete;
-  MultiGpuRegistrar& operator=(const MultiGpuRegistrar&) = delete;
-  std::string device() const override { return "gpu"; }
-  double last_seconds() const override { return last_seconds_; }
-  engine::DicStages stages() const override { return stages_; }
+  DeviceThreads(const DeviceThreads&) = delete;
+  DeviceThreads& operator=(const DeviceThreads&) = delete;
 
-  // Lane 0's, on its device.
-  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
-                                   Index points) const override {
-    Result<std::string> method = Status{ErrorCode::internal, "no guess method"};
-    const Lane& first = *lanes_[0];
-    XCORR_RETURN_IF_ERROR(on_device(first.device, [&]() -> Status {
-                            method = first.registrar->guess_method(o, rows, cols, points);
-                            return method.status();
-                          }).get());
-    return method;
-  }
-  bool has_waves() const override { return true; }
-  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-               std::vector<dic::IcgnResult>& points) override {
-    Lane& first = *lanes_[0];
-    return on_device(first.device,
-                     [&]() -> Status { return first.registrar->waves(in, o, points); })
-        .get();
-  }
+  dic::FrameRegistrar& lead() override { return lead_; }
+  std::size_t workers() const override { return lanes_.size(); }
+  // Lane 0's stages of the last frame's parts (before its waves).
+  engine::DicStages parts_stages() const { return parts_stages_; }
+  const dic::FrameRegistrar& lead_registrar() const { return *lanes_[0]->registrar; }
 
-  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
-                                                       const dic::DicOptions& o) override {
-    const auto t0 = std::chrono::steady_clock::now();
+  Status register_parts(const dic::FrameInputs& in, const dic::DicOptions& part,
+                        const std::vector<std::size_t>& bounds,
+                        std::vector<dic::IcgnResult>& points, std::string& variant) override {
     const std::vector<char>& active = *in.active;
     const std::size_t n = active.size();
-    const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
-    // Every device uses the first device's choice for the whole frame.
-    auto method = guess_method(o, in.reference.rows, in.reference.cols, points);
-    if (!method.is_ok()) return method.status();
-    dic::DicOptions part = o;
-    part.method = method.value();
-    part.propagation = dic::Propagation::independent;  // the waves need the whole frame
-    const std::vector<std::size_t> bounds = dic::split_points(active, lanes_.size());
     std::vector<std::future<Status>> running;
     for (std::size_t l = 0; l < lanes_.size(); ++l) {
       Lane& ln = *lanes_[l];
@@ -89,7 +103,7 @@ class MultiGpuRegistrar final : public TimedRegistrar {
       running.push_back(on_device(ln.device, [&ln, &in, &part]() -> Status {
         dic::FrameInputs mine = in;
         mine.active = &ln.active;
-        mine.progress = nullptr;  // reported here, on the caller's thread
+        mine.progress = nullptr;  // the partitioned registrar reports on the caller's thread
         auto r = ln.registrar->register_frame(mine, part);
         if (!r.is_ok()) return r.status();
         ln.result = r.value();
@@ -102,42 +116,66 @@ class MultiGpuRegistrar final : public TimedRegistrar {
       if (failed.is_ok() && !s.is_ok()) failed = std::move(s);
     }
     if (!failed.is_ok()) return failed;
-
-    reg_.points.resize(n);
-    reg_.variant.clear();
     for (std::size_t l = 0; l < lanes_.size(); ++l) {
       const std::vector<dic::IcgnResult>& got = lanes_[l]->result->points;
       std::copy(got.begin() + static_cast<std::ptrdiff_t>(bounds[l]),
                 got.begin() + static_cast<std::ptrdiff_t>(bounds[l + 1]),
-                reg_.points.begin() + static_cast<std::ptrdiff_t>(bounds[l]));
-      if (reg_.variant.empty()) reg_.variant = lanes_[l]->result->variant;
+                points.begin() + static_cast<std::ptrdiff_t>(bounds[l]));
+      if (variant.empty()) variant = lanes_[l]->result->variant;
     }
-    const dic::PointProgress* progress =
-        in.progress != nullptr && *in.progress ? in.progress : nullptr;
-    if (progress != nullptr && !(*progress)(points, 2 * points))
-      return Status{ErrorCode::cancelled, "cancelled inside a frame"};
-    stages_ = last_gpu_stage_seconds(*lanes_[0]->registrar);
-    stages_.propagation = 0;
-    stages_.waves = 0;
-    stages_.wave_points = 0;
-    if (o.propagation == dic::Propagation::reliability_guided) {
-      const auto w0 = std::chrono::steady_clock::now();
-      XCORR_RETURN_IF_ERROR(waves(in, o, reg_.points));
-      const engine::DicStages w = last_gpu_stage_seconds(*lanes_[0]->registrar);
-      stages_.waves = w.waves;
-      stages_.wave_points = w.wave_points;
-      stages_.propagation =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    }
-    last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (progress != nullptr && !(*progress)(2 * points, 2 * points))
-      return Status{ErrorCode::cancelled, "cancelled inside a frame"};
-    return &reg_;
+    parts_stages_ = last_gpu_stage_seconds(*lanes_[0]->registrar);
+    return Status::ok();
   }
 
  private:
   std::vector<std::unique_ptr<Lane>> lanes_;
-  dic::FrameRegistration reg_;
+  OnDevice lead_;
+  engine::DicStages parts_stages_;
+};
+
+// The partitioned registrar over the device threads, with the timing GPU registrars report.
+class MultiGpuRegistrar final : public TimedRegistrar {
+ public:
+  explicit MultiGpuRegistrar(std::vector<std::unique_ptr<Lane>> lanes) {
+    auto threads = std::make_unique<DeviceThreads>(std::move(lanes));
+    threads_ = threads.get();
+    inner_ = std::make_unique<dic::PartitionedRegistrar>(std::move(threads));
+  }
+  std::string device() const override { return "gpu"; }
+  double last_seconds() const override { return last_seconds_; }
+  engine::DicStages stages() const override { return stages_; }
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return inner_->guess_method(o, rows, cols, points);
+  }
+  bool has_waves() const override { return true; }
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& points) override {
+    return inner_->waves(in, o, points);
+  }
+
+  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
+                                                       const dic::DicOptions& o) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = inner_->register_frame(in, o);
+    if (!r.is_ok()) return r;
+    stages_ = threads_->parts_stages();
+    stages_.propagation = 0;
+    stages_.waves = 0;
+    stages_.wave_points = 0;
+    if (o.propagation == dic::Propagation::reliability_guided) {
+      const engine::DicStages w = last_gpu_stage_seconds(threads_->lead_registrar());
+      stages_.waves = w.waves;
+      stages_.wave_points = w.wave_points;
+      stages_.propagation = inner_->last_waves_seconds();
+    }
+    last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+ private:
+  DeviceThreads* threads_ = nullptr;  // owned by inner_
+  std::unique_ptr<dic::PartitionedRegistrar> inner_;
   double last_seconds_ = -1;
   engine::DicStages stages_;
 };

@@ -1,7 +1,7 @@
-// A DIC job shared by several MPI ranks (app/mpi_shared_job.hpp): the leader's registrar and the
+// A DIC job shared by several MPI ranks (core/mpi/shared_job.hpp): the leader's registrar and the
 // other ranks' loop. Every exchange is a collective over the group (or the ranks that take part),
 // in the same order on every rank: header, then what the header says follows.
-#include "app/mpi_shared_job.hpp"
+#include "core/mpi/shared_job.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,11 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "app/mpi_text.hpp"
+#include "core/dic/partitioned_registrar.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/json_options.hpp"
+#include "core/mpi/text.hpp"
 
-namespace xcorr::app {
+namespace xcorr::mpi {
 namespace {
 
 enum Command : int {
@@ -142,68 +143,71 @@ struct PartReply {
   std::string text;
 };
 
-class SharedRegistrar final : public dic::FrameRegistrar {
+// The group as the partitioned registrar's transport (core/dic/partitioned_registrar.hpp): per
+// frame the leader sends what the header says, scatters each rank's slice of the points,
+// registers its own slice (the first) and gathers the others' in grid order. When the group loses
+// a rank on the way, the exchange is left behind and the leader registers that frame (and, as
+// `alone()` then says, the rest) itself, with the bytes of the shared run (every point's
+// arithmetic is the same wherever it runs), its images sent to its own registrar afresh.
+class GroupTransport final : public dic::PartTransport {
  public:
-  SharedRegistrar(std::unique_ptr<dic::FrameRegistrar> local, MPI_Comm work,
-                  std::vector<int> world_ranks, GroupWatch watch)
-      : local_(std::move(local)),
+  GroupTransport(dic::FrameRegistrar& local, MPI_Comm work, std::vector<int> world_ranks,
+                 GroupWatch watch)
+      : local_(local),
         work_(work),
         world_ranks_(std::move(world_ranks)),
         watch_(std::move(watch)),
         wait_{watch_.broken} {}
-  ~SharedRegistrar() override {
+  ~GroupTransport() override {
     if (work_ == MPI_COMM_NULL) return;
     Header h;
     h.command = kStop;
     if (bcast_header(work_, h, wait_)) MPI_Comm_free(&work_);
   }
-  SharedRegistrar(const SharedRegistrar&) = delete;
-  SharedRegistrar& operator=(const SharedRegistrar&) = delete;
+  GroupTransport(const GroupTransport&) = delete;
+  GroupTransport& operator=(const GroupTransport&) = delete;
 
-  std::string device() const override { return local_->device(); }
-  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
-                                   Index points) const override {
-    return local_->guess_method(o, rows, cols, points);
-  }
-  bool has_waves() const override { return local_->has_waves(); }
-  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-               std::vector<dic::IcgnResult>& points) override {
-    return local_->waves(in, o, points);
+  bool alone() const { return work_ == MPI_COMM_NULL; }
+  dic::FrameRegistrar& lead() override { return local_; }
+  std::size_t workers() const override {
+    int ranks = 1;
+    if (work_ != MPI_COMM_NULL) MPI_Comm_size(work_, &ranks);
+    return static_cast<std::size_t>(ranks);
   }
 
-  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
-                                                       const dic::DicOptions& o) override {
-    if (work_ == MPI_COMM_NULL) return local_->register_frame(in, o);
+  Status register_parts(const dic::FrameInputs& in, const dic::DicOptions& part,
+                        const std::vector<std::size_t>& bounds,
+                        std::vector<dic::IcgnResult>& points, std::string& variant) override {
     bool broken = false;
-    auto shared = shared_frame(in, o, broken);
-    if (!broken) return shared;
-    // A rank of the group was lost: its exchange is left behind, and this rank registers this
-    // frame and the rest alone, with the bytes of the shared run (every point's arithmetic is the
-    // same wherever it runs), its images sent to its own registrar afresh.
-    work_ = MPI_COMM_NULL;
-    std::fprintf(stderr,
-                 "xcorr-mpi: rank %d registers the rest of its job alone: its group lost a rank\n",
-                 world_ranks_[0]);
-    if (watch_.alone) watch_.alone();
+    Status shared = work_ == MPI_COMM_NULL
+                        ? Status{ErrorCode::internal, "alone"}
+                        : shared_parts(in, part, bounds, points, variant, broken);
+    if (work_ != MPI_COMM_NULL && !broken) return shared;
+    if (work_ != MPI_COMM_NULL) {
+      work_ = MPI_COMM_NULL;
+      std::fprintf(stderr,
+                   "xcorr-mpi: rank %d registers the rest of its job alone: its group lost a "
+                   "rank\n",
+                   world_ranks_[0]);
+      if (watch_.alone) watch_.alone();
+    }
     dic::FrameInputs again = in;
     again.reference_changed = again.deformed_changed = true;
-    return local_->register_frame(again, o);
+    auto got = local_.register_frame(again, part);
+    if (!got.is_ok()) return got.status();
+    std::copy(got.value()->points.begin(), got.value()->points.end(), points.begin());
+    variant = got.value()->variant;
+    return Status::ok();
   }
 
  private:
-  // The frame shared by the group; `broken` when the group lost a rank on the way (the result
-  // then means nothing).
-  Result<const dic::FrameRegistration*> shared_frame(const dic::FrameInputs& in,
-                                                     const dic::DicOptions& o, bool& broken) {
+  // The frame's parts registered by the group; `broken` when the group lost a rank on the way
+  // (the result then means nothing).
+  Status shared_parts(const dic::FrameInputs& in, const dic::DicOptions& part,
+                      const std::vector<std::size_t>& bounds, std::vector<dic::IcgnResult>& points,
+                      std::string& variant, bool& broken) {
     const std::vector<char>& active = *in.active;
     const std::size_t n = active.size();
-    const auto points = static_cast<Index>(std::count(active.begin(), active.end(), char{1}));
-    // Everything that can fail alone comes before the first message.
-    auto method = local_->guess_method(o, in.reference.rows, in.reference.cols, points);
-    if (!method.is_ok()) return method.status();
-    dic::DicOptions part = o;
-    part.method = method.value();
-    part.propagation = dic::Propagation::independent;  // the waves need the whole frame
     const auto lost = [&broken] {
       broken = true;
       return Status{ErrorCode::internal, "the group lost a rank"};
@@ -232,11 +236,9 @@ class SharedRegistrar final : public dic::FrameRegistrar {
       sent_deformed_ = true;
       deformed_shape_ = in.deformed.shape();
     }
-    int ranks = 1;
-    MPI_Comm_size(work_, &ranks);
+    const auto ranks = static_cast<std::size_t>(workers());
     Slices sl;
-    if (!bcast_slices(work_, dic::split_points(active, static_cast<std::size_t>(ranks)), wait_,
-                      sl) ||
+    if (!bcast_slices(work_, bounds, wait_, sl) ||
         !scatter_slices<double>(work_, sl, in.cx->data(), nullptr, MPI_DOUBLE, wait_) ||
         !scatter_slices<double>(work_, sl, in.cy->data(), nullptr, MPI_DOUBLE, wait_) ||
         !scatter_slices<char>(work_, sl, active.data(), nullptr, MPI_CHAR, wait_) ||
@@ -245,63 +247,90 @@ class SharedRegistrar final : public dic::FrameRegistrar {
       return lost();
     const auto mine_end = static_cast<std::ptrdiff_t>(sl.count[0]);  // rank 0's slice from 0
 
-    // This rank's part: the first slice (progress scaled to the whole frame).
+    // This rank's part: the first slice (in.progress counts it).
     active_.assign(n, 0);
     std::copy(active.begin(), active.begin() + mine_end, active_.begin());
     dic::FrameInputs mine = in;
     mine.active = &active_;
-    dic::PointProgress scaled;
-    if (in.progress != nullptr && *in.progress) {
-      scaled = [&in, points](Index done, Index total) {
-        return (*in.progress)(total > 0 ? done * 2 * points / total : 0, 2 * points);
-      };
-      mine.progress = &scaled;
-    }
-    auto got = local_->register_frame(mine, part);
-    reg_.points.resize(n);
+    auto got = local_.register_frame(mine, part);
     PartReply reply;
     if (got.is_ok()) {
       std::copy(got.value()->points.begin(), got.value()->points.begin() + mine_end,
-                reg_.points.begin());
+                points.begin());
       reply.text = got.value()->variant;
     } else {
       reply.code = static_cast<int>(got.status().code());
       reply.text = got.status().message();
     }
-    std::vector<int> codes(static_cast<std::size_t>(ranks));
+    std::vector<int> codes(ranks);
     std::vector<std::string> texts;
     MPI_Request r;
     MPI_Igather(&reply.code, 1, MPI_INT, codes.data(), 1, MPI_INT, 0, work_, &r);
     if (!wait_(r) || !gather_text(work_, reply.text, wait_, texts)) return lost();
-    MPI_Igatherv(MPI_IN_PLACE, sl.count[0], result_type_.type(), reg_.points.data(),
-                 sl.count.data(), sl.at.data(), result_type_.type(), 0, work_, &r);
+    MPI_Igatherv(MPI_IN_PLACE, sl.count[0], result_type_.type(), points.data(), sl.count.data(),
+                 sl.at.data(), result_type_.type(), 0, work_, &r);
     if (!wait_(r)) return lost();
     if (!got.is_ok()) return got.status();
-    reg_.variant.clear();
     for (std::size_t k = 0; k < codes.size(); ++k) {
       if (codes[k] >= 0) {
         return Status{static_cast<ErrorCode>(codes[k]),
                       "rank " + std::to_string(world_ranks_[k]) + ": " + texts[k]};
       }
-      if (reg_.variant.empty()) reg_.variant = texts[k];
+      if (variant.empty()) variant = texts[k];
     }
-    if (o.propagation == dic::Propagation::reliability_guided)
-      XCORR_RETURN_IF_ERROR(local_->waves(in, o, reg_.points));
-    return &reg_;
+    return Status::ok();
   }
 
-  std::unique_ptr<dic::FrameRegistrar> local_;
+  dic::FrameRegistrar& local_;
   MPI_Comm work_;                 // the leader and the ranks that take part (MPI_COMM_NULL: alone)
   std::vector<int> world_ranks_;  // of work_'s ranks, for messages
   GroupWatch watch_;
   Waiter wait_;
   Bytes<dic::Warp> warp_type_;
   Bytes<dic::IcgnResult> result_type_;
-  dic::FrameRegistration reg_;
   std::vector<char> active_;  // this rank's part
   std::vector<float> pixels_;
   bool sent_reference_ = false, sent_deformed_ = false;
   Shape reference_shape_{}, deformed_shape_{};
+};
+
+// The leader's registrar: the partitioned registrar over the group, or the local registrar
+// itself when the leader registers alone (from the start, or since the group lost a rank; also
+// for reliability-guided propagation without waves, the CPU's, which cannot be shared).
+class SharedRegistrar final : public dic::FrameRegistrar {
+ public:
+  SharedRegistrar(std::unique_ptr<dic::FrameRegistrar> local, MPI_Comm work,
+                  std::vector<int> world_ranks, GroupWatch watch)
+      : local_(std::move(local)) {
+    auto group =
+        std::make_unique<GroupTransport>(*local_, work, std::move(world_ranks), std::move(watch));
+    group_ = group.get();
+    shared_ = std::make_unique<dic::PartitionedRegistrar>(std::move(group));
+  }
+  ~SharedRegistrar() override { shared_.reset(); }  // releases the group before local_ goes
+  SharedRegistrar(const SharedRegistrar&) = delete;
+  SharedRegistrar& operator=(const SharedRegistrar&) = delete;
+
+  std::string device() const override { return local_->device(); }
+  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return local_->guess_method(o, rows, cols, points);
+  }
+  bool has_waves() const override { return local_->has_waves(); }
+  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
+               std::vector<dic::IcgnResult>& points) override {
+    return local_->waves(in, o, points);
+  }
+  Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
+                                                       const dic::DicOptions& o) override {
+    if (group_->alone()) return local_->register_frame(in, o);
+    return shared_->register_frame(in, o);
+  }
+
+ private:
+  std::unique_ptr<dic::FrameRegistrar> local_;
+  GroupTransport* group_ = nullptr;  // owned by shared_
+  std::unique_ptr<dic::PartitionedRegistrar> shared_;
 };
 
 // A rank that takes part in a leader's registrar: frames until kStop.
@@ -486,4 +515,4 @@ Status serve_shared_job(MPI_Comm group, const std::function<bool()>& broken, boo
   }
 }
 
-}  // namespace xcorr::app
+}  // namespace xcorr::mpi

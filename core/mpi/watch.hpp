@@ -27,9 +27,9 @@
 #include <thread>
 #include <vector>
 
-#include "app/progress_bar.hpp"
+#include "core/matrix.hpp"
 
-namespace xcorr::app {
+namespace xcorr::mpi {
 
 // What a rank is doing, as its beats say: exchanges with every rank (kSetup), work of its own
 // (kAlone), or a shared job's exchanges with its group (the job's index, >= 0).
@@ -54,10 +54,18 @@ struct RankState {
 // complete run leaves; returns the run's exit status.
 using RunEnd = std::function<int(const std::vector<RankState>& ranks)>;
 
+// How the coordinator shows the run's progress (xcorr-mpi: the CLI's progress bar), from rank 0
+// once the run is planned: `update` with the frames done of the run's, `finish` at the end.
+// Empty: nothing is shown (--quiet).
+struct ProgressView {
+  std::function<void(double frames, Index total)> update;
+  std::function<void()> finish;
+};
+
 class RankWatch {
  public:
   // Collective over MPI_COMM_WORLD (duplicates it); needs MPI_THREAD_MULTIPLE.
-  RankWatch(double lost_after_s, bool quiet);
+  RankWatch(double lost_after_s, ProgressView view);
   ~RankWatch();
   RankWatch(const RankWatch&) = delete;
   RankWatch& operator=(const RankWatch&) = delete;
@@ -91,7 +99,7 @@ class RankWatch {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
   double lost_after_ = 60, period_ = 1;
-  bool quiet_ = false;
+  ProgressView view_;
   std::atomic<int> phase_{kSetup};
   std::atomic<double> frames_{0};
   std::unique_ptr<std::atomic<bool>[]> lost_;  // by rank
@@ -113,8 +121,8 @@ class RankWatch {
   bool sent_done_ = false;
   std::vector<RankState> states_;  // the coordinator's view
   std::list<std::pair<MPI_Request, std::string>> sending_;
-  std::unique_ptr<ProgressBar> bar_;
+  bool showing_ = false;  // view_ shows progress (rank 0, planned)
   std::thread thread_;
 };
 
-}  // namespace xcorr::app
+}  // namespace xcorr::mpi

@@ -27,9 +27,9 @@
 
 #include "core/dic/frame_registrar.hpp"
 
-namespace xcorr::app {
+namespace xcorr::mpi {
 
-// What the leader learns of its group from the run's watch (app/mpi_watch.hpp): `broken`, that
+// What the leader learns of its group from the run's watch (core/mpi/watch.hpp): `broken`, that
 // the group lost a rank (a frame's exchange then stops waiting and the leader registers that
 // frame and the rest alone, with the same bytes); `alone`, called once when it does.
 struct GroupWatch {
@@ -54,4 +54,4 @@ bool end_shared_job(MPI_Comm group, const std::function<bool()>& broken = {});
 // a part that fails is the leader's failed frame.
 Status serve_shared_job(MPI_Comm group, const std::function<bool()>& broken, bool& orphaned);
 
-}  // namespace xcorr::app
+}  // namespace xcorr::mpi

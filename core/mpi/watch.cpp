@@ -1,11 +1,11 @@
-#include "app/mpi_watch.hpp"
+#include "core/mpi/watch.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 
-namespace xcorr::app {
+namespace xcorr::mpi {
 namespace {
 
 constexpr int kTagBeat = 1;     // member -> coordinator: two doubles (frames, phase); back: none
@@ -20,7 +20,8 @@ std::string beat_bytes(double frames, int phase) {
 
 }  // namespace
 
-RankWatch::RankWatch(double lost_after_s, bool quiet) : lost_after_(lost_after_s), quiet_(quiet) {
+RankWatch::RankWatch(double lost_after_s, ProgressView view)
+    : lost_after_(lost_after_s), view_(std::move(view)) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
@@ -191,20 +192,19 @@ void RankWatch::coordinate(double now) {
       me.complete = mine_complete_;
       me.text = mine_text_;
     }
-    if (planned && !bar_ && rank_ == 0)
-      bar_ = std::make_unique<ProgressBar>("[" + std::to_string(ranks_) + " ranks]", quiet_);
+    showing_ = planned && rank_ == 0 && view_.update;
   }
   for (int r = 0; r < ranks_; ++r) {
     RankState& s = states_[static_cast<std::size_t>(r)];
     if (r != rank_ && !s.lost && now - s.heard > lost_after_) {
       std::fprintf(stderr, "%sxcorr-mpi: rank %d lost: no word from it for %.0f s\n",
-                   bar_ && !quiet_ ? "\n" : "", r, now - s.heard);
+                   showing_ ? "\n" : "", r, now - s.heard);
       count_lost(r, now);
     }
   }
   double frames = 0;
   for (const RankState& s : states_) frames += s.frames;
-  if (bar_) bar_->update(frames, total_);
+  if (showing_) view_.update(frames, total_);
   // Stuck: waiting for a lost rank in the setup (every rank takes part) or in its shared job. A
   // lost rank may have gone on since its last beat: it is where it was last heard (unknown: in
   // the setup) and, once planned, where the plan put it.
@@ -245,7 +245,7 @@ void RankWatch::count_lost(int rank, double now) {
 void RankWatch::end_run() {
   bool any_lost = false;
   for (const RankState& s : states_) any_lost = any_lost || s.lost;
-  if (bar_) bar_->finish();
+  if (showing_ && view_.finish) view_.finish();
   RunEnd end;
   {
     std::lock_guard<std::mutex> lock(m_);
@@ -273,4 +273,4 @@ void RankWatch::end_run() {
   cv_.notify_all();
 }
 
-}  // namespace xcorr::app
+}  // namespace xcorr::mpi

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace xcorr::app {
+namespace xcorr::mpi {
 
 // How a rank waits for its part of a nonblocking collective (a group's exchanges are nonblocking
 // on every rank, so that they match): with `broken`, it gives up when that says the group lost a
@@ -89,4 +89,4 @@ inline void bcast_text(MPI_Comm comm, std::string& text) {
   bcast_text(comm, text, Waiter{});
 }
 
-}  // namespace xcorr::app
+}  // namespace xcorr::mpi
