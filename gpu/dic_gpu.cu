@@ -1,27 +1,20 @@
-// DIC frame registration on the GPU (see gpu/dic_gpu.hpp). Stages, all on the device:
+// DIC frame registration on the GPU (see gpu/dic_gpu.hpp): the orchestration of a frame's
+// stages, all on the device:
 //   1. B-spline coefficients of the reference (when it or the interpolation options change) and
-//      of the frame: float64, the Gaussian prefilter (one thread per pixel, rows then columns),
-//      then one thread per row and one per column (math::bspline_prefilter).
+//      of the frame (gpu/dic_bspline.cuh).
 //   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
 //      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
 //      dispatcher's choice, or --method; gpu_zncc_tiled fuses the search, no score maps in
 //      memory) finds each pair's maximum, a small kernel turns each record into (u, v).
-//   3. IC-GN: one warp per point; lanes split the subset's pixels; reference values and
-//      gradients (shared memory), the Hessian (float64 sums, warp reductions) once, then per
-//      iteration one pass over the deformed subset from the frame's spline accumulating the
-//      moments the ZNSSD step needs (see Moments), the 6x6 solve and the inverse-compositional
-//      update (math::*, the same code as the CPU path).
-// Instantiations: icgn_kernel, icgn2_kernel (second order) and the prefilter kernels for the cubic
-// (3) and quintic (5) B-spline.
+//   3. IC-GN, one warp per point (gpu/dic_icgn.cuh).
+// Then, for reliability-guided propagation, the waves (GpuRegistrar::waves).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "core/dic/bspline.hpp"
 #include "core/dic/consistency.hpp"
-#include "core/dic/icgn_math.hpp"
 #include "core/dic/initial_guess.hpp"
 #include "core/parallel.hpp"
 #include "core/round.hpp"
@@ -29,64 +22,15 @@
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
+#include "gpu/dic_bspline.cuh"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/dic_icgn.cuh"
 #include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
-#include "gpu/once_per_device.cuh"
 
 namespace xcorr::gpu {
 namespace {
-
-namespace m = dic::math;
-constexpr unsigned kFull = 0xffffffffu;
-
-__global__ void to_double_kernel(const float* __restrict__ in, double* __restrict__ out,
-                                 long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = in[i];
-}
-__global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out,
-                                long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = static_cast<float>(in[i]);
-}
-template <int D>
-__global__ void prefilter_rows_kernel(double* c, int rows, int cols) {
-  const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < rows) m::bspline_prefilter<D>(c + static_cast<long long>(r) * cols, cols, 1);
-}
-template <int D>
-__global__ void prefilter_cols_kernel(double* c, int rows, int cols) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < cols) m::bspline_prefilter<D>(c + x, rows, cols);
-}
-// The Gaussian prefilter (DicOptions::prefilter, math::gaussian_at), one thread per pixel:
-// along rows from the frame (float) into `out`, then along columns.
-struct GaussianTaps {
-  double w[2 * m::kMaxGaussianRadius + 1];
-  int r;
-};
-__global__ void gaussian_rows_kernel(const float* __restrict__ in, double* __restrict__ out,
-                                     int rows, int cols, GaussianTaps g) {
-  const long long n = static_cast<long long>(rows) * cols;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long y = i / cols;
-    out[i] = m::gaussian_at(in + y * cols, cols, 1, i - y * cols, g.w, g.r);
-  }
-}
-__global__ void gaussian_cols_kernel(const double* __restrict__ in, double* __restrict__ out,
-                                     int rows, int cols, GaussianTaps g) {
-  const long long n = static_cast<long long>(rows) * cols;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long y = i / cols, x = i - y * cols;
-    out[i] = m::gaussian_at(in + x, rows, cols, y, g.w, g.r);
-  }
-}
 
 struct GuessPoint {
   int x, y;    // subset centre in the reference (rounded), px
@@ -120,429 +64,6 @@ __global__ void guess_from_peaks_kernel(const float* __restrict__ records, int c
                              p.wy + static_cast<int>(rec[0]) - (p.y - S / 2));
 }
 
-struct IcgnOut {
-  double p[6];
-  double zncc;
-  double sigma_u, sigma_v;  // px (math::noise_sigma), at the final warp
-  int iterations;
-  int status;  // dic::PointStatus
-};
-
-struct IcgnArgs {
-  const float* ref_c;  // B-spline coefficients (computed in float64, stored as float32)
-  const float* def_c;
-  int rows, cols;
-  const double* cx;
-  const double* cy;
-  const int2* start;         // integer guess per listed point
-  const double* start_warp;  // or, when not null, 6 warp parameters per point (reliability waves)
-  int count;
-  int subset, max_iterations;
-  double convergence, min_zncc, min_texture;
-  m::NoiseModel noise;  // of the reference (dic::noise_model, computed on the host)
-  double band;          // px: math::border_band of the prefilter (subsets are clipped to it)
-  IcgnOut* out;
-};
-
-__device__ inline double warp_sum(double v) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(kFull, v, o);
-  return v;
-}
-
-// The reference subset centred at (x, y), clipped to `rect` (math::clipped_subset): values and
-// gradients into sf, sgx, sgy (shared, float; pixel q at offset (i0 + q % width, j0 + q / width);
-// the lane's pixels q = lane, lane + 32, ...), and the values' mean (every lane).
-template <int D>
-__device__ inline double reference_subset(const IcgnArgs& a, double x, double y, int lane,
-                                          const m::SubsetRect& rect, float* sf, float* sgx,
-                                          float* sgy) {
-  const int W = rect.width(), n = rect.pixels();
-  double sum = 0;
-  for (int q = lane; q < n; q += 32) {
-    double v, gx, gy;
-    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (rect.i0 + q % W),
-                                 y + (rect.j0 + q / W), v, gx, gy);
-    sf[q] = static_cast<float>(v);
-    sgx[q] = static_cast<float>(gx);
-    sgy[q] = static_cast<float>(gy);
-    sum += v;
-  }
-  return warp_sum(sum) / n;
-}
-
-// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
-// its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
-// frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
-__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc,
-                                            m::SubsetRect rect, const m::NoiseModel& noise) {
-  double basis[6];
-  m::basis_moments<3>(rect, basis);
-  double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, rect.pixels(), 0, 3, noise, sigma.x, sigma.y);
-  return sigma;
-}
-
-constexpr int kIcgnWarps = 4;
-constexpr int kIcgnConsts = 33;  // doubles per warp: Cholesky factor (21) + 2 x 6 constants
-
-// One pass over the deformed subset at warp p gives everything an iteration needs: with
-// g~ = g - mean(g) and the constants sum(SD_a f~) and sum(SD_a) of the reference,
-//   sum(SD_a (f~ - (df/dg) g~)) = sum(SD_a f~) - (df/dg) (sum(SD_a g) - mean(g) sum(SD_a)),
-//   dg^2 = sum(g^2) - n mean(g)^2,   ZNSSD = 2 - 2 sum(f~ g) / (df dg),
-// so the subset is never stored. The moments are of d = g - c with c = mean(f) rounded to float
-// (both formulas are invariant to the shift; sum(f~ g) = sum(f~ d) + c sum(f~)): at the
-// solution d is zero-mean at the image's contrast, so each lane sums its <= 133 pixels in float
-// (relative error <= 133 x 2^-24 = 8e-6 of sums of that contrast, no large-offset cancellation)
-// and the warp adds the lanes' sums in float64. Error analysis and measurement: docs/perf/dic.md.
-struct Moments {
-  double g, gg, fg, sdg[6];
-};
-struct LaneMoments {  // one lane's float sums of d = g - c
-  float g, gg, fg, sdg[6];
-};
-
-template <int D>
-__global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
-  extern __shared__ double smem_d[];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  const int S = a.subset, h = S / 2;
-  // Per warp: the Cholesky factor and the constants (identical in every lane, so kept once),
-  // then f - mean(f) and the reference gradients of its pixels.
-  double* consts = smem_d + warp * kIcgnConsts;
-  double* chol = consts;         // 21
-  double* sd_f = consts + 21;    // sum(SD_a f~), 6
-  double* sd_sum = consts + 27;  // sum(SD_a), 6
-  float* sf = reinterpret_cast<float*>(smem_d + warps * kIcgnConsts) +
-              static_cast<long long>(warp) * 3 * S * S;
-  float* sgx = sf + S * S;
-  float* sgy = sgx + S * S;
-  const int k = blockIdx.x * warps + warp;
-  if (k >= a.count) return;
-  const double x = a.cx[k], y = a.cy[k], hd = h;
-  IcgnOut r{};
-  if (a.start_warp != nullptr) {
-#pragma unroll
-    for (int u = 0; u < 6; ++u) r.p[u] = a.start_warp[6 * k + u];
-  } else {
-    r.p[0] = a.start[k].x;
-    r.p[3] = a.start[k].y;
-  }
-  r.status = static_cast<int>(dic::PointStatus::diverged);
-  auto finish = [&] {
-    if (lane == 0) a.out[k] = r;
-  };
-  // The subset clipped to the pixels away from the border band (math::reference_subset_rect, as
-  // the CPU's icgn): n of them, W to a row, offsets from (i0, j0).
-  m::SubsetRect rect;
-  if (!m::reference_subset_rect(x, y, h, a.rows, a.cols, a.band, rect)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_roi);
-    return finish();
-  }
-  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
-  // Reference subset, its mean and spread, steepest-descent constants and Hessian.
-  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
-  double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
-  for (int q = lane; q < n; q += 32) {
-    const double d = sf[q] - fm;
-    sf[q] = static_cast<float>(d);
-    const double fq = sf[q];  // what later passes read
-    ss += fq * fq;
-    f_sum += fq;
-    const double i = i0 + q % W, j = j0 + q / W, gx = sgx[q], gy = sgy[q];
-    const double sd[6] = {gx, gx * i, gx * j, gy, gy * i, gy * j};
-#pragma unroll
-    for (int u = 0; u < 6; ++u) {
-      c_f[u] += sd[u] * fq;
-      c_sum[u] += sd[u];
-#pragma unroll
-      for (int v = 0; v <= u; ++v) hess[u * (u + 1) / 2 + v] += sd[u] * sd[v];
-    }
-  }
-  const double df = sqrt(warp_sum(ss));
-  const float shift = static_cast<float>(fm);  // c: the moments are of g - c
-  f_sum = warp_sum(f_sum);                     // sum(f~) of the stored (rounded) f~, ~0
-#pragma unroll
-  for (int e = 0; e < 21; ++e) hess[e] = warp_sum(hess[e]);
-#pragma unroll
-  for (int u = 0; u < 6; ++u) {
-    c_f[u] = warp_sum(c_f[u]);
-    c_sum[u] = warp_sum(c_sum[u]);
-  }
-  if (df / sqrt(static_cast<double>(n)) < a.min_texture || !m::cholesky6(hess)) {
-    r.status = static_cast<int>(dic::PointStatus::low_texture);
-    return finish();
-  }
-  if (lane == 0) {
-    for (int e = 0; e < 21; ++e) chol[e] = hess[e];
-    for (int u = 0; u < 6; ++u) sd_f[u] = c_f[u], sd_sum[u] = c_sum[u];
-  }
-  __syncwarp();
-  // Moments of the deformed subset at r.p; false when it is carried out of the frame (the
-  // CPU's rule, math::inside_sampling: a corner of the whole subset further than
-  // kIterationReach past the pixel centres while iterating, kFootprintReach at the end).
-  Moments mo;
-  auto sample = [&](double reach) {
-    // The warped subset is a parallelogram: inside iff its 4 corners are.
-    for (int c = 0; c < 4; ++c) {
-      const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
-      if (!m::inside_sampling(x + i + r.p[0] + r.p[1] * i + r.p[2] * j,
-                              y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols, reach))
-        return false;
-    }
-    LaneMoments t{};
-    // Lane's pixels q = lane, lane + 32, ...: offsets (qi, qj) stepped without division.
-    int qi = lane % W, qj = lane / W;
-    for (int q = lane; q < n; q += 32) {
-      const double i = i0 + qi, j = j0 + qj;
-      qi += 32;
-      while (qi >= W) qi -= W, ++qj;
-      const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
-      const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
-      const float d =
-          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
-      const float fi = static_cast<float>(i), fj = static_cast<float>(j);
-      const float gx = sgx[q] * d, gy = sgy[q] * d;
-      t.g += d;
-      t.gg = fmaf(d, d, t.gg);
-      t.fg = fmaf(sf[q], d, t.fg);
-      t.sdg[0] += gx, t.sdg[1] = fmaf(gx, fi, t.sdg[1]), t.sdg[2] = fmaf(gx, fj, t.sdg[2]);
-      t.sdg[3] += gy, t.sdg[4] = fmaf(gy, fi, t.sdg[4]), t.sdg[5] = fmaf(gy, fj, t.sdg[5]);
-    }
-    mo.g = warp_sum(t.g);
-    mo.gg = warp_sum(t.gg);
-    mo.fg = warp_sum(t.fg) + shift * f_sum;  // sum(f~ g)
-#pragma unroll
-    for (int u = 0; u < 6; ++u) mo.sdg[u] = warp_sum(t.sdg[u]);
-    return true;
-  };
-  auto spread = [&]() {  // dg (of g - c: the same)
-    const double gm = mo.g / n;
-    return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
-  };
-  bool converged = false;
-  for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
-    if (!sample(m::kIterationReach)) {
-      r.status = static_cast<int>(dic::PointStatus::outside_image);
-      return finish();
-    }
-    const double dg = spread();
-    if (!(dg > 0)) return finish();  // flat deformed subset: diverged
-    const double scale = df / dg, gm = mo.g / n;
-    double b[6];
-#pragma unroll
-    for (int u = 0; u < 6; ++u) b[u] = sd_f[u] - scale * (mo.sdg[u] - gm * sd_sum[u]);
-    m::cholesky6_solve(chol, b);
-    double dp[6];
-#pragma unroll
-    for (int u = 0; u < 6; ++u) dp[u] = -b[u];
-    if (!m::compose_inverse(r.p, dp)) return finish();
-    const double norm = m::warp_step_norm(dp, hd);
-    if (!isfinite(norm)) return finish();
-    if (norm < a.convergence) {
-      converged = true;
-      break;
-    }
-  }
-  if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample(m::kFootprintReach)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_image);
-    return finish();
-  }
-  const double dg = spread();
-  if (!(dg > 0)) return finish();
-  r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
-  if (lane == 0) {
-    const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
-    r.sigma_u = sigma.x, r.sigma_v = sigma.y;
-  }
-  if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
-  finish();
-}
-
-// Second-order IC-GN (q = u, ux, uy, uxx, uxy, uyy, v, ...; the CPU's SecondOrder in
-// core/dic/icgn.cpp, the same math:: helpers): one warp per point as above, written for
-// agreement rather than speed: the 12 x 12 Hessian entry by entry (once per point), the
-// deformed subset stored per iteration (g - c, float) and the 12 sums taken from it; every
-// pixel checked against the image (the warped subset is no parallelogram), as the CPU does.
-constexpr int kIcgn2Warps = 2;
-constexpr int kIcgn2Consts = 78;  // doubles per warp: the Hessian's Cholesky factor
-
-__device__ inline double sd2(int a, double gx, double gy, double i, double j) {
-  const int e = a % 6;
-  const double b = e == 0   ? 1
-                   : e == 1 ? i
-                   : e == 2 ? j
-                   : e == 3 ? i * i / 2
-                   : e == 4 ? i * j
-                            : j * j / 2;
-  return (a < 6 ? gx : gy) * b;
-}
-
-__device__ __noinline__ double2 point_sigma2(const double* chol, double df, double zncc,
-                                             m::SubsetRect rect, const m::NoiseModel& noise) {
-  double basis[21];
-  m::basis_moments<6>(rect, basis);
-  double2 sigma;
-  m::noise_sigma<12>(chol, basis, df, zncc, rect.pixels(), 0, 6, noise, sigma.x, sigma.y);
-  return sigma;
-}
-
-template <int D>
-__global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
-  extern __shared__ double smem_d[];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  const int S = a.subset, h = S / 2;
-  double* chol = smem_d + warp * kIcgn2Consts;
-  float* sf = reinterpret_cast<float*>(smem_d + warps * kIcgn2Consts) +
-              static_cast<long long>(warp) * 4 * S * S;
-  float* sgx = sf + S * S;
-  float* sgy = sgx + S * S;
-  float* sg = sgy + S * S;
-  const int k = blockIdx.x * warps + warp;
-  if (k >= a.count) return;
-  const double x = a.cx[k], y = a.cy[k], hd = h;
-  IcgnOut r{};
-  double q[12] = {};
-  if (a.start_warp != nullptr) {
-    q[0] = a.start_warp[6 * k], q[1] = a.start_warp[6 * k + 1], q[2] = a.start_warp[6 * k + 2];
-    q[6] = a.start_warp[6 * k + 3], q[7] = a.start_warp[6 * k + 4], q[8] = a.start_warp[6 * k + 5];
-  } else {
-    q[0] = a.start[k].x;
-    q[6] = a.start[k].y;
-  }
-  r.status = static_cast<int>(dic::PointStatus::diverged);
-  auto finish = [&] {
-    r.p[0] = q[0], r.p[1] = q[1], r.p[2] = q[2], r.p[3] = q[6], r.p[4] = q[7], r.p[5] = q[8];
-    if (lane == 0) a.out[k] = r;
-  };
-  // The subset clipped to the pixels away from the border band, as icgn_kernel's.
-  m::SubsetRect rect;
-  if (!m::reference_subset_rect(x, y, h, a.rows, a.cols, a.band, rect)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_roi);
-    return finish();
-  }
-  const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
-  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
-  double ss = 0;
-  for (int p = lane; p < n; p += 32) {
-    sf[p] = static_cast<float>(sf[p] - fm);
-    ss += static_cast<double>(sf[p]) * sf[p];
-  }
-  const double df = sqrt(warp_sum(ss));
-  for (int u = 0, e = 0; u < 12; ++u)
-    for (int v = 0; v <= u; ++v, ++e) {
-      double t = 0;
-      for (int p = lane; p < n; p += 32) {
-        const double i = i0 + p % W, j = j0 + p / W;
-        t += sd2(u, sgx[p], sgy[p], i, j) * sd2(v, sgx[p], sgy[p], i, j);
-      }
-      t = warp_sum(t);
-      if (lane == 0) chol[e] = t;
-    }
-  __syncwarp();
-  bool ok = df / sqrt(static_cast<double>(n)) >= a.min_texture;
-  if (lane == 0 && ok) ok = m::cholesky<12>(chol);
-  ok = __shfl_sync(kFull, ok, 0);
-  __syncwarp();
-  if (!ok) {
-    r.status = static_cast<int>(dic::PointStatus::low_texture);
-    return finish();
-  }
-  const float shift = static_cast<float>(fm);
-  double gm = 0, dg = 0;
-  // The deformed subset at q into sg (g - c); false when it is carried out of the frame (the
-  // CPU's rule: while iterating, a pixel of the whole subset further than kIterationReach past
-  // the pixel centres; at the end, a corner of it under q's first-order part further than
-  // kFootprintReach).
-  auto sample = [&](bool final) {
-    bool inside = true;
-    if (final) {
-      for (int c = 0; c < 4; ++c) {
-        const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
-        if (!m::inside_sampling(x + i + q[0] + q[1] * i + q[2] * j,
-                                y + j + q[6] + q[7] * i + q[8] * j, a.rows, a.cols))
-          return false;
-      }
-    } else {
-      for (int p = lane; p < S * S; p += 32) {
-        const double i = p % S - h, j = p / S - h, ii = i * i / 2, ij = i * j, jj = j * j / 2;
-        inside =
-            inside && m::inside_sampling(
-                          x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj,
-                          y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj,
-                          a.rows, a.cols, m::kIterationReach);
-      }
-      if (!__all_sync(kFull, inside)) return false;
-    }
-    double tg = 0, tgg = 0;
-    for (int p = lane; p < n; p += 32) {
-      const double i = i0 + p % W, j = j0 + p / W, ii = i * i / 2, ij = i * j, jj = j * j / 2;
-      const double X = x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj;
-      const double Y = y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj;
-      const float d =
-          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
-      sg[p] = d;
-      tg += d;
-      tgg += static_cast<double>(d) * d;
-    }
-    const double g_sum = warp_sum(tg), gg = warp_sum(tgg);
-    gm = g_sum / n;
-    dg = sqrt(fmax(gg - n * gm * gm, 0.0));
-    __syncwarp();
-    return true;
-  };
-  bool converged = false;
-  for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
-    if (!sample(false)) {
-      r.status = static_cast<int>(dic::PointStatus::outside_image);
-      return finish();
-    }
-    if (!(dg > 0)) return finish();
-    const double scale = df / dg;
-    double b[12] = {};
-    for (int p = lane; p < n; p += 32) {
-      const double i = i0 + p % W, j = j0 + p / W;
-      const double e = sf[p] - scale * (sg[p] - gm);
-#pragma unroll
-      for (int u = 0; u < 12; ++u) b[u] += sd2(u, sgx[p], sgy[p], i, j) * e;
-    }
-#pragma unroll
-    for (int u = 0; u < 12; ++u) b[u] = warp_sum(b[u]);
-    m::cholesky_solve<12>(chol, b);
-    double dq[12];
-#pragma unroll
-    for (int u = 0; u < 12; ++u) dq[u] = -b[u];
-    const double norm = m::quadratic_step_norm(dq, hd);
-    if (!m::compose_inverse_quadratic(q, dq) || !isfinite(norm)) return finish();
-    if (norm < a.convergence) {
-      converged = true;
-      break;
-    }
-  }
-  if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample(true)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_image);
-    return finish();
-  }
-  if (!(dg > 0)) return finish();
-  double fg = 0;
-  for (int p = lane; p < n; p += 32) fg += static_cast<double>(sf[p]) * (sg[p] - gm);
-  fg = warp_sum(fg);
-  r.zncc = fg / (df * dg);
-  if (lane == 0) {
-    const double2 sigma = point_sigma2(chol, df, r.zncc, rect, a.noise);
-    r.sigma_u = sigma.x, r.sigma_v = sigma.y;
-  }
-  if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
-  finish();
-}
-
-// px: the border band subsets are clipped to (math::border_band of the prefilter's radius).
-double icgn_band(const dic::DicOptions& o) {
-  double w[2 * m::kMaxGaussianRadius + 1];
-  return m::border_band(m::gaussian_taps(o.prefilter, w));
-}
-
 // The search window's side (px): the subset plus the search radius each way, within the image.
 int guess_window(const dic::DicOptions& o, int rows, int cols) {
   return dic::guess_window(o.subset, o.search_radius, rows, cols);
@@ -552,19 +73,6 @@ CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions&
   return dic::guess_shape(count, S, win, o.accuracy);
 }
 
-// Shared memory of one IC-GN warp (bytes): its constants, then 3 (first order) or 4 (second
-// order) float arrays of the subset.
-long long icgn_warp_bytes(int subset, bool second_order) {
-  const long long px = static_cast<long long>(subset) * subset;
-  return second_order ? kIcgn2Consts * 8LL + 16 * px : kIcgnConsts * 8LL + 12 * px;
-}
-// Warps per IC-GN block on the current device: up to kIcgnWarps (kIcgn2Warps), as many as its
-// shared memory per block holds; 0 when not even one fits.
-int icgn_warps(int subset, bool second_order) {
-  int w = second_order ? kIcgn2Warps : kIcgnWarps;
-  while (w > 0 && w * icgn_warp_bytes(subset, second_order) > max_shared_bytes_per_block()) --w;
-  return w;
-}
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
@@ -610,7 +118,8 @@ class GpuRegistrar final : public TimedRegistrar {
     if (in.reference_changed || ref_c_.size() < pixels || ref_interpolation_ != o.interpolation ||
         ref_prefilter_ != o.prefilter) {
       XCORR_RETURN_IF_ERROR(upload_image(in.reference, ref_img_, stream));
-      XCORR_RETURN_IF_ERROR(coefficients(ref_img_.get(), ref_c_, rows, cols, o, stream));
+      XCORR_RETURN_IF_ERROR(
+          bspline_coefficients(ref_img_.get(), ref_c_, rows, cols, o, bspline_, stream));
       ref_interpolation_ = o.interpolation;
       ref_prefilter_ = o.prefilter;
       noise_ = dic::noise_model(in.reference, o.interpolation, o.prefilter);
@@ -628,7 +137,8 @@ class GpuRegistrar final : public TimedRegistrar {
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
     XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
     if (!same_deformed) {
-      XCORR_RETURN_IF_ERROR(coefficients(def_img_.get(), def_c_, rows, cols, o, stream));
+      XCORR_RETURN_IF_ERROR(
+          bspline_coefficients(def_img_.get(), def_c_, rows, cols, o, bspline_, stream));
       def_rows_ = rows, def_cols_ = cols;
       def_interpolation_ = o.interpolation;
       def_prefilter_ = o.prefilter;
@@ -729,10 +239,8 @@ class GpuRegistrar final : public TimedRegistrar {
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
-    const IcgnArgs args{ref_c_.get(),     def_c_.get(),  rows,       cols,          cx_.get(),
-                        cy_.get(),        start_.get(),  nullptr,    count,         S,
-                        o.max_iterations, o.convergence, o.min_zncc, o.min_texture, noise_,
-                        icgn_band(o),     out_.get()};
+    const IcgnArgs args = icgn_args(o, ref_c_.get(), def_c_.get(), rows, cols, cx_.get(), cy_.get(),
+                                    start_.get(), nullptr, count, noise_, out_.get());
     XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
@@ -779,66 +287,6 @@ class GpuRegistrar final : public TimedRegistrar {
   }
 
  private:
-  static dic::IcgnResult to_result(const IcgnOut& g) {
-    dic::IcgnResult q;
-    std::copy(g.p, g.p + 6, q.p.begin());
-    q.zncc = g.zncc;
-    q.sigma_u = g.sigma_u;
-    q.sigma_v = g.sigma_v;
-    q.iterations = g.iterations;
-    q.status = static_cast<dic::PointStatus>(g.status);
-    return q;
-  }
-
-  Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream) {
-    if (o.shape == dic::ShapeFunction::second_order) {
-      static OncePerDevice once2;
-      const cudaError_t opt_in2 = once2([] {
-        const auto limit = static_cast<int>(max_shared_bytes_per_block());
-        const cudaError_t e = cudaFuncSetAttribute(
-            icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-        return e != cudaSuccess
-                   ? e
-                   : cudaFuncSetAttribute(icgn2_kernel<3>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-      });
-      XCORR_CUDA_TRY(opt_in2);
-      const int warps2 = icgn_warps(args.subset, true);
-      XCORR_CHECK(warps2 > 0, "IC-GN subset checked against the device in register_frame");
-      const auto smem2 = static_cast<int>(warps2 * icgn_warp_bytes(args.subset, true));
-      const int blocks2 = (args.count + warps2 - 1) / warps2;
-      if (o.interpolation == dic::Interpolation::quintic) {
-        icgn2_kernel<5><<<blocks2, 32 * warps2, smem2, stream>>>(args);
-      } else {
-        icgn2_kernel<3><<<blocks2, 32 * warps2, smem2, stream>>>(args);
-      }
-      XCORR_LAUNCH_TRY("icgn2_kernel");
-      return Status::ok();
-    }
-    static OncePerDevice once;
-    const cudaError_t opt_in = once([] {
-      const auto limit = static_cast<int>(max_shared_bytes_per_block());
-      const cudaError_t e =
-          cudaFuncSetAttribute(icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-      return e != cudaSuccess
-                 ? e
-                 : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        limit);
-    });
-    XCORR_CUDA_TRY(opt_in);
-    const int warps = icgn_warps(args.subset, false);
-    XCORR_CHECK(warps > 0, "IC-GN subset checked against the device in register_frame");
-    const auto smem = static_cast<int>(warps * icgn_warp_bytes(args.subset, false));
-    const int blocks = (args.count + warps - 1) / warps;
-    if (o.interpolation == dic::Interpolation::quintic) {
-      icgn_kernel<5><<<blocks, 32 * warps, smem, stream>>>(args);
-    } else {
-      icgn_kernel<3><<<blocks, 32 * warps, smem, stream>>>(args);
-    }
-    XCORR_LAUNCH_TRY("icgn_kernel");
-    return Status::ok();
-  }
-
   // Reliability-guided work on the GPU: every point has had its independent pass (integer guess,
   // IC-GN); the points that did not converge are then started from their best converged
   // 4-neighbour's warp (highest ZNCC, as the CPU's propagation starts them), in waves: each wave
@@ -918,23 +366,10 @@ class GpuRegistrar final : public TimedRegistrar {
         XCORR_RETURN_IF_ERROR(upload(wy.data(), wave.size(), wave_cy_, stream));
         XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
         XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
-        const IcgnArgs args{ref_c_.get(),
-                            def_c_.get(),
-                            static_cast<int>(in.reference.rows),
-                            static_cast<int>(in.reference.cols),
-                            wave_cx_.get(),
-                            wave_cy_.get(),
-                            nullptr,
-                            wave_start_.get(),
-                            count,
-                            o.subset,
-                            o.max_iterations,
-                            o.convergence,
-                            o.min_zncc,
-                            o.min_texture,
-                            noise_,
-                            icgn_band(o),
-                            wave_out_.get()};
+        const IcgnArgs args =
+            icgn_args(o, ref_c_.get(), def_c_.get(), static_cast<int>(in.reference.rows),
+                      static_cast<int>(in.reference.cols), wave_cx_.get(), wave_cy_.get(), nullptr,
+                      wave_start_.get(), count, noise_, wave_out_.get());
         XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
         wave_h_.resize(wave.size());
         XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(),
@@ -968,35 +403,6 @@ class GpuRegistrar final : public TimedRegistrar {
     XCORR_CUDA_TRY(cudaMemcpy2DAsync(dev.get(), image.cols * sizeof(float), image.data,
                                      image.row_stride * sizeof(float), image.cols * sizeof(float),
                                      image.rows, cudaMemcpyHostToDevice, stream));
-    return Status::ok();
-  }
-
-  // Coefficients computed in float64 (work_) and stored as float32 (c): half the bytes per
-  // interpolation; the rounding moves displacements by ~1e-7 px (tests: GPU vs CPU).
-  Status coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
-                      const dic::DicOptions& o, cudaStream_t stream) {
-    const long long n = static_cast<long long>(rows) * cols;
-    XCORR_RETURN_IF_ERROR(work_.allocate(static_cast<std::size_t>(n)));
-    XCORR_RETURN_IF_ERROR(c.allocate(static_cast<std::size_t>(n)));
-    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
-    GaussianTaps g{};
-    g.r = m::gaussian_taps(o.prefilter, g.w);
-    if (g.r > 0) {
-      XCORR_RETURN_IF_ERROR(smooth_.allocate(static_cast<std::size_t>(n)));
-      gaussian_rows_kernel<<<blocks, 256, 0, stream>>>(image, smooth_.get(), rows, cols, g);
-      gaussian_cols_kernel<<<blocks, 256, 0, stream>>>(smooth_.get(), work_.get(), rows, cols, g);
-    } else {
-      to_double_kernel<<<blocks, 256, 0, stream>>>(image, work_.get(), n);
-    }
-    if (o.interpolation == dic::Interpolation::quintic) {
-      prefilter_rows_kernel<5><<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
-      prefilter_cols_kernel<5><<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
-    } else {
-      prefilter_rows_kernel<3><<<(rows + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
-      prefilter_cols_kernel<3><<<(cols + 63) / 64, 64, 0, stream>>>(work_.get(), rows, cols);
-    }
-    to_float_kernel<<<blocks, 256, 0, stream>>>(work_.get(), c.get(), n);
-    XCORR_LAUNCH_TRY("bspline prefilter kernels");
     return Status::ok();
   }
 
@@ -1064,7 +470,8 @@ class GpuRegistrar final : public TimedRegistrar {
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
-  DeviceBuffer<double> work_, smooth_, cx_, cy_;
+  DeviceBuffer<double> cx_, cy_;
+  BsplineScratch bspline_;  // the coefficients' float64 work
   // What the reference's coefficients were computed with.
   dic::Interpolation ref_interpolation_ = dic::Interpolation::quintic;
   double ref_prefilter_ = -1;
@@ -1072,7 +479,7 @@ class GpuRegistrar final : public TimedRegistrar {
   int def_rows_ = -1, def_cols_ = -1;
   dic::Interpolation def_interpolation_ = dic::Interpolation::quintic;
   double def_prefilter_ = -1;
-  m::NoiseModel noise_;
+  dic::math::NoiseModel noise_;
   DeviceBuffer<int2> start_;
   // The reliability waves' points: positions, start warps (6 each), results.
   DeviceBuffer<double> wave_cx_, wave_cy_, wave_start_;

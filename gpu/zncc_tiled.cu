@@ -19,11 +19,15 @@
 // (gpu_fft). Constraints: valid mode, zncc; the tile's staging within 200 KiB. Instantiations: RY
 // in {4..8} x {surface, peak}.
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/profiling/zncc_tile_plan.hpp"
 #include "core/zncc_rule.hpp"
@@ -364,24 +368,34 @@ __global__ void __launch_bounds__(128)
 
 using KernelFn = void (*)(ZnccArgs);
 
-template <bool kPeak>
-KernelFn kernel_for(int ry) {
-  switch (ry) {
-    case 4:
-      return &zncc_tiled_kernel<4, kPeak>;
-    case 5:
-      return &zncc_tiled_kernel<5, kPeak>;
-    case 6:
-      return &zncc_tiled_kernel<6, kPeak>;
-    case 7:
-      return &zncc_tiled_kernel<7, kPeak>;
-    default:
-      return &zncc_tiled_kernel<8, kPeak>;
-  }
+// The kernels, one per rows-per-thread choice: instantiated from profiling::kZnccRowChoices,
+// the list the plan chooses from and the variant's parameter offers.
+constexpr std::size_t kRowChoices = std::size(profiling::kZnccRowChoices);
+
+template <int kRy, bool kPeak>
+constexpr KernelFn kernel_of() {
+  return &zncc_tiled_kernel<kRy, kPeak>;
 }
 
+template <bool kPeak, std::size_t... I>
+constexpr std::array<KernelFn, kRowChoices> instantiate(std::index_sequence<I...>) {
+  return {kernel_of<profiling::kZnccRowChoices[I], kPeak>()...};
+}
+
+// The kernel for `ry` rows per thread; nullptr for a value the list does not hold.
 KernelFn kernel_for(int ry, bool peak) {
-  return peak ? kernel_for<true>(ry) : kernel_for<false>(ry);
+  static constexpr auto kSurface = instantiate<false>(std::make_index_sequence<kRowChoices>{});
+  static constexpr auto kPeakKernels = instantiate<true>(std::make_index_sequence<kRowChoices>{});
+  for (std::size_t i = 0; i < kRowChoices; ++i)
+    if (profiling::kZnccRowChoices[i] == ry) return peak ? kPeakKernels[i] : kSurface[i];
+  return nullptr;
+}
+
+// rows_per_thread's values: 0 (the plan chooses), then every instantiated choice.
+std::vector<int> rows_per_thread_values() {
+  std::vector<int> v{0};
+  v.insert(v.end(), std::begin(profiling::kZnccRowChoices), std::end(profiling::kZnccRowChoices));
+  return v;
 }
 
 // Once per device: allow up to the device's opt-in limit (a host call here would sit in every
@@ -419,7 +433,7 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
         {Normalization::zncc},
         true,
         {{"rows_per_thread",
-          {0, 4, 5, 6, 7, 8},
+          rows_per_thread_values(),
           0,
           {},
           "output rows per thread (register window); 0 = the least padded multiply-adds, "
@@ -499,8 +513,9 @@ class ZnccTiledCorrelator final : public ParameterisedGpuCorrelator<ZnccTiledCor
       }
     }
     const long long blocks = static_cast<long long>(p.out_count) * z.tiles_y * z.tiles_x;
-    kernel_for(z.RY,
-               peak)<<<static_cast<unsigned>(blocks), z.threads, 4 * z.smem_floats, stream>>>(args);
+    const KernelFn kernel = kernel_for(z.RY, peak);
+    XCORR_CHECK(kernel != nullptr, "the plan's rows per thread is one of kZnccRowChoices");
+    kernel<<<static_cast<unsigned>(blocks), z.threads, 4 * z.smem_floats, stream>>>(args);
     XCORR_LAUNCH_TRY("zncc_tiled_kernel");
     if (peak && !z.single_tile()) {
       zncc_peak_refine_kernel<<<(p.out_count + 3) / 4, 128, 0, stream>>>(

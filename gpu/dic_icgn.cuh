@@ -1,0 +1,63 @@
+// IC-GN on the device (gpu/dic_gpu.cu's stage 3): one warp per point; lanes split the subset's
+// pixels; reference values and gradients in shared memory, the Hessian (float64 sums, warp
+// reductions) once, then per iteration one pass over the deformed subset from the frame's spline
+// accumulating the moments the ZNSSD step needs, the 6x6 solve and the inverse-compositional
+// update (math::*, the same code as the CPU path). Second order: the 12-parameter version,
+// written for agreement with the CPU rather than speed.
+// Instantiations: icgn_kernel and icgn2_kernel for the cubic (3) and quintic (5) B-spline.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/dic/icgn.hpp"
+#include "core/dic/icgn_math.hpp"
+#include "core/dic/options.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::gpu {
+
+struct IcgnOut {
+  double p[6];
+  double zncc;
+  double sigma_u, sigma_v;  // px (math::noise_sigma), at the final warp
+  int iterations;
+  int status;  // dic::PointStatus
+};
+
+struct IcgnArgs {
+  const float* ref_c;  // B-spline coefficients (computed in float64, stored as float32)
+  const float* def_c;
+  int rows, cols;
+  const double* cx;
+  const double* cy;
+  const int2* start;         // integer guess per listed point
+  const double* start_warp;  // or, when not null, 6 warp parameters per point (reliability waves)
+  int count;
+  int subset, max_iterations;
+  double convergence, min_zncc, min_texture;
+  dic::math::NoiseModel noise;  // of the reference (dic::noise_model, computed on the host)
+  double band;  // px: math::border_band of the prefilter (subsets are clipped to it)
+  IcgnOut* out;
+};
+
+// The arguments of one IC-GN launch: the options' part from `o` (subset, iterations,
+// convergence, min_zncc, min_texture, the border band of its prefilter), the rest as given.
+// Every launch builds its arguments here.
+IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const float* def_c, int rows,
+                   int cols, const double* cx, const double* cy, const int2* start,
+                   const double* start_warp, int count, const dic::math::NoiseModel& noise,
+                   IcgnOut* out);
+
+// Enqueues IC-GN of args.count points on `stream` (first or second order and the B-spline of
+// `o`), with as many warps per block as the device's shared memory holds.
+Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream);
+
+// A point's result in the host's form.
+dic::IcgnResult to_result(const IcgnOut& g);
+
+// Shared memory of one IC-GN warp (bytes) and the warps per block on the current device (0 when
+// not even one fits).
+long long icgn_warp_bytes(int subset, bool second_order);
+int icgn_warps(int subset, bool second_order);
+
+}  // namespace xcorr::gpu
