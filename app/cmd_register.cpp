@@ -22,12 +22,10 @@ namespace {
 struct RegisterCommandOptions {
   reg::RegisterJob job;
   std::string save_job;  // write the job file instead of running it
-  bool crop = false, pad = false, quiet = false;
+  bool quiet = false;
 };
 
 Status run_register(RegisterCommandOptions o) {
-  if (o.crop) o.job.options.border = reg::Border::crop;
-  if (o.pad) o.job.options.border = reg::Border::pad;
   if (!o.save_job.empty()) {  // a job for batch files and `xcorr run`
     XCORR_RETURN_IF_ERROR(o.job.check());
     XCORR_RETURN_IF_ERROR(io::write_text_atomically(o.save_job, reg::to_json(o.job)));
@@ -89,9 +87,6 @@ Command add_register_command(CLI::App& app) {
                 "Apply this saved drift table (of as many frames) instead of measuring: writes "
                 "--out, the stack moved by it (another channel's file, the raw acquisition)");
   add_option_flags(c, reg::register_option_table(), o->job.options);
-  auto* crop = c->add_flag("--crop", o->crop, "Crop the corrected frames to their common area");
-  c->add_flag("--pad", o->pad, "Keep the frame size, 0 where a frame has no data (default)")
-      ->excludes(crop);
   c->add_option("--save-job", o->save_job,
                 "Write these settings as a register job file (for `xcorr run` and batch files) "
                 "instead of running them");

@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("xcorr-mpi ") + xcorr::kVersion);
   app.require_subcommand(1);
   std::string file;
-  bool quiet = false, crop = false, pad = false;
+  bool quiet = false;
   double lost_after = 60;
   xcorr::reg::RegisterJob registration;
   CLI::App* run = app.add_subcommand(
@@ -398,9 +398,6 @@ int main(int argc, char** argv) {
   reg->add_option("--out", registration.out, "Corrected stack (.tif), the input's bit depth");
   reg->add_option("--drift", registration.drift, "Drift table (CSV)");
   xcorr::app::add_option_flags(reg, xcorr::reg::register_option_table(), registration.options);
-  auto* crop_flag = reg->add_flag("--crop", crop, "Crop the corrected frames to their common area");
-  reg->add_flag("--pad", pad, "Keep the frame size, 0 where a frame has no data (default)")
-      ->excludes(crop_flag);
   for (CLI::App* c : {run, reg}) {
     c->add_flag("--quiet", quiet, "No progress bar or summary (failures are still listed)");
     c->add_option("--lost-after", lost_after,
@@ -436,8 +433,6 @@ int main(int argc, char** argv) {
   // Validation (read-only), each rank a slice of the jobs (every rank compares all output
   // names): a batch that any rank finds bad stops every rank before work, with the message of
   // the first problem in job order.
-  if (crop) registration.options.border = xcorr::reg::Border::crop;
-  if (pad) registration.options.border = xcorr::reg::Border::pad;
   registration.name = std::filesystem::path(registration.stack).filename().string();
   auto batch = reg->parsed()
                    ? xcorr::Result<xcorr::dic::Batch>(xcorr::dic::Batch{{}, {registration}, {}})

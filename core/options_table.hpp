@@ -42,6 +42,9 @@ struct OptionField {
   // value): left out of the CSV settings header and of a batch job's resume identity.
   bool placement = false;
   bool summary = false;  // one of the few a one-line summary shows (describe_fields)
+  // choice: values that are also flags of their own on the command line (--crop for
+  // --border crop); they exclude each other.
+  std::vector<std::string> flag_choices;
   std::function<std::string(const S&)> get;              // the value as text
   std::function<void(S&, const std::string&)> set_text;  // choice, text (checked value)
   std::function<double(const S&)> number;                // integer, real
@@ -123,6 +126,12 @@ OptionField<S> text_field(std::string key, std::string label, std::string doc, s
 template <class S>
 OptionField<S> as_placement(OptionField<S> f) {
   f.placement = true;
+  return f;
+}
+
+template <class S>
+OptionField<S> with_choice_flags(OptionField<S> f, std::vector<std::string> choices) {
+  f.flag_choices = std::move(choices);
   return f;
 }
 

@@ -51,10 +51,12 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
                         "z-stacks: what is measured: plane (the z option's plane), max or mean "
                         "over the z-planes; every channel and z-plane moves with the drift",
                         &O::z_projection),
-          enum_field<O>("border", "Border",
-                        "pad: corrected frames keep their size, 0 where no data; crop: to the area "
-                        "every frame covers",
-                        &O::border),
+          with_choice_flags(
+              enum_field<O>("border", "Border",
+                            "pad: corrected frames keep their size, 0 where no data; crop: to the "
+                            "area every frame covers",
+                            &O::border),
+              {"crop", "pad"}),
       },
       "");
   return table;

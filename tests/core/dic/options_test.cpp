@@ -40,7 +40,6 @@ TEST(DicOptionTable, EveryStructMemberHasOneUniqueEntry) {
   // Every member has its entry: a member added without one fails here (on any ABI).
   EXPECT_EQ(testing::member_count<DicOptions>(), table().size())
       << "DicOptions has a member without a dic_option_table() entry";
-  EXPECT_EQ(table().size(), 25u);
   EXPECT_TRUE(DicOptions{}.check().is_ok());
 }
 
