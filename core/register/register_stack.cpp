@@ -473,146 +473,192 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
   return report;
 }
 
-}  // namespace
+// The processes a shared job runs in (RegisterShare), or none: how the passes agree, exchange
+// and give up. Alone (from the start, or once an exchange gave up: the group lost a process)
+// every exchange is local; then the leader goes on alone and the others stop (orphaned()).
+class Group {
+ public:
+  explicit Group(const RegisterShare* share)
+      : share_(share),
+        shared_(share != nullptr && share->count > 1),
+        leader_(!shared_ || share->index == 0) {}
+  bool shared() const { return shared_; }
+  bool leader() const { return leader_; }
+  long index() const { return share_ != nullptr ? share_->index : 0; }
+  long count() const { return shared_ ? share_->count : 1; }
+  void leave() { shared_ = false; }
+  static Status orphaned() { return Status{ErrorCode::cancelled, "the group lost a process"}; }
 
-Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
-                                      const RegisterProgress& progress,
-                                      const RegisterShare* share) {
-  if (!job.apply.empty()) {
-    XCORR_RETURN_IF_ERROR(job.check());
-    return apply_drift(job, progress);
-  }
-  // Shared until an exchange gives up (the group lost a process): the leader then goes on alone,
-  // the others stop (`orphaned`).
-  bool shared = share != nullptr && share->count > 1;
-  const bool leader = !shared || share->index == 0;
-  const auto orphaned = [] { return Status{ErrorCode::cancelled, "the group lost a process"}; };
   // Shared: every process's status to all, the first failure (in process order) for every one,
   // so that all stop together. Alone: `mine`.
-  const auto agree = [&](const Status& mine) -> Status {
-    if (!shared) return mine;
+  Status agree(const Status& mine) {
+    if (!shared_) return mine;
     std::vector<std::string> all;
     std::string verdict;
-    if (share->gather(mine.is_ok()
-                          ? ""
-                          : std::to_string(static_cast<int>(mine.code())) + " " + mine.message(),
-                      all)) {
+    if (share_->gather(mine.is_ok()
+                           ? ""
+                           : std::to_string(static_cast<int>(mine.code())) + " " + mine.message(),
+                       all)) {
       for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p) verdict = all[p];
-      if (share->broadcast(verdict)) {
+      if (share_->broadcast(verdict)) {
         if (verdict.empty()) return Status::ok();
         const std::size_t space = verdict.find(' ');
         return Status{static_cast<ErrorCode>(std::atoi(verdict.c_str())),
                       verdict.substr(space + 1)};
       }
     }
-    shared = false;
-    return leader ? mine : orphaned();
-  };
+    shared_ = false;
+    return leader_ ? mine : orphaned();
+  }
+  // The collectives (RegisterShare); false when the group gave up (the caller decides what then).
+  bool gather(const std::string& mine, std::vector<std::string>& all) {
+    return share_->gather(mine, all);
+  }
+  bool broadcast(std::string& text) { return share_->broadcast(text); }
+  // broadcast, leaving the group when it gives up: false for a process that must then stop.
+  bool broadcast_or_leave(std::string& text) {
+    if (!shared_ || share_->broadcast(text)) return true;
+    shared_ = false;
+    return leader_;
+  }
 
-  const RegisterOptions& o = job.options;
-  std::unique_ptr<io::LazyStack> opened;
-  Status indexed = Status::ok();
-  long n = 0;
-  Shape shape{}, rshape{};
-  Rect rr{};
-  RegisterReport report;
-  std::unique_ptr<Estimator> estimator;
-  Stack<float> ref;
-  const auto setup = [&]() -> Status {
-    XCORR_RETURN_IF_ERROR(job.check());
-    auto open = io::LazyStack::open(job.stack, kCacheBytes, o.plane());
+ private:
+  const RegisterShare* share_;
+  bool shared_;
+  bool leader_;
+};
+
+// One registration of a stack, pass by pass: open the stack and the region, make the estimator
+// (with the leader's FFTW plans), plan the blocks (resume point, block size, device), measure
+// (first pass, with commits), the mean reference and its pass, then the outputs (the leader's).
+class StackRegistration {
+ public:
+  StackRegistration(const RegisterJob& job, const Engines& engines,
+                    const RegisterProgress& progress, const RegisterShare* share)
+      : job_(job),
+        o_(job.options),
+        engines_(engines),
+        progress_(progress),
+        group_(share),
+        partial_(partial_folder(job)),
+        identity_(fingerprint(job)) {}
+
+  Result<RegisterReport> run() {
+    XCORR_RETURN_IF_ERROR(group_.agree(open()));
+    XCORR_RETURN_IF_ERROR(make_estimator_with_plans());
+    report_.drift.resize(static_cast<std::size_t>(n_));
+    for (long k = 0; k < n_; ++k) report_.drift[static_cast<std::size_t>(k)].frame = k;
+    passes_ = o_.reference == Reference::mean ? 3 : 2;
+    XCORR_RETURN_IF_ERROR(open_projection());
+    XCORR_RETURN_IF_ERROR(plan_blocks());
+    XCORR_RETURN_IF_ERROR(pass(ref_, o_.reference == Reference::previous, true));
+    if (!tick(1)) return cancelled();
+    if (o_.reference == Reference::mean) XCORR_RETURN_IF_ERROR(mean_reference_pass());
+    if (!group_.leader()) return RegisterReport{};  // the leader writes
+    return outputs();
+  }
+
+ private:
+  static Status cancelled() { return Status{ErrorCode::cancelled, "registration cancelled"}; }
+
+  bool tick(double frames) {
+    done_ += frames;
+    return !group_.leader() || !progress_ || progress_(done_, passes_ * static_cast<double>(n_));
+  }
+
+  // The stack, its frames, the region and the scale.
+  Status open() {
+    XCORR_RETURN_IF_ERROR(job_.check());
+    auto open = io::LazyStack::open(job_.stack, kCacheBytes, o_.plane());
     if (!open.is_ok()) return open.status();
-    opened = std::move(open).value();
-    indexed = opened->wait_indexed();
-    n = static_cast<long>(opened->count());
-    if (n < 2)
+    opened_ = std::move(open).value();
+    indexed_ = opened_->wait_indexed();
+    n_ = static_cast<long>(opened_->count());
+    if (n_ < 2)
       return Status{ErrorCode::invalid_argument,
-                    "'" + job.stack + "' holds one frame: registration needs at least two"};
-    shape = opened->shape();
-    auto region = parse_region(o.region, shape.cols, shape.rows);
+                    "'" + job_.stack + "' holds one frame: registration needs at least two"};
+    shape_ = opened_->shape();
+    auto region = parse_region(o_.region, shape_.cols, shape_.rows);
     if (!region.is_ok()) return region.status();
-    rr = region.value();
-    rshape = Shape{rr.h, rr.w};
-    auto scale = io::apply_user_scale(opened->metadata().scale, o.pixel_size, o.frame_interval);
+    rr_ = region.value();
+    rshape_ = Shape{rr_.h, rr_.w};
+    auto scale = io::apply_user_scale(opened_->metadata().scale, o_.pixel_size, o_.frame_interval);
     if (!scale.is_ok()) return scale.status();
-    report.scale = scale.value();
+    report_.scale = scale.value();
     return Status::ok();
-  };
-  XCORR_RETURN_IF_ERROR(agree(setup()));
-  namespace fs = std::filesystem;
-  const fs::path partial = partial_folder(job);
-  const std::string identity = fingerprint(job);
-  const auto make_estimator = [&]() -> Status {
-    auto est = Estimator::create(o, engines, rshape);
+  }
+
+  // The estimator and the reference (frame 0's region).
+  Status make_estimator() {
+    auto est = Estimator::create(o_, engines_, rshape_);
     if (!est.is_ok()) return est.status();
-    estimator = std::move(est).value();
-    auto r0 = opened->region(0, rr.y, rr.x, rr.h, rr.w);
+    estimator_ = std::move(est).value();
+    auto r0 = opened_->region(0, rr_.y, rr_.x, rr_.h, rr_.w);
     if (!r0.is_ok())
       return Status{r0.status().code(),
                     "the reference frame 0 cannot be used: " + r0.status().message()};
-    ref = std::move(r0).value();
-    const MissingPixels m = fill_missing(ref[0]);
+    ref_ = std::move(r0).value();
+    const MissingPixels m = fill_missing(ref_[0]);
     if (!m.why.empty())
       return Status{ErrorCode::invalid_argument, "the reference frame 0 " + m.why};
-    (void)suppress_hot_pixels(ref[0]);
+    (void)suppress_hot_pixels(ref_[0]);
     return Status::ok();
-  };
+  }
+
   // FFTW's plans (core/register/phase_correlation.hpp): the leader's, those an interrupted run of
   // this job used (kept in its .partial folder) or made now; the other processes use them, so
   // that every frame's arithmetic is the same wherever it is measured.
-  std::string plans;
-  Status made = Status::ok();
-  if (leader) {
-    auto saved = io::read_file(partial / "job.txt");
-    auto kept = io::read_file(partial / "fftw_plans.txt");
-    if (saved.is_ok() && saved.value() == identity && kept.is_ok()) use_fftw_plans(kept.value());
-    made = make_estimator();
-    plans = fftw_plans();
-  }
-  if (shared) {
-    XCORR_RETURN_IF_ERROR(agree(made));
-    if (shared && !share->broadcast(plans)) {
-      shared = false;
-      if (!leader) return orphaned();
+  Status make_estimator_with_plans() {
+    Status made = Status::ok();
+    if (group_.leader()) {
+      auto saved = io::read_file(partial_ / "job.txt");
+      auto kept = io::read_file(partial_ / "fftw_plans.txt");
+      if (saved.is_ok() && saved.value() == identity_ && kept.is_ok()) use_fftw_plans(kept.value());
+      made = make_estimator();
+      plans_ = fftw_plans();
     }
-    if (shared && !leader) {
-      made = use_fftw_plans(plans) ? make_estimator()
-                                   : Status{ErrorCode::internal,
-                                            "the first process's FFTW plans cannot be used here "
-                                            "(another FFTW build?)"};
+    if (group_.shared()) {
+      XCORR_RETURN_IF_ERROR(group_.agree(made));
+      if (!group_.broadcast_or_leave(plans_)) return Group::orphaned();
+      if (group_.shared() && !group_.leader()) {
+        made = use_fftw_plans(plans_)
+                   ? make_estimator()
+                   : Status{ErrorCode::internal,
+                            "the first process's FFTW plans cannot be used here (another FFTW "
+                            "build?)"};
+      }
     }
+    return group_.agree(made);
   }
-  XCORR_RETURN_IF_ERROR(agree(made));
-  io::LazyStack& st = *opened;
-  const io::StackMetadata& metadata = st.metadata();
-  report.drift.resize(static_cast<std::size_t>(n));
-  for (long k = 0; k < n; ++k) report.drift[static_cast<std::size_t>(k)].frame = k;
 
-  const double passes = o.reference == Reference::mean ? 3 : 2;
-  double done = 0;
-  const auto tick = [&](double frames) {
-    done += frames;
-    return !leader || !progress || progress(done, passes * static_cast<double>(n));
-  };
-  const auto cancelled = [] { return Status{ErrorCode::cancelled, "registration cancelled"}; };
   // z-stacks measured on a projection over z: each time point's pages of the channel, from a
-  // view of every page.
-  const io::HyperLayout& layout = metadata.layout;
-  std::unique_ptr<io::LazyStack> every;
-  if (o.z_projection != ZProjection::plane && layout.slices > 1) {
-    io::PlaneSelection all = o.plane();
+  // view of every page; the reference is frame 0's projection too.
+  Status open_projection() {
+    const io::HyperLayout& layout = opened_->metadata().layout;
+    if (o_.z_projection == ZProjection::plane || layout.slices <= 1) return Status::ok();
+    io::PlaneSelection all = o_.plane();
     all.all_pages = true;
-    auto pages = io::LazyStack::open(job.stack, kCacheBytes, all);
-    XCORR_RETURN_IF_ERROR(agree(pages.status()));
-    every = std::move(pages).value();
-    (void)every->wait_indexed();  // damage: the pages it names fail their frames
+    auto pages = io::LazyStack::open(job_.stack, kCacheBytes, all);
+    XCORR_RETURN_IF_ERROR(group_.agree(pages.status()));
+    every_ = std::move(pages).value();
+    (void)every_->wait_indexed();  // damage: the pages it names fail their frames
+    auto r0 = read_region(0);
+    XCORR_RETURN_IF_ERROR(group_.agree(
+        r0.is_ok() ? Status::ok()
+                   : Status{r0.status().code(),
+                            "the reference frame 0 cannot be used: " + r0.status().message()}));
+    ref_ = std::move(r0).value();
+    return Status::ok();
   }
-  const auto project = [&](long k) -> Result<Stack<float>> {
-    Stack<float> sum(rr.h, rr.w, 1, o.z_projection == ZProjection::max ? -INFINITY : 0.0f);
+
+  Result<Stack<float>> project(long k) {
+    const io::HyperLayout& layout = opened_->metadata().layout;
+    const Rect rr = rr_;
+    Stack<float> sum(rr.h, rr.w, 1, o_.z_projection == ZProjection::max ? -INFINITY : 0.0f);
     std::vector<long> used(static_cast<std::size_t>(rr.h * rr.w), 0);
     for (long z = 0; z < layout.slices; ++z) {
-      const long page = layout.page(o.plane().channel, z, static_cast<long>(st.time_of(k)));
-      auto f = every->region(page, rr.y, rr.x, rr.h, rr.w);
+      const long page = layout.page(o_.plane().channel, z, static_cast<long>(opened_->time_of(k)));
+      auto f = every_->region(page, rr.y, rr.x, rr.h, rr.w);
       if (!f.is_ok()) return f;
       // Each plane's hot pixels go before they add up (a max keeps every plane's); missing
       // pixels are left out of the projection.
@@ -624,89 +670,83 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
         const float v = f.value().data()[i];
         if (!finite[static_cast<std::size_t>(i)]) continue;
         float& to = sum.data()[i];
-        to = o.z_projection == ZProjection::max ? std::max(to, v) : to + v;
+        to = o_.z_projection == ZProjection::max ? std::max(to, v) : to + v;
         ++used[static_cast<std::size_t>(i)];
       }
     }
     for (Index i = 0; i < rr.h * rr.w; ++i) {
       const long u = used[static_cast<std::size_t>(i)];
       float& v = sum.data()[i];
-      v = u == 0 ? NAN : o.z_projection == ZProjection::mean ? v / static_cast<float>(u) : v;
+      v = u == 0 ? NAN : o_.z_projection == ZProjection::mean ? v / static_cast<float>(u) : v;
     }
     return sum;
-  };
+  }
+
   // A frame's region with its missing (non-finite) pixels filled; a frame that cannot be
   // registered (too few finite pixels, flat, values too large) fails by name.
-  const auto read_region = [&](long k) -> Result<Stack<float>> {
-    auto f = every ? project(k) : st.region(k, rr.y, rr.x, rr.h, rr.w);
+  Result<Stack<float>> read_region(long k) {
+    auto f = every_ ? project(k) : opened_->region(k, rr_.y, rr_.x, rr_.h, rr_.w);
     if (!f.is_ok()) return f;
     const MissingPixels m = fill_missing(f.value()[0]);
     if (!m.why.empty()) return Status{ErrorCode::invalid_argument, "it " + m.why};
     (void)suppress_hot_pixels(f.value()[0]);
     return f;
-  };
-  if (every) {  // the reference is frame 0's projection too
-    auto r0 = read_region(0);
-    XCORR_RETURN_IF_ERROR(
-        agree(r0.is_ok() ? Status::ok()
-                         : Status{r0.status().code(), "the reference frame 0 cannot be used: " +
-                                                          r0.status().message()}));
-    ref = std::move(r0).value();
   }
-  Estimator& e = *estimator;
 
-  // Pass: every frame against `reference` (previous: against the last good frame before it).
   // Frames per block: a few per host thread (they are shifted on the CPU); the GPU measures 32
-  // at once. Shared, the leader's block size holds for all (a block's frames are measured in
-  // one call, so the same blocks give the same bytes).
-  const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
-  long block = e.device() == "gpu" ? 32L : cpu_block;
-  report.device = e.device();
-  // Commits of an interrupted run of this job (first pass only; the leader's).
-  long resume_from = 1;
-  if (leader) {
-    std::error_code ec;
-    auto saved = io::read_file(partial / "job.txt");
-    auto rows = io::read_file(partial / "drift.txt");
-    if (saved.is_ok() && saved.value() == identity && rows.is_ok())
-      resume_from = read_commits(rows.value(), report.drift);
-    else
-      fs::remove_all(partial, ec);  // another job's, or none: start afresh
-    report.resumed = resume_from - 1;
-  }
-  if (shared) {  // the leader's resume point and block size, and one device for all
+  // at once. Commits of an interrupted run of this job (first pass only; the leader's) give the
+  // resume point. Shared: the leader's resume point and block size hold for all (a block's
+  // frames are measured in one call, so the same blocks give the same bytes), and every process
+  // must measure on the same device.
+  Status plan_blocks() {
+    const std::string device = estimator_->device();
+    const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
+    block_ = device == "gpu" ? 32L : cpu_block;
+    report_.device = device;
+    if (group_.leader()) {
+      std::error_code ec;
+      auto saved = io::read_file(partial_ / "job.txt");
+      auto rows = io::read_file(partial_ / "drift.txt");
+      if (saved.is_ok() && saved.value() == identity_ && rows.is_ok())
+        resume_from_ = read_commits(rows.value(), report_.drift);
+      else
+        std::filesystem::remove_all(partial_, ec);  // another job's, or none: start afresh
+      report_.resumed = resume_from_ - 1;
+    }
+    if (!group_.shared()) return Status::ok();
     std::vector<std::string> devices;
-    std::string plan = std::to_string(resume_from) + " " + std::to_string(block);
-    const bool gathered = share->gather(e.device(), devices);
+    std::string plan = std::to_string(resume_from_) + " " + std::to_string(block_);
+    const bool gathered = group_.gather(device, devices);
     for (std::size_t p = 0; p < devices.size(); ++p) {
-      if (devices[p] != e.device())
+      if (devices[p] != device)
         plan = "process " + std::to_string(p) + " of this job measures on " + devices[p] +
-               " and its first on " + e.device() +
+               " and its first on " + device +
                ": the drift would not be the same bytes; choose the device (--device)";
     }
-    if (gathered && share->broadcast(plan)) {
+    if (gathered && group_.broadcast(plan)) {
       std::istringstream in(plan);
-      if (!(in >> resume_from >> block)) return Status{ErrorCode::invalid_argument, plan};
-    } else {
-      shared = false;
-      if (!leader) return orphaned();
+      if (!(in >> resume_from_ >> block_)) return Status{ErrorCode::invalid_argument, plan};
+      return Status::ok();
     }
+    group_.leave();
+    return group_.leader() ? Status::ok() : Group::orphaned();
   }
-  const auto commit = [&](long upto) -> Status {
+
+  Status commit(long upto) {
     std::error_code ec;
-    fs::create_directories(partial, ec);
-    if (!fs::exists(partial / "job.txt", ec)) {
-      if (!plans.empty())  // first, so that the job's identity never stands without them
-        XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "fftw_plans.txt", plans));
-      XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.txt", identity));
+    std::filesystem::create_directories(partial_, ec);
+    if (!std::filesystem::exists(partial_ / "job.txt", ec)) {
+      if (!plans_.empty())  // first, so that the job's identity never stands without them
+        XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial_ / "fftw_plans.txt", plans_));
+      XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial_ / "job.txt", identity_));
     }
-    return io::write_text_atomically(partial / "drift.txt", commit_text(report.drift, upto));
-  };
+    return io::write_text_atomically(partial_ / "drift.txt", commit_text(report_.drift, upto));
+  }
 
   // Frames [first, first + count) against the reference, or (previous) each against the readable
   // frame before it, the first against `last`; `last` becomes the block's last readable frame.
-  const auto measure_block = [&](long first, long count, bool previous,
-                                 Stack<float>& last) -> Result<std::vector<Measured>> {
+  Result<std::vector<Measured>> measure_block(long first, long count, bool previous,
+                                              Stack<float>& last) {
     std::vector<Measured> rows;
     std::vector<Stack<float>> frames;
     std::vector<std::size_t> index;  // in rows
@@ -728,7 +768,7 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
       refs.push_back(i == 0 ? &last : &frames[i - 1]);
     }
     if (ptrs.empty()) return rows;
-    auto shifts = e.measure(ptrs, previous ? &refs : nullptr);
+    auto shifts = estimator_->measure(ptrs, previous ? &refs : nullptr);
     if (!shifts.is_ok()) return shifts.status();
     for (std::size_t i = 0; i < ptrs.size(); ++i) {
       const Shift& sh = shifts.value()[i];
@@ -739,62 +779,66 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
     }
     last = frames.back();
     return rows;
-  };
+  }
+
   // The measurements into the drift table, in frame order (previous: accumulated).
-  double dx = 0, dy = 0;  // previous: the accumulated drift of the last good frame
-  const auto apply = [&](const std::vector<Measured>& rows, bool previous) {
+  void apply(const std::vector<Measured>& rows, bool previous) {
     for (const Measured& m : rows) {
-      DriftRow& d = report.drift[static_cast<std::size_t>(m.frame)];
+      DriftRow& d = report_.drift[static_cast<std::size_t>(m.frame)];
       if (!m.failed.empty()) {
         d.failed = m.failed;
         continue;
       }
       if (previous) {
-        dx += m.shift.dx;
-        dy += m.shift.dy;
-        d.dx = dx, d.dy = dy;
+        dx_ += m.shift.dx;
+        dy_ += m.shift.dy;
+        d.dx = dx_, d.dy = dy_;
       } else {
         d.dx = m.shift.dx, d.dy = m.shift.dy;
       }
       d.peak = m.shift.peak;
     }
-  };
+  }
+
   // The readable frame before `first` (from 1 on), else the reference.
-  const auto last_before = [&](long first, const Stack<float>& reference) -> Stack<float> {
+  Stack<float> last_before(long first, const Stack<float>& reference) {
     for (long k = first - 1; k >= 1; --k) {
       auto f = read_region(k);
       if (f.is_ok()) return std::move(f).value();
     }
     return reference;
-  };
+  }
 
-  const auto pass = [&](const Stack<float>& reference, bool previous, bool commits) -> Status {
-    XCORR_RETURN_IF_ERROR(e.set_reference(reference));
+  // Every frame against `reference` (previous: against the last good frame before it); commits
+  // (first pass): resumed from resume_from_, committed after every block or round.
+  Status pass(const Stack<float>& reference, bool previous, bool commits) {
+    XCORR_RETURN_IF_ERROR(estimator_->set_reference(reference));
     Stack<float> last = reference;  // previous: the last good frame
-    dx = dy = 0;
-    const long start = commits ? resume_from : 1;
+    dx_ = dy_ = 0;
+    const long start = commits ? resume_from_ : 1;
     if (start > 1) {  // resumed: previous continues from the last good frame measured
       if (!tick(static_cast<double>(start - 1))) return cancelled();
-      for (long k = start - 1; k >= 1 && previous && leader; --k) {
-        const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+      for (long k = start - 1; k >= 1 && previous && group_.leader(); --k) {
+        const DriftRow& d = report_.drift[static_cast<std::size_t>(k)];
         if (!d.failed.empty()) continue;
-        if (!shared) {
+        if (!group_.shared()) {
           auto f = read_region(k);
           if (!f.is_ok()) return f.status();
           last = std::move(f).value();
         }
-        dx = d.dx, dy = d.dy;
+        dx_ = d.dx, dy_ = d.dy;
         break;
       }
     }
     // Shared: rounds of one block per process (process p: the round's block p); the leader
     // takes every process's measurements in frame order, commits and says whether to go on.
     // Alone (from the start, or once the group lost a process): block after block.
-    const long P = shared ? share->count : 1;
+    const long P = group_.count();
+    const long block = block_;
     long next = start;  // the first frame not entered yet
-    while (next < n) {
-      if (!shared) {
-        const long count = std::min(block, n - next);
+    while (next < n_) {
+      if (!group_.shared()) {
+        const long count = std::min(block, n_ - next);
         auto rows = measure_block(next, count, previous, last);
         if (!rows.is_ok()) return rows.status();
         apply(rows.value(), previous);
@@ -803,124 +847,156 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
         next += count;
         continue;
       }
-      const long round = next, upto = std::min(n, round + P * block);
-      const long first = round + share->index * block;
+      const long round = next, upto = std::min(n_, round + P * block);
+      const long first = round + group_.index() * block;
       Result<std::vector<Measured>> own = std::vector<Measured>{};
-      if (first < n) {
+      if (first < n_) {
         Stack<float> before = previous ? last_before(first, reference) : reference;
-        own = measure_block(first, std::min(block, n - first), previous, before);
+        own = measure_block(first, std::min(block, n_ - first), previous, before);
       }
       std::vector<std::string> all;
-      const bool gathered = share->gather(
+      const bool gathered = group_.gather(
           own.is_ok() ? measured_text(own.value()) : "E " + own.status().message(), all);
-      if (!gathered && !leader) return orphaned();
+      if (!gathered && !group_.leader()) return Group::orphaned();
       std::string verdict;
       if (!gathered) {  // the group lost a process: the leader measures the round's blocks itself
-        shared = false;
+        group_.leave();
         if (!own.is_ok()) return own.status();
-        for (long p = 0; p < P && round + p * block < n; ++p) {
+        for (long p = 0; p < P && round + p * block < n_; ++p) {
           const long f = round + p * block;
-          if (p == share->index) {
+          if (p == group_.index()) {
             apply(own.value(), previous);
             continue;
           }
           Stack<float> before = previous ? last_before(f, reference) : reference;
-          auto rows = measure_block(f, std::min(block, n - f), previous, before);
+          auto rows = measure_block(f, std::min(block, n_ - f), previous, before);
           if (!rows.is_ok()) return rows.status();
           apply(rows.value(), previous);
         }
       } else {
         for (std::size_t p = 0; p < all.size() && verdict.empty(); ++p)
           if (all[p].rfind("E ", 0) == 0) verdict = all[p].substr(2);
-        if (leader && verdict.empty())
+        if (group_.leader() && verdict.empty())
           for (const std::string& t : all) apply(parse_measured(t), previous);
       }
-      if (leader && verdict.empty()) {
+      if (group_.leader() && verdict.empty()) {
         Status ok = commits ? commit(upto) : Status::ok();
         if (!ok.is_ok()) verdict = ok.message();
         if (verdict.empty() && !tick(static_cast<double>(upto - round))) verdict = "cancelled";
       }
-      if (shared && !share->broadcast(verdict)) {
-        shared = false;
-        if (!leader) return orphaned();
-      }
+      if (!group_.broadcast_or_leave(verdict)) return Group::orphaned();
       if (verdict == "cancelled") return cancelled();
       if (!verdict.empty()) return Status{ErrorCode::internal, verdict};
       next = upto;
-      if (!shared && previous) last = last_before(next, reference);  // alone from here on
+      if (!group_.shared() && previous) last = last_before(next, reference);  // alone from here
     }
-    report.drift[0].peak = 1;
+    report_.drift[0].peak = 1;
     return Status::ok();
-  };
-  XCORR_RETURN_IF_ERROR(pass(ref, o.reference == Reference::previous, true));
-  if (!tick(1)) return cancelled();
-  if (o.reference == Reference::mean) {  // the mean of the frames moved onto frame 0
-    Stack<float> mean(rr.h, rr.w, 1, 0.0f);
+  }
+
+  // The mean of the frames moved onto frame 0 (the leader's, a sum in frame order: the same
+  // bytes; shared to every process), the pass against it, and the drift from frame 0, as the
+  // other references report it.
+  Status mean_reference_pass() {
+    Stack<float> mean(rr_.h, rr_.w, 1, 0.0f);
     Status summed = Status::ok();
-    if (leader) {  // the leader's alone (a sum in frame order: the same bytes)
-      std::vector<double> sum(static_cast<std::size_t>(rshape.area()), 0.0);
+    if (group_.leader()) {
+      std::vector<double> sum(static_cast<std::size_t>(rshape_.area()), 0.0);
       long used = 0;
-      Stack<float> moved(rr.h, rr.w, 1);
-      for (long k = 0; k < n && summed.is_ok(); ++k) {
-        const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+      Stack<float> moved(rr_.h, rr_.w, 1);
+      for (long k = 0; k < n_ && summed.is_ok(); ++k) {
+        const DriftRow& d = report_.drift[static_cast<std::size_t>(k)];
         if (!d.failed.empty()) continue;
         auto f = read_region(k);
         if (!f.is_ok()) continue;
         shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
-        for (Index i = 0; i < rshape.area(); ++i)
+        for (Index i = 0; i < rshape_.area(); ++i)
           sum[static_cast<std::size_t>(i)] += moved.data()[i];
         ++used;
-        if (progress && !progress(done, passes * static_cast<double>(n))) summed = cancelled();
+        if (progress_ && !progress_(done_, passes_ * static_cast<double>(n_))) summed = cancelled();
       }
       // Where a frame had no data (NaN at the border) the frame-0 pixels stand in.
-      for (Index i = 0; i < rshape.area(); ++i) {
+      for (Index i = 0; i < rshape_.area(); ++i) {
         const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
-        mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref.data()[i];
+        mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref_.data()[i];
       }
     }
-    XCORR_RETURN_IF_ERROR(agree(summed));
-    if (shared) {  // the mean to every process, as bytes
+    XCORR_RETURN_IF_ERROR(group_.agree(summed));
+    if (group_.shared()) {  // the mean to every process, as bytes
       std::string bytes(reinterpret_cast<const char*>(mean.data()),
-                        static_cast<std::size_t>(rshape.area()) * sizeof(float));
-      if (share->broadcast(bytes)) {
-        std::memcpy(mean.data(), bytes.data(), bytes.size());
-      } else {
-        shared = false;
-        if (!leader) return orphaned();
-      }
+                        static_cast<std::size_t>(rshape_.area()) * sizeof(float));
+      if (!group_.broadcast_or_leave(bytes)) return Group::orphaned();
+      if (group_.shared()) std::memcpy(mean.data(), bytes.data(), bytes.size());
     }
     XCORR_RETURN_IF_ERROR(pass(mean, false, false));
-    // Drift from frame 0, as the other references report it.
-    const DriftRow d0 = report.drift[0];
-    for (DriftRow& d : report.drift) {
+    const DriftRow d0 = report_.drift[0];
+    for (DriftRow& d : report_.drift) {
       if (!d.failed.empty()) continue;
       d.dx -= d0.dx;
       d.dy -= d0.dy;
     }
-    report.drift[0].dx = report.drift[0].dy = 0;
+    report_.drift[0].dx = report_.drift[0].dy = 0;
+    return Status::ok();
   }
-  if (!leader) return RegisterReport{};  // the leader writes
-  // Pages lost to damage after the last readable one: one row says why.
-  if (!indexed.is_ok()) {
-    DriftRow lost;
-    lost.frame = n;
-    lost.failed = indexed.message();
-    report.drift.push_back(lost);
-  }
-  for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
 
-  XCORR_RETURN_IF_ERROR(set_corrected_area(report, shape, o.border));
-  if (!job.out.empty()) {
-    XCORR_RETURN_IF_ERROR(write_corrected(job, st, report, tick));
-    report.written.push_back(job.out);
+  // The leader's outputs: the corrected stack and the drift table, then the .partial folder goes.
+  Result<RegisterReport> outputs() {
+    // Pages lost to damage after the last readable one: one row says why.
+    if (!indexed_.is_ok()) {
+      DriftRow lost;
+      lost.frame = n_;
+      lost.failed = indexed_.message();
+      report_.drift.push_back(lost);
+    }
+    for (const DriftRow& d : report_.drift) report_.failed += d.failed.empty() ? 0 : 1;
+    XCORR_RETURN_IF_ERROR(set_corrected_area(report_, shape_, o_.border));
+    if (!job_.out.empty()) {
+      XCORR_RETURN_IF_ERROR(
+          write_corrected(job_, *opened_, report_, [this](double f) { return tick(f); }));
+      report_.written.push_back(job_.out);
+    }
+    if (!job_.drift.empty()) {
+      XCORR_RETURN_IF_ERROR(io::write_text_atomically(job_.drift, drift_csv(job_, report_)));
+      report_.written.push_back(job_.drift);
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(partial_, ec);  // everything is in the outputs now
+    return report_;
   }
-  if (!job.drift.empty()) {
-    XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
-    report.written.push_back(job.drift);
+
+  const RegisterJob& job_;
+  const RegisterOptions& o_;
+  const Engines& engines_;
+  const RegisterProgress& progress_;
+  Group group_;
+  const std::filesystem::path partial_;  // the commits of an interrupted run
+  const std::string identity_;           // the job's fingerprint
+  std::unique_ptr<io::LazyStack> opened_;
+  std::unique_ptr<io::LazyStack> every_;  // every page (z projections), else null
+  Status indexed_ = Status::ok();         // the stack's damage after its last readable page
+  long n_ = 0;                            // frames (time points)
+  Shape shape_{}, rshape_{};              // the frames' and the region's, px
+  Rect rr_{};                             // the region, px
+  std::unique_ptr<Estimator> estimator_;
+  Stack<float> ref_;   // frame 0's region (or projection)
+  std::string plans_;  // FFTW's plans the job measures with
+  long block_ = 0, resume_from_ = 1;
+  RegisterReport report_;
+  double passes_ = 2, done_ = 0;  // progress: passes over the stack, frames done
+  double dx_ = 0, dy_ = 0;        // previous: the accumulated drift of the last good frame
+};
+
+}  // namespace
+
+Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
+                                      const RegisterProgress& progress,
+                                      const RegisterShare* share) {
+  if (!job.apply.empty()) {
+    XCORR_RETURN_IF_ERROR(job.check());
+    return apply_drift(job, progress);
   }
-  std::error_code ec;
-  fs::remove_all(partial, ec);  // everything is in the outputs now
-  return report;
+  StackRegistration r(job, engines, progress, share);
+  return r.run();
 }
 
 }  // namespace xcorr::reg
