@@ -185,10 +185,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
     progress_->setRange(0, 1000);
     progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-    progress_->setFormat(
-        run_kind_ == RunKind::tracking ? tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total)
-        : run_kind_ == RunKind::dic    ? tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total)
-                                       : tr("%p %"));
+    progress_->setFormat(run_.progress_text ? run_.progress_text(done, total) : tr("%p %"));
     eta_label_->setText(eta < 0 ? tr("ETA ?") : tr("ETA %1 s").arg(eta, 0, 'f', 1));
   });
   connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
@@ -1050,12 +1047,17 @@ bool MainWindow::start_dic() {
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::dic, tr("DIC running..."));
+  run_started({tr("DIC"),
+               [](double done, double total) {
+                 return tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total);
+               },
+               [this] { finish_dic(); }},
+              tr("DIC running..."));
   return true;
 }
 
-void MainWindow::run_started(RunKind kind, const QString& text) {
-  run_kind_ = kind;
+void MainWindow::run_started(Run run, const QString& text) {
+  run_ = std::move(run);
   run_button_->setEnabled(false);
   tracking_panel_->set_run_enabled(false);
   cancel_button_->setEnabled(true);
@@ -1093,7 +1095,12 @@ bool MainWindow::start_tracking() {
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::tracking, tr("Tracking %1 template(s)...").arg(project_.templates.size()));
+  run_started({tr("Tracking"),
+               [](double done, double total) {
+                 return tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total);
+               },
+               [this] { finish_tracking(); }},
+              tr("Tracking %1 template(s)...").arg(project_.templates.size()));
   return true;
 }
 
@@ -1147,7 +1154,8 @@ bool MainWindow::start_registration(const reg::RegisterJob& job) {
     return Status::ok();
   });
   if (!started) return false;
-  run_started(RunKind::registration, tr("Registering the stack..."));
+  run_started({tr("Registration"), {}, [this] { finish_registration(); }},
+              tr("Registering the stack..."));
   return true;
 }
 
@@ -1157,9 +1165,7 @@ void MainWindow::on_finished(const Status& status) {
   cancel_button_->setEnabled(false);
   progress_->setVisible(false);
   eta_label_->clear();
-  const QString what = run_kind_ == RunKind::dic        ? tr("DIC")
-                       : run_kind_ == RunKind::tracking ? tr("Tracking")
-                                                        : tr("Registration");
+  const QString what = run_.name;
   if (!status.is_ok()) {
     message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(what)
                                                   : qs(status.message()));
@@ -1167,38 +1173,41 @@ void MainWindow::on_finished(const Status& status) {
     emit run_finished(false);
     return;
   }
-  if (run_kind_ == RunKind::registration) {
-    const RegisterRun& r = *register_out_;
-    results_panel_->show_drift(r.report.drift, r.report.scale);
-    QString failed;
-    for (const reg::DriftRow& d : r.report.drift)
-      if (!d.failed.empty()) failed += tr("\nframe %1: %2").arg(d.frame).arg(qs(d.failed));
-    message(tr("Registration done: %1 frames; wrote %2")
-                .arg(r.report.drift.size() - static_cast<std::size_t>(r.report.failed))
-                .arg(qs(r.job.out.empty() ? r.job.drift : r.job.out + ", " + r.job.drift)));
-    if (!failed.isEmpty())
-      show_error(
-          tr("Registration"),
-          tr("%1 frame(s) could not be used and are left out:%2").arg(r.report.failed).arg(failed),
-          "run_error");
-    if (!r.job.out.empty()) {  // step through the corrected stack; the drift plot stays
-      const Status s = open_stack(qs(r.job.out));
-      if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
-    }
-    results_panel_->setCurrentIndex(results_panel_->count() - 1);
-    emit run_finished(true);
-    return;
+  if (run_.done) run_.done();
+  emit run_finished(true);
+}
+
+void MainWindow::finish_registration() {
+  const RegisterRun& r = *register_out_;
+  results_panel_->show_drift(r.report.drift, r.report.scale);
+  QString failed;
+  for (const reg::DriftRow& d : r.report.drift)
+    if (!d.failed.empty()) failed += tr("\nframe %1: %2").arg(d.frame).arg(qs(d.failed));
+  message(tr("Registration done: %1 frames; wrote %2")
+              .arg(r.report.drift.size() - static_cast<std::size_t>(r.report.failed))
+              .arg(qs(r.job.out.empty() ? r.job.drift : r.job.out + ", " + r.job.drift)));
+  if (!failed.isEmpty())
+    show_error(
+        tr("Registration"),
+        tr("%1 frame(s) could not be used and are left out:%2").arg(r.report.failed).arg(failed),
+        "run_error");
+  if (!r.job.out.empty()) {  // step through the corrected stack; the drift plot stays
+    const Status s = open_stack(qs(r.job.out));
+    if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
   }
-  if (run_kind_ == RunKind::tracking) {
-    project_.tracks = *tracks_out_;
-    unsaved_ = true;
-    message(tr("Tracking done: %1 template(s) in %2 frames")
-                .arg(project_.tracks.size())
-                .arg(frame_count()));
-    refresh_tracks();
-    emit run_finished(true);
-    return;
-  }
+  results_panel_->setCurrentIndex(results_panel_->count() - 1);
+}
+
+void MainWindow::finish_tracking() {
+  project_.tracks = *tracks_out_;
+  unsaved_ = true;
+  message(tr("Tracking done: %1 template(s) in %2 frames")
+              .arg(project_.tracks.size())
+              .arg(frame_count()));
+  refresh_tracks();
+}
+
+void MainWindow::finish_dic() {
   // The results with the settings they ran with (a failed or cancelled run keeps the last ones).
   project_.results = dic_out_->result;
   project_.ran_options = dic_out_->options;
@@ -1229,7 +1238,6 @@ void MainWindow::on_finished(const Status& status) {
     box->open();
   }
   show_frame(std::max(1, current_));
-  emit run_finished(true);
 }
 
 void MainWindow::add_template(const TemplateRect& r) {

@@ -182,8 +182,19 @@ class MainWindow : public QMainWindow {
   ImageView* view_;
   DicPanel* panel_;
   JobRunner* runner_;
-  enum class RunKind { dic, tracking, registration } run_kind_ = RunKind::dic;
-  void run_started(RunKind kind, const QString& text);  // buttons, progress, message
+  // The run in progress: its name in messages, how its progress reads, and its completion after
+  // success. Each kind of run (DIC, tracking, registration) brings its own, so on_finished has no
+  // switch over kinds.
+  struct Run {
+    QString name;
+    std::function<QString(double done, double total)> progress_text;
+    std::function<void()> done;
+  };
+  Run run_;
+  void run_started(Run run, const QString& text);  // buttons, progress, message
+  void finish_dic();
+  void finish_tracking();
+  void finish_registration();
   struct DicRun {  // what a DIC job ran with and hands back (written on the job's thread)
     dic::DicOptions options;
     dic::Roi roi;
