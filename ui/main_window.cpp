@@ -134,7 +134,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addLayout(bar);
   setCentralWidget(central);
 
-  runner_ = new JobRunner(this);
+  runs_ = new RunController(this);
   undo_ = new QUndoStack(this);
   // While a large TIFF is indexed in the background, the slider and frame names grow.
   index_timer_ = new QTimer(this);
@@ -182,13 +182,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                          : QString());
             (void)point_readout(x, y);
           });
-  connect(runner_, &JobRunner::progress, this, [this](double done, double total, double eta) {
-    progress_->setRange(0, 1000);
-    progress_->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-    progress_->setFormat(run_.progress_text ? run_.progress_text(done, total) : tr("%p %"));
-    eta_label_->setText(eta < 0 ? tr("ETA ?") : tr("ETA %1 s").arg(eta, 0, 'f', 1));
-  });
-  connect(runner_, &JobRunner::finished, this, &MainWindow::on_finished);
+  connect(runs_, &RunController::advanced, this,
+          [this](int per_mille, const QString& text, double eta) {
+            progress_->setRange(0, 1000);
+            progress_->setValue(per_mille);
+            progress_->setFormat(text);
+            eta_label_->setText(eta < 0 ? tr("ETA ?") : tr("ETA %1 s").arg(eta, 0, 'f', 1));
+          });
+  connect(runs_, &RunController::ending, this, &MainWindow::run_ending);
+  connect(runs_, &RunController::finished, this, [this](bool ok) { emit run_finished(ok); });
   connect(view_, &ImageView::shape_edited, this, [this](int k, const dic::RoiShape& s) {
     dic::Roi after = project_.roi;
     after.shapes[static_cast<std::size_t>(k)] = s;
@@ -1037,27 +1039,26 @@ bool MainWindow::start_dic() {
   out->roi = job.roi;
   dic_out_ = out;
   const std::shared_ptr<io::LazyStack> stack = source_;
-  const bool started = runner_->start([out, job, stack](const JobProgress& progress) {
-    auto report = batch::run_job(
-        job, engine::make_dic_registrar,
-        [&](double done, Index total) { return progress(done, static_cast<double>(total)); },
-        [&](const dic::DicResult& r) { out->result = r; }, stack);
-    if (!report.is_ok()) return report.status();
-    out->report = std::move(report).value();
-    return Status::ok();
-  });
-  if (!started) return false;
-  run_started({tr("DIC"),
-               [](double done, double total) {
-                 return tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total);
-               },
-               [this] { finish_dic(); }},
-              tr("DIC running..."));
-  return true;
+  return start_run(
+      {tr("DIC"),
+       [](double done, double total) {
+         return tr("frame %1 / %2").arg(done, 0, 'f', 1).arg(total);
+       },
+       [this] { finish_dic(); }},
+      [out, job, stack](const JobProgress& progress) {
+        auto report = batch::run_job(
+            job, engine::make_dic_registrar,
+            [&](double done, Index total) { return progress(done, static_cast<double>(total)); },
+            [&](const dic::DicResult& r) { out->result = r; }, stack);
+        if (!report.is_ok()) return report.status();
+        out->report = std::move(report).value();
+        return Status::ok();
+      },
+      tr("DIC running..."));
 }
 
-void MainWindow::run_started(Run run, const QString& text) {
-  run_ = std::move(run);
+bool MainWindow::start_run(RunController::Run run, Job work, const QString& text) {
+  if (!runs_->start(std::move(run), std::move(work))) return false;
   run_button_->setEnabled(false);
   tracking_panel_->set_run_enabled(false);
   cancel_button_->setEnabled(true);
@@ -1067,10 +1068,11 @@ void MainWindow::run_started(Run run, const QString& text) {
   progress_->setFormat(tr("starting"));
   eta_label_->clear();
   message(text);
+  return true;
 }
 
 void MainWindow::cancel_run() {
-  runner_->cancel();
+  runs_->cancel();
 }
 
 bool MainWindow::start_tracking() {
@@ -1087,21 +1089,20 @@ bool MainWindow::start_tracking() {
   auto ref = std::make_shared<Stack<float>>(reference_);
   auto fr = std::make_shared<Stack<float>>(frames_);
   const std::vector<TemplateRect> templates = project_.templates;
-  const bool started = runner_->start([out, ref, fr, templates, o](const JobProgress& progress) {
-    auto r = track_templates(engine::registry(), (*ref)[0], fr->view(), templates, o,
-                             [&](Index done, Index total) { return progress(done, total); });
-    if (!r.is_ok()) return r.status();
-    *out = std::move(r).value();
-    return Status::ok();
-  });
-  if (!started) return false;
-  run_started({tr("Tracking"),
-               [](double done, double total) {
-                 return tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total);
-               },
-               [this] { finish_tracking(); }},
-              tr("Tracking %1 template(s)...").arg(project_.templates.size()));
-  return true;
+  return start_run(
+      {tr("Tracking"),
+       [](double done, double total) {
+         return tr("%1 / %2 pairs").arg(done, 0, 'f', 0).arg(total);
+       },
+       [this] { finish_tracking(); }},
+      [out, ref, fr, templates, o](const JobProgress& progress) {
+        auto r = track_templates(engine::registry(), (*ref)[0], fr->view(), templates, o,
+                                 [&](Index done, Index total) { return progress(done, total); });
+        if (!r.is_ok()) return r.status();
+        *out = std::move(r).value();
+        return Status::ok();
+      },
+      tr("Tracking %1 template(s)...").arg(project_.templates.size()));
 }
 
 void MainWindow::open_register_dialog() {
@@ -1147,34 +1148,27 @@ bool MainWindow::start_registration(const reg::RegisterJob& job) {
   auto out = std::make_shared<RegisterRun>();
   out->job = job;
   register_out_ = out;
-  const bool started = runner_->start([out](const JobProgress& progress) {
-    auto r = reg::register_stack(out->job, engine::register_engines(), progress);
-    if (!r.is_ok()) return r.status();
-    out->report = std::move(r).value();
-    return Status::ok();
-  });
-  if (!started) return false;
-  run_started({tr("Registration"), {}, [this] { finish_registration(); }},
-              tr("Registering the stack..."));
-  return true;
+  return start_run(
+      {tr("Registration"), {}, [this] { finish_registration(); }},
+      [out](const JobProgress& progress) {
+        auto r = reg::register_stack(out->job, engine::register_engines(), progress);
+        if (!r.is_ok()) return r.status();
+        out->report = std::move(r).value();
+        return Status::ok();
+      },
+      tr("Registering the stack..."));
 }
 
-void MainWindow::on_finished(const Status& status) {
+void MainWindow::run_ending(const QString& name, const Status& status) {
   run_button_->setEnabled(panel_->valid());
   tracking_panel_->set_run_enabled(true);
   cancel_button_->setEnabled(false);
   progress_->setVisible(false);
   eta_label_->clear();
-  const QString what = run_.name;
-  if (!status.is_ok()) {
-    message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(what)
-                                                  : qs(status.message()));
-    if (status.code() != ErrorCode::cancelled) show_error(what, qs(status.message()), "run_error");
-    emit run_finished(false);
-    return;
-  }
-  if (run_.done) run_.done();
-  emit run_finished(true);
+  if (status.is_ok()) return;  // the run's completion follows
+  message(status.code() == ErrorCode::cancelled ? tr("%1 cancelled").arg(name)
+                                                : qs(status.message()));
+  if (status.code() != ErrorCode::cancelled) show_error(name, qs(status.message()), "run_error");
 }
 
 void MainWindow::finish_registration() {

@@ -25,7 +25,7 @@
 #include "core/status.hpp"
 #include "core/tracking/tracking.hpp"
 #include "ui/image_view.hpp"
-#include "ui/job_runner.hpp"
+#include "ui/run_controller.hpp"
 
 class QDragEnterEvent;
 class QDropEvent;
@@ -91,7 +91,7 @@ class MainWindow : public QMainWindow {
 
   bool start_dic();   // false (and a message in the status bar) when it cannot start
   void cancel_run();  // cancels whatever runs (DIC or tracking)
-  bool running() const { return runner_->busy(); }
+  bool running() const { return runs_->running(); }
 
   // Template tracking: templates (reference-frame rectangles, undoable), run, results, CSV.
   void add_template(const TemplateRect& r);
@@ -148,7 +148,6 @@ class MainWindow : public QMainWindow {
                       const std::string& path, std::vector<std::string> files);
   void rebuild_recent_menu();
   void build_docks();
-  void on_finished(const Status& status);
   bool stack_ready();          // a stack is open and indexed (else a message; false)
   bool load_frames_for_run();  // stack_ready, and the frames decoded (tracking)
   void set_templates_internal(const std::vector<TemplateRect>& t);
@@ -181,17 +180,12 @@ class MainWindow : public QMainWindow {
 
   ImageView* view_;
   DicPanel* panel_;
-  JobRunner* runner_;
-  // The run in progress: its name in messages, how its progress reads, and its completion after
-  // success. Each kind of run (DIC, tracking, registration) brings its own, so on_finished has no
-  // switch over kinds.
-  struct Run {
-    QString name;
-    std::function<QString(double done, double total)> progress_text;
-    std::function<void()> done;
-  };
-  Run run_;
-  void run_started(Run run, const QString& text);  // buttons, progress, message
+  // The runs (ui/run_controller.hpp): each kind brings its completion, finish_dic,
+  // finish_tracking or finish_registration.
+  RunController* runs_;
+  // Starts `work` as `run` and shows it (buttons, progress, `text`); false when one runs.
+  bool start_run(RunController::Run run, Job work, const QString& text);
+  void run_ending(const QString& name, const Status& status);  // buttons, progress, failure
   void finish_dic();
   void finish_tracking();
   void finish_registration();
