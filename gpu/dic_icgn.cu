@@ -472,53 +472,46 @@ int icgn_warps(int subset, bool second_order) {
   return w;
 }
 
+namespace {
+
+using IcgnKernel = void (*)(IcgnArgs);
+
+// One order's launch: its kernels (cubic, quintic) allowed the device's shared memory per block
+// (once per device), as many warps per block as that holds, the options' B-spline; `launch`
+// names it in an error.
+Status launch_order(IcgnKernel cubic, IcgnKernel quintic, bool second_order, OncePerDevice& once,
+                    const char* launch, const IcgnArgs& args, const dic::DicOptions& o,
+                    cudaStream_t stream) {
+  const cudaError_t opt_in = once([cubic, quintic] {
+    const auto limit = static_cast<int>(max_shared_bytes_per_block());
+    const cudaError_t e =
+        cudaFuncSetAttribute(quintic, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    return e != cudaSuccess
+               ? e
+               : cudaFuncSetAttribute(cubic, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+  });
+  XCORR_CUDA_TRY(opt_in);
+  const int warps = icgn_warps(args.subset, second_order);
+  XCORR_CHECK(warps > 0, "IC-GN subset checked against the device in register_frame");
+  const auto smem = static_cast<int>(warps * icgn_warp_bytes(args.subset, second_order));
+  const int blocks = (args.count + warps - 1) / warps;
+  const IcgnKernel kernel = o.interpolation == dic::Interpolation::quintic ? quintic : cubic;
+  kernel<<<blocks, 32 * warps, smem, stream>>>(args);
+  XCORR_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), launch));
+  return Status::ok();
+}
+
+}  // namespace
+
 Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t stream) {
   if (o.shape == dic::ShapeFunction::second_order) {
     static OncePerDevice once2;
-    const cudaError_t opt_in2 = once2([] {
-      const auto limit = static_cast<int>(max_shared_bytes_per_block());
-      const cudaError_t e =
-          cudaFuncSetAttribute(icgn2_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-      return e != cudaSuccess
-                 ? e
-                 : cudaFuncSetAttribute(icgn2_kernel<3>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-    });
-    XCORR_CUDA_TRY(opt_in2);
-    const int warps2 = icgn_warps(args.subset, true);
-    XCORR_CHECK(warps2 > 0, "IC-GN subset checked against the device in register_frame");
-    const auto smem2 = static_cast<int>(warps2 * icgn_warp_bytes(args.subset, true));
-    const int blocks2 = (args.count + warps2 - 1) / warps2;
-    if (o.interpolation == dic::Interpolation::quintic) {
-      icgn2_kernel<5><<<blocks2, 32 * warps2, smem2, stream>>>(args);
-    } else {
-      icgn2_kernel<3><<<blocks2, 32 * warps2, smem2, stream>>>(args);
-    }
-    XCORR_LAUNCH_TRY("icgn2_kernel");
-    return Status::ok();
+    return launch_order(&icgn2_kernel<3>, &icgn2_kernel<5>, true, once2, "launch of icgn2_kernel",
+                        args, o, stream);
   }
   static OncePerDevice once;
-  const cudaError_t opt_in = once([] {
-    const auto limit = static_cast<int>(max_shared_bytes_per_block());
-    const cudaError_t e =
-        cudaFuncSetAttribute(icgn_kernel<5>, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-    return e != cudaSuccess
-               ? e
-               : cudaFuncSetAttribute(icgn_kernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      limit);
-  });
-  XCORR_CUDA_TRY(opt_in);
-  const int warps = icgn_warps(args.subset, false);
-  XCORR_CHECK(warps > 0, "IC-GN subset checked against the device in register_frame");
-  const auto smem = static_cast<int>(warps * icgn_warp_bytes(args.subset, false));
-  const int blocks = (args.count + warps - 1) / warps;
-  if (o.interpolation == dic::Interpolation::quintic) {
-    icgn_kernel<5><<<blocks, 32 * warps, smem, stream>>>(args);
-  } else {
-    icgn_kernel<3><<<blocks, 32 * warps, smem, stream>>>(args);
-  }
-  XCORR_LAUNCH_TRY("icgn_kernel");
-  return Status::ok();
+  return launch_order(&icgn_kernel<3>, &icgn_kernel<5>, false, once, "launch of icgn_kernel", args,
+                      o, stream);
 }
 
 }  // namespace xcorr::gpu
