@@ -77,20 +77,18 @@ Status read_colour_page(TIFF* tif, const std::string& source, std::uint64_t file
   TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width);
   TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height);
   handled = !TIFFIsTiled(tif);
-  if (!handled) {
-    if (planar == PLANARCONFIG_SEPARATE)
-      return {ErrorCode::unsupported,
-              source +
-                  " holds tiled colour planes (one plane per sample in tiles): this reader "
-                  "takes colour planes in strips, or tiles of contiguous samples"};
-    return Status::ok();
-  }
+  if (!handled && planar == PLANARCONFIG_SEPARATE)
+    return {ErrorCode::unsupported,
+            source +
+                " holds tiled colour planes (one plane per sample in tiles): this reader "
+                "takes colour planes in strips, or tiles of contiguous samples"};
   if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxTiffPagePixels)
     return {ErrorCode::invalid_argument, source + " has a page of " + std::to_string(width) + "x" +
                                              std::to_string(height) + " px"};
   if (const std::string why = tiff_page_data_problem(tif, file_bytes, decoded); !why.empty())
     return {ErrorCode::io_error,
             "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
+  if (!handled) return Status::ok();
   const int depth = bits == 8 ? CV_8U : CV_16U;
   bgr.create(static_cast<int>(height), static_cast<int>(width), CV_MAKETYPE(depth, 3));
   std::vector<unsigned char> line(static_cast<std::size_t>(TIFFScanlineSize64(tif)));
@@ -150,7 +148,14 @@ Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel
       cv::Mat bgr;
       bool handled = false;
       XCORR_RETURN_IF_ERROR(read_colour_page(tif.get(), source, file_bytes, decoded, bgr, handled));
-      if (!handled) {  // tiled: the whole file through OpenCV
+      if (!handled) {  // tiled: the whole file through OpenCV, once every page's size is checked
+        for (int later = page + 1; TIFFReadDirectory(tif.get()) == 1; ++later) {
+          if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes, decoded);
+              !why.empty())
+            return {ErrorCode::io_error, "cannot decode " + file.filename().string() + "[page " +
+                                             std::to_string(later) + "]: corrupt or truncated (" +
+                                             why + ")"};
+        }
         colour = true;
         pages.resize(pages.size() - static_cast<std::size_t>(page));
         sources.resize(sources.size() - static_cast<std::size_t>(page));

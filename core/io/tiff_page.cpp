@@ -134,7 +134,15 @@ std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes, double& 
   TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
   TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-  const double pixels = static_cast<double>(w) * h;
+  // What decoding takes: the page, or for tiles the whole grid of tiles (a tile may be far wider
+  // than its page, and is decoded whole).
+  double pixels = static_cast<double>(w) * h;
+  if (tiled) {
+    uint32_t tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    pixels = std::max(pixels, static_cast<double>(n) * tw * th);
+  }
   const double raw = static_cast<double>((std::uint64_t{w} * bits * samples + 7) / 8) * h;
   if (compression == COMPRESSION_NONE && !tiled && static_cast<double>(stored) < raw)
     return "it stores " + std::to_string(stored) + " bytes for a " + std::to_string(h) + "x" +
@@ -145,8 +153,12 @@ std::string tiff_page_data_problem(TIFF* tif, std::uint64_t file_bytes, double& 
     return std::max(kMaxExpansionFloor, kMaxCompressionRatio * static_cast<double>(from));
   };
   if (4.0 * pixels > limit(stored))
-    return "a " + std::to_string(h) + "x" + std::to_string(w) + " page from " +
-           std::to_string(stored) + " stored bytes is more than this reader expands (" +
+    return "a " + std::to_string(h) + "x" + std::to_string(w) + " page" +
+           (tiled && pixels > static_cast<double>(w) * h
+                ? " in tiles of " + std::to_string(static_cast<std::uint64_t>(pixels / n)) +
+                      " pixels"
+                : "") +
+           " from " + std::to_string(stored) + " stored bytes is more than this reader expands (" +
            std::to_string(static_cast<int>(kMaxCompressionRatio)) + ":1 beyond 256 MiB)";
   decoded_bytes += 4.0 * pixels;
   if (decoded_bytes > limit(file_bytes))

@@ -51,8 +51,8 @@ inline constexpr double kMaxExpansionFloor = 256.0 * (1 << 20);
 
 // Why the current page's data cannot be what it claims, or "" when it can: every strip or tile
 // inside a file of `file_bytes` bytes, an uncompressed page holding all its pixels, and the page
-// (and all pages so far: `decoded_bytes`, float32, which this call adds to) within
-// kMaxCompressionRatio of what is stored.
+// (for tiles, its whole grid of tiles, as decoded) and all pages so far (`decoded_bytes`,
+// float32, which this call adds to) within kMaxCompressionRatio of what is stored.
 std::string tiff_page_data_problem(tiff* tif, std::uint64_t file_bytes, double& decoded_bytes);
 
 // Decodes the current page (layout from tiff_grey_layout) into `out`, row-major,

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <fstream>
 #include <random>
+#include <vector>
 
 #include "core/io/image_io.hpp"
 #include "core/io/lazy_stack.hpp"
@@ -269,6 +272,49 @@ TEST_F(TiffLayouts, AHugePageFromAFewBytesIsRefusedBeforeAllocating) {
       }
     }
   }
+}
+
+// A tile far wider than its page (16x16 pixels in tiles of 1209317376x1, 1-bit: 16 tiles of 8
+// bytes) would take 77 GB to decode: refused before allocating, by both readers (the fuzz target
+// found a tile 4.8 GB wide). libtiff does not write such a file: its bytes are laid out here.
+TEST_F(TiffLayouts, ATileFarLargerThanItsPageIsRefusedBeforeAllocating) {
+  std::vector<unsigned char> b = {'I', 'I', 42, 0, 8, 0, 0, 0};
+  auto u16 = [&](std::uint32_t v) {
+    for (int i = 0; i < 2; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+  };
+  auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+  };
+  const std::uint32_t tiles = 16, tables = 8 + 2 + 10 * 12 + 4, data = tables + 8 * tiles;
+  auto entry = [&](std::uint32_t tag, std::uint32_t type, std::uint32_t count, std::uint32_t v) {
+    u16(tag), u16(type), u32(count), type == 3 ? (u16(v), u16(0)) : u32(v);
+  };
+  u16(10);
+  entry(256, 4, 1, 16);                      // ImageWidth
+  entry(257, 4, 1, 16);                      // ImageLength
+  entry(258, 3, 1, 1);                       // BitsPerSample
+  entry(259, 3, 1, 1);                       // Compression: none
+  entry(262, 3, 1, 1);                       // Photometric: min is black
+  entry(277, 3, 1, 1);                       // SamplesPerPixel
+  entry(322, 4, 1, 1209317376);              // TileWidth
+  entry(323, 4, 1, 1);                       // TileLength
+  entry(324, 4, tiles, tables);              // TileOffsets
+  entry(325, 4, tiles, tables + 4 * tiles);  // TileByteCounts
+  u32(0);
+  for (std::uint32_t i = 0; i < tiles; ++i) u32(data + 8 * i);
+  for (std::uint32_t i = 0; i < tiles; ++i) u32(8);
+  b.resize(b.size() + 8 * tiles, 0x55);
+  const auto file = dir_ / "wide_tile.tif";
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  const auto eager = read_image_stack(file);
+  ASSERT_FALSE(eager.is_ok());
+  const auto lazy = LazyStack::open(file);
+  ASSERT_FALSE(lazy.is_ok());
+  for (const std::string& m : {eager.status().message(), lazy.status().message()})
+    EXPECT_NE(m.find("a 16x16 page in tiles of 1209317376 pixels from 128 stored bytes"),
+              std::string::npos)
+        << m;
 }
 
 }  // namespace
