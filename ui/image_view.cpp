@@ -289,8 +289,9 @@ void ImageView::paintEvent(QPaintEvent*) {
         p.drawRect(QRectF(corner(b, c) - QPointF(hs / 2, hs / 2), QSizeF(hs, hs)));
     }
   }
-  // Templates: cyan at the reference position, or yellow where the track puts them in this
-  // frame, with the trajectory of the top-left corner so far.
+  // Templates in their series' colour (the plots' too): dashed at the reference position, or
+  // solid where the track puts them in this frame, with the trajectory of the top-left corner so
+  // far.
   for (std::size_t t = 0; t < templates_.size(); ++t) {
     const TemplateRect& r = templates_[t];
     double x = static_cast<double>(r.x), y = static_cast<double>(r.y);
@@ -301,12 +302,12 @@ void ImageView::paintEvent(QPaintEvent*) {
       QPolygonF path;
       for (int k = 0; k <= track_frame_; ++k)
         path << QPointF(tr.x[static_cast<std::size_t>(k)], tr.y[static_cast<std::size_t>(k)]);
-      p.setPen(QPen(QColor(255, 200, 0), 1.5 / scale_));
+      p.setPen(QPen(series_colour(t), 1.5 / scale_));
       p.drawPolyline(path);
       x = tr.x[static_cast<std::size_t>(track_frame_)];
       y = tr.y[static_cast<std::size_t>(track_frame_)];
     }
-    p.setPen(QPen(tracked ? QColor(255, 200, 0) : QColor(0, 220, 255), 2.0 / scale_));
+    p.setPen(QPen(series_colour(t), 2.0 / scale_, tracked ? Qt::SolidLine : Qt::DashLine));
     p.setBrush(Qt::NoBrush);
     p.drawRect(
         QRectF(x - 0.5, y - 0.5, static_cast<double>(r.width), static_cast<double>(r.height)));

@@ -113,8 +113,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(view_, 1);
   auto* bar = new QHBoxLayout;
-  auto* play = new QPushButton(tr("Play"));
-  play->setCheckable(true);
+  play_ = new QPushButton(tr("Play"));
+  play_->setObjectName("play");
+  play_->setCheckable(true);
+  play_->setShortcut(QKeySequence(Qt::Key_Space));
+  play_->setToolTip(tr("Play the frames in a loop (Space); again to pause"));
   slider_ = new QSlider(Qt::Horizontal);
   slider_->setRange(0, 0);
   slider_->setMinimumWidth(100);
@@ -127,7 +130,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   fps_->setValue(5);
   fps_->setSuffix(tr(" fps"));
   fps_->setToolTip(tr("Play speed (frames per second)"));
-  bar->addWidget(play);
+  bar->addWidget(play_);
   bar->addWidget(fps_);
   bar->addWidget(slider_, 1);
   bar->addWidget(frame_label_);
@@ -159,8 +162,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   play_timer_->setInterval(200);
   connect(fps_, &QSpinBox::valueChanged, this,
           [this](int fps) { play_timer_->setInterval(1000 / fps); });
-  connect(play, &QPushButton::toggled, this,
-          [this](bool on) { on ? play_timer_->start() : play_timer_->stop(); });
+  connect(play_, &QPushButton::toggled, this, [this](bool on) {
+    on ? play_timer_->start() : play_timer_->stop();
+    play_->setText(on ? tr("Pause") : tr("Play"));
+  });
   connect(play_timer_, &QTimer::timeout, this,
           [this] { show_frame((current_ + 1) % std::max(1, frame_count())); });
   connect(slider_, &QSlider::valueChanged, this, [this](int k) { show_frame(k); });
@@ -208,6 +213,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   pixel_label_ = new QLabel;
   engine_label_ = new QLabel;
+  engine_label_->setObjectName("engine");
   eta_label_ = new QLabel;
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(220);
@@ -900,6 +906,13 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
     project_.frame_steps.push_back(static_cast<double>(source_->time_of(k) - source_->time_of(0)));
   refresh_scale();
   undo_->clear();
+  play_->setChecked(false);
+  // Nothing of the stack before stays: its results' plots and captions, the marks, the engine.
+  results_panel_->clear();
+  engine_label_->clear();
+  cursor_point_ = cursor_at_ = probe_point_ = QPointF(qQNaN(), qQNaN());
+  profile_line_ = QLineF();
+  view_->set_marks(cursor_point_, probe_point_, profile_line_);
   set_roi_internal({});
   slider_->blockSignals(true);
   slider_->setRange(0, frame_count() - 1);
@@ -1173,6 +1186,10 @@ void MainWindow::run_ending(const QString& name, const Status& status) {
 
 void MainWindow::finish_registration() {
   const RegisterRun& r = *register_out_;
+  if (!r.job.out.empty()) {  // step through the corrected stack, with the drift plot
+    const Status s = open_stack(qs(r.job.out));
+    if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
+  }
   results_panel_->show_drift(r.report.drift, r.report.scale);
   QString failed;
   for (const reg::DriftRow& d : r.report.drift)
@@ -1185,10 +1202,6 @@ void MainWindow::finish_registration() {
         tr("Registration"),
         tr("%1 frame(s) could not be used and are left out:%2").arg(r.report.failed).arg(failed),
         "run_error");
-  if (!r.job.out.empty()) {  // step through the corrected stack; the drift plot stays
-    const Status s = open_stack(qs(r.job.out));
-    if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
-  }
   results_panel_->setCurrentIndex(results_panel_->count() - 1);
 }
 
@@ -1332,6 +1345,8 @@ void MainWindow::show_frame(int k) {
     slider_->blockSignals(false);
   }
   refresh_results();
+  // The data cursor reads the same place in this frame (or nothing where it has no results).
+  if (!std::isnan(cursor_at_.x())) (void)point_readout(cursor_at_.x(), cursor_at_.y());
   view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
                        current_);
 }
@@ -1357,6 +1372,7 @@ void MainWindow::refresh_results() {
 }
 
 QString MainWindow::point_readout(double x, double y) {
+  cursor_at_ = QPointF(x, y);
   const dic::FrameResult* shown = project_.result_of(current_);
   const long k = shown == nullptr ? -1
                                   : nearest_point(shown->points, project_.results->grid.cols,
@@ -1432,8 +1448,11 @@ Status MainWindow::export_plot(const QString& path, int width, int height) const
     case 2:
       what = tr("trajectories");
       break;
-    default:
+    case 3:
       what = tr("ZNCC surface, frame %1").arg(std::max(1, current_));
+      break;
+    default:
+      what = tr("drift");
       break;
   }
   const QString file = current_ >= 1 && current_ <= static_cast<int>(project_.frame_names.size())

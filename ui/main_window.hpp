@@ -207,7 +207,7 @@ class MainWindow : public QMainWindow {
   QSlider* slider_;
   QLabel *frame_label_, *pixel_label_, *engine_label_, *eta_label_, *scale_label_ = nullptr;
   QProgressBar* progress_;
-  QPushButton *run_button_, *cancel_button_;
+  QPushButton *run_button_, *cancel_button_, *play_;
   QTimer* play_timer_;
   QTimer* index_timer_;
   QMenu* recent_menu_ = nullptr;
@@ -222,7 +222,10 @@ class MainWindow : public QMainWindow {
   QLabel* mode_label_ = nullptr;
   QString tool_name_ = tr("Pan");
   bool subtract_ = false;
-  QPointF cursor_point_{qQNaN(), qQNaN()}, probe_point_{qQNaN(), qQNaN()};
+  // The data cursor's marked grid point, the pointer's last image position over the image or
+  // the map (the readout follows it to another frame), the probed point (none: NaN).
+  QPointF cursor_point_{qQNaN(), qQNaN()}, cursor_at_{qQNaN(), qQNaN()},
+      probe_point_{qQNaN(), qQNaN()};
   QLineF profile_line_;
   QString project_path_;             // the project last saved or opened
   bool unsaved_ = false;             // results of a run since then

@@ -93,6 +93,13 @@ QColor colour_at(ColourMap m, double t) {
   return QColor::fromRgbF(static_cast<float>(r), static_cast<float>(g), static_cast<float>(b));
 }
 
+QColor series_colour(std::size_t k) {
+  static const QColor c[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
+                             {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
+                             {188, 189, 34},  {23, 190, 207}};
+  return c[k % 10];
+}
+
 QColor status_colour(dic::PointStatus s) {
   switch (s) {
     case dic::PointStatus::converged:

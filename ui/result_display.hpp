@@ -61,6 +61,9 @@ double field_value(const dic::PointResult& p, ResultField f);
 ColourMap default_map(ResultField f);      // diverging for signed quantities, else viridis
 QColor colour_at(ColourMap m, double t);   // t in [0, 1] (clamped)
 QColor status_colour(dic::PointStatus s);  // converged green, diverged red, low texture orange
+// The k-th series' colour (Tableau 10: distinct, readable; repeats after 10): template k's on
+// the image and its track's in the plots alike, and the lines of a plot.
+QColor series_colour(std::size_t k);
 
 // A colour range: the data's (auto; symmetric about 0 for a diverging map) or a fixed one.
 struct ColourRange {

@@ -39,12 +39,15 @@ QCPColorGradient status_gradient() {
   return g;
 }
 
-// Tableau 10: distinct, readable line colours.
-QColor line_colour(std::size_t k) {
-  static const QColor c[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
-                             {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
-                             {188, 189, 34},  {23, 190, 207}};
-  return c[k % 10];
+// The captions of the empty tabs.
+QString kCursorHint() {
+  return ResultsPanel::tr("Hover over the map or the image for a point's values");
+}
+QString kSurfaceHint() {
+  return ResultsPanel::tr("Probe tool: click the image");
+}
+QString kDriftHint() {
+  return ResultsPanel::tr("Analysis > Register stack measures the drift");
 }
 
 }  // namespace
@@ -114,6 +117,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   vector_row->addStretch(1);
   res_layout->addLayout(vector_row);
   plot_ = new QCustomPlot;
+  plot_->setObjectName("map_plot");
   plot_->setMinimumSize(200, 160);
   plot_->axisRect()->setupFullAxesBox(true);
   plot_->xAxis->setLabel("x (px)");
@@ -127,7 +131,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   map_->setColorScale(scale_);
   map_->setInterpolate(false);
   res_layout->addWidget(plot_, 100);
-  cursor_label_ = new QLabel(tr("Hover over the map or the image for a point's values"));
+  cursor_label_ = new QLabel(kCursorHint());
   cursor_label_->setObjectName("cursor");
   cursor_label_->setWordWrap(true);
   cursor_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -167,7 +171,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   surface_map_->setColorScale(surface_scale);
   surface_map_->setGradient(gradient_of(ColourMap::viridis));
   surface_scale->axis()->setLabel("ZNCC");
-  surface_label_ = new QLabel(tr("Probe tool: click the image"));
+  surface_label_ = new QLabel(kSurfaceHint());
   surface_label_->setObjectName("surface_peak");
   surface_layout->addWidget(surface_plot_, 1);
   surface_layout->addWidget(surface_label_);
@@ -180,7 +184,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   drift_plot_->xAxis->setLabel(tr("frame"));
   drift_plot_->yAxis->setLabel(tr("drift (px): dx solid, dy dashed"));
   drift_plot_->legend->setVisible(true);
-  drift_label_ = new QLabel(tr("Analysis > Register stack measures the drift"));
+  drift_label_ = new QLabel(kDriftHint());
   drift_label_->setObjectName("drift_summary");
   drift_label_->setWordWrap(true);
   drift_layout->addWidget(drift_plot_, 1);
@@ -290,6 +294,10 @@ bool ResultsPanel::eventFilter(QObject* watched, QEvent* e) {
 void ResultsPanel::fit_aspect() {
   if (!map_has_data_) return;
   const QCPRange x = map_->data()->keyRange(), y = map_->data()->valueRange();
+  // The layout below is for the plot's size now: in a resize event (this filter runs before
+  // QCustomPlot's own handler) its viewport still has the old size, and a fit made for the old
+  // size alternated between a full and a thumbnail map.
+  plot_->setViewport(plot_->rect());
   plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
   plot_->yAxis->setRange(y.lower - 0.5, y.upper + 0.5);
   plot_->replot();  // lays out the axis rect for this size
@@ -348,6 +356,26 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
     for (auto* b : {range_lo_, range_hi_}) b->blockSignals(false);
   }
   fit_aspect();
+}
+
+void ResultsPanel::clear() {
+  show_map(nullptr, {});
+  cursor_label_->setText(kCursorHint());
+  profile_.clear();
+  profile_what_.clear();
+  profile_plot_->clearGraphs();
+  profile_plot_->replot();
+  show_tracks({});
+  surface_map_->data()->clear();
+  surface_has_data_ = false;
+  surface_label_->setText(kSurfaceHint());
+  surface_plot_->replot();
+  drift_plot_->clearGraphs();
+  drift_plot_->xAxis->setLabel(tr("frame"));
+  drift_plot_->yAxis->setLabel(tr("drift (px): dx solid, dy dashed"));
+  drift_plot_->replot();
+  drift_label_->setText(kDriftHint());
+  setCurrentIndex(0);
 }
 
 void ResultsPanel::set_scale(const io::ImageScale& scale, std::vector<double> frame_times_s) {
@@ -419,7 +447,7 @@ void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QStrin
     QCPGraph* g = profile_plot_->addGraph(
         profile_plot_->xAxis, series[k].strain ? profile_plot_->yAxis2 : profile_plot_->yAxis);
     g->setData(s, v);
-    g->setPen(QPen(line_colour(k), 2, series[k].strain ? Qt::DashLine : Qt::SolidLine));
+    g->setPen(QPen(series_colour(k), 2, series[k].strain ? Qt::DashLine : Qt::SolidLine));
     g->setName(series[k].name);
   }
   profile_plot_->rescaleAxes();
@@ -450,7 +478,7 @@ void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
       dx << (track.x[k] - track.x[0]) * (length ? units_.pixel_x : 1);
       dy << (track.y[k] - track.y[0]) * (length ? units_.pixel_y : 1);
     }
-    const QColor c = line_colour(t);
+    const QColor c = series_colour(t);
     QCPGraph* gx = tracks_plot_->addGraph();
     gx->setData(frame, dx);
     gx->setPen(QPen(c, 2));
@@ -485,11 +513,11 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
   }
   QCPGraph* gx = drift_plot_->addGraph();
   gx->setData(t, dx);
-  gx->setPen(QPen(line_colour(0), 2));
+  gx->setPen(QPen(series_colour(0), 2));
   gx->setName("dx");
   QCPGraph* gy = drift_plot_->addGraph();
   gy->setData(t, dy);
-  gy->setPen(QPen(line_colour(1), 2, Qt::DashLine));
+  gy->setPen(QPen(series_colour(1), 2, Qt::DashLine));
   gy->setName("dy");
   drift_plot_->rescaleAxes();
   drift_plot_->replot();
@@ -544,15 +572,17 @@ bool ResultsPanel::plot_has_data() const {
       return !profile_.empty();
     case 2:
       return tracks_plot_->graphCount() > 0;
-    default:
+    case 3:
       return surface_has_data_;
+    default:
+      return drift_plot_->graphCount() > 0;
   }
 }
 
 Status ResultsPanel::export_plot(const QString& path, const QString& title, int width,
                                  int height) const {
-  QCustomPlot* const plots[] = {plot_, profile_plot_, tracks_plot_, surface_plot_};
-  QCustomPlot* plot = plots[std::clamp(currentIndex(), 0, 3)];
+  QCustomPlot* const plots[] = {plot_, profile_plot_, tracks_plot_, surface_plot_, drift_plot_};
+  QCustomPlot* plot = plots[std::clamp(currentIndex(), 0, 4)];
   if (!plot_has_data())
     return {ErrorCode::invalid_argument, "nothing to export: the shown tab has no plot yet"};
   if (width < 16 || height < 16 || width > 20000 || height > 20000)

@@ -46,6 +46,9 @@ class ResultsPanel : public QTabWidget {
   void set_scale(const io::ImageScale& scale, std::vector<double> frame_times_s);
   const io::ImageScale& scale() const { return units_; }
   void show_map(const dic::FrameResult* frame, const dic::Grid& grid);  // null: cleared
+  // Every tab back to its empty state (another stack was opened): map, cursor line, profile,
+  // trajectories, surface and drift with their captions; the Map tab raised.
+  void clear();
   void set_cursor_text(const QString& text);  // the data cursor's line under the map
   QString cursor_text() const;
   // Along a line; `what` names it (frame, line) for the CSV header. Raises the Profile tab.

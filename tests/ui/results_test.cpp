@@ -4,13 +4,16 @@
 // Subtract mode shown, short Undo labels, a View entry per dock, play speed). The bundled sample
 // (u(x) = k (0.4 + 0.004 (x - 127.5)) px in frame k) under the offscreen platform.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -125,6 +128,157 @@ TEST_F(Results, ZnccAndStatusMapsAndRangesKeptPerQuantity) {
 }
 
 // Draw a line with the Line tool: u along it rises as the sample's u(x); the CSV holds it.
+// The map keeps its size and its axes on the grid through every redraw (issue 42: every other
+// redraw collapsed it to a thumbnail with x running about -400..750): the quantity changed
+// back and forth, the colour map, the frame.
+TEST_F(Results, TheMapKeepsItsSizeAndAxesThroughRedraws) {
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  auto* plot = panel(w)->findChild<QCustomPlot*>("map_plot");
+  ASSERT_NE(plot, nullptr);
+  const auto& pts = w.results()->frames[2].points;
+  const double x0 = pts.front().x, x1 = pts.back().x;
+  QApplication::processEvents();
+  const QSize first = plot->size();
+  const QCPRange first_x = plot->xAxis->range();
+  auto check = [&](const char* step) {
+    for (int i = 0; i < 5; ++i) QApplication::processEvents();
+    const QCPRange x = plot->xAxis->range();
+    // The colour bar's labels differ in width by quantity: the height follows within a few px.
+    EXPECT_EQ(plot->width(), first.width()) << step;
+    EXPECT_NEAR(plot->height(), first.height(), 0.15 * first.height()) << step;
+    EXPECT_NEAR(x.lower, first_x.lower, 1e-6) << step;
+    EXPECT_NEAR(x.upper, first_x.upper, 1e-6) << step;
+    EXPECT_LE(x.lower, x0) << step;
+    EXPECT_GE(x.upper, x1) << step;
+    EXPECT_LT(x.size(), 1.5 * (x1 - x0 + 12)) << step << ": " << x.lower << ".." << x.upper;
+  };
+  check("first");
+  for (const ResultField f :
+       {ResultField::exx, ResultField::u, ResultField::v, ResultField::magnitude, ResultField::u}) {
+    panel(w)->set_field(f);
+    check(to_string(f).c_str());
+  }
+  panel(w)->set_colour_map(ColourMap::viridis);
+  check("colour map");
+  for (const int k : {4, 5, 2, 3}) {
+    w.show_frame(k);
+    check("frame");
+  }
+}
+
+// The data cursor reads the same place in the frame shown (issue 42: frame 5 shown, readout
+// "frame 1"), and nothing on the reference, which has no results.
+TEST_F(Results, TheCursorReadoutFollowsTheFrame) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  w.show_frame(1);
+  ASSERT_TRUE(w.point_readout(130, 125).startsWith("frame 1: "))
+      << w.point_readout(130, 125).toStdString();
+  w.show_frame(5);
+  const QString text = panel(w)->cursor_text();
+  ASSERT_TRUE(text.startsWith("frame 5: ")) << text.toStdString();
+  const auto& f5 = w.results()->frames[4].points;
+  const long k = nearest_point(f5, w.results()->grid.cols, 12, 130, 125);
+  ASSERT_GE(k, 0);
+  EXPECT_TRUE(text.contains(QString("u %1 px").arg(f5[static_cast<std::size_t>(k)].u, 0, 'f', 3)))
+      << text.toStdString();
+  w.show_frame(0);
+  EXPECT_EQ(panel(w)->cursor_text(), QString());
+}
+
+// Opening another stack leaves nothing of the last one (issue 42: the old drift plot, its
+// caption, the old map and "ran on cpu" stayed): every tab is empty with its hint, the engine
+// line is gone, and playing stops. Play turns into Pause while it plays.
+TEST_F(Results, AnotherStackLeavesNothingOfTheLast) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ResultsPanel* p = panel(w);
+  const QString cursor_hint = "Hover over the map or the image for a point's values";
+  ASSERT_TRUE(w.profile_along(QLineF(25, 160, 230, 100)).is_ok());
+  ASSERT_TRUE(w.probe_surface(128, 128).is_ok());
+  (void)w.point_readout(130, 125);
+  reg::RegisterJob j;
+  j.stack = std::string(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif";
+  j.drift = path("drift.csv");
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_registration(j));
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(finished.count(), 1);
+  ASSERT_TRUE(p->drift_text().contains("frames registered")) << p->drift_text().toStdString();
+  auto* engine = w.findChild<QLabel*>("engine");
+  ASSERT_NE(engine, nullptr);
+  EXPECT_TRUE(engine->text().startsWith("ran on ")) << engine->text().toStdString();
+  auto* play = w.findChild<QPushButton*>("play");
+  ASSERT_NE(play, nullptr);
+  EXPECT_EQ(play->text(), "Play");
+  play->click();
+  EXPECT_EQ(play->text(), "Pause");
+
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(j.stack)).is_ok());
+  EXPECT_FALSE(play->isChecked());
+  EXPECT_EQ(play->text(), "Play");
+  EXPECT_EQ(engine->text(), QString());
+  EXPECT_EQ(p->cursor_text(), cursor_hint);
+  EXPECT_EQ(p->drift_text(), "Analysis > Register stack measures the drift");
+  EXPECT_EQ(p->surface_text(), "Probe tool: click the image");
+  EXPECT_FALSE(p->has_profile());
+  EXPECT_EQ(p->currentIndex(), 0);
+  for (int tab = 0; tab < p->count(); ++tab) {
+    p->setCurrentIndex(tab);
+    EXPECT_FALSE(p->plot_has_data()) << "tab " << tab;
+  }
+  for (QCustomPlot* plot : p->findChildren<QCustomPlot*>()) {
+    EXPECT_EQ(plot->graphCount(), 0) << plot->yAxis->label().toStdString();
+  }
+}
+
+// Each template wears its track's colour on the image and in the Trajectories plot (issue 42:
+// every box was orange while the plot gave each track its own colour).
+TEST_F(Results, TemplatesWearTheirTracksColours) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(
+      w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
+  const TemplateRect boxes[] = {{96, 96, 64, 64}, {20, 150, 40, 40}, {170, 30, 50, 40}};
+  for (const TemplateRect& r : boxes) w.add_template(r);
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_tracking());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(w.tracks().size(), 3u);
+  w.show_frame(3);
+  QApplication::processEvents();
+  const QImage shot = w.view()->grab().toImage();
+  QCustomPlot* tracks = nullptr;
+  for (QCustomPlot* p : panel(w)->findChildren<QCustomPlot*>())
+    if (p->yAxis->label().startsWith("displacement (px): dx solid")) tracks = p;
+  ASSERT_NE(tracks, nullptr);
+  ASSERT_EQ(tracks->graphCount(), 6);
+  for (std::size_t t = 0; t < 3; ++t) {
+    const QColor want = series_colour(t);
+    EXPECT_EQ(tracks->graph(static_cast<int>(2 * t))->pen().color(), want) << "track " << t;
+    // The middle of the box's top edge where the track puts it in frame 3.
+    const QPointF at = w.view()->widget_position(
+        QPointF(w.tracks()[t].x[3] - 0.5 + boxes[t].width / 2.0, w.tracks()[t].y[3] - 0.5));
+    int best = 1 << 30;
+    for (int dy = -3; dy <= 3; ++dy)
+      for (int dx = -3; dx <= 3; ++dx) {
+        const QColor c =
+            shot.pixelColor(static_cast<int>(at.x()) + dx, static_cast<int>(at.y()) + dy);
+        best = std::min(best, std::abs(c.red() - want.red()) + std::abs(c.green() - want.green()) +
+                                  std::abs(c.blue() - want.blue()));
+      }
+    EXPECT_LE(best, 24) << "template " << t << " is not drawn in its track's colour";
+  }
+}
+
 TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
   MainWindow w;
   w.resize(1400, 900);
