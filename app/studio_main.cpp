@@ -143,6 +143,8 @@ int main(int argc, char** argv) {
   args.process(app);
 
   xcorr::ui::MainWindow w;
+  // The last session's window and parameters; a screenshot starts from a clean profile.
+  if (!args.isSet("screenshot")) w.restore_settings();
   if (args.isSet("size")) {
     const QStringList wh = args.value("size").split('x');
     if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
@@ -155,11 +157,11 @@ int main(int argc, char** argv) {
   }
   xcorr::Status opened = xcorr::Status::ok();
   if (args.isSet("project"))
-    opened = w.open_project(args.value("project"));
+    opened = w.open_path(args.value("project"));
   else if (args.isSet("sample"))
     opened = w.open_sample();
   else if (!args.positionalArguments().isEmpty())
-    opened = w.open_stack(args.positionalArguments()[0]);
+    opened = w.open_path(args.positionalArguments()[0]);
   if (!opened.is_ok()) {
     std::fprintf(stderr, "xcorr-studio: %s\n", opened.message().c_str());
     if (args.isSet("screenshot")) return 2;

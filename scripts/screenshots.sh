@@ -12,6 +12,7 @@ studio=${1:-build/ci}/app/xcorr-studio
 out=docs/screenshots
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export XDG_CONFIG_HOME="$work/config"  # a clean profile: nothing of the user's settings
 shot() {  # shot WxH FILE ARGS...: one window on a screen of that size
   local size=$1 file=$2
   shift 2

@@ -30,6 +30,7 @@
 #include "core/register/options.hpp"
 #include "ui/job_runner.hpp"
 #include "ui/qt_text.hpp"
+#include "ui/window_settings.hpp"
 
 namespace xcorr::ui {
 namespace fs = std::filesystem;
@@ -69,7 +70,7 @@ enum Column { kName, kStatus, kStack, kOutput, kSettings, kColumns };
 BatchDialog::BatchDialog(std::function<dic::DicJob()> current_project, QWidget* parent)
     : QDialog(parent), current_project_(std::move(current_project)) {
   setWindowTitle(tr("Batch runs"));
-  resize(1100, 720);
+  fit_to_screen(this, QSize(1100, 720));
   runner_ = new JobRunner(this);
   auto* layout = new QVBoxLayout(this);
 

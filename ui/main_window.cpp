@@ -20,7 +20,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -50,6 +50,7 @@
 #include "ui/register_dialog.hpp"
 #include "ui/results_panel.hpp"
 #include "ui/tracking_panel.hpp"
+#include "ui/window_settings.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -106,7 +107,6 @@ class LambdaCommand : public QUndoCommand {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("XCorr Studio");
-  resize(1400, 900);
   view_ = new ImageView;
   auto* central = new QWidget;
   auto* layout = new QVBoxLayout(central);
@@ -228,6 +228,34 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   build_docks();
   build_menus();
+  fit_to_screen(this, QSize(1400, 900));  // restore_settings() puts back the last geometry
+}
+
+void MainWindow::restore_settings() {
+  const WindowState saved = saved_window_state();
+  if (!saved.geometry.isEmpty()) restoreGeometry(saved.geometry);
+  if (!saved.docks.isEmpty()) restoreState(saved.docks);
+  if (const QString dic = saved_parameters("dic"); !dic.isEmpty())
+    panel_->set_options(with_dic_parameters(panel_->options(), dic));
+  if (const QString tracking = saved_parameters("tracking"); !tracking.isEmpty())
+    tracking_panel_->set_parameters(tracking);
+}
+
+void MainWindow::save_settings() const {
+  save_window_state({saveGeometry(), saveState()});
+  save_parameters("dic", dic_parameters(panel_->options()));
+  save_parameters("tracking", tracking_panel_->parameters());
+}
+
+Status MainWindow::open_path(const QString& path) {
+  const Status s =
+      path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
+  if (s.is_ok())
+    remember_recent(path);
+  else
+    forget_recent(path);
+  rebuild_recent_menu();
+  return s;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
@@ -239,30 +267,18 @@ void MainWindow::dropEvent(QDropEvent* e) {
   if (urls.isEmpty() || !urls.first().isLocalFile()) return;
   const QString path = urls.first().toLocalFile();
   if (!keep_or_discard()) return;
-  const Status s =
-      path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
+  const Status s = open_path(path);
   if (!s.is_ok()) show_error(tr("Open"), qs(s.message()));
-}
-
-void MainWindow::remember_recent(const QString& path) {
-  QSettings settings("XCorr", "xcorr-studio");
-  QStringList recent = settings.value("recent").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > 8) recent.removeLast();
-  settings.setValue("recent", recent);
-  rebuild_recent_menu();
 }
 
 void MainWindow::rebuild_recent_menu() {
   if (recent_menu_ == nullptr) return;
   recent_menu_->clear();
-  const QStringList recent = QSettings("XCorr", "xcorr-studio").value("recent").toStringList();
+  const QStringList recent = recent_paths();
   for (const QString& path : recent) {
     recent_menu_->addAction(path, this, [this, path] {
       if (!keep_or_discard()) return;
-      const Status s =
-          path.endsWith(".json", Qt::CaseInsensitive) ? open_project(path) : open_stack(path);
+      const Status s = open_path(path);
       if (!s.is_ok()) show_error(tr("Open recent"), qs(s.message()));
     });
   }
@@ -301,10 +317,12 @@ bool MainWindow::keep_or_discard() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  if (keep_or_discard())
+  if (keep_or_discard()) {
+    save_settings();
     e->accept();
-  else
+  } else {
     e->ignore();
+  }
 }
 
 BatchDialog* MainWindow::batch_dialog() {
@@ -363,7 +381,6 @@ Status MainWindow::open_project(const QString& path) {
                 .arg(project_.results ? project_.results->frames.size() : 0)
                 .arg(project_.tracks.size()));
   }
-  remember_recent(path);
   return Status::ok();
 }
 
@@ -374,7 +391,7 @@ void MainWindow::build_menus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open image stack"), {},
                                                       tr("Images (*.tif *.tiff *.png *.bmp)"));
     if (path.isEmpty()) return;
-    const Status s = open_stack(path);
+    const Status s = open_path(path);
     if (!s.is_ok()) show_error(tr("Open stack"), qs(s.message()));
   });
   file->addAction(tr("Open &files..."), this, [this] {
@@ -390,7 +407,7 @@ void MainWindow::build_menus() {
     if (!keep_or_discard()) return;
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of images"));
     if (dir.isEmpty()) return;
-    const Status s = open_stack(dir);
+    const Status s = open_path(dir);
     if (!s.is_ok()) show_error(tr("Open folder"), qs(s.message()));
   });
   file->addAction(tr("&Add frames..."), this, [this] {
@@ -416,7 +433,7 @@ void MainWindow::build_menus() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open project"), {}, tr("Projects (*.json)"));
     if (path.isEmpty()) return;
-    const Status s = open_project(path);
+    const Status s = open_path(path);
     if (!s.is_ok()) show_error(tr("Open project"), qs(s.message()));
   });
   file->addAction(tr("&Save project..."), QKeySequence::Save, this, [this] {
@@ -427,7 +444,7 @@ void MainWindow::build_menus() {
     if (!s.is_ok())
       show_error(tr("Save project"), qs(s.message()));
     else
-      remember_recent(path);
+      remember_recent(path), rebuild_recent_menu();
   });
   file->addAction(tr("&Batch runs..."), QKeySequence(tr("Ctrl+B")), this, [this] {
     BatchDialog* d = batch_dialog();
@@ -635,8 +652,11 @@ void MainWindow::build_docks() {
   auto* scroll = new QScrollArea;  // the form scrolls on small screens (1024 x 700)
   scroll->setWidget(modes);
   scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form fits the dock's width
   scroll->setFrameShape(QFrame::NoFrame);
   dic_dock->setWidget(scroll);
+  dic_dock->setMinimumWidth(modes->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width());
   dic_dock->setObjectName("analysis_dock");
   dic_dock->setWindowTitle(tr("Analysis"));
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
@@ -793,9 +813,7 @@ Status MainWindow::open_stack(const QString& path, Index reference_page) {
   auto opened =
       io::LazyStack::open(file, io::LazyStack::kDefaultCacheBytes, opened_plane_, reference_page);
   if (!opened.is_ok()) return opened.status();
-  XCORR_RETURN_IF_ERROR(adopt_source(std::move(opened).value(), path, path.toStdString(), {}));
-  remember_recent(path);
-  return Status::ok();
+  return adopt_source(std::move(opened).value(), path, path.toStdString(), {});
 }
 
 Status MainWindow::open_files(const QStringList& files) {

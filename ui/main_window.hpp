@@ -66,6 +66,13 @@ class MainWindow : public QMainWindow {
   Status use_as_reference(int frame);
   Status use_reference_file(const QString& file);
   Status open_sample();  // the bundled DIC sample, with its elliptical ROI
+  // What the user opens (File > Open, Open recent, a drop, the command line): a project (.json)
+  // or a stack. Opened, it heads the recent list; failed, it leaves it.
+  Status open_path(const QString& path);
+  // The geometry, dock layout and analysis parameters of the last session (ui/window_settings.hpp;
+  // saved when the window closes). Without them the window fits its screen.
+  void restore_settings();
+  void save_settings() const;
   // Projects are DIC job files (docs/dic.md): the stack, ROI, options and the results CSV path;
   // `xcorr dic --job` runs the same file headless.
   // Saving also keeps the last results (core/batch/results_file.hpp); opening a project brings
@@ -141,7 +148,6 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void build_menus();
-  void remember_recent(const QString& path);
   // path: the project's stack path (empty for a list of files).
   // files: a list of files (path empty).
   Status adopt_source(std::unique_ptr<io::LazyStack> source, const QString& label,

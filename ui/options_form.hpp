@@ -89,7 +89,19 @@ class OptionWidgets {
   }
 
  private:
+  // Each field may shrink to kFieldWidth px (its text scrolls), so that the form fits a narrow
+  // dock with every combo box's arrow in view (1024 x 700 screens).
+  static constexpr int kFieldWidth = 80;
   static QWidget* make(const OptionField<S>& f) {
+    QWidget* w = make_editor(f);
+    w->setMinimumWidth(kFieldWidth);
+    if (auto* c = qobject_cast<QComboBox*>(w)) {
+      c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+      c->setMinimumContentsLength(4);
+    }
+    return w;
+  }
+  static QWidget* make_editor(const OptionField<S>& f) {
     const QString suffix = f.unit.empty() ? QString() : " " + QString::fromStdString(f.unit);
     switch (f.kind) {
       case OptionKind::integer: {

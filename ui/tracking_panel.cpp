@@ -54,6 +54,17 @@ Accuracy TrackingPanel::accuracy() const {
   return *parse_accuracy(accuracy_->currentText().toStdString());
 }
 
+QString TrackingPanel::parameters() const {
+  return subpixel_->currentText() + " " + accuracy_->currentText();
+}
+
+void TrackingPanel::set_parameters(const QString& text) {
+  const QStringList words = text.split(' ');
+  if (words.size() != 2) return;
+  if (const int k = subpixel_->findText(words[0]); k >= 0) subpixel_->setCurrentIndex(k);
+  if (const int k = accuracy_->findText(words[1]); k >= 0) accuracy_->setCurrentIndex(k);
+}
+
 void TrackingPanel::set_run_enabled(bool on) {
   run_->setEnabled(on);
 }

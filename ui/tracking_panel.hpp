@@ -20,6 +20,10 @@ class TrackingPanel : public QWidget {
   SubpixelMethod subpixel() const;  // the chosen refinement
   Accuracy accuracy() const;        // which correlation variants auto may pick
   void set_run_enabled(bool on);    // off while a run is going
+  // The choices as remembered between starts: "subpixel accuracy" ("quadratic2d exact"); an
+  // unknown word leaves its choice as it is.
+  QString parameters() const;
+  void set_parameters(const QString& text);
 
  signals:
   void run_requested();

@@ -1,14 +1,27 @@
 // main() of the Qt widget tests: a QApplication on the offscreen platform, settings (recent
-// files, levels) in a fresh folder of their own instead of the user's, then GoogleTest.
+// files, window, parameters) in a fresh folder of their own instead of the user's, then
+// GoogleTest. XCORR_TEST_SCREEN=WxH gives the offscreen platform one screen of that size
+// (default: its own, 800 x 600).
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
 int main(int argc, char** argv) {
-  qputenv("QT_QPA_PLATFORM", "offscreen");
   QTemporaryDir config;
+  QByteArray platform = "offscreen";
+  if (const QByteArray screen = qgetenv("XCORR_TEST_SCREEN"); !screen.isEmpty()) {
+    const QList<QByteArray> wh = screen.split('x');
+    QFile file(config.filePath("screen.json"));
+    if (wh.size() != 2 || !file.open(QIODevice::WriteOnly)) return 2;
+    file.write("{\"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, \"width\": " + wh[0] +
+               ", \"height\": " + wh[1] + ", \"logicalDpiX\": 96, \"logicalDpiY\": 96}]}");
+    file.close();
+    platform += ":configfile=" + file.fileName().toUtf8();
+  }
+  qputenv("QT_QPA_PLATFORM", platform);
   qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
   QStandardPaths::setTestModeEnabled(true);
   QApplication app(argc, argv);
