@@ -98,7 +98,8 @@ void ImageView::set_roi(const dic::Roi& roi) {
 }
 
 void ImageView::set_results(const dic::FrameResult* frame, const MapStyle& style, int step) {
-  results_ = frame;
+  has_results_ = frame != nullptr;
+  results_ = frame != nullptr ? *frame : dic::FrameResult{};
   style_ = style;
   step_ = std::max(1, step);
   update();
@@ -124,7 +125,7 @@ void ImageView::set_tool(Tool t) {
 void ImageView::set_templates(const std::vector<TemplateRect>& templates,
                               const std::vector<Track>* tracks, int frame) {
   templates_ = templates;
-  tracks_ = tracks;
+  tracks_ = tracks != nullptr ? *tracks : std::vector<Track>{};
   track_frame_ = frame;
   update();
 }
@@ -228,10 +229,9 @@ void ImageView::paintEvent(QPaintEvent*) {
   p.translate(offset_ + QPointF(0.5, 0.5) * scale_);
   p.scale(scale_, scale_);
   p.setRenderHint(QPainter::Antialiasing, true);
-  if (results_ != nullptr) {
-    const ColourRange range =
-        range_in_use(style_.range, results_->points, style_.field, style_.map);
-    for (const auto& pt : results_->points) {
+  if (has_results_) {
+    const ColourRange range = range_in_use(style_.range, results_.points, style_.field, style_.map);
+    for (const auto& pt : results_.points) {
       const double v = field_value(pt, style_.field);
       if (std::isnan(v)) continue;
       QColor c = style_.field == ResultField::status
@@ -243,14 +243,14 @@ void ImageView::paintEvent(QPaintEvent*) {
     }
     if (style_.vectors) {  // the largest ~2 grid steps long, times the chosen scale
       double largest = 0;
-      for (const auto& pt : results_->points)
+      for (const auto& pt : results_.points)
         if (pt.status == dic::PointStatus::converged)
           largest = std::max(largest, std::hypot(pt.u, pt.v));
       const double k = largest > 0 ? 2.0 * step_ / largest * style_.vector_scale : 0;
       QColor c = style_.vector_colour;
       c.setAlphaF(static_cast<float>(style_.vector_opacity));
       p.setPen(QPen(c, 1.0 / scale_));
-      for (const auto& pt : results_->points) {
+      for (const auto& pt : results_.points) {
         if (pt.status != dic::PointStatus::converged) continue;
         p.drawLine(QPointF(pt.x, pt.y), QPointF(pt.x + k * pt.u, pt.y + k * pt.v));
       }
@@ -295,10 +295,9 @@ void ImageView::paintEvent(QPaintEvent*) {
   for (std::size_t t = 0; t < templates_.size(); ++t) {
     const TemplateRect& r = templates_[t];
     double x = static_cast<double>(r.x), y = static_cast<double>(r.y);
-    const bool tracked = tracks_ != nullptr && t < tracks_->size() &&
-                         track_frame_ < static_cast<int>((*tracks_)[t].x.size());
+    const bool tracked = t < tracks_.size() && track_frame_ < static_cast<int>(tracks_[t].x.size());
     if (tracked) {
-      const Track& tr = (*tracks_)[t];
+      const Track& tr = tracks_[t];
       QPolygonF path;
       for (int k = 0; k <= track_frame_; ++k)
         path << QPointF(tr.x[static_cast<std::size_t>(k)], tr.y[static_cast<std::size_t>(k)]);

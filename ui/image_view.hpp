@@ -44,12 +44,13 @@ class ImageView : public QWidget {
   void set_tool(Tool t);
   Tool tool() const { return tool_; }
   void set_subtract(bool on) { subtract_ = on; }
-  // Result overlay: points of one frame (grid spacing `step` px) in the given style.
+  // Result overlay: points of one frame (grid spacing `step` px) in the given style (copied;
+  // null: none).
   void set_results(const dic::FrameResult* frame, const MapStyle& style, int step);
   // Marks: the data cursor's point, the probed point, the profile line (none: NaN).
   void set_marks(QPointF cursor, QPointF probe, QLineF profile);
-  // Templates (reference rectangles) and their tracks: drawn at their position in `frame`, with
-  // the trajectory so far.
+  // Templates (reference rectangles) and their tracks (copied; null: none): drawn at their
+  // position in `frame`, with the trajectory so far.
   void set_templates(const std::vector<TemplateRect>& templates, const std::vector<Track>* tracks,
                      int frame);
   void fit();
@@ -94,9 +95,11 @@ class ImageView : public QWidget {
   Tool tool_ = Tool::pan;
   bool subtract_ = false;
   dic::Roi roi_;
-  const dic::FrameResult* results_ = nullptr;
+  // Copies of what is shown (the project may replace its results while a repaint is pending).
+  bool has_results_ = false;
+  dic::FrameResult results_;
   std::vector<TemplateRect> templates_;
-  const std::vector<Track>* tracks_ = nullptr;
+  std::vector<Track> tracks_;
   int track_frame_ = 0;
   MapStyle style_;
   int step_ = 8;

@@ -24,6 +24,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -151,6 +152,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     refresh_frame_list();
     if (done) {
       index_timer_->stop();
+      refresh_actions();
       const Status s = source_->wait_indexed(0);
       if (s.is_ok())
         message(tr("%1 frames indexed").arg(frame_count()));
@@ -229,6 +231,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_docks();
   build_menus();
   fit_to_screen(this, QSize(1400, 900));  // restore_settings() puts back the last geometry
+  refresh_actions();
 }
 
 void MainWindow::restore_settings() {
@@ -519,8 +522,27 @@ void MainWindow::build_menus() {
   edit->addAction(tr("&Clear ROI"), this, [this] { clear_roi(); });
 
   QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
-  analysis->addAction(tr("&Register stack (drift correction)..."), this,
-                      [this] { open_register_dialog(); });
+  QToolBar* runs = addToolBar(tr("Analysis"));
+  runs->setObjectName("analysis_toolbar");
+  const auto run_action = [&](const QString& text, const QString& name, QKeySequence key,
+                              QStyle::StandardPixmap icon, auto slot) {
+    QAction* a = analysis->addAction(style()->standardIcon(icon), text, this, slot);
+    a->setObjectName(name);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WindowShortcut);
+    runs->addAction(a);
+    return a;
+  };
+  run_dic_ = run_action(tr("Run &DIC"), "run_dic", QKeySequence(Qt::Key_F5), QStyle::SP_MediaPlay,
+                        [this] { start_dic(); });
+  run_tracking_ = run_action(tr("&Track templates"), "run_tracking", QKeySequence(Qt::Key_F6),
+                             QStyle::SP_ArrowRight, [this] { start_tracking(); });
+  run_register_ = run_action(tr("&Register stack (drift correction)..."), "run_register",
+                             QKeySequence(Qt::Key_F7), QStyle::SP_BrowserReload,
+                             [this] { open_register_dialog(); });
+  cancel_action_ = run_action(tr("&Cancel run"), "cancel_run", QKeySequence(Qt::SHIFT | Qt::Key_F5),
+                              QStyle::SP_MediaStop, [this] { cancel_run(); });
+  runs->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Profiling panel"), this, [this] { show_profile_panel(); });
@@ -662,8 +684,7 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
   connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
   connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_run(); });
-  connect(panel_, &DicPanel::changed, this,
-          [this] { run_button_->setEnabled(panel_->valid() && !running()); });
+  connect(panel_, &DicPanel::changed, this, [this] { refresh_actions(); });
 
   // Results: map, trajectories, probed surface.
   auto* res_dock = new QDockWidget(tr("Results"), this);
@@ -1090,9 +1111,8 @@ bool MainWindow::start_dic() {
 
 bool MainWindow::start_run(RunController::Run run, Job work, const QString& text) {
   if (!runs_->start(std::move(run), std::move(work))) return false;
-  run_button_->setEnabled(false);
   tracking_panel_->set_run_enabled(false);
-  cancel_button_->setEnabled(true);
+  refresh_actions();
   progress_->setVisible(true);
   progress_->setRange(0, 1000);  // per mille of the run (JobRunner::progress)
   progress_->setValue(0);
@@ -1191,9 +1211,8 @@ bool MainWindow::start_registration(const reg::RegisterJob& job) {
 }
 
 void MainWindow::run_ending(const QString& name, const Status& status) {
-  run_button_->setEnabled(panel_->valid());
   tracking_panel_->set_run_enabled(true);
-  cancel_button_->setEnabled(false);
+  refresh_actions();
   progress_->setVisible(false);
   eta_label_->clear();
   if (status.is_ok()) return;  // the run's completion follows
@@ -1288,6 +1307,7 @@ void MainWindow::refresh_tracks() {
   view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
                        current_);
   results_panel_->show_tracks(project_.tracks);
+  refresh_actions();
 }
 
 Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
@@ -1436,7 +1456,53 @@ void MainWindow::show_mode() {
                                        : QString());
 }
 
+QString MainWindow::stack_blocker() const {
+  if (running()) return tr("a run is in progress");
+  if (!source_) return tr("open a stack first (File > Open stack, or Help > Open sample)");
+  if (source_->indexing()) return tr("the stack is being indexed");
+  if (frame_count() < 2)
+    return tr("the stack is one image: add the deformed frames (File > Add frames)");
+  return {};
+}
+
+QString MainWindow::dic_blocker() const {
+  if (const QString why = stack_blocker(); !why.isEmpty()) return why;
+  if (const Status s = panel_->options().check(); !s.is_ok()) return qs(s.message());
+  return {};
+}
+
+QString MainWindow::tracking_blocker() const {
+  if (const QString why = stack_blocker(); !why.isEmpty()) return why;
+  if (project_.templates.empty()) return tr("draw a template first (Template tool)");
+  return {};
+}
+
+QString MainWindow::register_blocker() const {
+  if (const QString why = stack_blocker(); !why.isEmpty()) return why;
+  if (project_.stack_path.empty())
+    return tr("registration reads a stack from its file: open a multi-page TIFF or a folder");
+  return {};
+}
+
 void MainWindow::refresh_actions() {
+  if (run_dic_ != nullptr) {
+    // Each run's action (and the form's button) is enabled only when it can start; the tooltip
+    // says what it does, its key, and otherwise why not.
+    const auto set = [](QAction* a, const QString& does, const QString& why_not) {
+      a->setEnabled(why_not.isEmpty());
+      const QString key = a->shortcut().toString(QKeySequence::NativeText);
+      a->setToolTip(why_not.isEmpty() ? tr("%1 (%2)").arg(does, key)
+                                      : tr("%1 (%2): not now, %3").arg(does, key, why_not));
+    };
+    set(run_dic_, tr("Run DIC on the open stack with the Analysis form's settings"), dic_blocker());
+    set(run_tracking_, tr("Track the templates through the stack"), tracking_blocker());
+    set(run_register_, tr("Measure and correct the stack's drift"), register_blocker());
+    set(cancel_action_, tr("Cancel the run in progress"),
+        running() ? QString() : tr("nothing is running"));
+    run_button_->setEnabled(run_dic_->isEnabled());
+    run_button_->setToolTip(run_dic_->toolTip());
+    cancel_button_->setEnabled(running());
+  }
   if (export_csv_ == nullptr) return;
   const bool results = project_.results.has_value();
   export_csv_->setEnabled(results);

@@ -163,8 +163,14 @@ class MainWindow : public QMainWindow {
   // "120.0 x 80.0 px at (10, 20) = 78 x 52 um at (6.5, 13)": a shape's extent, in the unit too.
   QString extent_text(double x, double y, double w, double h)
       const;               // the project's scale to the results panel and the Frames dock
-  void refresh_actions();  // exports enabled only when there is something to export
-  void show_mode();        // the tool and the Subtract mode in the status bar
+  void refresh_actions();  // exports and runs enabled only when they can be done
+  // Why DIC, tracking or registration cannot start now ("" when it can): the runs' actions are
+  // disabled with this reason in their tooltip.
+  QString dic_blocker() const;
+  QString tracking_blocker() const;
+  QString register_blocker() const;
+  QString stack_blocker() const;  // no stack, still indexing, one image, or a run going
+  void show_mode();               // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
   void message(const QString& text);  // status bar and log
   // A dialog that stays until dismissed (not blocking: runs and tests go on), and the log.
@@ -239,6 +245,10 @@ class MainWindow : public QMainWindow {
   std::function<int(const QString&)> ask_;
   QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
           *export_plot_ = nullptr;
+  // Analysis > Run DIC (F5), Track templates (F6), Register stack (F7), Cancel run (Shift+F5),
+  // in the menu and the Analysis toolbar.
+  QAction *run_dic_ = nullptr, *run_tracking_ = nullptr, *run_register_ = nullptr,
+          *cancel_action_ = nullptr;
   int current_ = 0;
 };
 

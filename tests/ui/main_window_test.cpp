@@ -6,14 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolBar>
 #include <QUndoStack>
 #include <cstdlib>
 #include <filesystem>
@@ -260,6 +264,91 @@ TEST_F(Studio, TracksTemplatesThroughTheStack) {
   }
   ASSERT_TRUE(w.export_tracks_csv(QString::fromStdString(path("tracks.csv"))).is_ok());
   EXPECT_NE(read(path("tracks.csv")).find("frame,template,x,y,dx,dy,zncc"), std::string::npos);
+}
+
+// Run DIC, Track templates, Register stack and Cancel live in the Analysis menu and toolbar with
+// keys (F5, F6, F7, Shift+F5), enabled only when they can run, with the reason in the tooltip
+// when not (issue 42: Run DIC was only at the bottom of a 24-field form).
+TEST_F(Studio, RunsAreReachedFromTheMenuToolbarAndKeys) {
+  MainWindow w;
+  w.show();
+  w.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
+  auto action = [&](const char* name) {
+    auto* a = w.findChild<QAction*>(name);
+    EXPECT_NE(a, nullptr) << name;
+    return a;
+  };
+  QAction *dic = action("run_dic"), *track = action("run_tracking"), *reg = action("run_register"),
+          *cancel = action("cancel_run");
+  ASSERT_TRUE(dic && track && reg && cancel);
+  EXPECT_EQ(dic->shortcut(), QKeySequence(Qt::Key_F5));
+  EXPECT_EQ(track->shortcut(), QKeySequence(Qt::Key_F6));
+  EXPECT_EQ(reg->shortcut(), QKeySequence(Qt::Key_F7));
+  auto* toolbar = w.findChild<QToolBar*>("analysis_toolbar");
+  ASSERT_NE(toolbar, nullptr);
+  for (QAction* a : {dic, track, reg, cancel}) {
+    EXPECT_TRUE(toolbar->actions().contains(a)) << a->text().toStdString();
+    EXPECT_FALSE(a->icon().isNull()) << a->text().toStdString();
+  }
+  QMenu* analysis = nullptr;
+  for (QAction* m : w.menuBar()->actions())
+    if (m->text() == "&Analysis") analysis = m->menu();
+  ASSERT_NE(analysis, nullptr);
+  EXPECT_TRUE(analysis->actions().contains(dic) && analysis->actions().contains(track) &&
+              analysis->actions().contains(reg));
+  // Nothing open: disabled, and the tooltip says why.
+  for (QAction* a : {dic, track, reg}) {
+    EXPECT_FALSE(a->isEnabled());
+    EXPECT_TRUE(a->toolTip().contains("open a stack first")) << a->toolTip().toStdString();
+  }
+  EXPECT_TRUE(cancel->toolTip().contains("nothing is running"));
+  ASSERT_TRUE(w.open_sample().is_ok());
+  EXPECT_TRUE(dic->isEnabled()) << dic->toolTip().toStdString();
+  EXPECT_TRUE(dic->toolTip().endsWith("(F5)")) << dic->toolTip().toStdString();
+  EXPECT_TRUE(reg->isEnabled()) << reg->toolTip().toStdString();
+  EXPECT_FALSE(track->isEnabled());
+  EXPECT_TRUE(track->toolTip().contains("draw a template first")) << track->toolTip().toStdString();
+  // Settings the form refuses: DIC is off with the form's reason, the form's button too.
+  dic::DicOptions o = w.dic_panel()->options();
+  const dic::DicOptions good = o;
+  o.subset = 30;
+  w.dic_panel()->set_options(o);
+  EXPECT_FALSE(dic->isEnabled());
+  EXPECT_TRUE(dic->toolTip().contains("subset")) << dic->toolTip().toStdString();
+  QPushButton* run_button = nullptr;
+  for (QPushButton* b : w.findChildren<QPushButton*>())
+    if (b->text() == "Run DIC") run_button = b;
+  ASSERT_NE(run_button, nullptr);
+  EXPECT_FALSE(run_button->isEnabled());
+  o = good;
+  o.step = 12;
+  w.dic_panel()->set_options(o);
+  ASSERT_TRUE(dic->isEnabled());
+  // F5 runs DIC; while it runs only Cancel is on.
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  QTest::keyClick(&w, Qt::Key_F5);
+  ASSERT_TRUE(w.running());
+  EXPECT_FALSE(dic->isEnabled());
+  EXPECT_TRUE(dic->toolTip().contains("a run is in progress"));
+  EXPECT_TRUE(cancel->isEnabled());
+  ASSERT_TRUE(wait_for_run(w, finished));
+  EXPECT_TRUE(w.has_results());
+  EXPECT_FALSE(cancel->isEnabled());
+  // A template: F6 tracks it.
+  w.add_template({96, 96, 64, 64});
+  EXPECT_TRUE(track->isEnabled()) << track->toolTip().toStdString();
+  finished.clear();
+  QTest::keyClick(&w, Qt::Key_F6);
+  ASSERT_TRUE(w.running());
+  ASSERT_TRUE(wait_for_run(w, finished));
+  EXPECT_EQ(w.tracks().size(), 1u);
+  // A list of files cannot be registered: the reason names it.
+  ASSERT_TRUE(
+      w.open_files({QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif"}).is_ok());
+  EXPECT_FALSE(reg->isEnabled());
+  EXPECT_TRUE(reg->toolTip().contains("reads a stack from its file"))
+      << reg->toolTip().toStdString();
 }
 
 // The correlation surface around a probed point peaks at that point's displacement.
