@@ -136,13 +136,24 @@ void ImageView::fit() {
   offset_ = QPointF((width() - scale_ * cols_) / 2, (height() - scale_ * rows_) / 2);
   fitted_ = true;
   update();
+  emit zoom_changed(scale_);
 }
 
 void ImageView::one_to_one() {
-  const QPointF centre = to_image(QPointF(width() / 2.0, height() / 2.0));
-  scale_ = 1;
-  offset_ = QPointF(width() / 2.0, height() / 2.0) - (centre + QPointF(0.5, 0.5)) * scale_;
+  zoom_at(QPointF(width() / 2.0, height() / 2.0), 1 / scale_);
+}
+
+void ImageView::zoom_by(double factor) {
+  zoom_at(QPointF(width() / 2.0, height() / 2.0), factor);
+}
+
+void ImageView::zoom_at(QPointF at, double factor) {
+  const QPointF image = to_image(at);
+  scale_ = std::clamp(scale_ * factor, kMinZoom, kMaxZoom);
+  offset_ = at - (image + QPointF(0.5, 0.5)) * scale_;
+  fitted_ = false;
   update();
+  emit zoom_changed(scale_);
 }
 
 QPointF ImageView::to_image(QPointF w) const {
@@ -333,13 +344,7 @@ void ImageView::paintEvent(QPaintEvent*) {
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {
-  const QPointF at = e->position();
-  const QPointF image = to_image(at);
-  const double factor = std::pow(1.0015, e->angleDelta().y());
-  scale_ = std::clamp(scale_ * factor, 0.02, 64.0);
-  offset_ = at - (image + QPointF(0.5, 0.5)) * scale_;
-  fitted_ = false;
-  update();
+  zoom_at(e->position(), std::pow(1.0015, e->angleDelta().y()));
 }
 
 void ImageView::mousePressEvent(QMouseEvent* e) {

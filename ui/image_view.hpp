@@ -55,7 +55,9 @@ class ImageView : public QWidget {
                      int frame);
   void fit();
   void one_to_one();
-  double zoom() const { return scale_; }
+  void zoom_by(double factor);            // about the view's centre, within kMinZoom..kMaxZoom
+  double zoom() const { return scale_; }  // screen px per image px
+  static constexpr double kMinZoom = 0.02, kMaxZoom = 64;
   QPointF widget_position(QPointF image) const { return to_widget(image); }
 
  signals:
@@ -66,6 +68,7 @@ class ImageView : public QWidget {
   void shape_edited(int index, const xcorr::dic::RoiShape& shape);  // Edit tool: moved/resized
   void shape_deleted(int index);                                    // Edit tool: Delete key
   void pixel_hovered(double x, double y, double value, bool inside);
+  void zoom_changed(double zoom);  // screen px per image px
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -80,6 +83,7 @@ class ImageView : public QWidget {
  private:
   QPointF to_image(QPointF widget) const;
   QPointF to_widget(QPointF image) const;
+  void zoom_at(QPointF widget, double factor);  // keeps the image point under `widget` there
   void rebuild_image();
 
   std::vector<float> pixels_;

@@ -50,6 +50,7 @@
 #include "ui/qt_text.hpp"
 #include "ui/register_dialog.hpp"
 #include "ui/results_panel.hpp"
+#include "ui/tool_icons.hpp"
 #include "ui/tracking_panel.hpp"
 #include "ui/window_settings.hpp"
 
@@ -224,6 +225,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   mode_label_ = new QLabel;
   mode_label_->setObjectName("mode");
   statusBar()->addPermanentWidget(mode_label_);
+  auto* zoom_label = new QLabel;
+  zoom_label->setObjectName("zoom");
+  zoom_label->setToolTip(
+      tr("Zoom: screen px per image px (View > Fit Ctrl+0, 1:1 Ctrl+1, "
+         "Ctrl+plus, Ctrl+minus, the wheel)"));
+  statusBar()->addPermanentWidget(zoom_label);
+  connect(view_, &ImageView::zoom_changed, zoom_label,
+          [zoom_label](double z) { zoom_label->setText(tr("%1 %").arg(z * 100, 0, 'f', 0)); });
   statusBar()->addPermanentWidget(eta_label_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(engine_label_);
@@ -232,6 +241,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_menus();
   fit_to_screen(this, QSize(1400, 900));  // restore_settings() puts back the last geometry
   refresh_actions();
+  show_mode();
 }
 
 void MainWindow::restore_settings() {
@@ -293,10 +303,18 @@ dic::DicJob MainWindow::project() const {
 }
 
 Status MainWindow::save_project(const QString& path) {
+  project_.display = results_panel_->display_settings().toStdString();
   XCORR_RETURN_IF_ERROR(project_.save(path.toStdString()));
   project_path_ = path;
   unsaved_ = false;
-  return Status::ok();
+  return confirm(
+      Status::ok(),
+      project_.results ? tr("Saved the project and its results:") : tr("Saved the project:"), path);
+}
+
+Status MainWindow::confirm(const Status& done, const QString& what, const QString& path) {
+  if (done.is_ok()) message(what + " " + path);
+  return done;
 }
 
 bool MainWindow::keep_or_discard() {
@@ -365,6 +383,8 @@ Status MainWindow::open_project(const QString& path) {
   panel_->set_options(job.value().options);
   const std::vector<TemplateRect>& templates = job.value().templates;
   if (!templates.empty()) set_templates_internal(templates);
+  project_.display = job.value().display;
+  if (!project_.display.empty()) results_panel_->set_display_settings(qs(project_.display));
   project_path_ = path;
   unsaved_ = false;
   // The results saved with the project come back as they were (not computed again).
@@ -524,24 +544,27 @@ void MainWindow::build_menus() {
   QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
   QToolBar* runs = addToolBar(tr("Analysis"));
   runs->setObjectName("analysis_toolbar");
-  const auto run_action = [&](const QString& text, const QString& name, QKeySequence key,
-                              QStyle::StandardPixmap icon, auto slot) {
+  const auto run_action = [&](const QString& text, const QString& button, const QString& name,
+                              QKeySequence key, QStyle::StandardPixmap icon, auto slot) {
     QAction* a = analysis->addAction(style()->standardIcon(icon), text, this, slot);
+    a->setIconText(button);  // the toolbar's short label
     a->setObjectName(name);
     a->setShortcut(key);
     a->setShortcutContext(Qt::WindowShortcut);
     runs->addAction(a);
     return a;
   };
-  run_dic_ = run_action(tr("Run &DIC"), "run_dic", QKeySequence(Qt::Key_F5), QStyle::SP_MediaPlay,
-                        [this] { start_dic(); });
-  run_tracking_ = run_action(tr("&Track templates"), "run_tracking", QKeySequence(Qt::Key_F6),
-                             QStyle::SP_ArrowRight, [this] { start_tracking(); });
-  run_register_ = run_action(tr("&Register stack (drift correction)..."), "run_register",
-                             QKeySequence(Qt::Key_F7), QStyle::SP_BrowserReload,
+  run_dic_ = run_action(tr("Run &DIC"), tr("Run DIC"), "run_dic", QKeySequence(Qt::Key_F5),
+                        QStyle::SP_MediaPlay, [this] { start_dic(); });
+  run_tracking_ =
+      run_action(tr("&Track templates"), tr("Track"), "run_tracking", QKeySequence(Qt::Key_F6),
+                 QStyle::SP_ArrowRight, [this] { start_tracking(); });
+  run_register_ = run_action(tr("&Register stack (drift correction)..."), tr("Register"),
+                             "run_register", QKeySequence(Qt::Key_F7), QStyle::SP_BrowserReload,
                              [this] { open_register_dialog(); });
-  cancel_action_ = run_action(tr("&Cancel run"), "cancel_run", QKeySequence(Qt::SHIFT | Qt::Key_F5),
-                              QStyle::SP_MediaStop, [this] { cancel_run(); });
+  cancel_action_ = run_action(tr("&Cancel run"), tr("Cancel"), "cancel_run",
+                              QKeySequence(Qt::SHIFT | Qt::Key_F5), QStyle::SP_MediaStop,
+                              [this] { cancel_run(); });
   runs->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -550,32 +573,66 @@ void MainWindow::build_menus() {
     if (d != profile_dock_) view->addAction(d->toggleViewAction());
   }
   view->addSeparator();
-  view->addAction(tr("&Fit"), this, [this] { view_->fit(); });
-  view->addAction(tr("&1:1"), this, [this] { view_->one_to_one(); });
+  const auto view_action = [&](const QString& text, const char* name, QKeySequence key, auto slot) {
+    QAction* a = view->addAction(text, this, slot);
+    a->setObjectName(name);
+    a->setShortcut(key);
+  };
+  view_action(tr("&Fit"), "zoom_fit", QKeySequence(tr("Ctrl+0")), [this] { view_->fit(); });
+  view_action(tr("&1:1 (one screen px per image px)"), "zoom_1to1", QKeySequence(tr("Ctrl+1")),
+              [this] { view_->one_to_one(); });
+  view_action(tr("Zoom &in"), "zoom_in", QKeySequence::ZoomIn, [this] { view_->zoom_by(1.25); });
+  view_action(tr("Zoom &out"), "zoom_out", QKeySequence::ZoomOut,
+              [this] { view_->zoom_by(1 / 1.25); });
 
+  // The image tools: an icon, a key, and a tooltip that says how each is used.
   QToolBar* tools = addToolBar(tr("Tools"));
+  tools->setObjectName("tools_toolbar");
+  tools->setToolButtonStyle(Qt::ToolButtonIconOnly);
   auto* group = new QActionGroup(this);
-  const std::pair<QString, Tool> kinds[] = {{tr("Pan"), Tool::pan},
-                                            {tr("Rectangle"), Tool::rectangle},
-                                            {tr("Ellipse"), Tool::ellipse},
-                                            {tr("Polygon"), Tool::polygon},
-                                            {tr("Template"), Tool::template_rect},
-                                            {tr("Probe"), Tool::probe},
-                                            {tr("Line"), Tool::line},
-                                            {tr("Edit"), Tool::edit}};
-  for (const auto& [name, tool] : kinds) {
-    QAction* a = tools->addAction(name, this, [this, t = tool, n = name] {
-      view_->set_tool(t);
-      tool_name_ = n;
-      show_mode();
-    });
+  const struct {
+    QString name;
+    Tool tool;
+    Qt::Key key;
+    QString how;
+  } kinds[] = {
+      {tr("Pan"), Tool::pan, Qt::Key_H, tr("drag to move the image, the wheel zooms")},
+      {tr("Rectangle"), Tool::rectangle, Qt::Key_R,
+       tr("drag a rectangle into the DIC region (with Subtract, out of it)")},
+      {tr("Ellipse"), Tool::ellipse, Qt::Key_O,
+       tr("drag an ellipse into the DIC region (with Subtract, out of it)")},
+      {tr("Polygon"), Tool::polygon, Qt::Key_G,
+       tr("click the corners; double-click to close it, Esc drops it")},
+      {tr("Template"), Tool::template_rect, Qt::Key_T,
+       tr("drag a template to track through the stack (Analysis > Track templates)")},
+      {tr("Probe"), Tool::probe, Qt::Key_P,
+       tr("click a point: its ZNCC surface against the frame shown (Results > Surface)")},
+      {tr("Line"), Tool::line, Qt::Key_L,
+       tr("drag a line: u, v and strains along it (Results > Profile)")},
+      {tr("Edit"), Tool::edit, Qt::Key_E,
+       tr("click a DIC region shape to select it, drag it or its corners, Delete removes it")},
+  };
+  for (const auto& k : kinds) {
+    QAction* a = tools->addAction(tool_icon(k.tool), k.name, this,
+                                  [this, t = k.tool, n = k.name, how = k.how] {
+                                    view_->set_tool(t);
+                                    tool_name_ = n;
+                                    show_mode();
+                                    statusBar()->showMessage(tr("%1: %2").arg(n, how), 10000);
+                                  });
+    a->setObjectName("tool_" + k.name.toLower());
+    a->setShortcut(QKeySequence(k.key));
+    a->setToolTip(tr("%1 (%2): %3").arg(k.name, QKeySequence(k.key).toString(), k.how));
     a->setCheckable(true);
-    a->setChecked(tool == Tool::pan);
+    a->setChecked(k.tool == Tool::pan);
     group->addAction(a);
   }
-  QAction* subtract = tools->addAction(tr("Subtract"));
+  QAction* subtract = tools->addAction(subtract_icon(), tr("Subtract"));
   subtract->setCheckable(true);
-  subtract->setToolTip(tr("New ROI shapes cut out of the ROI (shown in the status bar)"));
+  subtract->setShortcut(QKeySequence(Qt::Key_S));
+  subtract->setToolTip(
+      tr("Subtract (S): new shapes cut out of the DIC region instead of adding to it (shown in "
+         "red in the status bar)"));
   subtract->setObjectName("subtract");
   connect(subtract, &QAction::toggled, this, [this](bool on) {
     view_->set_subtract(on);
@@ -1347,8 +1404,9 @@ Result<Stack<float>> MainWindow::probe_surface(double x, double y) {
   return m;
 }
 
-Status MainWindow::export_tracks_csv(const QString& path) const {
-  return project_.export_tracks_csv(path.toStdString());
+Status MainWindow::export_tracks_csv(const QString& path) {
+  return confirm(project_.export_tracks_csv(path.toStdString()),
+                 tr("Exported %1 track(s) to").arg(project_.tracks.size()), path);
 }
 
 void MainWindow::show_frame(int k) {
@@ -1404,8 +1462,11 @@ void MainWindow::refresh_scale() {
 
 void MainWindow::refresh_results() {
   const dic::FrameResult* shown = project_.result_of(current_);
-  view_->set_results(shown, results_panel_->style(), project_.ran_options.step);
-  results_panel_->show_map(shown, shown != nullptr ? project_.results->grid : dic::Grid{});
+  // The map first: it resolves a locked range over every frame, which the overlay then uses.
+  results_panel_->show_map(
+      shown, shown != nullptr ? project_.results->grid : dic::Grid{},
+      project_.results ? project_.results->frames : std::vector<dic::FrameResult>{});
+  view_->set_results(shown, results_panel_->shown_style(), project_.ran_options.step);
   refresh_actions();
 }
 
@@ -1511,15 +1572,19 @@ void MainWindow::refresh_actions() {
   export_plot_->setEnabled(results || !project_.tracks.empty() || results_panel_->plot_has_data());
 }
 
-Status MainWindow::export_csv(const QString& path, bool per_frame) const {
-  return project_.export_csv(path.toStdString(), per_frame);
+Status MainWindow::export_csv(const QString& path, bool per_frame) {
+  return confirm(project_.export_csv(path.toStdString(), per_frame),
+                 tr("Exported the displacements of %1 frame(s) to")
+                     .arg(project_.results ? project_.results->frames.size() : 0),
+                 path);
 }
 
-Status MainWindow::export_frame_csv(const QString& path, int frame) const {
-  return project_.export_frame_csv(path.toStdString(), frame);
+Status MainWindow::export_frame_csv(const QString& path, int frame) {
+  return confirm(project_.export_frame_csv(path.toStdString(), frame),
+                 tr("Exported frame %1 to").arg(frame), path);
 }
 
-Status MainWindow::export_plot(const QString& path, int width, int height) const {
+Status MainWindow::export_plot(const QString& path, int width, int height) {
   const MapStyle style = results_panel_->style();
   QString what;
   switch (results_panel_->currentIndex()) {
@@ -1542,7 +1607,8 @@ Status MainWindow::export_plot(const QString& path, int width, int height) const
   const QString file = current_ >= 1 && current_ <= static_cast<int>(project_.frame_names.size())
                            ? qs(project_.frame_names[static_cast<std::size_t>(current_ - 1)])
                            : qs(project_.reference_name);
-  return results_panel_->export_plot(path, what + " (" + file + ")", width, height);
+  return confirm(results_panel_->export_plot(path, what + " (" + file + ")", width, height),
+                 tr("Exported the plot (%1 x %2 px) to").arg(width).arg(height), path);
 }
 
 }  // namespace xcorr::ui

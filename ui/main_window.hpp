@@ -113,7 +113,7 @@ class MainWindow : public QMainWindow {
   // drift table into `out` (.tif), run and shown as a registration is.
   bool apply_drift_table(const QString& table, const QString& out);
   const std::vector<Track>& tracks() const { return project_.tracks; }
-  Status export_tracks_csv(const QString& path) const;
+  Status export_tracks_csv(const QString& path);
 
   // The ZNCC surface of the reference subset (DIC subset size) centred at (x, y) px against the
   // current frame, over +- the search radius; shown in the Results dock's "Surface" tab.
@@ -121,11 +121,12 @@ class MainWindow : public QMainWindow {
   Result<Stack<float>> probe_surface(double x, double y);
   bool has_results() const { return project_.results.has_value(); }
   const std::optional<dic::DicResult>& results() const { return project_.results; }
-  Status export_csv(const QString& path, bool per_frame = false) const;
-  Status export_frame_csv(const QString& path, int frame) const;  // one deformed frame (>= 1)
+  // Exports and saves say what they wrote in the status bar (and the log) when they succeed.
+  Status export_csv(const QString& path, bool per_frame = false);
+  Status export_frame_csv(const QString& path, int frame);  // one deformed frame (>= 1)
   // The Results dock's shown plot, .png or .pdf, titled with what it shows (quantity, frame,
   // file).
-  Status export_plot(const QString& path, int width = 1600, int height = 1200) const;
+  Status export_plot(const QString& path, int width = 1600, int height = 1200);
   // The data cursor: the nearest grid point's results at (x, y) px of the shown frame (empty
   // when none), shown under the map and marked on the image.
   QString point_readout(double x, double y);
@@ -173,6 +174,8 @@ class MainWindow : public QMainWindow {
   void show_mode();               // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
   void message(const QString& text);  // status bar and log
+  // `done`'s status passed on; when it succeeded, "<what> <path>" in the status bar and log.
+  Status confirm(const Status& done, const QString& what, const QString& path);
   // A dialog that stays until dismissed (not blocking: runs and tests go on), and the log.
   void show_error(const QString& title, const QString& text, const char* name = "error");
   // The files of a stack of files, in frame order (empty for a multi-page TIFF).

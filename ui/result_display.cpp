@@ -141,6 +141,25 @@ ColourRange range_in_use(const ColourRange& r, const std::vector<dic::PointResul
   return {true, lo, hi};
 }
 
+ColourRange range_over_frames(const std::vector<dic::FrameResult>& frames, ResultField f,
+                              ColourMap m) {
+  std::vector<dic::PointResult> extremes;  // each frame's points that bound its range
+  for (const dic::FrameResult& frame : frames) {
+    const dic::PointResult* lo = nullptr;
+    const dic::PointResult* hi = nullptr;
+    for (const dic::PointResult& p : frame.points) {
+      const double v = field_value(p, f);
+      if (!std::isfinite(v)) continue;
+      if (lo == nullptr || v < field_value(*lo, f)) lo = &p;
+      if (hi == nullptr || v > field_value(*hi, f)) hi = &p;
+    }
+    if (lo != nullptr) extremes.insert(extremes.end(), {*lo, *hi});
+  }
+  ColourRange r = range_in_use({}, extremes, f, m);
+  r.automatic = false;
+  return r;
+}
+
 long nearest_point(const std::vector<dic::PointResult>& points, long cols, int step, double x,
                    double y) {
   if (points.empty() || cols < 1 || step < 1) return -1;

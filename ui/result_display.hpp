@@ -65,14 +65,20 @@ QColor status_colour(dic::PointStatus s);  // converged green, diverged red, low
 // the image and its track's in the plots alike, and the lines of a plot.
 QColor series_colour(std::size_t k);
 
-// A colour range: the data's (auto; symmetric about 0 for a diverging map) or a fixed one.
+// A colour range: the data's (auto; symmetric about 0 for a diverging map) or a fixed one. A
+// locked auto range is the data's over every frame: the same colours on each (no rescaling
+// while playing).
 struct ColourRange {
   bool automatic = true;
   double lo = 0, hi = 1;
+  bool locked = false;  // with automatic: over every frame
 };
 // The range used for `points`: fixed as given, or the finite values' extent.
 ColourRange range_in_use(const ColourRange& r, const std::vector<dic::PointResult>& points,
                          ResultField f, ColourMap m);
+// The data's range over every frame (a fixed range, automatic false).
+ColourRange range_over_frames(const std::vector<dic::FrameResult>& frames, ResultField f,
+                              ColourMap m);
 
 struct MapStyle {
   ResultField field = ResultField::u;

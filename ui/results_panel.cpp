@@ -9,10 +9,12 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "ui/scaled_ticker.hpp"
 
@@ -77,11 +79,20 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
     s->setKeyboardTracking(false);
     s->setToolTip(tr("Colour range of this quantity (kept per quantity); editing turns Auto off"));
   }
-  auto_range_ = new QPushButton(tr("Auto"));
+  auto_range_ = new QToolButton;
+  auto_range_->setText(tr("Auto"));
   auto_range_->setObjectName("auto_range");
   auto_range_->setCheckable(true);
   auto_range_->setChecked(true);
-  auto_range_->setToolTip(tr("The data's range (symmetric about 0 for the diverging map)"));
+  auto_range_->setToolTip(
+      tr("The data's range on each frame (symmetric about 0 for the diverging map)"));
+  lock_range_ = new QToolButton;
+  lock_range_->setText(tr("Lock"));
+  lock_range_->setObjectName("lock_range");
+  lock_range_->setCheckable(true);
+  lock_range_->setToolTip(
+      tr("The data's range over every frame: the same colours on each frame "
+         "(no rescaling while playing)"));
   controls->addWidget(field_, 1);
   controls->addWidget(colours_, 1);
   res_layout->addLayout(controls);
@@ -90,6 +101,7 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   range_row->addWidget(range_lo_, 1);
   range_row->addWidget(range_hi_, 1);
   range_row->addWidget(auto_range_);
+  range_row->addWidget(lock_range_);
   res_layout->addLayout(range_row);
   for (QWidget* w : std::initializer_list<QWidget*>{field_, colours_, range_lo_, range_hi_})
     w->setMinimumWidth(60);
@@ -205,7 +217,9 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
         set_range(range_lo_->value(), range_hi_->value());
     });
   }
-  connect(auto_range_, &QPushButton::clicked, this, [this] { set_auto_range(); });
+  connect(auto_range_, &QToolButton::clicked, this, [this] { set_auto_range(); });
+  connect(lock_range_, &QToolButton::clicked, this,
+          [this](bool on) { on ? set_locked_range() : set_auto_range(); });
   connect(vectors_, &QCheckBox::toggled, this, [this] { emit display_changed(); });
   connect(vector_scale_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
   connect(vector_opacity_, &QDoubleSpinBox::valueChanged, this, [this] { emit display_changed(); });
@@ -256,6 +270,63 @@ void ResultsPanel::set_auto_range() {
   emit display_changed();
 }
 
+void ResultsPanel::set_locked_range() {
+  ColourRange r;
+  r.locked = true;
+  ranges_[style().field] = r;
+  load_field_settings();
+  emit display_changed();
+}
+
+MapStyle ResultsPanel::shown_style() const {
+  MapStyle s = style();
+  if (s.range.automatic && s.range.locked) {
+    const auto l = locked_.find(s.field);
+    if (l != locked_.end()) s.range = l->second;
+  }
+  return s;
+}
+
+QString ResultsPanel::display_settings() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [f, name] : EnumLabels<ResultField>::table) {
+    nlohmann::json q = {{"colours", label(maps_.at(f))}};
+    const auto r = ranges_.find(f);
+    if (r == ranges_.end() || (r->second.automatic && !r->second.locked))
+      q["range"] = "auto";
+    else if (r->second.automatic)
+      q["range"] = "locked";
+    else
+      q["range"] = {r->second.lo, r->second.hi};
+    j[name] = q;
+  }
+  return QString::fromStdString(j.dump());
+}
+
+void ResultsPanel::set_display_settings(const QString& text) {
+  const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+  if (!j.is_object()) return;
+  for (const auto& [f, name] : EnumLabels<ResultField>::table) {
+    if (!j.contains(name) || !j[name].is_object()) continue;
+    const nlohmann::json& q = j[name];
+    if (q.contains("colours") && q["colours"].is_string()) {
+      if (const auto m = parse_label<ColourMap>(q["colours"].get<std::string>())) maps_[f] = *m;
+    }
+    if (!q.contains("range")) continue;
+    const nlohmann::json& r = q["range"];
+    if (r == "auto") {
+      ranges_.erase(f);
+    } else if (r == "locked") {
+      ranges_[f] = {true, 0, 1, true};
+    } else if (r.is_array() && r.size() == 2 && r[0].is_number() && r[1].is_number() &&
+               r[0].get<double>() < r[1].get<double>()) {
+      ranges_[f] = {false, r[0].get<double>(), r[1].get<double>()};
+    }
+  }
+  load_field_settings();
+  emit display_changed();
+}
+
 void ResultsPanel::set_vectors(bool on, double scale, const QColor& colour, double opacity) {
   vector_colour_value_ = colour;
   vectors_->setChecked(on);
@@ -266,19 +337,22 @@ void ResultsPanel::set_vectors(bool on, double scale, const QColor& colour, doub
 
 void ResultsPanel::load_field_settings() {
   const MapStyle s = style();
-  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_, lock_range_})
     w->blockSignals(true);
   colours_->setCurrentIndex(colours_->findData(static_cast<int>(s.map)));
-  auto_range_->setChecked(s.range.automatic);
+  auto_range_->setChecked(s.range.automatic && !s.range.locked);
+  lock_range_->setChecked(s.range.automatic && s.range.locked);
   if (!s.range.automatic) {
     range_lo_->setValue(s.range.lo);
     range_hi_->setValue(s.range.hi);
   }
   const bool status = s.field == ResultField::status;
-  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_, lock_range_}) {
     w->setEnabled(!status);
-  for (QWidget* w : std::initializer_list<QWidget*>{colours_, range_lo_, range_hi_, auto_range_})
     w->blockSignals(false);
+  }
 }
 
 bool ResultsPanel::eventFilter(QObject* watched, QEvent* e) {
@@ -323,7 +397,8 @@ void ResultsPanel::fit_aspect() {
   plot_->replot();
 }
 
-void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
+void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g,
+                            const std::vector<dic::FrameResult>& frames) {
   map_has_data_ = frame != nullptr && !frame->points.empty();
   scale_->setVisible(map_has_data_);
   if (!map_has_data_) {
@@ -331,7 +406,11 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
     plot_->replot();
     return;
   }
-  const MapStyle s = style();
+  const MapStyle raw = style();
+  if (raw.range.automatic && raw.range.locked && raw.field != ResultField::status)
+    locked_[raw.field] = range_over_frames(
+        frames.empty() ? std::vector<dic::FrameResult>{*frame} : frames, raw.field, raw.map);
+  const MapStyle s = shown_style();
   const auto& pts = frame->points;
   map_->data()->setSize(static_cast<int>(g.cols), static_cast<int>(g.rows));
   map_->data()->setRange(QCPRange(pts.front().x, pts.back().x),
@@ -349,7 +428,7 @@ void ResultsPanel::show_map(const dic::FrameResult* frame, const dic::Grid& g) {
   label_axes();
   const ColourRange used = range_in_use(s.range, pts, s.field, s.map);
   map_->setDataRange(QCPRange(used.lo, used.hi));
-  if (s.range.automatic && s.field != ResultField::status) {  // show the range in use
+  if (raw.range.automatic && s.field != ResultField::status) {  // show the range in use
     for (auto* b : {range_lo_, range_hi_}) b->blockSignals(true);
     range_lo_->setValue(used.lo);
     range_hi_->setValue(used.hi);

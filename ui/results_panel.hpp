@@ -25,6 +25,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 
 namespace xcorr::ui {
 
@@ -33,11 +34,20 @@ class ResultsPanel : public QTabWidget {
  public:
   explicit ResultsPanel(QWidget* parent = nullptr);
 
-  MapStyle style() const;  // what the overlay and the map show
+  MapStyle style() const;  // the widgets' choices (a locked range as locked)
+  // What the overlay and the map show: style() with a locked range resolved over every frame
+  // (as the last show_map computed it).
+  MapStyle shown_style() const;
   void set_field(ResultField f);
   void set_colour_map(ColourMap m);      // for the shown quantity
   void set_range(double lo, double hi);  // fixed, for the shown quantity (lo < hi)
   void set_auto_range();
+  void set_locked_range();  // auto over every frame, for the shown quantity
+  // Colour map and range of each quantity as JSON text (the project keeps it: "display"):
+  // {"u": {"colours": "diverging", "range": "auto" | "locked" | [lo, hi]}, ...}. Reading skips
+  // what it does not know; the rest keep their defaults.
+  QString display_settings() const;
+  void set_display_settings(const QString& json);
   void set_vectors(bool on, double scale, const QColor& colour, double opacity);
 
   // Lengths in the scale's unit (axes, colour bar of u, v and |d|, the cursor, trajectories) and
@@ -45,7 +55,9 @@ class ResultsPanel : public QTabWidget {
   // is given; an empty scale shows px and frame numbers. Replots.
   void set_scale(const io::ImageScale& scale, std::vector<double> frame_times_s);
   const io::ImageScale& scale() const { return units_; }
-  void show_map(const dic::FrameResult* frame, const dic::Grid& grid);  // null: cleared
+  // One frame's quantity (null: cleared); `frames` (every frame's results) for a locked range.
+  void show_map(const dic::FrameResult* frame, const dic::Grid& grid,
+                const std::vector<dic::FrameResult>& frames = {});
   // Every tab back to its empty state (another stack was opened): map, cursor line, profile,
   // trajectories, surface and drift with their captions; the Map tab raised.
   void clear();
@@ -80,12 +92,14 @@ class ResultsPanel : public QTabWidget {
   void fit_aspect();           // square pixels in the map plot
   QComboBox *field_, *colours_;
   QDoubleSpinBox *range_lo_, *range_hi_, *vector_scale_, *vector_opacity_;
-  QPushButton *auto_range_, *vector_colour_;
+  QToolButton *auto_range_, *lock_range_;  // tool buttons: the range row stays narrow
+  QPushButton* vector_colour_;
   QCheckBox* vectors_;
   QColor vector_colour_value_{255, 255, 255};
   QLabel *cursor_label_, *surface_label_;
   std::map<ResultField, ColourMap> maps_;
   std::map<ResultField, ColourRange> ranges_;
+  std::map<ResultField, ColourRange> locked_;  // locked ranges over every frame, by show_map
   QCustomPlot *plot_, *profile_plot_, *tracks_plot_, *surface_plot_, *drift_plot_;
   QLabel* drift_label_;
   QCPColorMap *map_, *surface_map_;

@@ -57,8 +57,9 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   if (!parsed.is_ok()) return bad(parsed.status().message());
   const json j = std::move(parsed).value();
   if (!j.is_object()) return bad("the job file must hold one JSON object");
-  static const std::set<std::string> job_keys = {
-      "name", "reference", "reference_page", "frames", "roi", "out", "per_frame", "templates"};
+  static const std::set<std::string> job_keys = {"name",      "reference", "reference_page",
+                                                 "frames",    "roi",       "out",
+                                                 "per_frame", "templates", "display"};
   for (const auto& [key, value] : j.items()) {
     if (!job_keys.count(key) && find_field(dic_option_table(), key) == nullptr)
       return bad("the job file has an unknown key '" + key + "'");
@@ -86,6 +87,11 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       if (!rect.is_ok()) return bad("job key 'templates': " + rect.status().message());
       job.templates.push_back(rect.value());
     }
+  }
+  if (j.contains("display")) {
+    if (!j["display"].is_object())
+      return bad("job key 'display': expected an object (the desktop app's display settings)");
+    job.display = j["display"].dump();
   }
   if (j.contains("roi")) {
     if (!j["roi"].is_array()) return bad("job key 'roi': expected a list of shapes");
@@ -129,6 +135,7 @@ std::string to_json(const DicJob& job) {
     j["templates"] = json::array();
     for (const TemplateRect& t : job.templates) j["templates"].push_back(to_string(t));
   }
+  if (!job.display.empty()) j["display"] = json::parse(job.display);
   io::write_options(j, dic_option_table(), o);
   return j.dump(2) + "\n";
 }

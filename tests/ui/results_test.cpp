@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -277,6 +278,83 @@ TEST_F(Results, TemplatesWearTheirTracksColours) {
       }
     EXPECT_LE(best, 24) << "template " << t << " is not drawn in its track's colour";
   }
+}
+
+// Exports and saves confirm in the status bar what they wrote and where (issue 42: no
+// confirmation); a failed one does not.
+TEST_F(Results, ExportsAndSavesSayWhatTheyWrote) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  const auto said = [&] { return w.statusBar()->currentMessage().toStdString(); };
+  const QString csv = QString::fromStdString(path("dic.csv"));
+  ASSERT_TRUE(w.export_csv(csv).is_ok());
+  EXPECT_EQ(said(), "Exported the displacements of 5 frame(s) to " + csv.toStdString());
+  const QString frame = QString::fromStdString(path("frame.csv"));
+  ASSERT_TRUE(w.export_frame_csv(frame, 3).is_ok());
+  EXPECT_EQ(said(), "Exported frame 3 to " + frame.toStdString());
+  const QString plot = QString::fromStdString(path("plot.png"));
+  ASSERT_TRUE(w.export_plot(plot, 800, 600).is_ok());
+  EXPECT_EQ(said(), "Exported the plot (800 x 600 px) to " + plot.toStdString());
+  const QString project = QString::fromStdString(path("project.json"));
+  ASSERT_TRUE(w.save_project(project).is_ok());
+  EXPECT_EQ(said(), "Saved the project and its results: " + project.toStdString());
+  w.statusBar()->clearMessage();
+  EXPECT_FALSE(w.export_csv(QString::fromStdString(path("missing/dic.csv"))).is_ok());
+  EXPECT_EQ(said(), "");
+}
+
+// Lock keeps one colour range on every frame (the data's over all frames; issue 42: the range
+// rescaled every frame while playing), and the overlay uses it too; the colour map and range of
+// each quantity travel with the project.
+TEST_F(Results, TheColourRangeLocksAcrossFramesAndTravelsWithTheProject) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ResultsPanel* p = panel(w);
+  auto* plot = p->findChild<QCustomPlot*>("map_plot");
+  ASSERT_NE(plot, nullptr);
+  auto* map = qobject_cast<QCPColorMap*>(plot->plottable(0));
+  ASSERT_NE(map, nullptr);
+  p->set_field(ResultField::u);
+  w.show_frame(1);
+  const QCPRange auto1 = map->dataRange();
+  w.show_frame(5);
+  const QCPRange auto5 = map->dataRange();
+  EXPECT_GT(auto5.upper, 2 * auto1.upper) << "auto: each frame its own range";
+  auto* lock = p->findChild<QAbstractButton*>("lock_range");
+  ASSERT_NE(lock, nullptr);
+  lock->click();
+  const ColourRange all = range_over_frames(w.results()->frames, ResultField::u, p->style().map);
+  for (const int k : {1, 3, 5}) {
+    w.show_frame(k);
+    EXPECT_DOUBLE_EQ(map->dataRange().lower, all.lo) << "frame " << k;
+    EXPECT_DOUBLE_EQ(map->dataRange().upper, all.hi) << "frame " << k;
+    EXPECT_FALSE(p->shown_style().range.automatic);
+    EXPECT_DOUBLE_EQ(p->shown_style().range.hi, all.hi) << "the overlay's range";
+  }
+  EXPECT_DOUBLE_EQ(all.hi, auto5.upper) << "frame 5 holds the largest u";
+  // Per quantity: zncc in viridis, exx fixed; saved and reopened.
+  p->set_field(ResultField::zncc);
+  p->set_colour_map(ColourMap::viridis);
+  p->set_field(ResultField::exx);
+  p->set_range(-0.01, 0.02);
+  const QString project = QString::fromStdString(path("project.json"));
+  ASSERT_TRUE(w.save_project(project).is_ok());
+  MainWindow again;
+  again.show();
+  ASSERT_TRUE(again.open_project(project).is_ok());
+  ResultsPanel* q = panel(again);
+  q->set_field(ResultField::u);
+  EXPECT_TRUE(q->style().range.automatic && q->style().range.locked);
+  q->set_field(ResultField::zncc);
+  EXPECT_EQ(q->style().map, ColourMap::viridis);
+  q->set_field(ResultField::exx);
+  EXPECT_FALSE(q->style().range.automatic);
+  EXPECT_DOUBLE_EQ(q->style().range.lo, -0.01);
+  EXPECT_DOUBLE_EQ(q->style().range.hi, 0.02);
 }
 
 TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {

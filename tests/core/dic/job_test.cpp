@@ -30,6 +30,7 @@ TEST(JobFile, RoundTripsThroughItsJson) {
   job.roi.shapes.push_back(parse_roi_shape("ellipse:50,60,20,10").value());
   job.templates = {{40, 50, 32, 24}, {0, 0, 1, 1}};
   job.reference_page = 3;
+  job.display = R"({"u":{"colours":"viridis","range":[-1.0,2.5]}})";
   auto back = parse_dic_job(to_json(job), "/");
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(to_json(back.value()), to_json(job));
@@ -37,6 +38,7 @@ TEST(JobFile, RoundTripsThroughItsJson) {
   EXPECT_EQ(back.value().frames, job.frames);
   EXPECT_EQ(back.value().templates, job.templates);
   EXPECT_EQ(back.value().reference_page, 3);
+  EXPECT_EQ(back.value().display, job.display);
   job.reference_page = 0;  // the default is not written: older job files read the same
   EXPECT_EQ(to_json(job).find("reference_page"), std::string::npos);
   EXPECT_NE(to_json(job).find("\"40,50,32,24\""), std::string::npos)
@@ -53,6 +55,18 @@ TEST(JobFile, AReferencePageIsANonNegativeInteger) {
   ASSERT_FALSE(text.is_ok());
   EXPECT_NE(text.status().message().find("expected an integer"), std::string::npos)
       << text.status().message();
+}
+
+// The desktop app's display settings are an object, kept as they are; anything else is refused
+// by name.
+TEST(JobFile, DisplaySettingsAreAnObject) {
+  const std::string head = R"({"reference": "s.tif", "out": "o.csv", "display": )";
+  EXPECT_EQ(parse_dic_job(head + R"({"v": {"range": "locked"}}})", "/").value().display,
+            R"({"v":{"range":"locked"}})");
+  const auto bad = parse_dic_job(head + "[1, 2]}", "/");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("job key 'display': expected an object"), std::string::npos)
+      << bad.status().message();
 }
 
 // Templates are typed in the job and refused by name when a file spells one wrong (the window
