@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/annotations.hpp"
+
 namespace xcorr::ui {
 
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
@@ -341,6 +343,16 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.drawPolyline(poly);
   }
   p.restore();
+  draw_annotations(p, rect(), scale_bar_ ? scale_bar(scale_units_, scale_, width()) : ScaleBar{},
+                   time_stamp_ && std::isfinite(time_s_) ? time_stamp(time_s_) : QString());
+}
+
+void ImageView::set_annotations(const io::ImageScale& scale, double time_s, bool bar, bool stamp) {
+  scale_units_ = scale;
+  time_s_ = time_s;
+  scale_bar_ = bar;
+  time_stamp_ = stamp;
+  update();
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {

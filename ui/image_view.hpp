@@ -12,6 +12,7 @@
 
 #include "core/dic/dic.hpp"
 #include "core/dic/roi.hpp"
+#include "core/io/scale.hpp"
 #include "core/matrix.hpp"
 #include "core/tracking/tracking.hpp"
 #include "ui/result_display.hpp"
@@ -53,6 +54,9 @@ class ImageView : public QWidget {
   // position in `frame`, with the trajectory so far.
   void set_templates(const std::vector<TemplateRect>& templates, const std::vector<Track>* tracks,
                      int frame);
+  // The scale bar (from the scale's pixel size) and the time stamp (time_s after the reference;
+  // NaN: none) drawn over the view, each when switched on (ui/annotations.hpp).
+  void set_annotations(const io::ImageScale& scale, double time_s, bool scale_bar, bool time_stamp);
   void fit();
   void one_to_one();
   void zoom_by(double factor);            // about the view's centre, within kMinZoom..kMaxZoom
@@ -107,6 +111,9 @@ class ImageView : public QWidget {
   int track_frame_ = 0;
   MapStyle style_;
   int step_ = 8;
+  io::ImageScale scale_units_;
+  double time_s_ = qQNaN();
+  bool scale_bar_ = true, time_stamp_ = true;
   QPointF cursor_mark_{qQNaN(), qQNaN()}, probe_mark_{qQNaN(), qQNaN()};
   QLineF profile_line_;
   // Interaction state.

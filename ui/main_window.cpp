@@ -582,6 +582,17 @@ void MainWindow::build_menus() {
   view_action(tr("&1:1 (one screen px per image px)"), "zoom_1to1", QKeySequence(tr("Ctrl+1")),
               [this] { view_->one_to_one(); });
   view_action(tr("Zoom &in"), "zoom_in", QKeySequence::ZoomIn, [this] { view_->zoom_by(1.25); });
+  view->addSeparator();
+  scale_bar_ = view->addAction(tr("&Scale bar"), this, [this] { refresh_annotations(); });
+  scale_bar_->setObjectName("scale_bar");
+  scale_bar_->setToolTip(tr("A scale bar on the image (needs the stack's pixel size)"));
+  time_stamp_ = view->addAction(tr("&Time stamp"), this, [this] { refresh_annotations(); });
+  time_stamp_->setObjectName("time_stamp");
+  time_stamp_->setToolTip(tr("The frame's time on the image (needs the frame interval)"));
+  for (QAction* a : {scale_bar_, time_stamp_}) {
+    a->setCheckable(true);
+    a->setChecked(true);
+  }
   view_action(tr("Zoom &out"), "zoom_out", QKeySequence::ZoomOut,
               [this] { view_->zoom_by(1 / 1.25); });
 
@@ -1441,13 +1452,22 @@ void MainWindow::show_frame(int k) {
     slider_->blockSignals(false);
   }
   refresh_results();
+  refresh_annotations();
   // The data cursor reads the same place in this frame (or nothing where it has no results).
   if (!std::isnan(cursor_at_.x())) (void)point_readout(cursor_at_.x(), cursor_at_.y());
   view_->set_templates(project_.templates, project_.tracks.empty() ? nullptr : &project_.tracks,
                        current_);
 }
 
+void MainWindow::refresh_annotations() {
+  if (scale_bar_ == nullptr || !source_) return;
+  const io::ImageScale scale = project_.scale();
+  view_->set_annotations(scale, scale.has_time() ? project_.frame_time_s(current_) : qQNaN(),
+                         scale_bar_->isChecked(), time_stamp_->isChecked());
+}
+
 void MainWindow::refresh_scale() {
+  refresh_annotations();
   if (results_panel_ == nullptr || scale_label_ == nullptr) return;  // while the window is built
   const io::ImageScale scale = project_.scale();
   std::vector<double> times;

@@ -161,6 +161,7 @@ class MainWindow : public QMainWindow {
   void refresh_tracks();
   void refresh_results();
   void refresh_scale();
+  void refresh_annotations();  // the scale bar and time stamp of the frame shown
   // "120.0 x 80.0 px at (10, 20) = 78 x 52 um at (6.5, 13)": a shape's extent, in the unit too.
   QString extent_text(double x, double y, double w, double h)
       const;               // the project's scale to the results panel and the Frames dock
@@ -250,6 +251,7 @@ class MainWindow : public QMainWindow {
           *export_plot_ = nullptr;
   // Analysis > Run DIC (F5), Track templates (F6), Register stack (F7), Cancel run (Shift+F5),
   // in the menu and the Analysis toolbar.
+  QAction *scale_bar_ = nullptr, *time_stamp_ = nullptr;  // View: the image's annotations
   QAction *run_dic_ = nullptr, *run_tracking_ = nullptr, *run_register_ = nullptr,
           *cancel_action_ = nullptr;
   int current_ = 0;

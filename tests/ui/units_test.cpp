@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
+#include <QAction>
+#include <QApplication>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -18,6 +20,7 @@
 #include "core/io/tiff_writer.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
+#include "ui/annotations.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/image_view.hpp"
 #include "ui/main_window.hpp"
@@ -198,6 +201,60 @@ TEST(UnitsText, TheDataCursorAddsTheUnit) {
                    "(-0.1625 um),"))
       << t.toStdString();
   EXPECT_TRUE(point_text(p).startsWith("x 120.0, y 80.0: u 0.412 px, v -0.250 px,"));
+}
+
+// The scale bar is a round length about a sixth of the view wide, in the stack's unit; the time
+// stamp is the frame's time (issue 42: neither existed).
+TEST(Annotations, RoundLengthsAndTimes) {
+  EXPECT_DOUBLE_EQ(round_length(37), 20);
+  EXPECT_DOUBLE_EQ(round_length(0.74), 0.5);
+  EXPECT_DOUBLE_EQ(round_length(10), 10);
+  EXPECT_DOUBLE_EQ(round_length(1.99e-3), 1e-3);
+  io::ImageScale s;
+  EXPECT_EQ(scale_bar(s, 2, 600).length, 0) << "no pixel size, no bar";
+  s.pixel_x = s.pixel_y = 0.25;
+  s.unit = "um";
+  // 600 screen px at zoom 2: a sixth is 100 screen px = 50 image px = 12.5 um -> 10 um, 80 px.
+  const ScaleBar bar = scale_bar(s, 2, 600);
+  EXPECT_DOUBLE_EQ(bar.length, 10);
+  EXPECT_DOUBLE_EQ(bar.screen_px, 80);
+  EXPECT_EQ(bar.label, QString::fromUtf8("10 \u00b5m"));
+  EXPECT_EQ(time_stamp(7.5), "t = 7.50 s");
+  EXPECT_EQ(time_stamp(90), "t = 90.0 s");
+  EXPECT_EQ(time_stamp(150), "t = 2.50 min");
+  EXPECT_EQ(time_stamp(-4), "t = -4.00 s");
+  EXPECT_EQ(time_stamp(9000), "t = 2.50 h");
+}
+
+// In the window: a stack with a scale shows the bar (white, bottom right) and the time of the
+// frame shown; View > Scale bar and Time stamp switch them off.
+TEST_F(Units, TheViewCarriesAScaleBarAndATimeStamp) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(scaled_stack())).is_ok());
+  w.show_frame(3);
+  QApplication::processEvents();
+  // White pixels in the view's bottom-right corner (the bar) and top-left (the time stamp).
+  auto white_in = [&](QRect r) {
+    const QImage shot = w.view()->grab().toImage();
+    int n = 0;
+    for (int y = r.top(); y <= r.bottom(); ++y)
+      for (int x = r.left(); x <= r.right(); ++x) n += shot.pixel(x, y) == qRgb(255, 255, 255);
+    return n;
+  };
+  const QSize v = w.view()->size();
+  const QRect bar_corner(v.width() - v.width() / 4, v.height() - 60, v.width() / 4 - 1, 59);
+  const QRect time_corner(0, 0, v.width() / 4, 60);
+  const int bar_on = white_in(bar_corner), time_on = white_in(time_corner);
+  auto* bar = w.findChild<QAction*>("scale_bar");
+  auto* stamp = w.findChild<QAction*>("time_stamp");
+  ASSERT_TRUE(bar && stamp);
+  bar->trigger();
+  stamp->trigger();
+  QApplication::processEvents();
+  EXPECT_GT(bar_on, 100 + white_in(bar_corner)) << "the bar's white pixels";
+  EXPECT_GT(time_on, 30 + white_in(time_corner)) << "the time stamp's white pixels";
 }
 
 }  // namespace
