@@ -6,7 +6,6 @@
 
 #include <QApplication>
 #include <QFile>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 
 int main(int argc, char** argv) {
@@ -22,8 +21,9 @@ int main(int argc, char** argv) {
     platform += ":configfile=" + file.fileName().toUtf8();
   }
   qputenv("QT_QPA_PLATFORM", platform);
+  // Not QStandardPaths' test mode: its folder (~/.qttest) is shared by the tests CTest runs at
+  // once, and one test's saved window would be another's.
   qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
-  QStandardPaths::setTestModeEnabled(true);
   QApplication app(argc, argv);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
