@@ -64,3 +64,10 @@ if [ -d "$s14" ]; then
     "$s14" "$s14" "$s14" "$s14" "$work" > "$work/s14.json"
   shot 1600x1000 "$out/sample14-map.png" --project "$work/s14.json" --run --frame 1 --cursor 1000,300
 fi
+# The first start on a 1024x700 screen (no --size: the window fits the screen it opens on).
+xvfb-run -a -s "-screen 0 1024x700x24" "$studio" --screen --screenshot "$out/first-start-1024x700.png" --sample
+# A real 2-channel hyperstack as a Green/Magenta composite with a scale bar (its test saves it).
+build=${1:-build/ci}
+XCORR_SCREENSHOTS=$out XCORR_REAL_IMAGES=$build/real-images xvfb-run -a -s "-screen 0 1600x1000x24" \
+  env QT_QPA_PLATFORM=xcb "$build/tests/test_ui_hyperstack_test" \
+  --gtest_filter='*GreenMagentaComposite*' > /dev/null

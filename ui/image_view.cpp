@@ -35,17 +35,9 @@ void ImageView::set_frame(MatrixView<const float> frame) {
       std::count_if(pixels_.begin(), pixels_.end(), [](float v) { return !std::isfinite(v); });
   if (auto_levels_ && !levels_known_ && static_cast<std::size_t>(missing_) < pixels_.size()) {
     levels_known_ = true;
-    std::vector<float> sorted;  // the finite pixels
-    sorted.reserve(pixels_.size() - static_cast<std::size_t>(missing_));
-    for (const float v : pixels_)
-      if (std::isfinite(v)) sorted.push_back(v);
-    const auto at = [&](double q) {
-      const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
-      std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(k), sorted.end());
-      return static_cast<double>(sorted[k]);
-    };
-    black_ = at(0.005);
-    white_ = at(0.995);
+    const Levels l = percentile_levels(pixels_);
+    black_ = l.black;
+    white_ = l.white;
   }
   rebuild_image();
   if (new_size || !fitted_) fit();
@@ -67,11 +59,48 @@ void ImageView::set_levels(double black, double white) {
   update();
 }
 
+void ImageView::set_lut(Lut lut) {
+  lut_ = lut;
+  rebuild_image();
+  update();
+}
+
+void ImageView::set_other_channels(std::vector<ChannelLayer> layers) {
+  others_ = std::move(layers);
+  rebuild_image();
+  update();
+}
+
 void ImageView::rebuild_image() {
   const double span = white_ > black_ ? white_ - black_ : 1.0;
   const auto grey = [&](float p) {
     return static_cast<uchar>(std::clamp((p - black_) / span, 0.0, 1.0) * 255.0 + 0.5);
   };
+  const std::size_t n = static_cast<std::size_t>(rows_) * cols_;
+  if (lut_ != Lut::grays || !others_.empty()) {  // colour: the channels' colours added
+    image_ = QImage(cols_, rows_, QImage::Format_RGB32);
+    for (int y = 0; y < rows_; ++y) {
+      auto* line = reinterpret_cast<QRgb*>(image_.scanLine(y));
+      for (int x = 0; x < cols_; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y) * cols_ + x;
+        const float p = pixels_[i];
+        if (!std::isfinite(p)) {
+          line[x] = kMissingColour;
+          continue;
+        }
+        QRgb c = lut_rgb(lut_, (p - black_) / span);
+        int r = qRed(c), g = qGreen(c), b = qBlue(c);
+        for (const ChannelLayer& l : others_) {
+          if (l.pixels.size() != n || !std::isfinite(l.pixels[i])) continue;
+          const double s = l.white > l.black ? l.white - l.black : 1.0;
+          c = lut_rgb(l.lut, (l.pixels[i] - l.black) / s);
+          r += qRed(c), g += qGreen(c), b += qBlue(c);
+        }
+        line[x] = qRgb(std::min(r, 255), std::min(g, 255), std::min(b, 255));
+      }
+    }
+    return;
+  }
   if (missing_ == 0) {
     image_ = QImage(cols_, rows_, QImage::Format_Grayscale8);
     for (int y = 0; y < rows_; ++y) {

@@ -15,6 +15,7 @@
 #include "core/io/scale.hpp"
 #include "core/matrix.hpp"
 #include "core/tracking/tracking.hpp"
+#include "ui/lut.hpp"
 #include "ui/result_display.hpp"
 
 namespace xcorr::ui {
@@ -32,6 +33,16 @@ class ImageView : public QWidget {
   // Shows `frame`; levels: auto (0.5 % / 99.5 % percentiles of the first frame shown after
   // reset_levels(), kept while scrolling) unless set_levels was called.
   void set_frame(MatrixView<const float> frame);
+  // A composite: the frame above is the active channel, shown with `lut` and the view's levels;
+  // other channels (their pixels, the frame's size, with their own LUT and levels) add their
+  // colours (ui/lut.hpp). One grey channel: Grays and no others (the default).
+  struct ChannelLayer {
+    std::vector<float> pixels;  // rows x cols, row-major
+    Lut lut = Lut::grays;
+    double black = 0, white = 1;
+  };
+  void set_lut(Lut lut);
+  void set_other_channels(std::vector<ChannelLayer> layers);
   void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
   double black() const { return black_; }       // the levels in use (grey values)
@@ -94,6 +105,8 @@ class ImageView : public QWidget {
   long missing_ = 0;
   int rows_ = 0, cols_ = 0;
   double black_ = 0, white_ = 0;
+  Lut lut_ = Lut::grays;
+  std::vector<ChannelLayer> others_;
   bool auto_levels_ = true;
   bool levels_known_ = false;
   QImage image_;

@@ -44,6 +44,7 @@
 #include "core/io/tiff_integrity.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
+#include "ui/channels_panel.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/levels_bar.hpp"
 #include "ui/profile_panel.hpp"
@@ -830,6 +831,24 @@ void MainWindow::build_docks() {
     show_frame(current_);
   });
 
+  auto* channels_dock = new QDockWidget(tr("Channels"), this);
+  channels_dock->setObjectName("channels_dock");
+  channels_ = new ChannelsPanel;
+  channels_dock->setWidget(channels_);
+  addDockWidget(Qt::LeftDockWidgetArea, channels_dock);
+  tabifyDockWidget(levels_dock, channels_dock);
+  levels_dock->raise();
+  connect(channels_, &ChannelsPanel::display_changed, this, [this] { channels_changed(); });
+  connect(channels_, &ChannelsPanel::z_requested, this, [this](long z) {
+    dic::DicOptions o = panel_->options();
+    if (o.z == z) return;
+    o.z = static_cast<int>(z);
+    panel_->set_options(o);  // the analysis' z-plane: the stack is read again at it
+    project_.options = panel_->options();
+    const Status s = reopen_keeping_project();
+    if (!s.is_ok()) show_error(tr("Z-plane"), qs(s.message()));
+  });
+
   auto* log_dock = new QDockWidget(tr("Log"), this);
   log_dock->setObjectName("log_dock");
   log_ = new QPlainTextEdit;
@@ -1027,6 +1046,7 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   slider_->blockSignals(false);
   view_->set_levels(0, 0);  // auto levels for every new stack
   view_->reset_levels();
+  open_channels();
   show_frame(0);
   view_->fit();
   refresh_frame_list();
@@ -1041,6 +1061,83 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   if (!source_->indexing() && !indexed.is_ok())
     show_error(tr("Damaged stack"), qs(indexed.message()), "open_problem");
   return Status::ok();
+}
+
+void MainWindow::open_channels() {
+  const io::HyperLayout layout = source_->metadata().layout;
+  channel_stacks_.clear();
+  channel_levels_.clear();
+  shown_channel_ = 0;
+  const long analysed = opened_plane_.channel;
+  if (layout.channels > 1 && !project_.stack_path.empty() && !opened_plane_.all_pages) {
+    for (long c = 0; c < layout.channels; ++c) {
+      if (c == analysed) {
+        channel_stacks_.push_back(source_);
+        continue;
+      }
+      io::PlaneSelection plane = opened_plane_;
+      plane.channel = c;
+      auto opened = io::LazyStack::open(project_.stack_path, io::LazyStack::kDefaultCacheBytes / 4,
+                                        plane, project_.reference_page);
+      if (!opened.is_ok() || opened.value()->count() != source_->count()) {
+        message(tr("Channel %1 cannot be shown: %2")
+                    .arg(c + 1)
+                    .arg(opened.is_ok() ? tr("another number of frames")
+                                        : qs(opened.status().message())));
+        channel_stacks_.clear();
+        break;
+      }
+      channel_stacks_.push_back(std::move(opened).value());
+    }
+  }
+  const long channels = channel_stacks_.empty() ? 1 : layout.channels;
+  channel_levels_.assign(static_cast<std::size_t>(channels), Levels{});
+  shown_channel_ = channel_stacks_.empty() ? 0 : analysed;
+  channels_->set_stack_layout(channels, layout.slices, opened_plane_.z, shown_channel_);
+  view_->set_lut(channels_->lut(shown_channel_));
+}
+
+void MainWindow::channels_changed() {
+  // The active channel's levels come from the view; the new active channel's go into it.
+  const long active = std::clamp(channels_->active(), 0L, channels_->channels() - 1);
+  if (active != shown_channel_ && !channel_levels_.empty()) {
+    channel_levels_[static_cast<std::size_t>(shown_channel_)] = {view_->black(), view_->white(),
+                                                                 view_->auto_levels()};
+    const Levels next = channel_levels_[static_cast<std::size_t>(active)];
+    shown_channel_ = active;
+    if (next.automatic) {
+      view_->set_levels(0, 0);
+      view_->reset_levels();
+    } else {
+      view_->set_levels(next.black, next.white);
+    }
+  }
+  view_->set_lut(channels_->lut(shown_channel_));
+  if (source_) show_frame(current_);
+}
+
+void MainWindow::show_other_channels() {
+  std::vector<ImageView::ChannelLayer> layers;
+  if (channels_->composite()) {
+    for (long c = 0; c < static_cast<long>(channel_stacks_.size()); ++c) {
+      if (c == shown_channel_ || !channels_->visible(c)) continue;
+      auto frame = channel_stacks_[static_cast<std::size_t>(c)]->frame(current_);
+      if (!frame.is_ok()) continue;
+      const MatrixView<const float> m = (*frame.value())[0];
+      ImageView::ChannelLayer layer;
+      layer.pixels.resize(static_cast<std::size_t>(m.rows * m.cols));
+      for (Index y = 0; y < m.rows; ++y)
+        std::copy(m.row(y), m.row(y) + m.cols, layer.pixels.begin() + y * m.cols);
+      Levels& levels = channel_levels_[static_cast<std::size_t>(c)];
+      if (levels.automatic && !(levels.black < levels.white))
+        levels = percentile_levels(layer.pixels);  // auto: from the first frame shown
+      layer.lut = channels_->lut(c);
+      layer.black = levels.black;
+      layer.white = levels.white;
+      layers.push_back(std::move(layer));
+    }
+  }
+  view_->set_other_channels(std::move(layers));
 }
 
 void MainWindow::refresh_frame_list() {
@@ -1423,12 +1520,16 @@ Status MainWindow::export_tracks_csv(const QString& path) {
 void MainWindow::show_frame(int k) {
   if (!source_) return;
   current_ = std::clamp(k, 0, frame_count() - 1);
-  auto frame = source_->frame(current_);
+  io::LazyStack& shown = channel_stacks_.empty()
+                             ? *source_
+                             : *channel_stacks_[static_cast<std::size_t>(shown_channel_)];
+  auto frame = shown.frame(current_);
   if (!frame.is_ok()) {
     message(qs(frame.status().message()));
     return;
   }
   view_->set_frame((*frame.value())[0]);
+  show_other_channels();
   levels_->show_frame((*frame.value())[0], view_->black(), view_->white(), view_->auto_levels());
   if (frame_list_->currentRow() != current_) {
     frame_list_->blockSignals(true);

@@ -25,6 +25,7 @@
 #include "core/status.hpp"
 #include "core/tracking/tracking.hpp"
 #include "ui/image_view.hpp"
+#include "ui/lut.hpp"
 #include "ui/run_controller.hpp"
 
 class QDragEnterEvent;
@@ -232,6 +233,16 @@ class MainWindow : public QMainWindow {
   BatchDialog* batch_ = nullptr;
   class QDockWidget* profile_dock_ = nullptr;
   class LevelsBar* levels_ = nullptr;
+  // The channels shown (ui/channels_panel.hpp): a hyperstack's channels at the analysis' z-plane,
+  // each opened for display (the analysis channel is source_), with its levels; the active
+  // channel's levels live in the view while it is active (shown_channel_).
+  class ChannelsPanel* channels_ = nullptr;
+  std::vector<std::shared_ptr<io::LazyStack>> channel_stacks_;
+  std::vector<Levels> channel_levels_;
+  long shown_channel_ = 0;
+  void open_channels();        // after a stack is adopted
+  void channels_changed();     // the Channels dock changed: levels kept, frame shown again
+  void show_other_channels();  // the composite's other layers of the frame shown
   QListWidget* frame_list_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
   QSpinBox* fps_ = nullptr;

@@ -56,14 +56,16 @@ inline DriftingHyperstack drifting(long channels, long frames, unsigned seed, st
   return h;
 }
 
-// A TCYX float32 ImageJ hyperstack of `frames` time points: ihc.png's R, G and B (channels 0-2)
+// A TCYX float32 ImageJ hyperstack of `frames` time points: ihc.png's R, G and B (channels 0-2;
+// the first `channels` of them)
 // cut to 128 x 128 px around (row0, col0) after a band-limited shift of a random walk
 // (sub-pixel, up to about 6 px), Gaussian noise of 2 % of each channel's range, 12 hot pixels
 // (4 x the channel's maximum) per plane at random places, and a 10 x 10 NaN block in time
 // points 3 and 6 (missing data, e.g. after stitching). 0.32 um pixels, 2 s per time point.
 // defects false: the same stack (same seed: drift and noise) without hot pixels and NaN.
 inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file, long frames,
-                                                        unsigned seed, bool defects = true) {
+                                                        unsigned seed, bool defects = true,
+                                                        long channels = 3) {
   constexpr Index kSource = 160, kOut = 128, kRow0 = 200, kCol0 = 180;
   std::mt19937 g(seed);
   const DriftingHyperstack h = drifting(3, frames, seed, g);
@@ -82,21 +84,22 @@ inline Result<DriftingHyperstack> write_real_hyperstack(const std::string& file,
     channel.push_back(std::move(crop));
   }
   io::StackMetadata m;
-  m.layout.channels = 3;
+  m.layout.channels = channels;
   m.layout.frames = frames;
   m.channel_names = {"red", "green", "blue"};
+  m.channel_names.resize(static_cast<std::size_t>(channels));
   const io::ImageScale scale = scale_of(0.32, 2);
   const std::string description =
       io::derived_description(m, {kOut, kOut}, frames, io::PixelType::f32, scale);
   std::uniform_int_distribution<Index> at(0, kOut - 11);
   const Status written =
       io::write_atomically(file, [&](const std::filesystem::path& tmp) -> Status {
-        auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, 3 * frames,
+        auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {kOut, kOut}, channels * frames,
                                         description, scale);
         if (!w.is_ok()) return w.status();
         for (long t = 0; t < frames; ++t) {
           const Index nan_row = at(g), nan_col = at(g);
-          for (long c = 0; c < 3; ++c) {
+          for (long c = 0; c < channels; ++c) {
             const Stack<float> moved = test::fourier_shift(channel[static_cast<std::size_t>(c)],
                                                            h.dx[static_cast<std::size_t>(t)],
                                                            h.dy[static_cast<std::size_t>(t)]);

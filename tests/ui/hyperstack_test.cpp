@@ -27,7 +27,10 @@
 #include "tests/support/real_images.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/batch_dialog.hpp"
+#include "ui/channels_panel.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/image_view.hpp"
+#include "ui/lut.hpp"
 #include "ui/main_window.hpp"
 #include "ui/results_panel.hpp"
 
@@ -147,6 +150,46 @@ TEST_F(Hyperstack, RegisteredOnOneChannelReopensWholeAndTracksStandStill) {
   EXPECT_TRUE(queued.is_ok()) << queued.message();
   ASSERT_EQ(batch.queue().jobs.size(), 1u);
   EXPECT_EQ(batch.queue().jobs[0].options.channel, "0");
+}
+
+// A real 2-channel hyperstack (ihc.png's R and G with noise, hot pixels and NaN blocks) opens as
+// a composite of Green and Magenta with a scale bar and time stamp, every channel at its own
+// levels; the analysis channel stays the DIC form's. With XCORR_SCREENSHOTS the window is saved
+// as composite-2-channels.png.
+TEST_F(Hyperstack, TwoRealChannelsShowAsAGreenMagentaComposite) {
+  const std::string stack = path("ihc_2c.tif");
+  ASSERT_TRUE(testing::write_real_hyperstack(stack, 8, 7, true, 2).is_ok());
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(stack)).is_ok());
+  auto* channels = w.findChild<ChannelsPanel*>();
+  ASSERT_NE(channels, nullptr);
+  ASSERT_EQ(channels->channels(), 2);
+  EXPECT_TRUE(channels->composite());
+  EXPECT_EQ(channels->lut(0), Lut::green);
+  EXPECT_EQ(channels->lut(1), Lut::magenta);
+  w.show_frame(5);
+  QApplication::processEvents();
+  // Both channels contribute: green and magenta (red = blue) parts, and their sums.
+  const QImage& image = w.view()->image();
+  long green = 0, magenta = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QRgb p = image.pixel(x, y);
+      if (p == ImageView::kMissingColour) continue;
+      EXPECT_EQ(qRed(p), qBlue(p)) << "Green + Magenta has red = blue";
+      green += qGreen(p) > 0, magenta += qRed(p) > 0;
+    }
+  EXPECT_GT(green, image.width() * image.height() / 2);
+  EXPECT_GT(magenta, image.width() * image.height() / 2);
+  EXPECT_EQ(w.dic_panel()->options().channel, dic::DicOptions{}.channel)
+      << "showing channels does not change the analysis'";
+  if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {
+    w.findChild<QDockWidget*>("channels_dock")->raise();
+    QApplication::processEvents();
+    EXPECT_TRUE(w.grab().save(QString(shots) + "/composite-2-channels.png"));
+  }
 }
 
 }  // namespace

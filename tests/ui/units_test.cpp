@@ -21,8 +21,11 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
 #include "ui/annotations.hpp"
+#include "ui/channels_panel.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/image_view.hpp"
+#include "ui/levels_bar.hpp"
+#include "ui/lut.hpp"
 #include "ui/main_window.hpp"
 #include "ui/result_display.hpp"
 #include "ui/results_panel.hpp"
@@ -201,6 +204,72 @@ TEST(UnitsText, TheDataCursorAddsTheUnit) {
                    "(-0.1625 um),"))
       << t.toStdString();
   EXPECT_TRUE(point_text(p).startsWith("x 120.0, y 80.0: u 0.412 px, v -0.250 px,"));
+}
+
+// A 2-channel hyperstack opens as a composite (issue 42: channel 0 only, channel 1 only through
+// the DIC form): Green and Magenta, each channel with its own levels, added; a channel switched
+// off drops out; without Composite the active channel shows alone; C makes channel 2 the one the
+// Levels dock edits, with its own levels.
+TEST_F(Units, AHyperstackShowsAsACompositeWithAChannelLutAndLevelsEach) {
+  const std::string file = two_channel_stack();
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(file)).is_ok());
+  auto* channels = w.findChild<ChannelsPanel*>();
+  ASSERT_NE(channels, nullptr);
+  ASSERT_EQ(channels->channels(), 2);
+  EXPECT_EQ(channels->lut(0), Lut::green);
+  EXPECT_EQ(channels->lut(1), Lut::magenta);
+  EXPECT_TRUE(channels->composite());
+  EXPECT_EQ(channels->active(), 0);
+  // Each channel's frame 0 and its auto levels, read here on their own.
+  std::vector<std::vector<float>> px(2);
+  std::vector<Levels> levels(2);
+  long cols = 0;
+  for (long c = 0; c < 2; ++c) {
+    io::PlaneSelection plane;
+    plane.channel = c;
+    auto st = io::LazyStack::open(file, io::LazyStack::kDefaultCacheBytes, plane);
+    ASSERT_TRUE(st.is_ok()) << st.status().message();
+    auto f = st.value()->frame(0);
+    ASSERT_TRUE(f.is_ok());
+    const MatrixView<const float> m = (*f.value())[0];
+    cols = m.cols;
+    for (Index y = 0; y < m.rows; ++y) px[c].insert(px[c].end(), m.row(y), m.row(y) + m.cols);
+    levels[c] = percentile_levels(px[c]);
+  }
+  const auto mapped = [&](long c, std::size_t i) {
+    return (px[c][i] - levels[c].black) / (levels[c].white - levels[c].black);
+  };
+  const auto expect_pixels = [&](bool green, bool magenta, const char* what) {
+    const QImage& image = w.view()->image();
+    for (const auto& [x, y] : {std::pair{10, 20}, {100, 57}, {201, 180}, {33, 240}}) {
+      const std::size_t i = static_cast<std::size_t>(y * cols + x);
+      const int g = green ? qGreen(lut_rgb(Lut::green, mapped(0, i))) : 0;
+      const int m = magenta ? qRed(lut_rgb(Lut::magenta, mapped(1, i))) : 0;
+      EXPECT_EQ(image.pixel(x, y), qRgb(m, g, m)) << what << " at " << x << "," << y;
+    }
+  };
+  w.show_frame(0);
+  expect_pixels(true, true, "composite");
+  channels->set_visible(1, false);
+  expect_pixels(true, false, "channel 2 off");
+  channels->set_visible(1, true);
+  channels->set_composite(false);
+  expect_pixels(true, false, "channel 1 alone");
+  channels->set_active(1);
+  EXPECT_DOUBLE_EQ(w.view()->black(), levels[1].black);
+  EXPECT_DOUBLE_EQ(w.view()->white(), levels[1].white);
+  EXPECT_DOUBLE_EQ(w.levels_bar()->black(), levels[1].black) << "the Levels dock edits channel 2";
+  expect_pixels(false, true, "channel 2 alone");
+  channels->set_composite(true);
+  expect_pixels(true, true, "composite, channel 2 active");
+  channels->set_lut(0, Lut::cyan);
+  const std::size_t i = 57 * static_cast<std::size_t>(cols) + 100;
+  const int cyan = qGreen(lut_rgb(Lut::cyan, mapped(0, i)));
+  const int m = qRed(lut_rgb(Lut::magenta, mapped(1, i)));
+  EXPECT_EQ(w.view()->image().pixel(100, 57), qRgb(m, cyan, std::min(255, cyan + m)));
 }
 
 // The scale bar is a round length about a sixth of the view wide, in the stack's unit; the time
