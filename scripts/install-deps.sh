@@ -12,6 +12,7 @@ packages=(
   libxml2-dev                                      # OME-XML metadata
   libopenmpi-dev openmpi-bin                       # xcorr-mpi and its test (mpirun)
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
+  libgif-dev                                       # its movies (animated GIF)
   xvfb xauth                                       # GUI tests and screenshots without a display
   clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)
   clang-format clang-tidy                          # style checks (.clang-format, .clang-tidy)

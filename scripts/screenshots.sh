@@ -71,3 +71,7 @@ build=${1:-build/ci}
 XCORR_SCREENSHOTS=$out XCORR_REAL_IMAGES=$build/real-images xvfb-run -a -s "-screen 0 1600x1000x24" \
   env QT_QPA_PLATFORM=xcb "$build/tests/test_ui_hyperstack_test" \
   --gtest_filter='*GreenMagentaComposite*' > /dev/null
+# A figure of the view (map, vectors, scale bar, time stamp) and a movie of the sample (its test
+# exports them).
+XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
+  "$build/tests/test_ui_results_test" --gtest_filter='*FigureAndAMovie*' > /dev/null

@@ -264,6 +264,30 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("File > Open stack, or Help > Open sample"));
     return;
   }
+  paint(p, rect());
+}
+
+QImage ImageView::render_figure(int width) {
+  if (image_.isNull() || width < 1) return {};
+  const int height = std::max(1, static_cast<int>(std::lround(width * rows_ / double(cols_))));
+  QImage out(width, height, QImage::Format_RGB32);
+  out.fill(Qt::black);
+  // The whole image, fitted to `width`, with the view's overlays (in the same image px sizes
+  // relative to the image) and annotations (sized to the figure).
+  const double saved_scale = scale_;
+  const QPointF saved_offset = offset_;
+  scale_ = width / static_cast<double>(cols_);
+  offset_ = QPointF(0, 0);
+  {
+    QPainter p(&out);
+    paint(p, out.rect());
+  }
+  scale_ = saved_scale;
+  offset_ = saved_offset;
+  return out;
+}
+
+void ImageView::paint(QPainter& p, const QRect& area) {
   p.setRenderHint(QPainter::SmoothPixmapTransform, scale_ < 1);
   p.drawImage(QRectF(offset_, QSizeF(cols_ * scale_, rows_ * scale_)), image_);
   // Image-space painter: 1 unit = 1 px, pixel centres at integers.
@@ -372,7 +396,7 @@ void ImageView::paintEvent(QPaintEvent*) {
     p.drawPolyline(poly);
   }
   p.restore();
-  draw_annotations(p, rect(), scale_bar_ ? scale_bar(scale_units_, scale_, width()) : ScaleBar{},
+  draw_annotations(p, area, scale_bar_ ? scale_bar(scale_units_, scale_, area.width()) : ScaleBar{},
                    time_stamp_ && std::isfinite(time_s_) ? time_stamp(time_s_) : QString());
 }
 

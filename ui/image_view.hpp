@@ -5,6 +5,7 @@
 
 #include <QImage>
 #include <QLineF>
+#include <QPainter>
 #include <QPointF>
 #include <QWidget>
 #include <functional>
@@ -68,6 +69,10 @@ class ImageView : public QWidget {
   // The scale bar (from the scale's pixel size) and the time stamp (time_s after the reference;
   // NaN: none) drawn over the view, each when switched on (ui/annotations.hpp).
   void set_annotations(const io::ImageScale& scale, double time_s, bool scale_bar, bool time_stamp);
+  // The view as a figure `width` px wide (the image's aspect): the frame with its LUTs and
+  // levels, the ROI, templates, results overlay and marks, the scale bar and time stamp; null
+  // without a frame.
+  QImage render_figure(int width);
   void fit();
   void one_to_one();
   void zoom_by(double factor);            // about the view's centre, within kMinZoom..kMaxZoom
@@ -100,6 +105,7 @@ class ImageView : public QWidget {
   QPointF to_widget(QPointF image) const;
   void zoom_at(QPointF widget, double factor);  // keeps the image point under `widget` there
   void rebuild_image();
+  void paint(QPainter& p, const QRect& area);  // everything drawn, at scale_ and offset_
 
   std::vector<float> pixels_;
   long missing_ = 0;

@@ -39,14 +39,17 @@
 #include "core/dic/job.hpp"
 #include "core/dic/result_writers.hpp"
 #include "core/engine/engine.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/tiff_integrity.hpp"
+#include "core/io/tiff_writer.hpp"
 #include "core/version.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/channels_panel.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/levels_bar.hpp"
+#include "ui/movie.hpp"
 #include "ui/profile_panel.hpp"
 #include "ui/qt_text.hpp"
 #include "ui/register_dialog.hpp"
@@ -524,6 +527,28 @@ void MainWindow::build_menus() {
     if (!ok) return;
     const Status s = export_plot(path, width, width * 3 / 4);
     if (!s.is_ok()) show_error(tr("Export plot"), qs(s.message()));
+  });
+  export_view_ = file->addAction(tr("Export &view (PNG, TIFF)..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), "figure.png",
+                                                      tr("PNG (*.png);;TIFF (*.tif *.tiff)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int width =
+        QInputDialog::getInt(this, tr("Export view"), tr("Width (px)"), 1200, 16, 20000, 100, &ok);
+    if (!ok) return;
+    const Status s = export_view(path, width);
+    if (!s.is_ok()) show_error(tr("Export view"), qs(s.message()));
+  });
+  export_movie_ = file->addAction(tr("Export &movie (GIF)..."), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export movie"), "movie.gif", tr("GIF (*.gif)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int width =
+        QInputDialog::getInt(this, tr("Export movie"), tr("Width (px)"), 512, 16, 4000, 64, &ok);
+    if (!ok) return;
+    const Status s = export_movie(path, width, fps_->value());
+    if (!s.is_ok()) show_error(tr("Export movie"), qs(s.message()));
   });
   refresh_actions();
   file->addSeparator();
@@ -1690,6 +1715,8 @@ void MainWindow::refresh_actions() {
   export_csv_->setEnabled(results);
   export_frame_->setEnabled(project_.result_of(current_) != nullptr);
   export_tracks_->setEnabled(!project_.tracks.empty());
+  export_view_->setEnabled(source_ != nullptr);
+  export_movie_->setEnabled(source_ != nullptr && frame_count() > 1);
   export_plot_->setEnabled(results || !project_.tracks.empty() || results_panel_->plot_has_data());
 }
 
@@ -1703,6 +1730,59 @@ Status MainWindow::export_csv(const QString& path, bool per_frame) {
 Status MainWindow::export_frame_csv(const QString& path, int frame) {
   return confirm(project_.export_frame_csv(path.toStdString(), frame),
                  tr("Exported frame %1 to").arg(frame), path);
+}
+
+Status MainWindow::export_view(const QString& path, int width) {
+  if (!source_) return {ErrorCode::invalid_argument, "nothing to export: open a stack first"};
+  if (width < 16 || width > 20000)
+    return {ErrorCode::invalid_argument, "the figure's width must be 16-20000 px"};
+  const QImage figure = view_->render_figure(width);
+  const bool tiff =
+      path.endsWith(".tif", Qt::CaseInsensitive) || path.endsWith(".tiff", Qt::CaseInsensitive);
+  if (!tiff && !path.endsWith(".png", Qt::CaseInsensitive))
+    return {ErrorCode::invalid_argument, "a figure is .png or .tif: '" + path.toStdString() + "'"};
+  const Status written =
+      io::write_atomically(path.toStdString(), [&](const std::filesystem::path& tmp) -> Status {
+        if (!tiff)
+          return figure.save(QString::fromStdString(tmp.string()), "PNG")
+                     ? Status::ok()
+                     : Status{ErrorCode::io_error, "cannot write '" + path.toStdString() + "'"};
+        const QImage rgb = figure.convertToFormat(QImage::Format_RGB888);
+        std::vector<std::uint8_t> values;
+        values.reserve(static_cast<std::size_t>(rgb.width()) * rgb.height() * 3);
+        for (int y = 0; y < rgb.height(); ++y)
+          values.insert(values.end(), rgb.constScanLine(y), rgb.constScanLine(y) + 3 * rgb.width());
+        return io::write_rgb_tiff(tmp, {rgb.height(), rgb.width()}, values);
+      });
+  return confirm(written,
+                 tr("Exported the view (%1 x %2 px) to").arg(figure.width()).arg(figure.height()),
+                 path);
+}
+
+Status MainWindow::export_movie(const QString& path, int width, double fps) {
+  if (!source_) return {ErrorCode::invalid_argument, "nothing to export: open a stack first"};
+  if (width < 16 || width > 4000)
+    return {ErrorCode::invalid_argument, "the movie's width must be 16-4000 px"};
+  if (running()) return {ErrorCode::invalid_argument, "a run is in progress"};
+  const int shown = current_;
+  const ColourRange range = results_panel_->style().range;
+  const bool hold = range.automatic && !range.locked && project_.results.has_value();
+  if (hold) results_panel_->set_locked_range();
+  std::vector<QImage> frames;
+  for (int k = 0; k < frame_count(); ++k) {
+    show_frame(k);
+    frames.push_back(view_->render_figure(width));
+  }
+  if (hold) results_panel_->set_auto_range();
+  show_frame(shown);
+  const Status written = write_gif(path, frames, fps);
+  return confirm(written,
+                 tr("Exported a movie of %1 frames (%2 x %3 px, %4 fps, GIF) to")
+                     .arg(frames.size())
+                     .arg(frames.front().width())
+                     .arg(frames.front().height())
+                     .arg(fps),
+                 path);
 }
 
 Status MainWindow::export_plot(const QString& path, int width, int height) {

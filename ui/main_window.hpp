@@ -128,6 +128,12 @@ class MainWindow : public QMainWindow {
   // The Results dock's shown plot, .png or .pdf, titled with what it shows (quantity, frame,
   // file).
   Status export_plot(const QString& path, int width = 1600, int height = 1200);
+  // The view as a figure (File > Export view): the frame shown, whole, `width` px wide, with its
+  // LUTs, overlays, scale bar and time stamp; .png or .tif.
+  Status export_view(const QString& path, int width);
+  // Every frame as such a figure, an animated GIF at `fps` (File > Export movie). A results
+  // colour range on Auto is held over all frames for the movie (no rescaling frame to frame).
+  Status export_movie(const QString& path, int width, double fps);
   // The data cursor: the nearest grid point's results at (x, y) px of the shown frame (empty
   // when none), shown under the map and marked on the image.
   QString point_readout(double x, double y);
@@ -259,7 +265,7 @@ class MainWindow : public QMainWindow {
   io::PlaneSelection opened_plane_;  // what the open stack was read with (colour, channel, z)
   std::function<int(const QString&)> ask_;
   QAction *export_csv_ = nullptr, *export_frame_ = nullptr, *export_tracks_ = nullptr,
-          *export_plot_ = nullptr;
+          *export_plot_ = nullptr, *export_view_ = nullptr, *export_movie_ = nullptr;
   // Analysis > Run DIC (F5), Track templates (F6), Register stack (F7), Cancel run (Shift+F5),
   // in the menu and the Analysis toolbar.
   QAction *scale_bar_ = nullptr, *time_stamp_ = nullptr;  // View: the image's annotations

@@ -204,4 +204,35 @@ std::string derived_description(const StackMetadata& source, Shape shape, long f
   return d;
 }
 
+Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,
+                      const std::vector<std::uint8_t>& rgb) {
+  const auto cols = static_cast<std::uint32_t>(shape.cols),
+             rows = static_cast<std::uint32_t>(shape.rows);
+  if (shape.rows < 1 || shape.cols < 1 || rgb.size() != std::size_t{3} * cols * rows)
+    return {ErrorCode::invalid_argument, "an RGB figure of " + std::to_string(rgb.size()) +
+                                             " values is not " + std::to_string(shape.rows) +
+                                             " x " + std::to_string(shape.cols) + " x 3"};
+  capture_tiff_errors();
+  TIFF* tif = TIFFOpen(path.c_str(), "w");
+  if (tif == nullptr) return {ErrorCode::io_error, "cannot write '" + path.string() + "'"};
+  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, cols);
+  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows);
+  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_DEFLATE);
+  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  bool ok = true;
+  for (std::uint32_t r = 0; r < rows && ok; ++r)
+    ok = TIFFWriteScanline(tif, const_cast<std::uint8_t*>(rgb.data()) + std::size_t{3} * cols * r,
+                           r, 0) == 1;
+  ok = ok && TIFFWriteDirectory(tif) == 1;
+  TIFFClose(tif);
+  const std::string e = take_tiff_error();
+  return ok ? Status::ok()
+            : Status{ErrorCode::io_error,
+                     "cannot write '" + path.string() + "'" + (e.empty() ? "" : ": " + e)};
+}
+
 }  // namespace xcorr::io

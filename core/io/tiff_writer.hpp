@@ -4,16 +4,23 @@
 // io::write_atomically so that a failed or cancelled run leaves no partial file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/scale.hpp"
 
 namespace xcorr::io {
+
+// An 8-bit RGB image (shape.rows x shape.cols x 3 values, row-major) as a one-page TIFF: a
+// figure of the view. Not atomic by itself: write it inside write_atomically.
+Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,
+                      const std::vector<std::uint8_t>& rgb);
 
 class TiffWriter {
  public:

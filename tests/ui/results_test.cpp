@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
+#include <QImageReader>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
@@ -22,9 +23,11 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "core/io/image_io.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/dic_panel.hpp"
 #include "ui/image_view.hpp"
@@ -355,6 +358,57 @@ TEST_F(Results, TheColourRangeLocksAcrossFramesAndTravelsWithTheProject) {
   EXPECT_FALSE(q->style().range.automatic);
   EXPECT_DOUBLE_EQ(q->style().range.lo, -0.01);
   EXPECT_DOUBLE_EQ(q->style().range.hi, 0.02);
+}
+
+// The view exports as a figure (PNG, TIFF) with the map overlay, vectors and scale bar, and as a
+// movie of every frame (an animated GIF that loops at the play speed) (issue 42).
+TEST_F(Results, TheViewExportsAsAFigureAndAMovie) {
+  MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(w.open_sample().is_ok());
+  dic::DicOptions o = w.dic_panel()->options();
+  o.pixel_size = "0.5um";
+  o.frame_interval = "2s";
+  w.dic_panel()->set_options(o);
+  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  w.show_frame(5);
+  const QString png = QString::fromStdString(path("figure.png"));
+  ASSERT_TRUE(w.export_view(png, 800).is_ok());
+  EXPECT_EQ(w.statusBar()->currentMessage(), "Exported the view (800 x 800 px) to " + png);
+  QImage figure(png);
+  ASSERT_EQ(figure.size(), QSize(800, 800));
+  long white = 0, coloured = 0;
+  for (int y = 0; y < 800; ++y)
+    for (int x = 0; x < 800; ++x) {
+      const QRgb p = figure.pixel(x, y);
+      white += p == qRgb(255, 255, 255);
+      coloured += std::abs(qRed(p) - qBlue(p)) > 40;  // the diverging map over grey speckle
+    }
+  EXPECT_GT(white, 300) << "the scale bar and its label";
+  EXPECT_GT(coloured, 800 * 800 / 10) << "the map overlay";
+  const QString tif = QString::fromStdString(path("figure.tif"));
+  ASSERT_TRUE(w.export_view(tif, 300).is_ok());
+  const auto read = io::read_image_stack(tif.toStdString(), io::Channel::red);
+  ASSERT_TRUE(read.is_ok()) << read.status().message();
+  EXPECT_EQ(read.value().frames.rows(), 300);
+  EXPECT_EQ(read.value().frames.cols(), 300);
+  EXPECT_FALSE(w.export_view(QString::fromStdString(path("figure.bmp")), 300).is_ok());
+  const QString gif = QString::fromStdString(path("movie.gif"));
+  ASSERT_TRUE(w.export_movie(gif, 200, 5).is_ok());
+  EXPECT_EQ(w.statusBar()->currentMessage(),
+            "Exported a movie of 6 frames (200 x 200 px, 5 fps, GIF) to " + gif);
+  QImageReader movie(gif);
+  ASSERT_TRUE(movie.supportsAnimation());
+  EXPECT_EQ(movie.imageCount(), 6);
+  EXPECT_EQ(movie.size(), QSize(200, 200));
+  EXPECT_EQ(movie.loopCount(), -1) << "loops forever";
+  ASSERT_FALSE(movie.read().isNull());
+  EXPECT_EQ(movie.nextImageDelay(), 200);
+  if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {  // docs/screenshots
+    EXPECT_TRUE(w.export_view(QString(shots) + "/figure-map-vectors-scalebar.png", 1000).is_ok());
+    EXPECT_TRUE(w.export_movie(QString(shots) + "/sample-movie.gif", 256, 5).is_ok());
+  }
 }
 
 TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
