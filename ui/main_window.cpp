@@ -1636,23 +1636,40 @@ QString MainWindow::point_readout(double x, double y) {
 }
 
 Status MainWindow::profile_along(QLineF line) {
+  if (!source_) return {ErrorCode::invalid_argument, "open a stack first"};
+  // DIC quantities where the frame has results, and every channel's intensity.
   const dic::FrameResult* shown = project_.result_of(current_);
-  if (shown == nullptr)
-    return {ErrorCode::invalid_argument,
-            current_ == 0 ? "show a deformed frame with results to draw a profile"
-                          : "this frame has no DIC results: run DIC first"};
+  std::vector<ProfileSample> samples =
+      shown != nullptr
+          ? sample_profile(shown->points, project_.results->grid.cols, project_.ran_options.step,
+                           line.x1(), line.y1(), line.x2(), line.y2())
+          : sample_line(line.x1(), line.y1(), line.x2(), line.y2());
+  std::vector<ProfileChannel> channels;
+  const long n = channel_stacks_.empty() ? 1 : static_cast<long>(channel_stacks_.size());
+  for (long c = 0; c < n; ++c) {
+    io::LazyStack& stack =
+        channel_stacks_.empty() ? *source_ : *channel_stacks_[static_cast<std::size_t>(c)];
+    auto frame = stack.frame(current_);
+    if (!frame.is_ok()) return frame.status();
+    for (ProfileSample& q : samples) q.intensity.push_back(bilinear((*frame.value())[0], q.x, q.y));
+    const QColor colour = QColor::fromRgb(lut_rgb(channels_->lut(c), 0.85));
+    channels.push_back({n == 1 ? QString("intensity") : QString("intensity_%1").arg(c + 1),
+                        channels_->lut(c) == Lut::grays ? QColor(60, 60, 60) : colour});
+  }
   profile_line_ = line;
   view_->set_marks(cursor_point_, probe_point_, profile_line_);
-  results_panel_->show_profile(
-      sample_profile(shown->points, project_.results->grid.cols, project_.ran_options.step,
-                     line.x1(), line.y1(), line.x2(), line.y2()),
-      tr("frame %1 (%2), line from (%3, %4) to (%5, %6) px")
-          .arg(current_)
-          .arg(qs(project_.frame_names[static_cast<std::size_t>(current_ - 1)]))
-          .arg(line.x1(), 0, 'f', 1)
-          .arg(line.y1(), 0, 'f', 1)
-          .arg(line.x2(), 0, 'f', 1)
-          .arg(line.y2(), 0, 'f', 1));
+  const QString name = current_ == 0
+                           ? qs(project_.reference_name)
+                           : qs(project_.frame_names[static_cast<std::size_t>(current_ - 1)]);
+  results_panel_->show_profile(std::move(samples),
+                               tr("frame %1 (%2), line from (%3, %4) to (%5, %6) px")
+                                   .arg(current_)
+                                   .arg(name)
+                                   .arg(line.x1(), 0, 'f', 1)
+                                   .arg(line.y1(), 0, 'f', 1)
+                                   .arg(line.x2(), 0, 'f', 1)
+                                   .arg(line.y2(), 0, 'f', 1),
+                               std::move(channels));
   refresh_actions();
   return Status::ok();
 }

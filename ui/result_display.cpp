@@ -237,23 +237,62 @@ std::vector<ProfileSample> sample_profile(const std::vector<dic::PointResult>& p
   return out;
 }
 
+std::vector<ProfileSample> sample_line(double x0, double y0, double x1, double y1) {
+  std::vector<ProfileSample> out;
+  const double length = std::hypot(x1 - x0, y1 - y0);
+  const auto n = static_cast<long>(std::floor(length / 0.5)) + 1;
+  for (long k = 0; k < n; ++k) {
+    ProfileSample q;
+    q.s = static_cast<double>(k) * 0.5;
+    const double t = length > 0 ? q.s / length : 0;
+    q.x = x0 + t * (x1 - x0);
+    q.y = y0 + t * (y1 - y0);
+    q.at.u = q.at.v = q.at.exx = q.at.eyy = q.at.exy = q.at.zncc = kNaN;
+    q.at.x = q.x, q.at.y = q.y;
+    q.at.status = dic::PointStatus::outside_roi;
+    out.push_back(q);
+  }
+  return out;
+}
+
+double bilinear(MatrixView<const float> image, double x, double y) {
+  if (!(x >= 0 && y >= 0 && x <= static_cast<double>(image.cols - 1) &&
+        y <= static_cast<double>(image.rows - 1)))
+    return kNaN;
+  const auto c = std::min(static_cast<Index>(x), image.cols - std::min<Index>(image.cols, 2));
+  const auto r = std::min(static_cast<Index>(y), image.rows - std::min<Index>(image.rows, 2));
+  const double fx = x - static_cast<double>(c), fy = y - static_cast<double>(r);
+  const Index c1 = std::min(c + 1, image.cols - 1), r1 = std::min(r + 1, image.rows - 1);
+  const double v = (1 - fy) * ((1 - fx) * image(r, c) + fx * image(r, c1)) +
+                   fy * ((1 - fx) * image(r1, c) + fx * image(r1, c1));
+  return std::isfinite(v) ? v : kNaN;
+}
+
 Status write_profile_csv(const std::string& path, const std::vector<ProfileSample>& profile,
-                         const std::string& what) {
+                         const std::string& what, const std::vector<std::string>& channels) {
   if (profile.empty())
     return {ErrorCode::invalid_argument, "no profile to export: draw a line with the Line tool"};
+  std::string header = "s_px,x_px,y_px,u_px,v_px,exx,eyy,exy,zncc,status";
+  for (const std::string& c : channels) header += "," + c;
   std::string text = "# xcorr line profile\n# " + what +
                      "\n# units: s, x, y, u, v in px; strains dimensionless; values of the grid "
-                     "point nearest to each sample (NaN: none, or not converged)\n"
-                     "s_px,x_px,y_px,u_px,v_px,exx,eyy,exy,zncc,status\n";
+                     "point nearest to each sample (NaN: none, or not converged); intensities "
+                     "as stored (bilinear between pixel centres)\n" +
+                     header + "\n";
   char line[512];
   for (const ProfileSample& q : profile) {
     const dic::PointResult& p = q.at;
     const bool ok = p.status == dic::PointStatus::converged;
     auto val = [ok](double v) { return ok ? v : kNaN; };
-    std::snprintf(line, sizeof line, "%.3f,%.3f,%.3f,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%s\n", q.s, q.x,
+    std::snprintf(line, sizeof line, "%.3f,%.3f,%.3f,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%s", q.s, q.x,
                   q.y, val(p.u), val(p.v), val(p.exx), val(p.eyy), val(p.exy), p.zncc,
                   dic::to_string(p.status));
     text += line;
+    for (std::size_t c = 0; c < channels.size(); ++c) {
+      std::snprintf(line, sizeof line, ",%.9g", c < q.intensity.size() ? q.intensity[c] : kNaN);
+      text += line;
+    }
+    text += "\n";
   }
   XCORR_RETURN_IF_ERROR(io::check_output_name(path));
   return io::write_text_atomically(path, text);

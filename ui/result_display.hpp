@@ -13,6 +13,7 @@
 #include "core/dic/dic.hpp"
 #include "core/enum_labels.hpp"
 #include "core/io/scale.hpp"
+#include "core/matrix.hpp"
 
 namespace xcorr::ui {
 // sigma_u, sigma_v: the noise-based uncertainty of u and v (dic::PointResult).
@@ -107,15 +108,28 @@ namespace xcorr::ui {
 // Results along a line (the Line tool): samples every half grid step from its start, each the
 // nearest grid point's results (status outside_roi and NaN values past the grid).
 struct ProfileSample {
-  double s = 0;         // px from the line's start
-  double x = 0, y = 0;  // px, the sample's position on the line
-  dic::PointResult at;  // the nearest grid point's results
+  double s = 0;                   // px from the line's start
+  double x = 0, y = 0;            // px, the sample's position on the line
+  dic::PointResult at;            // the nearest grid point's results (NaN values: none)
+  std::vector<double> intensity;  // each channel's grey value here (bilinear; NaN: missing)
+};
+// A channel of an intensity profile: its CSV column and its line colour.
+struct ProfileChannel {
+  QString name;
+  QColor colour;
 };
 std::vector<ProfileSample> sample_profile(const std::vector<dic::PointResult>& points, long cols,
                                           int step, double x0, double y0, double x1, double y1);
+// Samples every half pixel along the line without results (their values NaN), for an intensity
+// profile.
+std::vector<ProfileSample> sample_line(double x0, double y0, double x1, double y1);
+// `image` at (x, y) px, bilinear between pixel centres; NaN outside it or next to a missing
+// (non-finite) pixel.
+double bilinear(MatrixView<const float> image, double x, double y);
 // The profile as CSV: a commented header (what, frame, line), then
-// s_px,x_px,y_px,u_px,v_px,exx,eyy,exy,zncc,status; written atomically.
+// s_px,x_px,y_px,u_px,v_px,exx,eyy,exy,zncc,status and one intensity column per channel
+// (`channels` names them: "intensity_1", ...); written atomically.
 Status write_profile_csv(const std::string& path, const std::vector<ProfileSample>& profile,
-                         const std::string& what);
+                         const std::string& what, const std::vector<std::string>& channels = {});
 
 }  // namespace xcorr::ui

@@ -442,6 +442,7 @@ void ResultsPanel::clear() {
   cursor_label_->setText(kCursorHint());
   profile_.clear();
   profile_what_.clear();
+  profile_channels_.clear();
   profile_plot_->clearGraphs();
   profile_plot_->replot();
   show_tracks({});
@@ -462,7 +463,7 @@ void ResultsPanel::set_scale(const io::ImageScale& scale, std::vector<double> fr
   frame_times_s_ = std::move(frame_times_s);
   label_axes();
   plot_->replot();
-  if (!profile_.empty()) show_profile(profile_, profile_what_);
+  if (!profile_.empty()) show_profile(profile_, profile_what_, profile_channels_);
   show_tracks(tracks_);
 }
 
@@ -478,7 +479,12 @@ void ResultsPanel::label_axes() {
   in_unit(plot_->xAxis, units_.pixel_x, tr("x (%1)").arg(unit));
   in_unit(plot_->yAxis, units_.pixel_y, tr("y (%1)").arg(unit));
   in_unit(profile_plot_->xAxis, units_.pixel_x, tr("distance along the line (%1)").arg(unit));
-  in_unit(profile_plot_->yAxis, units_.pixel_x, tr("displacement (%1)").arg(unit));
+  if (profile_intensity_) {
+    profile_plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    profile_plot_->yAxis->setLabel(tr("intensity (grey value, as stored)"));
+  } else {
+    in_unit(profile_plot_->yAxis, units_.pixel_x, tr("displacement (%1)").arg(unit));
+  }
   const ResultField f = style().field;
   QCPAxis* bar = scale_->axis();
   if (f == ResultField::status) {
@@ -503,10 +509,34 @@ QString ResultsPanel::cursor_text() const {
   return cursor_label_->text();
 }
 
-void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QString& what) {
+void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QString& what,
+                                std::vector<ProfileChannel> channels) {
   profile_ = std::move(profile);
   profile_what_ = what;
+  profile_channels_ = std::move(channels);
   profile_plot_->clearGraphs();
+  profile_intensity_ = std::none_of(profile_.begin(), profile_.end(), [](const ProfileSample& q) {
+    return q.at.status == dic::PointStatus::converged;
+  });
+  label_axes();
+  profile_plot_->yAxis2->setVisible(!profile_intensity_);
+  if (profile_intensity_) {  // no results here: the channels' grey values
+    for (std::size_t c = 0; c < profile_channels_.size(); ++c) {
+      QVector<double> s, v;
+      for (const ProfileSample& q : profile_) {
+        s << q.s;
+        v << (c < q.intensity.size() ? q.intensity[c] : std::numeric_limits<double>::quiet_NaN());
+      }
+      QCPGraph* g = profile_plot_->addGraph();
+      g->setData(s, v);
+      g->setPen(QPen(profile_channels_[c].colour, 2));
+      g->setName(profile_channels_[c].name);
+    }
+    profile_plot_->rescaleAxes();
+    profile_plot_->replot();
+    setCurrentIndex(1);
+    return;
+  }
   const struct {
     const char* name;
     double dic::PointResult::*member;
@@ -535,7 +565,9 @@ void ResultsPanel::show_profile(std::vector<ProfileSample> profile, const QStrin
 }
 
 Status ResultsPanel::export_profile_csv(const QString& path) const {
-  return write_profile_csv(path.toStdString(), profile_, profile_what_.toStdString());
+  std::vector<std::string> names;
+  for (const ProfileChannel& c : profile_channels_) names.push_back(c.name.toStdString());
+  return write_profile_csv(path.toStdString(), profile_, profile_what_.toStdString(), names);
 }
 
 void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {

@@ -63,8 +63,11 @@ class ResultsPanel : public QTabWidget {
   void clear();
   void set_cursor_text(const QString& text);  // the data cursor's line under the map
   QString cursor_text() const;
-  // Along a line; `what` names it (frame, line) for the CSV header. Raises the Profile tab.
-  void show_profile(std::vector<ProfileSample> profile, const QString& what);
+  // Along a line; `what` names it (frame, line) for the CSV header; `channels` name and colour
+  // the samples' intensities. DIC quantities where there are results (u, v left axis, strains
+  // right), else the intensity of each channel. Raises the Profile tab.
+  void show_profile(std::vector<ProfileSample> profile, const QString& what,
+                    std::vector<ProfileChannel> channels = {});
   bool has_profile() const { return !profile_.empty(); }
   Status export_profile_csv(const QString& path) const;
   void show_tracks(const std::vector<Track>& tracks);
@@ -106,6 +109,8 @@ class ResultsPanel : public QTabWidget {
   QCPColorScale* scale_;
   std::vector<ProfileSample> profile_;
   QString profile_what_;
+  std::vector<ProfileChannel> profile_channels_;
+  bool profile_intensity_ = false;  // the profile shows intensities (no results on its frame)
   bool map_has_data_ = false, surface_has_data_ = false;
   io::ImageScale units_;
   std::vector<double> frame_times_s_;

@@ -439,8 +439,44 @@ TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
   const double slope =
       (xu.back().second - xu.front().second) / (xu.back().first - xu.front().first);
   EXPECT_NEAR(slope, 3 * 0.004, 0.002) << "u(x) of frame 3";
+  // The reference has no results: the line gives its intensity profile (issue 42: the Line tool
+  // profiled DIC quantities only), plotted and exported with an intensity column.
   w.show_frame(0);
-  EXPECT_FALSE(w.profile_along(QLineF(40, 127, 215, 127)).is_ok()) << "the reference has none";
+  ASSERT_TRUE(w.profile_along(QLineF(40, 127, 215, 127)).is_ok());
+  QCustomPlot* plot = nullptr;
+  for (QCustomPlot* candidate : panel(w)->findChildren<QCustomPlot*>())
+    if (candidate->yAxis->label() == "intensity (grey value, as stored)") plot = candidate;
+  ASSERT_NE(plot, nullptr);
+  EXPECT_EQ(plot->graphCount(), 1);
+  const std::string csv = path("intensity.csv");
+  ASSERT_TRUE(panel(w)->export_profile_csv(QString::fromStdString(csv)).is_ok());
+  const auto reference =
+      io::read_image_stack(std::string(XCORR_SOURCE_DIR) + "/resources/sample/dic_stack.tif");
+  ASSERT_TRUE(reference.is_ok());
+  const MatrixView<const float> ref = reference.value().frames[0];
+  std::ifstream in(csv);
+  int rows = 0, exact = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("s_px,", 0) == 0) header = line.ends_with(",status,intensity");
+    if (line.empty() || line[0] == '#' || line[0] == 's') continue;
+    std::stringstream row(line);
+    std::string cell[11];
+    for (auto& c : cell) std::getline(row, c, ',');
+    ++rows;
+    EXPECT_EQ(cell[3], "nan") << "no u on the reference";
+    const double x = std::stod(cell[1]), value = std::stod(cell[10]);
+    if (x == std::floor(x)) {  // on a pixel centre: the pixel itself
+      EXPECT_EQ(value, ref(127, static_cast<Index>(x))) << line;
+      ++exact;
+    } else {  // between two: their mean
+      const auto c = static_cast<Index>(x);
+      EXPECT_NEAR(value, 0.5 * (ref(127, c) + ref(127, c + 1)), 1e-3) << line;
+    }
+  }
+  EXPECT_TRUE(header);
+  EXPECT_EQ(rows, 351) << "every half pixel over 175 px";
+  EXPECT_EQ(exact, 176);
 }
 
 TEST_F(Results, TheProbeShowsItsPeakAndPlotsExportWithTitleAndSize) {
