@@ -778,7 +778,10 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::LeftDockWidgetArea, dic_dock);
   connect(run_button_, &QPushButton::clicked, this, [this] { start_dic(); });
   connect(cancel_button_, &QPushButton::clicked, this, [this] { cancel_run(); });
-  connect(panel_, &DicPanel::changed, this, [this] { refresh_actions(); });
+  connect(panel_, &DicPanel::changed, this, [this] {
+    refresh_actions();
+    refresh_profile_cases();
+  });
 
   // Results: map, trajectories, probed surface.
   auto* res_dock = new QDockWidget(tr("Results"), this);
@@ -884,6 +887,13 @@ void MainWindow::build_docks() {
   tabifyDockWidget(log_dock, profile_dock_);
   log_dock->raise();
   log_dock->hide();  // View > Log
+}
+
+void MainWindow::refresh_profile_cases() {
+  if (profile_ == nullptr || !source_) return;
+  const dic::DicOptions o = panel_->options();
+  profile_->set_open_data(source_->shape().rows, source_->shape().cols, frame_count(), o.subset,
+                          o.search_radius);
 }
 
 void MainWindow::show_profile_panel() {
@@ -1072,6 +1082,7 @@ Status MainWindow::adopt_source(std::unique_ptr<io::LazyStack> source, const QSt
   view_->set_levels(0, 0);  // auto levels for every new stack
   view_->reset_levels();
   open_channels();
+  refresh_profile_cases();
   show_frame(0);
   view_->fit();
   refresh_frame_list();

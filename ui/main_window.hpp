@@ -168,7 +168,8 @@ class MainWindow : public QMainWindow {
   void refresh_tracks();
   void refresh_results();
   void refresh_scale();
-  void refresh_annotations();  // the scale bar and time stamp of the frame shown
+  void refresh_annotations();    // the scale bar and time stamp of the frame shown
+  void refresh_profile_cases();  // the Profiling panel's cases of the open data
   // "120.0 x 80.0 px at (10, 20) = 78 x 52 um at (6.5, 13)": a shape's extent, in the unit too.
   QString extent_text(double x, double y, double w, double h)
       const;               // the project's scale to the results panel and the Frames dock

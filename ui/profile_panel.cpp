@@ -97,14 +97,22 @@ void grouped_bars(QCustomPlot* plot, const QVector<QString>& labels,
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* form = new QFormLayout;
-  form_ = new QComboBox;
-  form_->addItems({"one_to_many", "n_to_mn", "n_to_m", "one_to_one"});
-  mode_ = new QComboBox;
-  mode_->addItems({"full", "valid"});
-  norm_ = new QComboBox;
-  norm_->addItems({"none", "zncc"});
-  output_ = new QComboBox;
-  output_->addItems({"surface", "peak"});
+  // Each choice says what it means; its data is the name the CLI and the table use.
+  const auto choices = [](std::initializer_list<std::pair<QString, const char*>> items) {
+    auto* c = new QComboBox;
+    for (const auto& [text, key] : items) c->addItem(text, QString(key));
+    return c;
+  };
+  form_ = choices({{tr("one template, many windows (one_to_many)"), "one_to_many"},
+                   {tr("n templates, m windows each (n_to_mn)"), "n_to_mn"},
+                   {tr("n templates against m windows (n_to_m)"), "n_to_m"},
+                   {tr("one template, one window (one_to_one)"), "one_to_one"}});
+  mode_ = choices({{tr("every shift, padded (full)"), "full"},
+                   {tr("template inside the window (valid)"), "valid"}});
+  norm_ =
+      choices({{tr("plain products (none)"), "none"}, {tr("normalised, -1..1 (zncc)"), "zncc"}});
+  output_ = choices(
+      {{tr("the whole surface (surface)"), "surface"}, {tr("the best shift only (peak)"), "peak"}});
   output_->setToolTip(
       tr("peak: per pair the maximum and its refinement (valid mode); "
          "gpu_zncc_tiled fuses the search, the others reduce their surfaces"));
@@ -119,6 +127,11 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   template_->setObjectName("template");
   n_ = spin(1, 100000, 1);
   m_ = spin(1, 100000, 16);
+  n_->setObjectName("n");
+  m_->setObjectName("m");
+  size_->setToolTip(tr("The side of each window (px)"));
+  n_->setToolTip(tr("Templates (n_to_mn, n_to_m)"));
+  m_->setToolTip(tr("Windows per template"));
   repeats_ = spin(1, 1000, 10);
   sweep_ = new QCheckBox(tr("sweep sizes 8 ... 128"));
   counters_ = new QCheckBox(tr("hardware counters"));
@@ -126,22 +139,43 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   counters_->setToolTip(
       tr("Read achieved occupancy and shared-memory wavefronts and bank "
          "conflicts through CUPTI (kernel replay: slower)"));
-  auto* row1 = new QHBoxLayout;
-  row1->addWidget(form_);
-  row1->addWidget(mode_);
-  row1->addWidget(norm_);
-  row1->addWidget(output_);
-  form->addRow(tr("Problem"), row1);
+  case_ = new QComboBox;
+  case_->setObjectName("case");
+  case_->addItem(tr("as set below"));
+  case_->setToolTip(
+      tr("A problem of the open data: its frames' registration or its DIC "
+         "integer guess (File > Open a stack to offer them)"));
+  form->addRow(tr("Case"), case_);
+  form->addRow(tr("Problem"), form_);
+  form->addRow(tr("Shifts"), mode_);
+  form->addRow(tr("Normalisation"), norm_);
+  form->addRow(tr("Output"), output_);
   auto* row2 = new QHBoxLayout;
-  row2->addWidget(new QLabel(tr("size")));
+  row2->addWidget(new QLabel(tr("window side (px)")));
   row2->addWidget(size_);
-  row2->addWidget(new QLabel(tr("template")));
+  row2->addWidget(new QLabel(tr("template (px)")));
   row2->addWidget(template_);
   row2->addWidget(new QLabel(tr("n")));
   row2->addWidget(n_);
   row2->addWidget(new QLabel(tr("m")));
   row2->addWidget(m_);
-  form->addRow(row2);
+  form->addRow(tr("Sizes"), row2);
+  connect(case_, &QComboBox::currentIndexChanged, this, [this](int k) {
+    if (k <= 0 || static_cast<std::size_t>(k) > cases_.size()) return;
+    const DataCase& c = cases_[static_cast<std::size_t>(k - 1)];
+    const auto pick = [](QComboBox* box, const char* key) {
+      box->setCurrentIndex(box->findData(QString(key)));
+    };
+    pick(form_, c.form);
+    pick(mode_, c.mode);
+    pick(norm_, c.norm);
+    pick(output_, c.output);
+    size_->setValue(c.size);
+    template_->setValue(c.template_size);
+    n_->setValue(c.n);
+    m_->setValue(c.m);
+    sweep_->setChecked(false);
+  });
   auto* row3 = new QHBoxLayout;
   row3->addWidget(new QLabel(tr("repeats")));
   row3->addWidget(repeats_);
@@ -243,8 +277,10 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   });
   const auto devices = engine::devices();
   if (!devices.is_ok()) {
-    note_->setText(tr("No GPU here (%1): Run profiles the CPU variants; the GPU columns stay "
-                      "empty. Load a profile measured on a GPU to see them.")
+    note_->setObjectName("no_gpu");
+    note_->setText(tr("This machine has no GPU to profile (%1). Run times the CPU variants, so "
+                      "the GPU columns stay empty; Load shows a profile measured on a GPU "
+                      "(`xcorr profile --out`).")
                        .arg(QString::fromStdString(devices.status().message())));
   } else {
     note_->setText(
@@ -254,13 +290,35 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   }
 }
 
+void ProfilePanel::set_open_data(long rows, long cols, long frames, int subset, int search_radius) {
+  const QSignalBlocker block(case_);
+  case_->clear();
+  case_->addItem(tr("as set below"));
+  cases_.clear();
+  if (rows > 0 && cols > 0 && frames > 1) {
+    // Registration: the reference against the other frames, every shift (phase correlation's
+    // problem), on the stack's smaller side (square windows).
+    const int side = static_cast<int>(std::min({rows, cols, 4096L}));
+    cases_.push_back({"one_to_many", "full", "none", "surface", side, 0, 1,
+                      static_cast<int>(std::min(frames - 1, 100000L))});
+    case_->addItem(tr("registration of the open stack: %1 frames against the reference, %2 px")
+                       .arg(frames - 1)
+                       .arg(side));
+    // DIC's integer guess: each subset in its search window, ZNCC, the best shift.
+    const int window = std::min(subset + 2 * search_radius, 4096);
+    cases_.push_back({"one_to_one", "valid", "zncc", "peak", window, subset, 1, 1});
+    case_->addItem(
+        tr("DIC integer guess: a %1 px subset in its %2 px search window").arg(subset).arg(window));
+  }
+}
+
 bool ProfilePanel::run() {
   if (runner_->busy()) return false;
   engine::ProfileRequest base;
-  base.form = *parse_form(form_->currentText().toStdString());
-  base.mode = *parse_mode(mode_->currentText().toStdString());
-  base.norm = *parse_normalization(norm_->currentText().toStdString());
-  base.output = *parse_output(output_->currentText().toStdString());
+  base.form = *parse_form(form_->currentData().toString().toStdString());
+  base.mode = *parse_mode(mode_->currentData().toString().toStdString());
+  base.norm = *parse_normalization(norm_->currentData().toString().toStdString());
+  base.output = *parse_output(output_->currentData().toString().toStdString());
   base.template_size = template_->value();
   base.n = n_->value();
   base.m = m_->value();

@@ -31,7 +31,11 @@ class ProfilePanel : public QWidget {
  public:
   explicit ProfilePanel(QWidget* parent = nullptr);
 
-  bool run();                             // the picked problem (or the sweep); false when busy
+  bool run();  // the picked problem (or the sweep); false when busy
+  // The open data's problems offered as cases: its registration (the reference against the
+  // other frames, full, at the stack's smaller side) and its DIC integer guess (a subset in
+  // its search window, ZNCC peak). Nothing is offered without a stack of two frames or more.
+  void set_open_data(long rows, long cols, long frames, int subset, int search_radius);
   Status load(const QString& json_path);  // appends the rows of a profile JSON
   void set_rows(std::vector<engine::VariantProfile> rows);
   const std::vector<engine::VariantProfile>& rows() const { return rows_; }
@@ -54,7 +58,12 @@ class ProfilePanel : public QWidget {
   std::vector<engine::VariantProfile> rows_;
   JobRunner* runner_;
   std::shared_ptr<std::vector<engine::VariantProfile>> pending_;
-  QComboBox *form_, *mode_, *norm_, *output_;
+  QComboBox *form_, *mode_, *norm_, *output_, *case_;
+  struct DataCase {
+    const char *form, *mode, *norm, *output;
+    int size, template_size, n, m;
+  };
+  std::vector<DataCase> cases_;  // case_'s items after the first
   QSpinBox *size_, *template_, *n_, *m_, *repeats_;
   QCheckBox *sweep_, *counters_;
   QPushButton* run_;

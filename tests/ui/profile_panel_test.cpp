@@ -7,14 +7,20 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTest>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "core/engine/engine.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "ui/main_window.hpp"
 
 namespace xcorr::ui {
 namespace {
@@ -86,9 +92,13 @@ TEST_F(Profiling, RunProfilesPeakOutput) {
   auto combo = [&](const char* name) { return panel.findChild<QComboBox*>(name); };
   auto spin = [&](const char* name) { return panel.findChild<QSpinBox*>(name); };
   ASSERT_NE(combo("output"), nullptr);
-  combo("mode")->setCurrentText("valid");
-  combo("norm")->setCurrentText("zncc");
-  combo("output")->setCurrentText("peak");
+  const auto pick = [&](const char* name, const char* key) {
+    combo(name)->setCurrentIndex(combo(name)->findData(QString(key)));
+    ASSERT_EQ(combo(name)->currentData().toString(), key);
+  };
+  pick("mode", "valid");
+  pick("norm", "zncc");
+  pick("output", "peak");
   spin("size")->setValue(40);
   spin("template")->setValue(9);
   QSignalSpy finished(&panel, &ProfilePanel::finished);
@@ -101,6 +111,67 @@ TEST_F(Profiling, RunProfilesPeakOutput) {
     EXPECT_EQ(r.output, "peak") << r.variant;
     EXPECT_EQ(r.norm, "zncc") << r.variant;
     EXPECT_GT(r.median_ms, 0.0) << r.variant;
+  }
+}
+
+// Understandable to a scientist (issue 42): each choice is labelled with what it means (its data
+// the CLI's name), the open stack's problems are offered as cases, and a machine without a GPU
+// is told so plainly (it said "CUDA driver version is insufficient for CUDA runtime version").
+// With XCORR_SCREENSHOTS the panel is saved as profiling-no-gpu.png.
+TEST_F(Profiling, ChoicesAreLabelledTheOpenDataIsOfferedAndNoGpuIsPlain) {
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(w.open_sample().is_ok());
+  ProfilePanel* panel = w.profile_panel();
+  for (const char* name : {"form", "mode", "norm", "output"}) {
+    auto* c = panel->findChild<QComboBox*>(name);
+    ASSERT_NE(c, nullptr) << name;
+    for (int k = 0; k < c->count(); ++k) {
+      const QString key = c->itemData(k).toString();
+      EXPECT_TRUE(c->itemText(k).endsWith("(" + key + ")")) << c->itemText(k).toStdString();
+      EXPECT_GT(c->itemText(k).size(), key.size() + 8) << "a label, not the bare name";
+    }
+  }
+  auto* cases = panel->findChild<QComboBox*>("case");
+  ASSERT_NE(cases, nullptr);
+  ASSERT_EQ(cases->count(), 3);
+  auto data = [&](const char* name) {
+    return panel->findChild<QComboBox*>(name)->currentData().toString();
+  };
+  auto value = [&](const char* name) { return panel->findChild<QSpinBox*>(name)->value(); };
+  cases->setCurrentIndex(1);  // registration: the reference against the 5 other frames
+  EXPECT_TRUE(cases->currentText().contains("5 frames against the reference, 256 px"))
+      << cases->currentText().toStdString();
+  EXPECT_EQ(data("form"), "one_to_many");
+  EXPECT_EQ(data("mode"), "full");
+  EXPECT_EQ(value("size"), 256);
+  EXPECT_EQ(value("m"), 5);
+  cases->setCurrentIndex(2);  // DIC's guess: the 31 px subset in a 51 px window
+  EXPECT_EQ(data("form"), "one_to_one");
+  EXPECT_EQ(data("mode"), "valid");
+  EXPECT_EQ(data("norm"), "zncc");
+  EXPECT_EQ(data("output"), "peak");
+  EXPECT_EQ(value("size"), 51);
+  EXPECT_EQ(value("template"), 31);
+  if (!engine::devices().is_ok()) {  // this machine: no GPU
+    auto* note = panel->findChild<QLabel*>("no_gpu");
+    ASSERT_NE(note, nullptr);
+    EXPECT_TRUE(note->text().startsWith("This machine has no GPU to profile"))
+        << note->text().toStdString();
+    EXPECT_FALSE(note->text().contains("insufficient")) << note->text().toStdString();
+    if (engine::built_with_cuda()) {
+      EXPECT_TRUE(note->text().contains("no NVIDIA GPU")) << note->text().toStdString();
+    }
+  }
+  if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {
+    w.show_profile_panel();
+    auto* dock = w.findChild<QDockWidget*>("profiling_dock");
+    dock->setFloating(true);
+    dock->resize(1300, 900);
+    QApplication::processEvents();
+    QTest::qWait(200);
+    EXPECT_TRUE(dock->grab().save(QString(shots) + "/profiling-no-gpu.png"));
   }
 }
 
