@@ -77,3 +77,6 @@ XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFO
   "$build/tests/test_ui_results_test" --gtest_filter='*FigureAndAMovie*' > /dev/null
 # The Profiling panel on this machine (no GPU: the plain note) with an H200 profile loaded.
 shot 1600x1000 "$out/profiling-no-gpu.png" --sample --profile docs/perf/runs/h200-profile-zncc-31-51.json
+# The track table beside the MSD plot (its test saves it).
+XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
+  "$build/tests/test_ui_results_test" --gtest_filter='*TrackTable*' > /dev/null

@@ -796,6 +796,8 @@ void MainWindow::build_docks() {
     const Status s = profile_along(line);
     if (!s.is_ok()) show_error(tr("Profile"), qs(s.message()));
   });
+  connect(results_panel_, &ResultsPanel::tracks_delete_requested, this,
+          [this](const std::vector<int>& rows) { remove_tracks(rows); });
   connect(results_panel_, &ResultsPanel::map_hovered, this,
           [this](double x, double y) { (void)point_readout(x, y); });
   connect(results_panel_, &ResultsPanel::profile_export_requested, this, [this] {
@@ -1496,6 +1498,30 @@ void MainWindow::add_template(const TemplateRect& r) {
               .arg(after.size())
               .arg(extent_text(static_cast<double>(r.x), static_cast<double>(r.y),
                                static_cast<double>(r.width), static_cast<double>(r.height))));
+}
+
+void MainWindow::remove_tracks(const std::vector<int>& rows) {
+  struct State {
+    std::vector<TemplateRect> templates;
+    std::vector<Track> tracks;
+  };
+  const State before{project_.templates, project_.tracks};
+  State after;
+  for (std::size_t k = 0; k < before.templates.size(); ++k) {
+    if (std::find(rows.begin(), rows.end(), static_cast<int>(k)) != rows.end()) continue;
+    after.templates.push_back(before.templates[k]);
+    if (k < before.tracks.size()) after.tracks.push_back(before.tracks[k]);
+  }
+  const auto apply = [this](const State& s) {
+    project_.templates = s.templates;
+    project_.tracks = s.tracks;
+    refresh_tracks();
+  };
+  undo_->push(new LambdaCommand(
+      tr("Delete %1 track(s)").arg(rows.size()), [apply, before] { apply(before); },
+      [apply, after] { apply(after); }));
+  message(tr("Deleted %1 track(s) and their templates (Edit > Undo brings them back)")
+              .arg(rows.size()));
 }
 
 void MainWindow::set_templates_internal(const std::vector<TemplateRect>& t) {

@@ -114,6 +114,8 @@ class MainWindow : public QMainWindow {
   // drift table into `out` (.tif), run and shown as a registration is.
   bool apply_drift_table(const QString& table, const QString& out);
   const std::vector<Track>& tracks() const { return project_.tracks; }
+  // Deletes tracks `rows` (the Trajectories table's) and their templates; undoable.
+  void remove_tracks(const std::vector<int>& rows);
   Status export_tracks_csv(const QString& path);
 
   // The ZNCC surface of the reference subset (DIC subset size) centred at (x, y) px against the

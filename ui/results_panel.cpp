@@ -7,8 +7,10 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/tracking/track_stats.hpp"
 #include "ui/scaled_ticker.hpp"
 
 namespace xcorr::ui {
@@ -166,10 +169,47 @@ ResultsPanel::ResultsPanel(QWidget* parent) : QTabWidget(parent) {
   profile_layout->addWidget(export_profile);
   addTab(profile_widget, tr("Profile"));
 
+  // Trajectories: a plot of the tracks (what: displacement, distance, speed or MSD) above a table
+  // with a row per track (selecting rows highlights them; Delete removes them).
+  auto* tracks_widget = new QWidget;
+  auto* tracks_layout = new QVBoxLayout(tracks_widget);
+  track_quantity_ = new QComboBox;
+  track_quantity_->setObjectName("track_quantity");
+  track_quantity_->addItems({tr("displacement: dx solid, dy dashed"), tr("distance from the start"),
+                             tr("speed"), tr("mean squared displacement (MSD) against the lag")});
+  track_quantity_->setToolTip(
+      tr("What the plot shows of each track, in the stack's unit and "
+         "seconds when known"));
+  tracks_layout->addWidget(track_quantity_);
   tracks_plot_ = new QCustomPlot;
+  tracks_plot_->setObjectName("tracks_plot");
   tracks_plot_->xAxis->setLabel(tr("frame"));
   tracks_plot_->yAxis->setLabel(tr("displacement (px): dx solid, dy dashed"));
-  addTab(tracks_plot_, tr("Trajectories"));
+  tracks_layout->addWidget(tracks_plot_, 3);
+  track_table_ = new QTableWidget(0, 6);
+  track_table_->setObjectName("track_table");
+  track_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  track_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  track_table_->verticalHeader()->setVisible(false);
+  track_table_->horizontalHeader()->setStretchLastSection(true);
+  tracks_layout->addWidget(track_table_, 2);
+  delete_tracks_ = new QPushButton(tr("Delete selected tracks"));
+  delete_tracks_->setObjectName("delete_tracks");
+  delete_tracks_->setEnabled(false);
+  delete_tracks_->setToolTip(
+      tr("Removes the selected tracks and their templates (Edit > Undo "
+         "brings them back)"));
+  tracks_layout->addWidget(delete_tracks_);
+  addTab(tracks_widget, tr("Trajectories"));
+  connect(track_quantity_, &QComboBox::currentIndexChanged, this, [this] { plot_tracks(); });
+  connect(track_table_, &QTableWidget::itemSelectionChanged, this, [this] {
+    delete_tracks_->setEnabled(!selected_tracks().empty());
+    plot_tracks();
+  });
+  connect(delete_tracks_, &QPushButton::clicked, this, [this] {
+    const std::vector<int> rows = selected_tracks();
+    if (!rows.empty()) emit tracks_delete_requested(rows);
+  });
 
   auto* surface_widget = new QWidget;
   auto* surface_layout = new QVBoxLayout(surface_widget);
@@ -572,34 +612,120 @@ Status ResultsPanel::export_profile_csv(const QString& path) const {
 
 void ResultsPanel::show_tracks(const std::vector<Track>& tracks) {
   tracks_ = tracks;
+  stats_.clear();
+  // The stats take the frames' times as steps of the frame interval (io::frame_time_s).
+  std::vector<double> steps;
+  if (units_.has_time())
+    for (std::size_t k = 1; k < frame_times_s_.size(); ++k)
+      steps.push_back(frame_times_s_[k] / units_.frame_interval_s);
+  for (const Track& t : tracks_) stats_.push_back(track_stats(t, units_, steps));
+  const bool length = units_.has_length(), timed = units_.has_time();
+  const QString unit = length ? QString::fromStdString(units_.unit) : QString("px");
+  const QString per = timed ? tr("%1/s").arg(unit) : tr("%1/frame").arg(unit);
+  const QSignalBlocker block(track_table_);
+  track_table_->clearSelection();
+  track_table_->setRowCount(static_cast<int>(tracks_.size()));
+  track_table_->setHorizontalHeaderLabels({tr("#"), tr("template (px)"), tr("net (%1)").arg(unit),
+                                           tr("path (%1)").arg(unit),
+                                           tr("mean speed (%1)").arg(per), tr("mean ZNCC")});
+  for (std::size_t t = 0; t < tracks_.size(); ++t) {
+    const Track& tr_ = tracks_[t];
+    const TrackStats& st = stats_[t];
+    double zncc = 0;
+    int n = 0;
+    for (const double z : tr_.zncc)
+      if (std::isfinite(z)) zncc += z, ++n;
+    const QStringList cells = {QString::number(t + 1),
+                               QString("%1, %2, %3 x %4")
+                                   .arg(tr_.rect.x)
+                                   .arg(tr_.rect.y)
+                                   .arg(tr_.rect.width)
+                                   .arg(tr_.rect.height),
+                               QString::number(st.net, 'g', 4),
+                               QString::number(st.path, 'g', 4),
+                               QString::number(st.mean_speed, 'g', 4),
+                               n > 0 ? QString::number(zncc / n, 'f', 4) : "-"};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c == 0) item->setBackground(series_colour(t)), item->setForeground(Qt::white);
+      track_table_->setItem(static_cast<int>(t), c, item);
+    }
+  }
+  track_table_->resizeColumnsToContents();
+  delete_tracks_->setEnabled(false);
+  plot_tracks();
+}
+
+std::vector<int> ResultsPanel::selected_tracks() const {
+  std::vector<int> rows;
+  for (const QModelIndex& i : track_table_->selectionModel()->selectedRows())
+    rows.push_back(i.row());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void ResultsPanel::plot_tracks() {
   tracks_plot_->clearGraphs();
-  // Against time when every frame's time is known (in time order: a reference chosen later in
-  // the stack puts earlier pages at negative times), else against the frame number.
   const bool timed =
-      units_.has_time() && !tracks.empty() && frame_times_s_.size() >= tracks.front().x.size();
+      units_.has_time() && !tracks_.empty() && frame_times_s_.size() >= tracks_.front().x.size();
   const bool length = units_.has_length();
   const QString unit = length ? QString::fromStdString(units_.unit) : QString("px");
-  tracks_plot_->xAxis->setLabel(timed ? tr("time (s)") : tr("frame"));
-  tracks_plot_->yAxis->setLabel(tr("displacement (%1): dx solid, dy dashed").arg(unit));
-  for (std::size_t t = 0; t < tracks.size(); ++t) {
-    const Track& track = tracks[t];
-    QVector<double> frame, dx, dy;
-    for (std::size_t k = 0; k < track.x.size(); ++k) {
-      frame << (timed ? frame_times_s_[k] : static_cast<double>(k));
-      dx << (track.x[k] - track.x[0]) * (length ? units_.pixel_x : 1);
-      dy << (track.y[k] - track.y[0]) * (length ? units_.pixel_y : 1);
-    }
-    const QColor c = series_colour(t);
-    QCPGraph* gx = tracks_plot_->addGraph();
-    gx->setData(frame, dx);
-    gx->setPen(QPen(c, 2));
-    gx->setName(tr("%1: dx").arg(t + 1));
-    QCPGraph* gy = tracks_plot_->addGraph();
-    gy->setData(frame, dy);
-    gy->setPen(QPen(c, 2, Qt::DashLine));
-    gy->setName(tr("%1: dy").arg(t + 1));
+  const QString time = timed ? tr("time (s)") : tr("frame");
+  const int what = track_quantity_->currentIndex();
+  const std::vector<int> selected = selected_tracks();
+  switch (what) {
+    case 0:
+      tracks_plot_->xAxis->setLabel(time);
+      tracks_plot_->yAxis->setLabel(tr("displacement (%1): dx solid, dy dashed").arg(unit));
+      break;
+    case 1:
+      tracks_plot_->xAxis->setLabel(time);
+      tracks_plot_->yAxis->setLabel(tr("distance from the start (%1)").arg(unit));
+      break;
+    case 2:
+      tracks_plot_->xAxis->setLabel(time);
+      tracks_plot_->yAxis->setLabel(
+          tr("speed (%1)").arg(timed ? tr("%1/s").arg(unit) : tr("%1/frame").arg(unit)));
+      break;
+    default:
+      tracks_plot_->xAxis->setLabel(timed ? tr("lag (s)") : tr("lag (frames)"));
+      tracks_plot_->yAxis->setLabel(tr("MSD (%1%2)").arg(unit).arg(QChar(0x00B2)));
+      break;
   }
-  tracks_plot_->legend->setVisible(!tracks.empty());
+  for (std::size_t t = 0; t < tracks_.size(); ++t) {
+    const Track& track = tracks_[t];
+    const TrackStats& st = stats_[t];
+    QColor c = series_colour(t);
+    const bool on = selected.empty() || std::find(selected.begin(), selected.end(),
+                                                  static_cast<int>(t)) != selected.end();
+    if (!on) c.setAlpha(50);
+    const double width = !selected.empty() && on ? 3 : 2;
+    const auto add = [&](const QVector<double>& x, const QVector<double>& y, const QString& name,
+                         Qt::PenStyle style) {
+      QCPGraph* g = tracks_plot_->addGraph();
+      g->setData(x, y);
+      g->setPen(QPen(c, width, style));
+      g->setName(name);
+    };
+    if (what == 0) {
+      QVector<double> frame, dx, dy;
+      for (std::size_t k = 0; k < track.x.size(); ++k) {
+        frame << (timed ? frame_times_s_[k] : static_cast<double>(k));
+        dx << (track.x[k] - track.x[0]) * (length ? units_.pixel_x : 1);
+        dy << (track.y[k] - track.y[0]) * (length ? units_.pixel_y : 1);
+      }
+      add(frame, dx, tr("%1: dx").arg(t + 1), Qt::SolidLine);
+      add(frame, dy, tr("%1: dy").arg(t + 1), Qt::DashLine);
+    } else if (what == 1 || what == 2) {
+      const std::vector<double>& v = what == 1 ? st.distance : st.speed;
+      add(QVector<double>(st.time.begin(), st.time.end()), QVector<double>(v.begin(), v.end()),
+          QString::number(t + 1), Qt::SolidLine);
+    } else {
+      add(QVector<double>(st.lag_time.begin(), st.lag_time.end()),
+          QVector<double>(st.msd.begin(), st.msd.end()), QString::number(t + 1), Qt::SolidLine);
+    }
+  }
+  tracks_plot_->legend->setVisible(!tracks_.empty());
   tracks_plot_->rescaleAxes();
   tracks_plot_->replot();
 }

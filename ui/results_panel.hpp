@@ -14,6 +14,7 @@
 #include "core/io/scale.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/status.hpp"
+#include "core/tracking/track_stats.hpp"
 #include "core/tracking/tracking.hpp"
 #include "ui/result_display.hpp"
 
@@ -25,6 +26,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
+class QTableWidget;
 class QToolButton;
 
 namespace xcorr::ui {
@@ -70,7 +72,11 @@ class ResultsPanel : public QTabWidget {
                     std::vector<ProfileChannel> channels = {});
   bool has_profile() const { return !profile_.empty(); }
   Status export_profile_csv(const QString& path) const;
+  // The tracks in the Trajectories tab: the plot (displacement, distance from the start, speed
+  // or MSD, each track in its series colour) and the table (template, net displacement, path,
+  // mean speed, mean ZNCC); selected rows are highlighted in the plot.
   void show_tracks(const std::vector<Track>& tracks);
+  std::vector<int> selected_tracks() const;  // rows of the table, ascending
   // A registration's drift: dx solid, dy dashed against time (or frame), in the scale's unit
   // (or px), failed frames left out; a line under it sums it up. Raises the Drift tab.
   void show_drift(const std::vector<reg::DriftRow>& drift, const io::ImageScale& scale);
@@ -88,6 +94,7 @@ class ResultsPanel : public QTabWidget {
   void display_changed();                // the quantity, colours, range or vectors changed
   void map_hovered(double x, double y);  // the cursor over the map, image px
   void profile_export_requested();
+  void tracks_delete_requested(std::vector<int> tracks);  // the table's selected rows
 
  private:
   bool eventFilter(QObject* watched, QEvent* e) override;
@@ -115,6 +122,11 @@ class ResultsPanel : public QTabWidget {
   io::ImageScale units_;
   std::vector<double> frame_times_s_;
   std::vector<Track> tracks_;
+  std::vector<TrackStats> stats_;  // of tracks_
+  QComboBox* track_quantity_;
+  QTableWidget* track_table_;
+  QPushButton* delete_tracks_;
+  void plot_tracks();
   void label_axes();  // px or the unit, by units_ and the shown quantity
 };
 

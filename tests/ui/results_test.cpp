@@ -19,6 +19,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTest>
 #include <QToolBar>
 #include <QUndoStack>
@@ -409,6 +410,68 @@ TEST_F(Results, TheViewExportsAsAFigureAndAMovie) {
     EXPECT_TRUE(w.export_view(QString(shots) + "/figure-map-vectors-scalebar.png", 1000).is_ok());
     EXPECT_TRUE(w.export_movie(QString(shots) + "/sample-movie.gif", 256, 5).is_ok());
   }
+}
+
+// The Trajectories tab has a table of the tracks beside the plot (issue 42): a row per track in
+// its colour with its net displacement, path and mean speed; the plot shows displacement,
+// distance from the start, speed or MSD; selecting rows highlights them; Delete removes tracks
+// with their templates, and Undo brings them back. With XCORR_SCREENSHOTS the window is saved as
+// track-table.png.
+TEST_F(Results, TheTrackTableSitsBesideThePlotWithSpeedAndMsd) {
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(
+      w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
+  for (const TemplateRect& r :
+       {TemplateRect{96, 96, 64, 64}, TemplateRect{20, 150, 40, 40}, TemplateRect{170, 30, 50, 40}})
+    w.add_template(r);
+  QSignalSpy finished(&w, &MainWindow::run_finished);
+  ASSERT_TRUE(w.start_tracking());
+  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+  ASSERT_EQ(w.tracks().size(), 3u);
+  auto* table = panel(w)->findChild<QTableWidget*>("track_table");
+  auto* plot = panel(w)->findChild<QCustomPlot*>("tracks_plot");
+  auto* what = panel(w)->findChild<QComboBox*>("track_quantity");
+  ASSERT_TRUE(table && plot && what);
+  ASSERT_EQ(table->rowCount(), 3);
+  // The sample moves every template by (-0.35, 0.6) px a frame: 5 frames, net 3.47 px.
+  const double step = std::hypot(0.35, 0.6);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(table->item(r, 0)->background().color(), series_colour(static_cast<std::size_t>(r)));
+    EXPECT_NEAR(table->item(r, 2)->text().toDouble(), 5 * step, 0.1) << "net, row " << r;
+    EXPECT_NEAR(table->item(r, 3)->text().toDouble(), 5 * step, 0.2) << "path, row " << r;
+    EXPECT_NEAR(table->item(r, 4)->text().toDouble(), step, 0.05) << "px/frame, row " << r;
+  }
+  EXPECT_TRUE(table->horizontalHeaderItem(4)->text().contains("px/frame"));
+  what->setCurrentIndex(2);  // speed
+  EXPECT_EQ(plot->yAxis->label(), "speed (px/frame)");
+  ASSERT_EQ(plot->graphCount(), 3);
+  EXPECT_NEAR(plot->graph(0)->data()->at(3)->value, step, 0.05);
+  what->setCurrentIndex(3);  // MSD: (k step)^2 for a steady drift
+  EXPECT_EQ(plot->xAxis->label(), "lag (frames)");
+  EXPECT_EQ(plot->yAxis->label(), QString::fromUtf8("MSD (px\u00b2)"));
+  ASSERT_EQ(plot->graph(1)->data()->size(), 5);
+  EXPECT_NEAR(plot->graph(1)->data()->at(1)->value, 4 * step * step, 0.1);
+  table->selectRow(1);
+  EXPECT_EQ(plot->graph(1)->pen().width(), 3) << "the selected track stands out";
+  EXPECT_LT(plot->graph(0)->pen().color().alpha(), 255) << "the others fade";
+  if (const char* shots = std::getenv("XCORR_SCREENSHOTS")) {
+    w.show_frame(5);
+    panel(w)->setCurrentIndex(2);
+    QApplication::processEvents();
+    EXPECT_TRUE(w.grab().save(QString(shots) + "/track-table.png"));
+  }
+  auto* remove = panel(w)->findChild<QPushButton*>("delete_tracks");
+  ASSERT_TRUE(remove != nullptr && remove->isEnabled());
+  remove->click();
+  ASSERT_EQ(w.tracks().size(), 2u);
+  EXPECT_EQ(w.templates().size(), 2u);
+  EXPECT_EQ(w.templates()[1].x, 170) << "the second template is gone";
+  EXPECT_EQ(table->rowCount(), 2);
+  w.undo_stack()->undo();
+  EXPECT_EQ(w.tracks().size(), 3u);
+  EXPECT_EQ(table->rowCount(), 3);
 }
 
 TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
