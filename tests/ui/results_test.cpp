@@ -53,6 +53,24 @@ class Results : public testing::TempDirTest {
     ASSERT_TRUE(w.has_results());
     w.show_frame(3);
   }
+  // The tracking sample with three templates (kBoxes), tracked; the window shown.
+  static constexpr TemplateRect kBoxes[] = {{96, 96, 64, 64}, {20, 150, 40, 40}, {170, 30, 50, 40}};
+  void track_three_templates(MainWindow& w) {
+    w.show();
+    ASSERT_TRUE(
+        w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
+    for (const TemplateRect& r : kBoxes) w.add_template(r);
+    QSignalSpy finished(&w, &MainWindow::run_finished);
+    ASSERT_TRUE(w.start_tracking());
+    for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
+    ASSERT_EQ(w.tracks().size(), 3u);
+  }
+  // The window at 1400 x 900 with the sample's results (run_sample).
+  void show_sample_results(MainWindow& w) {
+    w.resize(1400, 900);
+    w.show();
+    run_sample(w);
+  }
   ResultsPanel* panel(MainWindow& w) { return w.findChild<ResultsPanel*>(); }
   QAction* action(MainWindow& w, const QString& text) {
     for (QAction* a : w.findChildren<QAction*>())
@@ -178,9 +196,7 @@ TEST_F(Results, TheMapKeepsItsSizeAndAxesThroughRedraws) {
 // "frame 1"), and nothing on the reference, which has no results.
 TEST_F(Results, TheCursorReadoutFollowsTheFrame) {
   MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ASSERT_NO_FATAL_FAILURE(show_sample_results(w));
   w.show_frame(1);
   ASSERT_TRUE(w.point_readout(130, 125).startsWith("frame 1: "))
       << w.point_readout(130, 125).toStdString();
@@ -201,9 +217,7 @@ TEST_F(Results, TheCursorReadoutFollowsTheFrame) {
 // line is gone, and playing stops. Play turns into Pause while it plays.
 TEST_F(Results, AnotherStackLeavesNothingOfTheLast) {
   MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ASSERT_NO_FATAL_FAILURE(show_sample_results(w));
   ResultsPanel* p = panel(w);
   const QString cursor_hint = "Hover over the map or the image for a point's values";
   ASSERT_TRUE(w.profile_along(QLineF(25, 160, 230, 100)).is_ok());
@@ -249,15 +263,8 @@ TEST_F(Results, AnotherStackLeavesNothingOfTheLast) {
 TEST_F(Results, TemplatesWearTheirTracksColours) {
   MainWindow w;
   w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(
-      w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
-  const TemplateRect boxes[] = {{96, 96, 64, 64}, {20, 150, 40, 40}, {170, 30, 50, 40}};
-  for (const TemplateRect& r : boxes) w.add_template(r);
-  QSignalSpy finished(&w, &MainWindow::run_finished);
-  ASSERT_TRUE(w.start_tracking());
-  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
-  ASSERT_EQ(w.tracks().size(), 3u);
+  ASSERT_NO_FATAL_FAILURE(track_three_templates(w));
+  const TemplateRect* boxes = kBoxes;
   w.show_frame(3);
   QApplication::processEvents();
   const QImage shot = w.view()->grab().toImage();
@@ -288,9 +295,7 @@ TEST_F(Results, TemplatesWearTheirTracksColours) {
 // confirmation); a failed one does not.
 TEST_F(Results, ExportsAndSavesSayWhatTheyWrote) {
   MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ASSERT_NO_FATAL_FAILURE(show_sample_results(w));
   const auto said = [&] { return w.statusBar()->currentMessage().toStdString(); };
   const QString csv = QString::fromStdString(path("dic.csv"));
   ASSERT_TRUE(w.export_csv(csv).is_ok());
@@ -314,9 +319,7 @@ TEST_F(Results, ExportsAndSavesSayWhatTheyWrote) {
 // each quantity travel with the project.
 TEST_F(Results, TheColourRangeLocksAcrossFramesAndTravelsWithTheProject) {
   MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ASSERT_NO_FATAL_FAILURE(show_sample_results(w));
   ResultsPanel* p = panel(w);
   auto* plot = p->findChild<QCustomPlot*>("map_plot");
   ASSERT_NE(plot, nullptr);
@@ -420,16 +423,7 @@ TEST_F(Results, TheViewExportsAsAFigureAndAMovie) {
 TEST_F(Results, TheTrackTableSitsBesideThePlotWithSpeedAndMsd) {
   MainWindow w;
   w.resize(1600, 1000);
-  w.show();
-  ASSERT_TRUE(
-      w.open_stack(QString(XCORR_SOURCE_DIR) + "/resources/sample/speckle_stack.tif").is_ok());
-  for (const TemplateRect& r :
-       {TemplateRect{96, 96, 64, 64}, TemplateRect{20, 150, 40, 40}, TemplateRect{170, 30, 50, 40}})
-    w.add_template(r);
-  QSignalSpy finished(&w, &MainWindow::run_finished);
-  ASSERT_TRUE(w.start_tracking());
-  for (int i = 0; i < 600 && finished.count() == 0; ++i) finished.wait(100);
-  ASSERT_EQ(w.tracks().size(), 3u);
+  ASSERT_NO_FATAL_FAILURE(track_three_templates(w));
   auto* table = panel(w)->findChild<QTableWidget*>("track_table");
   auto* plot = panel(w)->findChild<QCustomPlot*>("tracks_plot");
   auto* what = panel(w)->findChild<QComboBox*>("track_quantity");
@@ -476,9 +470,7 @@ TEST_F(Results, TheTrackTableSitsBesideThePlotWithSpeedAndMsd) {
 
 TEST_F(Results, TheLineProfileFollowsUAndExportsCsv) {
   MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_NO_FATAL_FAILURE(run_sample(w));
+  ASSERT_NO_FATAL_FAILURE(show_sample_results(w));
   w.view()->set_tool(Tool::line);
   const QPoint a = w.view()->widget_position({40, 127}).toPoint();
   const QPoint b = w.view()->widget_position({215, 127}).toPoint();
