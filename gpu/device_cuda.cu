@@ -33,8 +33,9 @@ Result<std::vector<DeviceInfo>> list_devices() {
     if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) {
       // CUDA's own words ("driver version is insufficient") for a machine without any NVIDIA
       // driver or GPU say nothing to a user.
-      return Status{ErrorCode::unsupported, "no NVIDIA GPU: this machine has no NVIDIA driver "
-                                            "(libcuda.so.1) and no CUDA device"};
+      return Status{ErrorCode::unsupported,
+                    "no NVIDIA GPU: this machine has no NVIDIA driver "
+                    "(libcuda.so.1) and no CUDA device"};
     }
     return Status{ErrorCode::unsupported,
                   std::string("no usable CUDA device: ") + cudaGetErrorString(err)};
