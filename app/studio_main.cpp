@@ -147,7 +147,11 @@ int main(int argc, char** argv) {
   if (!args.isSet("screenshot")) w.restore_settings();
   if (args.isSet("size")) {
     const QStringList wh = args.value("size").split('x');
-    if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
+    if (wh.size() == 2) {  // a scripted size: at the screen's top-left, as screenshots expect
+      w.resize(wh[0].toInt(), wh[1].toInt());
+      if (const QScreen* screen = QGuiApplication::primaryScreen())
+        w.move(screen->availableGeometry().topLeft());
+    }
   }
   w.show();
   if (args.isSet("channel")) {  // the analysis' channel (a hyperstack's), before the stack opens

@@ -468,10 +468,9 @@ void MainWindow::build_menus() {
                                                       tr("Projects (*.json)"));
     if (path.isEmpty()) return;
     const Status s = save_project(path);
-    if (!s.is_ok())
-      show_error(tr("Save project"), qs(s.message()));
-    else
-      remember_recent(path), rebuild_recent_menu();
+    if (!s.is_ok()) return show_error(tr("Save project"), qs(s.message()));
+    remember_recent(path);
+    rebuild_recent_menu();
   });
   file->addAction(tr("&Batch runs..."), QKeySequence(tr("Ctrl+B")), this, [this] {
     BatchDialog* d = batch_dialog();
@@ -608,6 +607,8 @@ void MainWindow::build_menus() {
   view_action(tr("&1:1 (one screen px per image px)"), "zoom_1to1", QKeySequence(tr("Ctrl+1")),
               [this] { view_->one_to_one(); });
   view_action(tr("Zoom &in"), "zoom_in", QKeySequence::ZoomIn, [this] { view_->zoom_by(1.25); });
+  view_action(tr("Zoom &out"), "zoom_out", QKeySequence::ZoomOut,
+              [this] { view_->zoom_by(1 / 1.25); });
   view->addSeparator();
   scale_bar_ = view->addAction(tr("&Scale bar"), this, [this] { refresh_annotations(); });
   scale_bar_->setObjectName("scale_bar");
@@ -619,8 +620,6 @@ void MainWindow::build_menus() {
     a->setCheckable(true);
     a->setChecked(true);
   }
-  view_action(tr("Zoom &out"), "zoom_out", QKeySequence::ZoomOut,
-              [this] { view_->zoom_by(1 / 1.25); });
 
   // The image tools: an icon, a key, and a tooltip that says how each is used.
   QToolBar* tools = addToolBar(tr("Tools"));
