@@ -24,7 +24,10 @@ ImageView::ImageView(QWidget* parent) : QWidget(parent) {
   setPalette(p);
 }
 
-void ImageView::set_frame(MatrixView<const float> frame) {
+void ImageView::set_frame(MatrixView<const float> frame, Lut lut,
+                          std::vector<ChannelLayer> others) {
+  lut_ = lut;
+  others_ = std::move(others);
   const bool new_size = frame.rows != rows_ || frame.cols != cols_;
   rows_ = static_cast<int>(frame.rows);
   cols_ = static_cast<int>(frame.cols);
@@ -55,18 +58,6 @@ void ImageView::set_levels(double black, double white) {
     black_ = black;
     white_ = white;
   }
-  rebuild_image();
-  update();
-}
-
-void ImageView::set_lut(Lut lut) {
-  lut_ = lut;
-  rebuild_image();
-  update();
-}
-
-void ImageView::set_other_channels(std::vector<ChannelLayer> layers) {
-  others_ = std::move(layers);
   rebuild_image();
   update();
 }

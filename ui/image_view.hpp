@@ -31,19 +31,19 @@ class ImageView : public QWidget {
  public:
   explicit ImageView(QWidget* parent = nullptr);
 
-  // Shows `frame`; levels: auto (0.5 % / 99.5 % percentiles of the first frame shown after
-  // reset_levels(), kept while scrolling) unless set_levels was called.
-  void set_frame(MatrixView<const float> frame);
-  // A composite: the frame above is the active channel, shown with `lut` and the view's levels;
-  // other channels (their pixels, the frame's size, with their own LUT and levels) add their
-  // colours (ui/lut.hpp). One grey channel: Grays and no others (the default).
+  // A composite's other channels (their pixels, the frame's size, with their own LUT and
+  // levels) add their colours to the frame's (ui/lut.hpp).
   struct ChannelLayer {
     std::vector<float> pixels;  // rows x cols, row-major
     Lut lut = Lut::grays;
     double black = 0, white = 1;
   };
-  void set_lut(Lut lut);
-  void set_other_channels(std::vector<ChannelLayer> layers);
+  // Shows `frame` (the active channel) with `lut` and the view's levels, and `others` added;
+  // one grey channel: Grays and no others (the default). The image is built once per call.
+  // Levels: auto (0.5 % / 99.5 % percentiles of the first frame shown after reset_levels(),
+  // kept while scrolling) unless set_levels was called.
+  void set_frame(MatrixView<const float> frame, Lut lut = Lut::grays,
+                 std::vector<ChannelLayer> others = {});
   void reset_levels();
   void set_levels(double black, double white);  // grey values; black >= white: auto
   double black() const { return black_; }       // the levels in use (grey values)

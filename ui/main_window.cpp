@@ -1131,7 +1131,6 @@ void MainWindow::open_channels() {
   channel_levels_.assign(static_cast<std::size_t>(channels), Levels{});
   shown_channel_ = channel_stacks_.empty() ? 0 : analysed;
   channels_->set_stack_layout(channels, layout.slices, opened_plane_.z, shown_channel_);
-  view_->set_lut(channels_->lut(shown_channel_));
 }
 
 void MainWindow::channels_changed() {
@@ -1149,16 +1148,15 @@ void MainWindow::channels_changed() {
       view_->set_levels(next.black, next.white);
     }
   }
-  view_->set_lut(channels_->lut(shown_channel_));
   if (source_) show_frame(current_);
 }
 
-void MainWindow::show_other_channels() {
+std::vector<ImageView::ChannelLayer> MainWindow::other_channels(int k) {
   std::vector<ImageView::ChannelLayer> layers;
   if (channels_->composite()) {
     for (long c = 0; c < static_cast<long>(channel_stacks_.size()); ++c) {
       if (c == shown_channel_ || !channels_->visible(c)) continue;
-      auto frame = channel_stacks_[static_cast<std::size_t>(c)]->frame(current_);
+      auto frame = channel_stacks_[static_cast<std::size_t>(c)]->frame(k);
       if (!frame.is_ok()) continue;
       const MatrixView<const float> m = (*frame.value())[0];
       ImageView::ChannelLayer layer;
@@ -1174,7 +1172,7 @@ void MainWindow::show_other_channels() {
       layers.push_back(std::move(layer));
     }
   }
-  view_->set_other_channels(std::move(layers));
+  return layers;
 }
 
 void MainWindow::refresh_frame_list() {
@@ -1589,8 +1587,9 @@ void MainWindow::show_frame(int k) {
     message(qs(frame.status().message()));
     return;
   }
-  view_->set_frame((*frame.value())[0]);
-  show_other_channels();
+  view_->set_frame((*frame.value())[0],
+                   channel_stacks_.empty() ? Lut::grays : channels_->lut(shown_channel_),
+                   other_channels(current_));
   levels_->show_frame((*frame.value())[0], view_->black(), view_->white(), view_->auto_levels());
   if (frame_list_->currentRow() != current_) {
     frame_list_->blockSignals(true);

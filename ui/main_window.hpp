@@ -249,9 +249,10 @@ class MainWindow : public QMainWindow {
   std::vector<std::shared_ptr<io::LazyStack>> channel_stacks_;
   std::vector<Levels> channel_levels_;
   long shown_channel_ = 0;
-  void open_channels();        // after a stack is adopted
-  void channels_changed();     // the Channels dock changed: levels kept, frame shown again
-  void show_other_channels();  // the composite's other layers of the frame shown
+  void open_channels();     // after a stack is adopted
+  void channels_changed();  // the Channels dock changed: levels kept, frame shown again
+  // The composite's other channels of frame `k` (none without Composite).
+  std::vector<ImageView::ChannelLayer> other_channels(int k);
   QListWidget* frame_list_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
   QSpinBox* fps_ = nullptr;
