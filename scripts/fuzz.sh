@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${XCORR_FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tiff matrix_csv json roi commit metadata)
+# Default: every target, one per tests/fuzz/<name>_fuzz.cpp.
+[ ${#targets[@]} -gt 0 ] || targets=($(cd tests/fuzz && ls *_fuzz.cpp | sed 's/_fuzz\.cpp$//'))
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz
 mkdir -p build/fuzz/artifacts

@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev                                       # CRC-32 of batch commits
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
   libxml2-dev                                      # OME-XML metadata
+  libzip-dev                                       # ImageJ ROI Manager files (.zip)
   libopenmpi-dev openmpi-bin                       # xcorr-mpi and its test (mpirun)
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   libgif-dev                                       # its movies (animated GIF)

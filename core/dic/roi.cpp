@@ -17,11 +17,13 @@ bool inside(const RoiShape& s, double x, double y) {
       return dx * dx + dy * dy <= 1.0;
     }
     case RoiShapeKind::polygon: {
-      bool in = false;  // even-odd rule
+      // Even-odd rule; a centre on an edge is inside when the edge is its right-hand one
+      // (ImageJ's rule, so that its polygons cover the same pixels here: core/imagej/).
+      bool in = false;
       const auto& v = s.vertices;
       for (std::size_t i = 0, j = v.size() - 1; i < v.size(); j = i++) {
         if ((v[i].y > y) != (v[j].y > y) &&
-            x < (v[j].x - v[i].x) * (y - v[i].y) / (v[j].y - v[i].y) + v[i].x)
+            x <= (v[j].x - v[i].x) * (y - v[i].y) / (v[j].y - v[i].y) + v[i].x)
           in = !in;
       }
       return in;

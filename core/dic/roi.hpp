@@ -1,7 +1,8 @@
 // Regions of interest for DIC: a mask built from rectangles, ellipses and polygons, each added to
 // or subtracted from the region in order (the first shape usually adds). Coordinates in pixels,
 // origin at the top-left pixel centre, x to the right (columns), y down (rows); a pixel belongs to
-// a shape when its centre does.
+// a shape when its centre does (on a rectangle's left or top edge: inside; on a polygon's edge:
+// inside when that edge is on the centre's right, as in ImageJ).
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@ namespace xcorr::dic {
 
 struct Point2 {
   double x = 0, y = 0;  // px
+  bool operator==(const Point2&) const = default;
 };
 
 enum class RoiShapeKind { rectangle, ellipse, polygon };
@@ -41,6 +43,16 @@ struct RoiShape {
   double x = 0, y = 0, width = 0, height = 0;
   double rx = 0, ry = 0;
   std::vector<Point2> vertices;
+  bool operator==(const RoiShape&) const = default;
+};
+
+// A shape with a name: the desktop app's ROI manager keeps these (ImageJ ROI files hold them:
+// core/imagej/). The shape is a region, never subtracted: adding or subtracting is how a DIC ROI
+// uses it.
+struct NamedRoi {
+  std::string name;
+  RoiShape shape;
+  bool operator==(const NamedRoi&) const = default;
 };
 
 // rows x cols, 1 inside the region, 0 outside.
