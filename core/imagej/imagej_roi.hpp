@@ -4,7 +4,9 @@
 // a second header holding the name in UTF-16.
 //
 // Coordinates: ImageJ puts pixel (i, j)'s top-left corner at (i, j), this project puts its centre
-// there (core/dic/roi.hpp), so reading moves every coordinate by -0.5 px and writing by +0.5 px.
+// there (core/dic/roi.hpp), so reading moves every coordinate by -0.5 px and writing by +0.5 px;
+// but a rectangle here covers the centres in [x, x + width), so its x, y are its first pixel,
+// which are ImageJ's left, top.
 // A shape covers the same pixels here as in ImageJ, both ways (tests/core/imagej/
 // imagej_roi_test.cpp compares with the masks ImageJ fills). For that, since ImageJ fills
 // rectangles and ovals within whole pixels: a sub-pixel rectangle or oval is read as the one of

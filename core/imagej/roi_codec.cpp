@@ -351,9 +351,9 @@ Result<dic::NamedRoi> decode_roi(std::string_view bytes, const std::string& fall
       s.kind = dic::RoiShapeKind::polygon;
       s.vertices = rounded_rect(x, y, w, h, static_cast<double>(arc));
     } else {
+      // A rectangle here covers the centres in [x, x + width): x is its first pixel, ImageJ's left.
       s.kind = dic::RoiShapeKind::rectangle;
-      const dic::Point2 c = here(x, y);
-      s.x = c.x, s.y = c.y, s.width = w, s.height = h;
+      s.x = x, s.y = y, s.width = w, s.height = h;
     }
     return out;
   }

@@ -184,9 +184,9 @@ TEST_F(RoundTrip, WrittenZipsReadBackToTheSameShapesAndPixels) {
   for (int k = 0; k < 30; ++k) {
     dic::RoiShape s;
     switch (k % 5) {
-      case 0:  // a rectangle on pixel edges (whole pixels in ImageJ)
+      case 0:  // a rectangle of whole pixels (x, y: its first pixel)
         s.kind = dic::RoiShapeKind::rectangle;
-        s.x = whole(rng) - 0.5, s.y = whole(rng) - 0.5, s.width = 1 + std::abs(whole(rng)) % 20,
+        s.x = whole(rng), s.y = whole(rng), s.width = 1 + std::abs(whole(rng)) % 20,
         s.height = 3 + std::abs(whole(rng)) % 15;
         break;
       case 1:
