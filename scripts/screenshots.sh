@@ -80,3 +80,6 @@ shot 1600x1000 "$out/profiling-no-gpu.png" --sample --profile docs/perf/runs/h20
 # The track table beside the MSD plot (its test saves it).
 XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
   "$build/tests/test_ui_results_test" --gtest_filter='*TrackTable*' > /dev/null
+# The ROI Manager with ImageJ's own ROI set opened, Show all (its test saves it).
+XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
+  "$build/tests/test_ui_roi_manager_test" > /dev/null

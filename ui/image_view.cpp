@@ -119,6 +119,17 @@ void ImageView::set_roi(const dic::Roi& roi) {
   update();
 }
 
+void ImageView::set_named_rois(const std::vector<dic::NamedRoi>& rois,
+                               const std::vector<int>& selected, bool all) {
+  named_ = rois;
+  named_selected_.assign(rois.size(), false);
+  for (int k : selected)
+    if (k >= 0 && k < static_cast<int>(rois.size()))
+      named_selected_[static_cast<std::size_t>(k)] = true;
+  named_all_ = all;
+  update();
+}
+
 void ImageView::set_results(const dic::FrameResult* frame, const MapStyle& style, int step) {
   has_results_ = frame != nullptr;
   results_ = frame != nullptr ? *frame : dic::FrameResult{};
@@ -345,6 +356,21 @@ void ImageView::paint(QPainter& p, const QRect& area) {
       for (int c = 0; c < 4; ++c)
         p.drawRect(QRectF(corner(b, c) - QPointF(hs / 2, hs / 2), QSizeF(hs, hs)));
     }
+  }
+  // The ROI Manager's shapes: cyan with their names, the selected ones yellow and thicker.
+  for (std::size_t k = 0; k < named_.size(); ++k) {
+    const bool sel = named_selected_[k];
+    if (!sel && !named_all_) continue;
+    const dic::RoiShape& s = named_[k].shape;
+    p.setPen(QPen(sel ? QColor(255, 230, 0) : QColor(0, 230, 255), (sel ? 2.5 : 1.5) / scale_,
+                  Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(shape_path(s));
+    const dic::RoiBounds b = dic::bounds(s);
+    QFont f = p.font();
+    f.setPointSizeF(std::max(1.0, 9.0 / scale_));
+    p.setFont(f);
+    p.drawText(QPointF(b.x0, b.y0 - 3 / scale_), QString::fromStdString(named_[k].name));
   }
   // Templates in their series' colour (the plots' too): dashed at the reference position, or
   // solid where the track puts them in this frame, with the trajectory of the top-left corner so

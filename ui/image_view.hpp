@@ -66,6 +66,10 @@ class ImageView : public QWidget {
   // position in `frame`, with the trajectory so far.
   void set_templates(const std::vector<TemplateRect>& templates, const std::vector<Track>* tracks,
                      int frame);
+  // The ROI Manager's shapes (copied): every one with its name when `all`, else only the
+  // selected ones; the selected ones highlighted.
+  void set_named_rois(const std::vector<dic::NamedRoi>& rois, const std::vector<int>& selected,
+                      bool all);
   // The scale bar (from the scale's pixel size) and the time stamp (time_s after the reference;
   // NaN: none) drawn over the view, each when switched on (ui/annotations.hpp).
   void set_annotations(const io::ImageScale& scale, double time_s, bool scale_bar, bool time_stamp);
@@ -126,6 +130,9 @@ class ImageView : public QWidget {
   bool has_results_ = false;
   dic::FrameResult results_;
   std::vector<TemplateRect> templates_;
+  std::vector<dic::NamedRoi> named_;
+  std::vector<bool> named_selected_;
+  bool named_all_ = true;
   std::vector<Track> tracks_;
   int track_frame_ = 0;
   MapStyle style_;

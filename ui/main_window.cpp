@@ -54,8 +54,10 @@
 #include "ui/qt_text.hpp"
 #include "ui/register_dialog.hpp"
 #include "ui/results_panel.hpp"
+#include "ui/roi_manager.hpp"
 #include "ui/tool_icons.hpp"
 #include "ui/tracking_panel.hpp"
+#include "ui/undo_commands.hpp"
 #include "ui/window_settings.hpp"
 
 namespace xcorr::ui {
@@ -72,23 +74,6 @@ QString result_file_filter() {
   return filters.join(";;");
 }
 
-// One undoable ROI edit: the ROI before and after.
-class RoiCommand : public QUndoCommand {
- public:
-  RoiCommand(const QString& text, dic::Roi before, dic::Roi after,
-             std::function<void(const dic::Roi&)> apply)
-      : QUndoCommand(text),
-        before_(std::move(before)),
-        after_(std::move(after)),
-        apply_(std::move(apply)) {}
-  void undo() override { apply_(before_); }
-  void redo() override { apply_(after_); }
-
- private:
-  dic::Roi before_, after_;
-  std::function<void(const dic::Roi&)> apply_;
-};
-
 // "rectangle", "ellipse (subtract)": an ROI edit's short name (undo texts stay short).
 QString shape_name(const dic::RoiShape& s) {
   const QString kind = s.kind == dic::RoiShapeKind::rectangle ? QObject::tr("rectangle")
@@ -96,18 +81,6 @@ QString shape_name(const dic::RoiShape& s) {
                                                               : QObject::tr("polygon");
   return s.subtract ? QObject::tr("%1 (subtract)").arg(kind) : kind;
 }
-
-// An undoable edit given as its two directions.
-class LambdaCommand : public QUndoCommand {
- public:
-  LambdaCommand(const QString& text, std::function<void()> undo, std::function<void()> redo)
-      : QUndoCommand(text), undo_(std::move(undo)), redo_(std::move(redo)) {}
-  void undo() override { undo_(); }
-  void redo() override { redo_(); }
-
- private:
-  std::function<void()> undo_, redo_;
-};
 
 }  // namespace
 
@@ -243,6 +216,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   build_docks();
   build_menus();
+  build_roi_manager();
   fit_to_screen(this, QSize(1400, 900));  // restore_settings() puts back the last geometry
   refresh_actions();
   show_mode();
@@ -387,6 +361,7 @@ Status MainWindow::open_project(const QString& path) {
   panel_->set_options(job.value().options);
   const std::vector<TemplateRect>& templates = job.value().templates;
   if (!templates.empty()) set_templates_internal(templates);
+  set_named_rois_internal(job.value().rois);
   project_.display = job.value().display;
   if (!project_.display.empty()) results_panel_->set_display_settings(qs(project_.display));
   project_path_ = path;

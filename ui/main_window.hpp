@@ -113,6 +113,20 @@ class MainWindow : public QMainWindow {
   // File > Apply drift table: the open stack (every channel and z-plane) moved by a saved
   // drift table into `out` (.tif), run and shown as a registration is.
   bool apply_drift_table(const QString& table, const QString& out);
+  // The ROI Manager dock (ui/roi_manager.hpp, ui/main_window_rois.cpp): named shapes kept with
+  // the project; every change undoable. Add keeps the last drawn DIC shape; import adds the
+  // shapes of ImageJ .roi/.zip files; export writes the selected (none: all) as an ImageJ .zip.
+  const std::vector<dic::NamedRoi>& named_rois() const { return project_.rois; }
+  class RoiManager* roi_manager() const {
+    return roi_manager_;
+  }
+  void add_last_shape_to_manager();
+  Status import_rois(const QString& path);
+  Status export_rois(const QString& path);
+  void use_named_rois(const std::vector<int>& rows, bool subtract);  // as (or out of) the region
+  void named_rois_as_templates(const std::vector<int>& rows);        // their bounding boxes
+  void delete_named_rois(const std::vector<int>& rows);
+  void rename_named_roi(int row, const QString& name);
   const std::vector<Track>& tracks() const { return project_.tracks; }
   // Deletes tracks `rows` (the Trajectories table's) and their templates; undoable.
   void remove_tracks(const std::vector<int>& rows);
@@ -184,6 +198,10 @@ class MainWindow : public QMainWindow {
   QString stack_blocker() const;  // no stack, still indexing, one image, or a run going
   void show_mode();               // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
+  void build_roi_manager();  // the ROI Manager dock, its File and Edit actions
+  void set_named_rois_internal(const std::vector<dic::NamedRoi>& rois);
+  void change_named_rois(const QString& what, const std::vector<dic::NamedRoi>& after);
+  void refresh_named_rois();          // the shapes shown on the image (Show all, selection)
   void message(const QString& text);  // status bar and log
   // `done`'s status passed on; when it succeeded, "<what> <path>" in the status bar and log.
   Status confirm(const Status& done, const QString& what, const QString& path);
@@ -246,6 +264,7 @@ class MainWindow : public QMainWindow {
   // each opened for display (the analysis channel is source_), with its levels; the active
   // channel's levels live in the view while it is active (shown_channel_).
   class ChannelsPanel* channels_ = nullptr;
+  class RoiManager* roi_manager_ = nullptr;
   std::vector<std::shared_ptr<io::LazyStack>> channel_stacks_;
   std::vector<Levels> channel_levels_;
   long shown_channel_ = 0;

@@ -57,9 +57,9 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
   if (!parsed.is_ok()) return bad(parsed.status().message());
   const json j = std::move(parsed).value();
   if (!j.is_object()) return bad("the job file must hold one JSON object");
-  static const std::set<std::string> job_keys = {"name",      "reference", "reference_page",
-                                                 "frames",    "roi",       "out",
-                                                 "per_frame", "templates", "display"};
+  static const std::set<std::string> job_keys = {
+      "name", "reference", "reference_page", "frames",  "roi",
+      "out",  "per_frame", "templates",      "display", "rois"};
   for (const auto& [key, value] : j.items()) {
     if (!job_keys.count(key) && find_field(dic_option_table(), key) == nullptr)
       return bad("the job file has an unknown key '" + key + "'");
@@ -86,6 +86,21 @@ Result<DicJob> parse_dic_job(const std::string& text, const std::filesystem::pat
       auto rect = parse_template_rect(t.get<std::string>());
       if (!rect.is_ok()) return bad("job key 'templates': " + rect.status().message());
       job.templates.push_back(rect.value());
+    }
+  }
+  if (j.contains("rois")) {
+    const char* expected =
+        "job key 'rois': expected a list of {\"name\": text, \"shape\": \"rect:x,y,w,h\"}";
+    if (!j["rois"].is_array()) return bad(expected);
+    for (const json& r : j["rois"]) {
+      if (!r.is_object() || r.size() != 2 || !r.contains("name") || !r["name"].is_string() ||
+          !r.contains("shape") || !r["shape"].is_string())
+        return bad(expected);
+      auto shape = parse_roi_shape(r["shape"].get<std::string>());
+      if (!shape.is_ok()) return bad("job key 'rois': " + shape.status().message());
+      if (shape.value().subtract)
+        return bad("job key 'rois': a named shape is a region; '-' (subtract) belongs in 'roi'");
+      job.rois.push_back({r["name"].get<std::string>(), shape.value()});
     }
   }
   if (j.contains("display")) {
@@ -134,6 +149,11 @@ std::string to_json(const DicJob& job) {
   if (!job.templates.empty()) {
     j["templates"] = json::array();
     for (const TemplateRect& t : job.templates) j["templates"].push_back(to_string(t));
+  }
+  if (!job.rois.empty()) {
+    j["rois"] = json::array();
+    for (const NamedRoi& r : job.rois)
+      j["rois"].push_back({{"name", r.name}, {"shape", to_string(r.shape)}});
   }
   if (!job.display.empty()) j["display"] = json::parse(job.display);
   io::write_options(j, dic_option_table(), o);

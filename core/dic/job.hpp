@@ -25,6 +25,8 @@ struct DicJob {
   // Template rectangles "x,y,w,h" (px) of the desktop app's tracking mode, kept with the
   // project; `xcorr dic` does not use them.
   std::vector<TemplateRect> templates;  // tracking templates of the project (px)
+  // The desktop app's ROI manager: named shapes kept with the project (`xcorr dic` uses `roi`).
+  std::vector<NamedRoi> rois;
   // The desktop app's display settings (colour map and range per quantity: docs/gui.md), a JSON
   // object kept as text; empty: none. `xcorr dic` does not use them.
   std::string display;

@@ -36,9 +36,9 @@ constexpr int kWritten = 228;                   // the version written (ImageJ 1
 constexpr int kCurveChords = 16;                // per curve of a composite outline
 
 const char* type_name(int type) {
-  static const char* names[] = {"polygon",       "rectangle", "oval",     "straight line",
+  static const char* names[] = {"polygon",       "rectangle",      "oval",         "straight line",
                                 "freehand line", "segmented line", "no selection", "freehand",
-                                "traced",        "angle",     "point"};
+                                "traced",        "angle",          "point"};
   return type >= 0 && type < 11 ? names[type] : "unknown kind";
 }
 
@@ -66,7 +66,8 @@ Status refuse(const std::string& name, const std::string& why) {
 std::string utf16be_to_utf8(std::string_view b) {
   std::string out;
   for (std::size_t i = 0; i + 1 < b.size(); i += 2) {
-    std::uint32_t c = (static_cast<unsigned char>(b[i]) << 8) | static_cast<unsigned char>(b[i + 1]);
+    std::uint32_t c =
+        (static_cast<unsigned char>(b[i]) << 8) | static_cast<unsigned char>(b[i + 1]);
     if (c >= 0xD800 && c < 0xDC00 && i + 3 < b.size()) {  // a surrogate pair
       const std::uint32_t lo =
           (static_cast<unsigned char>(b[i + 2]) << 8) | static_cast<unsigned char>(b[i + 3]);
@@ -100,8 +101,15 @@ std::vector<std::uint16_t> utf8_to_utf16(const std::string& s) {
   std::vector<std::uint16_t> out;
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
-    const int extra = b < 0x80 ? 0 : (b >> 5) == 6 ? 1 : (b >> 4) == 14 ? 2 : (b >> 3) == 30 ? 3 : -1;
-    std::uint32_t c = extra == 0 ? b : extra == 1 ? (b & 0x1F) : extra == 2 ? (b & 0x0F) : (b & 0x07);
+    const int extra = b < 0x80         ? 0
+                      : (b >> 5) == 6  ? 1
+                      : (b >> 4) == 14 ? 2
+                      : (b >> 3) == 30 ? 3
+                                       : -1;
+    std::uint32_t c = extra == 0   ? b
+                      : extra == 1 ? (b & 0x1F)
+                      : extra == 2 ? (b & 0x0F)
+                                   : (b & 0x07);
     bool ok = extra >= 0 && i + static_cast<std::size_t>(extra) < s.size();
     for (int k = 1; ok && k <= extra; ++k) {
       const auto n = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
@@ -198,8 +206,9 @@ Result<std::vector<dic::Point2>> composite_outline(const Reader& r, std::size_t 
         p.push_back(here(u * u * s.x + 2 * u * t * c[0] + t * t * c[2],
                          u * u * s.y + 2 * u * t * c[1] + t * t * c[3]));
       } else {
-        p.push_back(here(u * u * u * s.x + 3 * u * u * t * c[0] + 3 * u * t * t * c[2] + t * t * t * c[4],
-                         u * u * u * s.y + 3 * u * u * t * c[1] + 3 * u * t * t * c[3] + t * t * t * c[5]));
+        p.push_back(
+            here(u * u * u * s.x + 3 * u * u * t * c[0] + 3 * u * t * t * c[2] + t * t * t * c[4],
+                 u * u * u * s.y + 3 * u * u * t * c[1] + 3 * u * t * t * c[3] + t * t * t * c[5]));
       }
     }
   }
@@ -310,8 +319,8 @@ Result<dic::NamedRoi> decode_roi(std::string_view bytes, const std::string& fall
     const std::int32_t at = r.i32(h2 + kNameOffset), length = r.i32(h2 + kNameLength);
     if (at > 0 && length > 0 &&
         r.fits(static_cast<std::size_t>(at), 2 * static_cast<std::size_t>(length)))
-      name = utf16be_to_utf8(bytes.substr(static_cast<std::size_t>(at),
-                                          2 * static_cast<std::size_t>(length)));
+      name = utf16be_to_utf8(
+          bytes.substr(static_cast<std::size_t>(at), 2 * static_cast<std::size_t>(length)));
   }
   if (subtype == kText) return refuse(name, "a text is not a region");
   if (subtype == kImage) return refuse(name, "an image overlay is not a region");
@@ -383,12 +392,13 @@ Result<dic::NamedRoi> decode_roi(std::string_view bytes, const std::string& fall
 Result<std::string> encode_roi(const dic::NamedRoi& named) {
   XCORR_RETURN_IF_ERROR(dic::Roi{{named.shape}}.check());
   const dic::RoiBounds b = dic::bounds(named.shape);  // this project's coordinates
-  const double x0 = std::floor(b.x0 + 0.5), y0 = std::floor(b.y0 + 0.5),
-               x1 = std::ceil(b.x1 + 0.5), y1 = std::ceil(b.y1 + 0.5);
+  const double x0 = std::floor(b.x0 + 0.5), y0 = std::floor(b.y0 + 0.5), x1 = std::ceil(b.x1 + 0.5),
+               y1 = std::ceil(b.y1 + 0.5);
   for (double v : {x0, y0, x1, y1})
     if (!(v >= -5000 && v <= 60535))
-      return Status{ErrorCode::invalid_argument,
-                    "ROI '" + named.name + "' reaches beyond what an ImageJ ROI holds (-5000..60535 px)"};
+      return Status{
+          ErrorCode::invalid_argument,
+          "ROI '" + named.name + "' reaches beyond what an ImageJ ROI holds (-5000..60535 px)"};
   dic::NamedRoi roi = named;
   if (roi.shape.kind == dic::RoiShapeKind::ellipse && !on_pixel_edges(roi.shape)) {
     auto outline = pixel_outline(roi.shape);

@@ -28,7 +28,8 @@ std::string stem_of(const std::string& name) {
   std::string s = std::filesystem::path(name).filename().string();
   if (s.size() > 4) {
     std::string ext = s.substr(s.size() - 4);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (ext == ".roi") s.resize(s.size() - 4);
   }
   return s;
@@ -55,13 +56,13 @@ Result<RoiFile> parse_zip(std::string_view bytes, const std::string& file_name) 
     zip_stat_t st;
     if (zip_stat_index(z.get(), k, 0, &st) != 0 || (st.valid & ZIP_STAT_NAME) == 0 ||
         (st.valid & ZIP_STAT_SIZE) == 0)
-      return bad("entry " + std::to_string(k + 1) + " cannot be read: " +
-                 zip_strerror(z.get()));
+      return bad("entry " + std::to_string(k + 1) + " cannot be read: " + zip_strerror(z.get()));
     const std::string entry = st.name;
     const std::string stem = stem_of(entry);
     if (stem == std::filesystem::path(entry).filename().string()) continue;  // not a .roi
     if (st.size > kMaxRoiBytes) {
-      out.skipped.push_back(stem + ": " + std::to_string(st.size) + " bytes, more than a ROI holds");
+      out.skipped.push_back(stem + ": " + std::to_string(st.size) +
+                            " bytes, more than a ROI holds");
       continue;
     }
     std::string data(static_cast<std::size_t>(st.size), '\0');

@@ -20,6 +20,7 @@ dic::DicJob StudioProject::job() const {
   job.roi = roi;
   job.options = options;
   job.templates = templates;
+  job.rois = rois;
   job.display = display;
   return job;
 }

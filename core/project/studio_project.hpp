@@ -27,6 +27,7 @@ struct StudioProject {
   dic::Roi roi;
   dic::DicOptions options;
   std::vector<TemplateRect> templates;
+  std::vector<dic::NamedRoi> rois;  // the ROI manager's shapes (kept when another stack opens)
   std::string display;  // the window's display settings (dic::DicJob::display), kept as they are
   // Named by the opened stack: frame 0 and the deformed frames 1..n.
   std::string reference_name;

@@ -87,6 +87,33 @@ TEST(JobFile, TemplatesAreParsedStrictly) {
   EXPECT_NE(job.status().message().find("'5,6,7'"), std::string::npos) << job.status().message();
 }
 
+// The ROI manager's named shapes travel with the job ("rois") and come back as written; a shape
+// spelled wrong, a subtracted one or another form is refused by name.
+TEST(JobFile, NamedRoisRoundTripAndAreParsedStrictly) {
+  const std::string head = R"({"reference": "r.tif", "out": "o.csv", "rois": )";
+  auto job = parse_dic_job(
+      head +
+          R"([{"name": "cell 1", "shape": "rect:5,6,12,9"}, {"name": "n", "shape": "poly:1,1,9,1,5,7.25"}]})",
+      "/");
+  ASSERT_TRUE(job.is_ok()) << job.status().message();
+  ASSERT_EQ(job.value().rois.size(), 2u);
+  EXPECT_EQ(job.value().rois[0].name, "cell 1");
+  EXPECT_EQ(to_string(job.value().rois[1].shape), "poly:1,1,9,1,5,7.25");
+  auto again = parse_dic_job(to_json(job.value()), "/");
+  ASSERT_TRUE(again.is_ok()) << again.status().message();
+  EXPECT_EQ(again.value().rois, job.value().rois);
+  const std::pair<const char*, const char*> bad[] = {
+      {R"(["rect:1,2,3,4"]})", "expected a list of {\"name\""},
+      {R"([{"name": "a", "shape": "rect:1,2,3"}]})", "job key 'rois': ROI shape 'rect:1,2,3'"},
+      {R"([{"name": "a", "shape": "-rect:1,2,3,4"}]})", "'-' (subtract) belongs in 'roi'"},
+      {R"([{"name": "a", "shape": "rect:1,2,3,4", "colour": "red"}]})", "expected a list of"}};
+  for (const auto& [text, why] : bad) {
+    const auto r = parse_dic_job(head + text, "/");
+    ASSERT_FALSE(r.is_ok()) << text;
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(JobFile, DeepNestingIsRefusedByName) {
   const std::string deep = nested(100000);
   const auto job =

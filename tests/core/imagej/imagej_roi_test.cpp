@@ -3,6 +3,8 @@
 // here must cover the pixels ImageJ filled; what is not a region is refused by name; the ROI
 // Manager's ZIP opens with its names; and what this project writes reads back to the same shapes
 // and pixels, on fresh random shapes.
+#include "core/imagej/imagej_roi.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <iostream>
 #include <random>
 
-#include "core/imagej/imagej_roi.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/read_file.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -127,8 +128,9 @@ TEST(ImagejRoi, TheRoiManagersZipOpensWithItsNamesAndSkipsTheLine) {
   ASSERT_TRUE(file.is_ok()) << file.status().message();
   std::vector<std::string> names;
   for (const dic::NamedRoi& r : file.value().rois) names.push_back(r.name);
-  const std::vector<std::string> expected = {"cell 1",          "oval",           "polygon_subpixel",
-                                             "ellipse_rotated", "composite_hole", "zona \xC2\xB5m (\xC3\xBC)"};
+  const std::vector<std::string> expected = {"cell 1",           "oval",
+                                             "polygon_subpixel", "ellipse_rotated",
+                                             "composite_hole",   "zona \xC2\xB5m (\xC3\xBC)"};
   EXPECT_EQ(names, expected);
   ASSERT_EQ(file.value().skipped.size(), 1u);
   EXPECT_EQ(file.value().skipped[0], "line: an ImageJ straight line is not a region");
@@ -197,7 +199,8 @@ TEST_F(RoundTrip, WrittenZipsReadBackToTheSameShapesAndPixels) {
         s.kind = dic::RoiShapeKind::ellipse;
         s.x = pos(rng), s.y = pos(rng), s.rx = len(rng), s.ry = len(rng);
         if (k % 10 == 2) {
-          s.rx = 0.5 * (1 + std::abs(whole(rng)) % 30), s.ry = 0.5 * (1 + std::abs(whole(rng)) % 30);
+          s.rx = 0.5 * (1 + std::abs(whole(rng)) % 30),
+          s.ry = 0.5 * (1 + std::abs(whole(rng)) % 30);
           s.x = whole(rng) - 0.5 + s.rx, s.y = whole(rng) - 0.5 + s.ry;
         }
         break;
@@ -238,7 +241,8 @@ TEST_F(RoundTrip, WrittenZipsReadBackToTheSameShapesAndPixels) {
 // (Debian's libij-java), java and xvfb-run; skipped without them (CI has none).
 TEST_F(RoundTrip, ImageJOpensTheZipAndFillsTheSamePixels) {
   const fs::path jar = "/usr/share/java/ij.jar";
-  if (!fs::exists(jar) || std::system("command -v java >/dev/null && command -v xvfb-run >/dev/null") != 0)
+  if (!fs::exists(jar) ||
+      std::system("command -v java >/dev/null && command -v xvfb-run >/dev/null") != 0)
     GTEST_SKIP() << "no ImageJ, java or xvfb-run here";
   const unsigned seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -247,8 +251,9 @@ TEST_F(RoundTrip, ImageJOpensTheZipAndFillsTheSamePixels) {
   std::vector<dic::NamedRoi> rois;
   for (int k = 0; k < 12; ++k) {
     dic::RoiShape s;
-    s.kind = k % 3 == 0 ? dic::RoiShapeKind::rectangle
-                        : k % 3 == 1 ? dic::RoiShapeKind::ellipse : dic::RoiShapeKind::polygon;
+    s.kind = k % 3 == 0   ? dic::RoiShapeKind::rectangle
+             : k % 3 == 1 ? dic::RoiShapeKind::ellipse
+                          : dic::RoiShapeKind::polygon;
     s.x = x(rng), s.y = y(rng), s.width = len(rng), s.height = len(rng), s.rx = len(rng) / 2,
     s.ry = len(rng) / 2;
     if (k == 1) s.x = 20, s.y = 20.5, s.rx = 7.5, s.ry = 4;  // on pixel edges: an oval
@@ -268,8 +273,9 @@ for (i = 0; i < roiManager("count"); i++) {
 }
 File.saveString(s, args[1]);
 )";
-  const std::string command = "xvfb-run -a java -jar " + jar.string() + " -batch " + path("fill.ijm") +
-                              " " + path("ours.zip") + "," + path("masks.txt") + " >/dev/null 2>&1";
+  const std::string command = "xvfb-run -a java -jar " + jar.string() + " -batch " +
+                              path("fill.ijm") + " " + path("ours.zip") + "," + path("masks.txt") +
+                              " >/dev/null 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   std::ifstream in(path("masks.txt"));
   for (const dic::NamedRoi& roi : rois) {
@@ -278,7 +284,8 @@ File.saveString(s, args[1]);
     std::string line;
     for (Index r = 0; r < kRows && std::getline(in, line); ++r)
       for (Index c = 0; c < kCols && c < static_cast<Index>(line.size()); ++c)
-        off += (line[static_cast<std::size_t>(c)] == '1') != (m[static_cast<std::size_t>(r * kCols + c)] != 0);
+        off += (line[static_cast<std::size_t>(c)] == '1') !=
+               (m[static_cast<std::size_t>(r * kCols + c)] != 0);
     EXPECT_EQ(off, 0) << roi.name << ": " << dic::to_string(roi.shape);
   }
   EXPECT_TRUE(in.good());
