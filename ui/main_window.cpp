@@ -977,10 +977,13 @@ Status MainWindow::reopen_files_keeping_project(const std::vector<std::string>& 
 
 Status MainWindow::reopen_keeping_project() {
   if (!project_.files.empty()) return reopen_files_keeping_project(project_.files);
+  keep_display_ = channel_display();
   const dic::Roi roi = project_.roi;
   const std::vector<TemplateRect> templates = project_.templates;
-  XCORR_RETURN_IF_ERROR(
-      open_stack(QString::fromStdString(project_.stack_path), project_.reference_page));
+  const Status opened =
+      open_stack(QString::fromStdString(project_.stack_path), project_.reference_page);
+  keep_display_.reset();  // used when it opened; never by a later stack
+  XCORR_RETURN_IF_ERROR(opened);
   set_roi_internal(roi);
   if (!templates.empty()) set_templates_internal(templates);
   return Status::ok();
@@ -1106,6 +1109,32 @@ void MainWindow::open_channels() {
   channel_levels_.assign(static_cast<std::size_t>(channels), Levels{});
   shown_channel_ = channel_stacks_.empty() ? 0 : analysed;
   channels_->set_stack_layout(channels, layout.slices, opened_plane_.z, shown_channel_);
+  const std::optional<ChannelDisplay> kept = std::exchange(keep_display_, std::nullopt);
+  if (!kept || kept->luts.size() != static_cast<std::size_t>(channels)) return;
+  channels_->blockSignals(true);  // the stack's first frame is shown next
+  for (long c = 0; c < channels; ++c) {
+    channels_->set_lut(c, kept->luts[static_cast<std::size_t>(c)]);
+    channels_->set_visible(c, kept->visible[static_cast<std::size_t>(c)]);
+  }
+  channels_->set_composite(kept->composite);
+  channels_->blockSignals(false);
+  channel_levels_ = kept->levels;
+  const Levels& shown = channel_levels_[static_cast<std::size_t>(shown_channel_)];
+  if (!shown.automatic) view_->set_levels(shown.black, shown.white);
+}
+
+MainWindow::ChannelDisplay MainWindow::channel_display() {
+  ChannelDisplay d;
+  if (channel_levels_.empty()) return d;
+  channel_levels_[static_cast<std::size_t>(shown_channel_)] = {view_->black(), view_->white(),
+                                                               view_->auto_levels()};
+  d.levels = channel_levels_;
+  for (long c = 0; c < channels_->channels(); ++c) {
+    d.luts.push_back(channels_->lut(c));
+    d.visible.push_back(channels_->visible(c));
+  }
+  d.composite = channels_->composite();
+  return d;
 }
 
 void MainWindow::channels_changed() {
@@ -1398,8 +1427,10 @@ void MainWindow::run_ending(const QString& name, const Status& status) {
 
 void MainWindow::finish_registration() {
   const RegisterRun& r = *register_out_;
-  if (!r.job.out.empty()) {  // step through the corrected stack, with the drift plot
+  if (!r.job.out.empty()) {  // step through the corrected stack, with the drift plot, as shown
+    keep_display_ = channel_display();
     const Status s = open_stack(qs(r.job.out));
+    keep_display_.reset();
     if (!s.is_ok()) show_error(tr("Registration"), qs(s.message()), "run_error");
   }
   results_panel_->show_drift(r.report.drift, r.report.scale);

@@ -268,6 +268,18 @@ class MainWindow : public QMainWindow {
   std::vector<std::shared_ptr<io::LazyStack>> channel_stacks_;
   std::vector<Levels> channel_levels_;
   long shown_channel_ = 0;
+  // What the Channels dock shows: each channel's LUT, visibility and levels, and Composite. Kept
+  // when the same data opens again (another z-plane or analysis channel) and when registration
+  // opens its corrected stack: set before opening, used by open_channels when the channel count
+  // is the same.
+  struct ChannelDisplay {
+    std::vector<Lut> luts;
+    std::vector<bool> visible;
+    std::vector<Levels> levels;
+    bool composite = true;
+  };
+  ChannelDisplay channel_display();
+  std::optional<ChannelDisplay> keep_display_;
   void open_channels();     // after a stack is adopted
   void channels_changed();  // the Channels dock changed: levels kept, frame shown again
   // The composite's other channels of frame `k` (none without Composite).

@@ -192,5 +192,55 @@ TEST_F(Hyperstack, TwoRealChannelsShowAsAGreenMagentaComposite) {
   }
 }
 
+// The composite as the user set it (LUTs, a channel off, levels) stays when the analysis channel
+// changes (the stack is read again) and when registration opens its corrected stack: the
+// registration's view is the same composite. Before, both reset to Green/Magenta and auto levels.
+TEST_F(Hyperstack, TheCompositeStaysThroughAChannelChangeAndRegistration) {
+  const std::string stack = path("ihc_2c.tif");
+  ASSERT_TRUE(testing::write_real_hyperstack(stack, 6, 11, true, 2).is_ok());
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(stack)).is_ok());
+  auto* channels = w.findChild<ChannelsPanel*>();
+  ASSERT_EQ(channels->channels(), 2);
+  channels->set_lut(0, Lut::cyan);
+  channels->set_lut(1, Lut::fire);
+  channels->set_visible(1, false);
+  w.view()->set_levels(10, 120);  // channel 0's, the active one
+  const auto expect_kept = [&](const char* when) {
+    SCOPED_TRACE(when);
+    ASSERT_EQ(channels->channels(), 2);
+    EXPECT_EQ(channels->lut(0), Lut::cyan);
+    EXPECT_EQ(channels->lut(1), Lut::fire);
+    EXPECT_FALSE(channels->visible(1));
+    EXPECT_TRUE(channels->composite());
+  };
+  choose_channel(w, "0");  // read again at another analysis channel (luminance -> 0)
+  expect_kept("the analysis channel changed");
+  EXPECT_EQ(w.view()->black(), 10);
+  EXPECT_EQ(w.view()->white(), 120);
+
+  reg::RegisterJob j;
+  j.stack = stack;
+  j.out = path("ihc_2c_registered.tif");
+  j.drift = path("ihc_2c_drift.csv");
+  j.options.channel = "0";
+  ASSERT_TRUE(w.start_registration(j));
+  ASSERT_TRUE(wait(w));
+  EXPECT_TRUE(w.windowTitle().contains("ihc_2c_registered.tif")) << w.windowTitle().toStdString();
+  expect_kept("registration opened its corrected stack");
+  EXPECT_EQ(w.view()->black(), 10);
+  EXPECT_EQ(w.view()->white(), 120);
+
+  // Another stack starts afresh.
+  const std::string other = path("other.tif");
+  ASSERT_TRUE(testing::write_real_hyperstack(other, 4, 5, true, 2).is_ok());
+  ASSERT_TRUE(w.open_stack(QString::fromStdString(other)).is_ok());
+  EXPECT_EQ(channels->lut(0), Lut::green);
+  EXPECT_EQ(channels->lut(1), Lut::magenta);
+  EXPECT_TRUE(channels->visible(1));
+}
+
 }  // namespace
 }  // namespace xcorr::ui
