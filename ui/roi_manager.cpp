@@ -48,7 +48,7 @@ RoiManager::RoiManager(QWidget* parent) : QWidget(parent) {
   layout->addWidget(table_, 1);
   auto* grid = new QGridLayout;
   layout->addLayout(grid);
-  const auto button = [this](const QString& text, const QString& name, const QString& tip) {
+  const auto button = [](const QString& text, const QString& name, const QString& tip) {
     auto* b = new QPushButton(text);
     b->setObjectName(name);
     b->setToolTip(tip);
