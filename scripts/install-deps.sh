@@ -11,6 +11,7 @@ packages=(
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
   libxml2-dev                                      # OME-XML metadata
   libzip-dev                                       # ImageJ ROI Manager files (.zip)
+  python3-dev python3-pip                          # the Python package (python/)
   libopenmpi-dev openmpi-bin                       # xcorr-mpi and its test (mpirun)
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   libgif-dev                                       # its movies (animated GIF)
@@ -22,12 +23,19 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The Python package's module and tests, for the python3 first on PATH (CMake builds the
+# module for it): pybind11 (2.12+: NumPy 2's arrays; Debian 12 has 2.10), numpy and pytest from
+# PyPI when that Python lacks them.
+if ! python3 -c "import numpy, pytest, pybind11; assert tuple(map(int, pybind11.__version__.split('.')[:2])) >= (2, 12)" 2>/dev/null; then
+  echo "install-deps: pip installing pybind11, numpy and pytest for $(command -v python3)"
+  python3 -m pip install --quiet --upgrade "pybind11>=2.12" numpy pytest
+fi
