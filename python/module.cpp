@@ -26,22 +26,32 @@ namespace py = pybind11;
 namespace xcorr::python {
 namespace {
 
-// A Status as the Python exception of its kind (the message is the CLI's).
+// A Status as the Python exception of its kind, with the CLI's message.
 [[noreturn]] void raise(const Status& s) {
+  PyObject* kind = PyExc_RuntimeError;
   switch (s.code()) {
     case ErrorCode::invalid_argument:
     case ErrorCode::size_mismatch:
     case ErrorCode::parse_error:
-      throw py::value_error(s.message());
+      kind = PyExc_ValueError;
+      break;
     case ErrorCode::not_found:
-      throw py::key_error(s.message());  // replaced by FileNotFoundError in Python
+      kind = PyExc_FileNotFoundError;
+      break;
     case ErrorCode::out_of_memory:
-      throw std::bad_alloc();
+      kind = PyExc_MemoryError;
+      break;
     case ErrorCode::unsupported:
-      throw py::type_error(s.message());
+      kind = PyExc_TypeError;
+      break;
+    case ErrorCode::cancelled:
+      kind = PyExc_KeyboardInterrupt;
+      break;
     default:
-      throw std::runtime_error(s.message());
+      break;
   }
+  PyErr_SetString(kind, s.message().c_str());
+  throw py::error_already_set();
 }
 
 template <typename T>

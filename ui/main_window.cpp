@@ -387,7 +387,7 @@ Status MainWindow::open_project(const QString& path) {
 }
 
 void MainWindow::build_menus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QMenu* file = file_menu_ = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open stack..."), QKeySequence::Open, this, [this] {
     if (!keep_or_discard()) return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Open image stack"), {},
@@ -528,7 +528,7 @@ void MainWindow::build_menus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, [this] { close(); });
 
-  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QMenu* edit = edit_menu_ = menuBar()->addMenu(tr("&Edit"));
   QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   QAction* redo = undo_->createRedoAction(this, tr("&Redo"));

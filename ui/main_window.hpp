@@ -198,7 +198,7 @@ class MainWindow : public QMainWindow {
   QString stack_blocker() const;  // no stack, still indexing, one image, or a run going
   void show_mode();               // the tool and the Subtract mode in the status bar
   void set_roi_internal(const dic::Roi& roi);
-  void build_roi_manager();  // the ROI Manager dock, its File and Edit actions
+  void build_roi_manager();  // the ROI Manager dock, its File and Edit actions (after build_menus)
   void set_named_rois_internal(const std::vector<dic::NamedRoi>& rois);
   void change_named_rois(const QString& what, const std::vector<dic::NamedRoi>& after);
   void refresh_named_rois();          // the shapes shown on the image (Show all, selection)
@@ -255,6 +255,7 @@ class MainWindow : public QMainWindow {
   QTimer* play_timer_;
   QTimer* index_timer_;
   QMenu* recent_menu_ = nullptr;
+  QMenu *file_menu_ = nullptr, *edit_menu_ = nullptr;  // for the ROI Manager's entries
   ProfilePanel* profile_ = nullptr;
   class ResultsPanel* results_panel_ = nullptr;
   BatchDialog* batch_ = nullptr;

@@ -3,9 +3,8 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QMenuBar>
+#include <QMenu>
 #include <algorithm>
-#include <cmath>
 
 #include "core/imagej/imagej_roi.hpp"
 #include "core/io/output_rules.hpp"
@@ -53,13 +52,9 @@ void MainWindow::build_roi_manager() {
   add->setShortcut(QKeySequence(tr("Ctrl+T")));
   connect(add, &QAction::triggered, this, [this] { add_last_shape_to_manager(); });
   addAction(add);  // wherever the focus is in the window
-  for (QMenu* menu : menuBar()->findChildren<QMenu*>()) {
-    if (menu->title() == tr("&Edit")) menu->addAction(add);
-    if (menu->title() == tr("&File")) {
-      QAction* open = menu->addAction(tr("Open ImageJ &ROIs..."));
-      connect(open, &QAction::triggered, roi_manager_, &RoiManager::open_requested);
-    }
-  }
+  edit_menu_->addAction(add);
+  QAction* open = file_menu_->addAction(tr("Open ImageJ &ROIs..."));
+  connect(open, &QAction::triggered, roi_manager_, &RoiManager::open_requested);
 }
 
 void MainWindow::set_named_rois_internal(const std::vector<dic::NamedRoi>& rois) {
@@ -155,18 +150,10 @@ void MainWindow::named_rois_as_templates(const std::vector<int>& rows) {
   std::vector<TemplateRect> after = project_.templates;
   for (int row : rows) {
     const dic::RoiShape& s = project_.rois[static_cast<std::size_t>(row)].shape;
-    const dic::RoiBounds b = dic::bounds(s);
-    // The pixels whose centres the bounds hold (a rectangle's right edge is open).
-    const auto x0 = static_cast<Index>(std::ceil(b.x0)), y0 = static_cast<Index>(std::ceil(b.y0));
-    Index x1 = static_cast<Index>(std::floor(b.x1)) + 1,
-          y1 = static_cast<Index>(std::floor(b.y1)) + 1;
-    if (s.kind == dic::RoiShapeKind::rectangle)
-      x1 = static_cast<Index>(std::ceil(b.x1)), y1 = static_cast<Index>(std::ceil(b.y1));
-    TemplateRect t{std::max<Index>(x0, 0), std::max<Index>(y0, 0), 0, 0};
-    const Index cols = source_ ? source_->shape().cols : x1,
-                rows_in = source_ ? source_->shape().rows : y1;
-    t.width = std::min(x1, cols) - t.x;
-    t.height = std::min(y1, rows_in) - t.y;
+    const dic::PixelBox box = dic::pixel_box(s);  // clipped to the frame
+    TemplateRect t{std::max<Index>(box.x0, 0), std::max<Index>(box.y0, 0), 0, 0};
+    t.width = (source_ ? std::min(box.x1, source_->shape().cols) : box.x1) - t.x;
+    t.height = (source_ ? std::min(box.y1, source_->shape().rows) : box.y1) - t.y;
     if (t.width < 2 || t.height < 2) continue;  // outside the frame
     after.push_back(t);
   }

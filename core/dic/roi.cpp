@@ -74,6 +74,14 @@ RoiBounds bounds(const RoiShape& r) {
   return b;
 }
 
+PixelBox pixel_box(const RoiShape& s) {
+  const RoiBounds b = bounds(s);
+  const auto up = [](double v) { return static_cast<Index>(std::ceil(v)); };
+  if (s.kind == RoiShapeKind::rectangle) return {up(b.x0), up(b.y0), up(b.x1), up(b.y1)};
+  return {up(b.x0), up(b.y0), static_cast<Index>(std::floor(b.x1)) + 1,
+          static_cast<Index>(std::floor(b.y1)) + 1};
+}
+
 Status Roi::check() const {
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const RoiShape& s = shapes[k];

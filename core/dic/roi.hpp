@@ -70,6 +70,14 @@ struct RoiBounds {
 };
 RoiBounds bounds(const RoiShape& s);
 
+// The pixels whose centres a shape's bounds hold, as pixel indices [x0, x1) x [y0, y1) (a
+// rectangle's right and bottom edges are open, as in render()): every pixel the shape covers lies
+// in it; empty (x0 >= x1 or y0 >= y1) when none can.
+struct PixelBox {
+  Index x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+PixelBox pixel_box(const RoiShape& s);
+
 // "rect:x,y,w,h" | "ellipse:cx,cy,rx,ry" | "poly:x1,y1,x2,y2,x3,y3,..." with an optional leading
 // '-' to subtract (CLI and job files).
 Result<RoiShape> parse_roi_shape(const std::string& text);

@@ -240,21 +240,6 @@ bool whole(double v) {
   return v == std::floor(v);
 }
 
-// The pixels a rectangle or an ellipse covers here, as a box of pixel indices [x0, x1) x [y0, y1)
-// (an ellipse's box: its rows' runs are found by pixel_outline).
-struct PixelBox {
-  std::int32_t x0, y0, x1, y1;
-};
-PixelBox pixels_of(const dic::RoiShape& s) {
-  const dic::RoiBounds b = dic::bounds(s);
-  if (s.kind == dic::RoiShapeKind::rectangle)  // centres in [x, x + width) x [y, y + height)
-    return {static_cast<std::int32_t>(std::ceil(b.x0)), static_cast<std::int32_t>(std::ceil(b.y0)),
-            static_cast<std::int32_t>(std::ceil(b.x1)), static_cast<std::int32_t>(std::ceil(b.y1))};
-  return {static_cast<std::int32_t>(std::ceil(b.x0)), static_cast<std::int32_t>(std::ceil(b.y0)),
-          static_cast<std::int32_t>(std::floor(b.x1)) + 1,
-          static_cast<std::int32_t>(std::floor(b.y1)) + 1};
-}
-
 // An ellipse whose bounds lie on pixel edges: ImageJ fills such an oval as this project does.
 bool on_pixel_edges(const dic::RoiShape& e) {
   return whole(e.x - e.rx + 0.5) && whole(e.y - e.ry + 0.5) && whole(2 * e.rx) && whole(2 * e.ry);
@@ -263,7 +248,7 @@ bool on_pixel_edges(const dic::RoiShape& e) {
 // The outline, along pixel edges, of the pixels an ellipse covers (one run per row, the rows
 // contiguous: it is convex): down the runs' right ends, up their left ends.
 Result<std::vector<dic::Point2>> pixel_outline(const dic::RoiShape& e) {
-  const PixelBox box = pixels_of(e);
+  const dic::PixelBox box = dic::pixel_box(e);
   const Index cols = box.x1 - box.x0, rows = box.y1 - box.y0;
   if (cols <= 0 || rows <= 0 || cols * rows > (Index{1} << 26))
     return Status{ErrorCode::invalid_argument, "no pixel"};
@@ -437,7 +422,7 @@ Result<std::string> encode_roi(const dic::NamedRoi& named) {
   } else {
     // Whole pixels, as ImageJ fills rectangles and ovals: the pixels covered here, in ImageJ's
     // coordinates (pixel i here is [i, i + 1) there).
-    const PixelBox p = pixels_of(s);
+    const dic::PixelBox p = dic::pixel_box(s);  // within -5000..60535 (checked above)
     if (p.x0 >= p.x1 || p.y0 >= p.y1)
       return Status{ErrorCode::invalid_argument, "ROI '" + roi.name + "' covers no pixel"};
     h[kType] = static_cast<char>(s.kind == dic::RoiShapeKind::ellipse ? oval : rect);
