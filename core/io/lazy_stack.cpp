@@ -145,7 +145,7 @@ std::string count_of(long n, const char* what) {
 Status LazyStack::select_plane(const PlaneSelection& plane, const std::string& name) {
   // The file's metadata (unreadable metadata: a plain stack without a scale); a folder's or a
   // list's comes from its reference file once that is chosen (open, open_files).
-  if (!folder_) {
+  if (!folder_ && !memory_) {
     auto meta = read_stack_metadata(path_);
     if (meta.is_ok()) metadata_ = meta.value();
   }
@@ -233,6 +233,28 @@ Result<std::unique_ptr<LazyStack>> LazyStack::open(const fs::path& path, std::si
                 s->frame_names_.begin() + r + 1);
   }
   s->read_reference_metadata();
+  return s;
+}
+
+Result<std::unique_ptr<LazyStack>> LazyStack::in_memory(
+    const std::string& name, std::shared_ptr<const std::vector<Stack<float>>> pages, PixelType type,
+    StackMetadata metadata, PlaneSelection plane) {
+  if (!pages || pages->empty())
+    return Status{ErrorCode::invalid_argument, "'" + name + "' holds no page"};
+  std::unique_ptr<LazyStack> s(new LazyStack);
+  s->path_ = name;
+  s->type_ = type;
+  s->shape_ = pages->front().shape();
+  for (std::size_t p = 0; p < pages->size(); ++p) {
+    const Stack<float>& page = (*pages)[p];
+    if (page.count() != 1 || page.shape() != s->shape_)
+      return Status{ErrorCode::size_mismatch, "'" + name + "' page " + std::to_string(p) +
+                                                  " is not one " + image_size(s->shape_) + " page"};
+    s->sources_.push_back(pages->size() == 1 ? name : name + "[page " + std::to_string(p) + "]");
+  }
+  s->memory_ = std::move(pages);
+  s->metadata_ = std::move(metadata);
+  XCORR_RETURN_IF_ERROR(s->select_plane(plane, name));
   return s;
 }
 
@@ -442,6 +464,9 @@ Result<std::shared_ptr<const Stack<float>>> LazyStack::frame(Index frame) {
       cache_.splice(cache_.begin(), cache_, it);
       return cache_.front().second;
     }
+  }
+  if (memory_) {  // shared with the caller: an aliasing pointer, nothing copied or cached
+    return std::shared_ptr<const Stack<float>>(memory_, &(*memory_)[static_cast<std::size_t>(k)]);
   }
   auto decoded = decode(k);
   if (!decoded.is_ok()) return decoded.status();

@@ -43,6 +43,13 @@ class LazyStack {
   static Result<std::unique_ptr<LazyStack>> open_files(
       const std::vector<std::filesystem::path>& files, std::size_t cache_bytes = kDefaultCacheBytes,
       PlaneSelection plane = {});
+  // Pages already in memory (the Python module: an array, not a file), in file order (a
+  // hyperstack's pages in `metadata.layout`'s order), of pixel type `type`, with the metadata a
+  // file would give; `name` stands for the file in messages. plane as for open. Nothing is read
+  // from disk; the pages are shared, not copied.
+  static Result<std::unique_ptr<LazyStack>> in_memory(
+      const std::string& name, std::shared_ptr<const std::vector<Stack<float>>> pages,
+      PixelType type, StackMetadata metadata, PlaneSelection plane = {});
   ~LazyStack();
   LazyStack(const LazyStack&) = delete;
   LazyStack& operator=(const LazyStack&) = delete;
@@ -91,6 +98,8 @@ class LazyStack {
 
   std::filesystem::path path_;
   bool folder_ = false;
+  // in_memory: every page (file order); the cache is not used.
+  std::shared_ptr<const std::vector<Stack<float>>> memory_;
   // Folders and lists: the file and the page in it of each page of the stack (a multi-page file
   // contributes all its pages, in order).
   std::vector<std::filesystem::path> files_;

@@ -114,10 +114,9 @@ Status TiffWriter::add_page_rows(const std::function<void(Index r, float* out)>&
     for (Index c = 0; c < shape_.cols; ++c) {
       const float v = in[c];
       if (type_ == PixelType::u8) {
-        row[static_cast<std::size_t>(c)] =
-            static_cast<unsigned char>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
+        row[static_cast<std::size_t>(c)] = static_cast<unsigned char>(stored_value(type_, v));
       } else if (type_ == PixelType::u16) {
-        const auto u = static_cast<std::uint16_t>(std::clamp(std::nearbyint(v), 0.0f, 65535.0f));
+        const auto u = static_cast<std::uint16_t>(stored_value(type_, v));
         std::memcpy(&row[static_cast<std::size_t>(2 * c)], &u, 2);
       } else {
         std::memcpy(&row[static_cast<std::size_t>(4 * c)], &v, 4);

@@ -4,6 +4,8 @@
 // io::write_atomically so that a failed or cancelled run leaves no partial file.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -21,6 +23,14 @@ namespace xcorr::io {
 // figure of the view. Not atomic by itself: write it inside write_atomically.
 Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,
                       const std::vector<std::uint8_t>& rgb);
+
+// The value a page of `type` stores for `v`: u8, u16 rounded to the nearest integer (ties to
+// even) and clamped to the type's range; f32 as it is.
+inline float stored_value(PixelType type, float v) {
+  if (type == PixelType::u8) return std::clamp(std::nearbyint(v), 0.0f, 255.0f);
+  if (type == PixelType::u16) return std::clamp(std::nearbyint(v), 0.0f, 65535.0f);
+  return v;
+}
 
 class TiffWriter {
  public:

@@ -277,8 +277,14 @@ namespace {
 // costs the page read and one page of interpolation coefficients, rows streamed to the file).
 constexpr std::size_t kOutputBudget = std::size_t{256} << 20;
 
-Status write_corrected(const RegisterJob& job, io::LazyStack& st, const RegisterReport& report,
-                       const std::function<bool(double)>& tick) {
+using PageRows = std::function<void(Index r, float* out)>;
+// Opens the job's stack (the file, or the MemoryStack) for a plane selection.
+using OpenStack = std::function<Result<std::unique_ptr<io::LazyStack>>(const io::PlaneSelection&)>;
+
+// To the TIFF job.out, or (to_memory set) into *to_memory as the TIFF would hold the values.
+Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStack& open,
+                       const RegisterReport& report, const std::function<bool(double)>& tick,
+                       Stack<float>* to_memory = nullptr) {
   const io::StackMetadata& metadata = st.metadata();
   const io::HyperLayout& layout = metadata.layout;
   const Shape shape = st.shape();
@@ -292,7 +298,7 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
   } else {
     io::PlaneSelection every = job.options.plane();
     every.all_pages = true;
-    auto opened = io::LazyStack::open(job.stack, kCacheBytes, every);
+    auto opened = open(every);
     if (!opened.is_ok()) return opened.status();
     all = std::move(opened).value();
     XCORR_RETURN_IF_ERROR(all->wait_indexed());
@@ -308,17 +314,13 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
   const long good = n - std::count_if(report.drift.begin(), report.drift.begin() + n,
                                       [](const DriftRow& d) { return !d.failed.empty(); });
   const Shape out_shape{report.height, report.width};
-  const std::string description =
-      io::derived_description(metadata, out_shape, good, st.pixel_type(), report.scale);
   const auto page_bytes = static_cast<std::size_t>(shape.area()) * sizeof(float);
   const long block = std::clamp(static_cast<long>(kOutputBudget / (2 * page_bytes)), 1L,
                                 std::max(2L, static_cast<long>(hardware_threads()) * 2));
   const double per_page =
       static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, order.size()));
-  return io::write_atomically(job.out, [&](const std::filesystem::path& tmp) -> Status {
-    auto w = io::TiffWriter::create(tmp, st.pixel_type(), out_shape,
-                                    static_cast<long>(order.size()), description, report.scale);
-    if (!w.is_ok()) return w.status();
+  // Every page moved, given to `add_page` a row at a time.
+  const auto move_pages = [&](const std::function<Status(const PageRows&)>& add_page) -> Status {
     for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(block)) {
       const std::size_t count = std::min(order.size() - first, static_cast<std::size_t>(block));
       std::vector<std::shared_ptr<const Stack<float>>> in(count);
@@ -343,7 +345,7 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
         const DriftRow& d = report.drift[static_cast<std::size_t>(order[first + k].second)];
         const MatrixView<const float> page = (*in[k])[0];
         std::vector<float> row(static_cast<std::size_t>(shape.cols));
-        XCORR_RETURN_IF_ERROR(w.value()->add_page_rows([&](Index r, float* out) {
+        XCORR_RETURN_IF_ERROR(add_page([&](Index r, float* out) {
           moved[k]->row(r + report.crop_y, row.data(), 0.0f);
           if (has_missing[k]) mark_missing_row(page, d.dx, d.dy, r + report.crop_y, row.data());
           std::copy_n(row.data() + report.crop_x, report.width, out);
@@ -354,6 +356,32 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const Register
       if (!tick(per_page * static_cast<double>(count)))
         return Status{ErrorCode::cancelled, "registration cancelled"};
     }
+    return Status::ok();
+  };
+  if (to_memory != nullptr) {
+    Stack<float> out(out_shape.rows, out_shape.cols, static_cast<Index>(order.size()));
+    Index next = 0;
+    const io::PixelType type = st.pixel_type();
+    XCORR_RETURN_IF_ERROR(move_pages([&](const PageRows& rows) {
+      const MatrixView<float> page = out[next++];
+      for (Index r = 0; r < out_shape.rows; ++r) {
+        float* row = page.row(r);
+        rows(r, row);
+        for (Index c = 0; c < out_shape.cols; ++c) row[c] = io::stored_value(type, row[c]);
+      }
+      return Status::ok();
+    }));
+    *to_memory = std::move(out);
+    return Status::ok();
+  }
+  const std::string description =
+      io::derived_description(metadata, out_shape, good, st.pixel_type(), report.scale);
+  return io::write_atomically(job.out, [&](const std::filesystem::path& tmp) -> Status {
+    auto w = io::TiffWriter::create(tmp, st.pixel_type(), out_shape,
+                                    static_cast<long>(order.size()), description, report.scale);
+    if (!w.is_ok()) return w.status();
+    XCORR_RETURN_IF_ERROR(
+        move_pages([&](const PageRows& rows) { return w.value()->add_page_rows(rows); }));
     return w.value()->close();
   });
 }
@@ -468,7 +496,10 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
     done += frames;
     return !progress || progress(done, static_cast<double>(n));
   };
-  XCORR_RETURN_IF_ERROR(write_corrected(job, st, report, tick));
+  const OpenStack open_file = [&job](const io::PlaneSelection& plane) {
+    return io::LazyStack::open(job.stack, kCacheBytes, plane);
+  };
+  XCORR_RETURN_IF_ERROR(write_corrected(job, st, open_file, report, tick));
   report.written.push_back(job.out);
   return report;
 }
@@ -533,15 +564,21 @@ class Group {
 // (first pass, with commits), the mean reference and its pass, then the outputs (the leader's).
 class StackRegistration {
  public:
+  // memory: the stack in memory (register_memory), its corrected pages to `corrected`; no
+  // commits then.
   StackRegistration(const RegisterJob& job, const Engines& engines,
-                    const RegisterProgress& progress, const RegisterShare* share)
+                    const RegisterProgress& progress, const RegisterShare* share,
+                    const MemoryStack* memory = nullptr, Stack<float>* corrected = nullptr)
       : job_(job),
         o_(job.options),
         engines_(engines),
         progress_(progress),
         group_(share),
-        partial_(partial_folder(job)),
-        identity_(fingerprint(job)) {}
+        memory_(memory),
+        corrected_(corrected),
+        partial_(memory != nullptr ? std::filesystem::path()
+                                   : std::filesystem::path(partial_folder(job))),
+        identity_(memory != nullptr ? std::string() : fingerprint(job)) {}
 
   Result<RegisterReport> run() {
     XCORR_RETURN_IF_ERROR(group_.agree(open()));
@@ -566,10 +603,17 @@ class StackRegistration {
     return !group_.leader() || !progress_ || progress_(done_, passes_ * static_cast<double>(n_));
   }
 
+  Result<std::unique_ptr<io::LazyStack>> open_stack(const io::PlaneSelection& plane) const {
+    if (memory_ != nullptr)
+      return io::LazyStack::in_memory(memory_->name, memory_->pages, memory_->type,
+                                      memory_->metadata, plane);
+    return io::LazyStack::open(job_.stack, kCacheBytes, plane);
+  }
+
   // The stack, its frames, the region and the scale.
   Status open() {
-    XCORR_RETURN_IF_ERROR(job_.check());
-    auto open = io::LazyStack::open(job_.stack, kCacheBytes, o_.plane());
+    XCORR_RETURN_IF_ERROR(memory_ != nullptr ? o_.check() : job_.check());
+    auto open = open_stack(o_.plane());
     if (!open.is_ok()) return open.status();
     opened_ = std::move(open).value();
     indexed_ = opened_->wait_indexed();
@@ -611,9 +655,12 @@ class StackRegistration {
   Status make_estimator_with_plans() {
     Status made = Status::ok();
     if (group_.leader()) {
-      auto saved = io::read_file(partial_ / "job.txt");
-      auto kept = io::read_file(partial_ / "fftw_plans.txt");
-      if (saved.is_ok() && saved.value() == identity_ && kept.is_ok()) use_fftw_plans(kept.value());
+      if (!partial_.empty()) {
+        auto saved = io::read_file(partial_ / "job.txt");
+        auto kept = io::read_file(partial_ / "fftw_plans.txt");
+        if (saved.is_ok() && saved.value() == identity_ && kept.is_ok())
+          use_fftw_plans(kept.value());
+      }
       made = make_estimator();
       plans_ = fftw_plans();
     }
@@ -638,7 +685,7 @@ class StackRegistration {
     if (o_.z_projection == ZProjection::plane || layout.slices <= 1) return Status::ok();
     io::PlaneSelection all = o_.plane();
     all.all_pages = true;
-    auto pages = io::LazyStack::open(job_.stack, kCacheBytes, all);
+    auto pages = open_stack(all);
     XCORR_RETURN_IF_ERROR(group_.agree(pages.status()));
     every_ = std::move(pages).value();
     (void)every_->wait_indexed();  // damage: the pages it names fail their frames
@@ -703,7 +750,7 @@ class StackRegistration {
     const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
     block_ = device == "gpu" ? 32L : cpu_block;
     report_.device = device;
-    if (group_.leader()) {
+    if (group_.leader() && !partial_.empty()) {
       std::error_code ec;
       auto saved = io::read_file(partial_ / "job.txt");
       auto rows = io::read_file(partial_ / "drift.txt");
@@ -733,6 +780,7 @@ class StackRegistration {
   }
 
   Status commit(long upto) {
+    if (partial_.empty()) return Status::ok();  // in memory: nothing to resume
     std::error_code ec;
     std::filesystem::create_directories(partial_, ec);
     if (!std::filesystem::exists(partial_ / "job.txt", ec)) {
@@ -950,9 +998,15 @@ class StackRegistration {
     }
     for (const DriftRow& d : report_.drift) report_.failed += d.failed.empty() ? 0 : 1;
     XCORR_RETURN_IF_ERROR(set_corrected_area(report_, shape_, o_.border));
+    const OpenStack open = [this](const io::PlaneSelection& plane) { return open_stack(plane); };
+    const auto ticked = [this](double f) { return tick(f); };
+    if (memory_ != nullptr) {
+      if (corrected_ != nullptr)
+        XCORR_RETURN_IF_ERROR(write_corrected(job_, *opened_, open, report_, ticked, corrected_));
+      return report_;
+    }
     if (!job_.out.empty()) {
-      XCORR_RETURN_IF_ERROR(
-          write_corrected(job_, *opened_, report_, [this](double f) { return tick(f); }));
+      XCORR_RETURN_IF_ERROR(write_corrected(job_, *opened_, open, report_, ticked));
       report_.written.push_back(job_.out);
     }
     if (!job_.drift.empty()) {
@@ -969,7 +1023,9 @@ class StackRegistration {
   const Engines& engines_;
   const RegisterProgress& progress_;
   Group group_;
-  const std::filesystem::path partial_;  // the commits of an interrupted run
+  const MemoryStack* memory_;
+  Stack<float>* corrected_;
+  const std::filesystem::path partial_;  // the commits of an interrupted run (none in memory)
   const std::string identity_;           // the job's fingerprint
   std::unique_ptr<io::LazyStack> opened_;
   std::unique_ptr<io::LazyStack> every_;  // every page (z projections), else null
@@ -996,6 +1052,16 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
     return apply_drift(job, progress);
   }
   StackRegistration r(job, engines, progress, share);
+  return r.run();
+}
+
+Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterOptions& options,
+                                       const Engines& engines, Stack<float>* corrected,
+                                       const RegisterProgress& progress) {
+  RegisterJob job;
+  job.stack = stack.name;
+  job.options = options;
+  StackRegistration r(job, engines, progress, nullptr, &stack, corrected);
   return r.run();
 }
 

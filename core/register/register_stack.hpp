@@ -12,9 +12,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/io/image_io.hpp"
+#include "core/io/image_metadata.hpp"
 #include "core/io/scale.hpp"
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
@@ -84,6 +87,23 @@ struct Engines {
 Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
                                       const RegisterProgress& progress = {},
                                       const RegisterShare* share = nullptr);
+
+// A stack held in memory (the Python module): its pages as io::LazyStack::in_memory takes them.
+struct MemoryStack {
+  std::string name;  // stands for the file in messages
+  std::shared_ptr<const std::vector<Stack<float>>> pages;
+  io::PixelType type = io::PixelType::f32;
+  io::StackMetadata metadata;
+};
+
+// register_stack on a stack in memory: the same passes and numbers as the stack in a file with
+// the same pages, type and metadata. job.stack, job.out, job.drift and job.apply are not used
+// (only job.options); nothing is written or committed. With `corrected`, the corrected pages
+// come there as the TIFF job.out would hold them (file order, failed time points left out, the
+// corrected area's size; values rounded and clamped for u8 and u16).
+Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterOptions& options,
+                                       const Engines& engines, Stack<float>* corrected,
+                                       const RegisterProgress& progress = {});
 
 // The frames an interrupted run of this job has measured and committed, 1 .. returned - 1, of a
 // stack of `pages` pages: the next run measures the frames from the returned one on (1 when there

@@ -9,4 +9,9 @@ Result<RegisterReport> register_stack(const RegisterJob&, const Engines&, const 
   return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
 }
 
+Result<RegisterReport> register_memory(const MemoryStack&, const RegisterOptions&, const Engines&,
+                                       Stack<float>*, const RegisterProgress&) {
+  return Status{ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
+}
+
 }  // namespace xcorr::reg
