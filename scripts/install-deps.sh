@@ -33,9 +33,11 @@ else
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 # The Python package's module and tests, for the python3 first on PATH (CMake builds the
-# module for it): pybind11 (2.12+: NumPy 2's arrays; Debian 12 has 2.10), numpy and pytest from
-# PyPI when that Python lacks them.
-if ! python3 -c "import numpy, pytest, pybind11; assert tuple(map(int, pybind11.__version__.split('.')[:2])) >= (2, 12)" 2>/dev/null; then
-  echo "install-deps: pip installing pybind11, numpy and pytest for $(command -v python3)"
-  python3 -m pip install --quiet --upgrade "pybind11>=2.12" numpy pytest
+# module for it): pybind11 (2.12+: NumPy 2's arrays; Debian 12 has 2.10), numpy, pytest, tifffile
+# (the tests' hyperstacks) and pandas (to_pandas), and for the napari plugin (python/napari-plugin)
+# napari with PyQt6 and pytest-qt (its test fixture); from PyPI when that Python lacks them.
+if ! python3 -c "import numpy, pytest, pybind11, tifffile, pandas, napari, pytestqt, PyQt6; assert tuple(map(int, pybind11.__version__.split('.')[:2])) >= (2, 12)" 2>/dev/null; then
+  echo "install-deps: pip installing pybind11, numpy, pytest, tifffile, pandas, napari, pytest-qt for $(command -v python3)"
+  python3 -m pip install --quiet --upgrade "pybind11>=2.12" numpy pytest tifffile pandas \
+    "napari[pyqt6]" pytest-qt
 fi
