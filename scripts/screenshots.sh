@@ -83,3 +83,8 @@ XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFO
 # The ROI Manager with ImageJ's own ROI set opened, Show all (its test saves it).
 XCORR_SCREENSHOTS=$out xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
   "$build/tests/test_ui_roi_manager_test" > /dev/null
+# napari with the xcorr-napari docks: a real 2-channel hyperstack registered, DIC's vectors.
+scripts/real-images.sh "$build/real-images" > /dev/null
+xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb \
+  PYTHONPATH="$build/python:python/napari-plugin/src" XCORR_EXE="$build/app/xcorr" \
+  python3 scripts/napari_screenshot.py "$out/napari-plugin.png" "$build/real-images" > /dev/null

@@ -145,3 +145,33 @@ def test_bad_input_is_one_line_in_the_status(make_napari_viewer, qtbot, plugin):
     w.run_button.click()
     assert "'one' is 2-D: expected a stack of frames" in w.status.text()
     assert not w.running()
+
+
+def test_dic_and_track_on_a_hyperstack_sit_at_its_z_plane(make_napari_viewer, qtbot, plugin,
+                                                          tmp_path, speckle_file):
+    viewer = make_napari_viewer()
+    h = hyperstack(tmp_path / "h.tif", speckle_file)
+    layers = viewer.open(tmp_path / "h.tif", plugin="xcorr-napari")
+    w = dock(viewer, "DIC")
+    w.image.setCurrentText(layers[1].name)
+    w.z.setValue(1)
+    w.editors["subset"].setValue(21)
+    run(qtbot, w)
+    expected = xcorr.dic(h[0, 1, 1], h[1:, 1, 1], subset=21)
+    assert np.array_equal(w.result.u, expected.u, equal_nan=True)
+    vectors = viewer.layers["h.tif [c1] displacement"]
+    assert vectors.data.shape[2] == 4 and set(vectors.data[:, 0, 1]) == {1.0}
+    assert tuple(vectors.scale) == (2.0, 1.0, 0.5, 0.5)
+    u_map = viewer.layers["h.tif [c1] u"]
+    assert u_map.data.shape == (5, 1) + expected.x.shape
+    # drawn over the image (0.5 um px): the shapes layer has its scale
+    viewer.add_shapes([np.array([[10, 12], [10, 40], [40, 40], [40, 12]])],
+                      shape_type="rectangle", name="templates", scale=(0.5, 0.5))
+    t = dock(viewer, "Track")
+    t.image.setCurrentText(layers[0].name)
+    t.templates.setCurrentText("templates")
+    run(qtbot, t)
+    assert "template(s)" in t.status.text(), t.status.text()
+    tracks = viewer.layers["h.tif [c0] tracks"]
+    assert tracks.data.shape == (5, 5) and set(tracks.data[:, 2]) == {0.0}
+    assert abs(t.result.dx[0, -1] - 4 * -0.9) < 0.1

@@ -85,26 +85,27 @@ class DicWidget(RunWidget):
 
     def done(self, r):
         layer = self._layer
-        axes = frame_axes(layer).replace("Z", "")
-        t_scale = layer.scale[frame_axes(layer).index("T")]
-        sy, sx = layer.scale[-2:]
+        axes = frame_axes(layer)  # T(Z)YX: the results sit at the chosen z-plane
+        z = self.z.value()
         frames = len(self._times) + 1
         step = float(r.settings["step"])
         ok = r.status == r.status_labels.index("converged")
-        # vectors: every converged point of every frame, at (t, y, x), pointing by (0, v, u)
+        # vectors: every converged point of every frame, at (t, [z,] y, x), pointing by (v, u)
         largest = np.nanmax(np.hypot(r.u[ok], r.v[ok])) if ok.any() else 0.0
         factor = self.scale_vectors.value() or (step / largest if largest > 0 else 1.0)
         pos, vec, mag = [], [], []
         for k, t in enumerate(self._times):
             m = ok[k]
             n = int(m.sum())
-            pos.append(np.column_stack([np.full(n, t), r.y[m], r.x[m]]))
-            vec.append(np.column_stack([np.zeros(n), r.v[k][m], r.u[k][m]]) * factor)
+            where = {"T": np.full(n, t), "Z": np.full(n, z), "Y": r.y[m], "X": r.x[m]}
+            move = {"T": np.zeros(n), "Z": np.zeros(n), "Y": r.v[k][m], "X": r.u[k][m]}
+            pos.append(np.column_stack([where[a] for a in axes]))
+            vec.append(np.column_stack([move[a] for a in axes]) * factor)
             mag.append(np.hypot(r.u[k][m], r.v[k][m]))
         vectors = np.stack([np.concatenate(pos), np.concatenate(vec)], axis=1)
         name = layer.name
         self.viewer.add_vectors(
-            vectors, name=f"{name} displacement", scale=(t_scale, sy, sx),
+            vectors, name=f"{name} displacement", scale=layer.scale, translate=layer.translate,
             properties={"magnitude_px": np.concatenate(mag)}, edge_color="magnitude_px",
             edge_colormap="plasma", edge_width=max(step / 6, 1.0), length=1.0,
             metadata={"xcorr_dic": r, "xcorr_vector_factor": factor})
@@ -117,15 +118,19 @@ class DicWidget(RunWidget):
             grid[t] = values[k]
         if field in ("u", "v", "exx", "eyy", "exy"):
             grid[self._ref] = np.where(r.in_roi == 1, 0.0, np.nan)
+        if "Z" in axes:
+            grid = np.expand_dims(grid, axes.index("Z"))
         y0, x0 = r.y[0, 0], r.x[0, 0]
+        scale = [s * (step if a in "YX" else 1) for a, s in zip(axes, layer.scale)]
+        offset = {"T": 0.0, "Z": float(z), "Y": y0, "X": x0}
+        translate = [t0 + offset[a] * s for a, s, t0 in zip(axes, layer.scale, layer.translate)]
         finite = grid[np.isfinite(grid)]
         limits = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if limits[0] == limits[1]:
             limits = (limits[0] - 1e-9, limits[1] + 1e-9)
         self.viewer.add_image(
             grid.astype(np.float32), name=f"{name} {field}", colormap="turbo", opacity=0.6,
-            scale=(t_scale, step * sy, step * sx), translate=(0.0, y0 * sy, x0 * sx),
-            contrast_limits=limits, metadata={"xcorr_dic": r})
+            scale=scale, translate=translate, contrast_limits=limits, metadata={"xcorr_dic": r})
         converged = int(ok.sum())
         return (f"{converged} of {ok.size} point-frames converged on the {r.device} "
                 f"({len(self._times)} frames, grid {r.x.shape[1]}x{r.x.shape[0]}); vectors x"

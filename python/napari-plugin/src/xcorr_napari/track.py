@@ -50,16 +50,17 @@ class TrackWidget(RunWidget):
 
     def done(self, r):
         layer = self._layer
-        axes = frame_axes(layer)
-        t_scale = layer.scale[axes.index("T")]
-        sy, sx = layer.scale[-2:]
+        axes = frame_axes(layer)  # T(Z)YX: the tracks sit at the chosen z-plane
+        z = self.z.value()
         rows = []
         for i, (x, y, w, h) in enumerate(r.templates):
             for t in range(r.x.shape[1]):
                 if np.isfinite(r.x[i, t]):
-                    rows.append([i + 1, t, r.y[i, t] + (h - 1) / 2, r.x[i, t] + (w - 1) / 2])
-        self.viewer.add_tracks(np.array(rows), name=f"{layer.name} tracks",
-                               scale=(t_scale, sy, sx), tail_length=r.x.shape[1],
+                    at = {"T": t, "Z": z, "Y": r.y[i, t] + (h - 1) / 2,
+                          "X": r.x[i, t] + (w - 1) / 2}
+                    rows.append([i + 1] + [at[a] for a in axes])
+        self.viewer.add_tracks(np.array(rows), name=f"{layer.name} tracks", scale=layer.scale,
+                               translate=layer.translate, tail_length=r.x.shape[1],
                                metadata={"xcorr_tracks": r.to_pandas()})
         moved = np.nanmax(np.hypot(r.dx, r.dy))
         return f"{len(r.templates)} template(s) over {r.x.shape[1]} frames: up to {moved:.2f} px"
