@@ -6,7 +6,8 @@
 #   minimal - nothing optional: no CUDA, Qt, OpenCV, FFTW or MPI (programs only)
 # They share the CI build's objects through ccache wherever the flags match (core and gpu are
 # compiled with the same flags in every configuration that has them); the cache's statistics
-# after each build say how much was shared.
+# after each build say how much was shared. Each one's Python module, where it builds one, is
+# imported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache}
@@ -19,4 +20,9 @@ for preset in engine nocuda minimal; do
        "($(ccache --print-stats | awk -F'\t' '$1=="direct_cache_hit"||$1=="preprocessed_cache_hit"{h+=$2} $1=="cache_miss"{m=$2} END{print h+0 " cache hits, " m+0 " misses so far"}'))"
   "build/$preset/app/xcorr" --version
   "build/$preset/app/xcorr" list | tail -n 2
+  # The Python module where the configuration builds one: it must import (a module links with
+  # undefined symbols allowed, so a stub missing in this configuration shows only here).
+  if [ -d "build/$preset/python/xcorr" ]; then
+    PYTHONPATH="build/$preset/python" python3 -c "import xcorr; print('python: xcorr', xcorr.__version__, 'imports;', len(xcorr.variants()), 'variants')"
+  fi
 done

@@ -3,7 +3,9 @@
 # architectures), runs the whole test suite (formatting included), clang-tidy's checks
 # (.clang-tidy), then every libFuzzer target for XCORR_FUZZ_SECONDS
 # (default 60) each, then builds every other supported configuration (scripts/configurations.sh)
-# and the package. `.ci/run` calls exactly this.
+# and the package. The README's Python install (`pip install .` and the napari plugin) runs after
+# the tests, with the pytest suite against the installed package (scripts/pip_check.sh).
+# `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,6 +15,7 @@ ccache --zero-stats > /dev/null
 cmake --preset ci
 cmake --build --preset ci
 ctest --preset ci
+scripts/pip_check.sh
 scripts/check_tidy.sh build/ci
 scripts/fuzz.sh
 scripts/configurations.sh

@@ -71,6 +71,12 @@ py::array_t<float, py::array::c_style> as_float32(const py::array& a, const std:
   return f;
 }
 
+StackView<const float> view_of(const py::array_t<float, py::array::c_style>& a) {
+  const Index count = a.ndim() == 3 ? a.shape(0) : 1;
+  const Index rows = a.shape(a.ndim() - 2), cols = a.shape(a.ndim() - 1);
+  return {a.data(), rows, cols, count, cols, rows * cols};
+}
+
 Stack<float> to_stack(const py::array& a, const std::string& name) {
   const auto f = as_float32(a, name, {2, 3});
   const Index count = a.ndim() == 3 ? f.shape(0) : 1;

@@ -86,6 +86,10 @@ void set_options(const std::vector<OptionField<S>>& table, S& target, const py::
 py::array_t<float, py::array::c_style> as_float32(const py::array& a, const std::string& name,
                                                   std::initializer_list<int> ndims);
 
+// A float32 C-order array (as_float32's) of 2 or 3 dimensions as a stack view of its memory (no
+// copy; valid while the array lives).
+StackView<const float> view_of(const py::array_t<float, py::array::c_style>& a);
+
 // A 2-D (rows, cols) or 3-D (count, rows, cols) array as a float32 stack (a copy).
 Stack<float> to_stack(const py::array& a, const std::string& name);
 // A stack as a float32 array (count, rows, cols), or (rows, cols) when `squeeze`.

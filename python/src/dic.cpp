@@ -3,37 +3,26 @@
 // as the CLI's batch runner makes it).
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <memory>
 
 #include "core/dic/options.hpp"
 #include "core/dic/session.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/scale.hpp"
+#include "core/parallel.hpp"
 #include "python/src/common.hpp"
 #include "python/src/functions.hpp"
 
 namespace xcorr::python {
 namespace {
 
-// The fields of every point and frame, frame-major (frames x grid points).
-struct Fields {
-  std::vector<double> u, v, ux, uy, vx, vy, exx, eyy, exy, zncc, sigma_u, sigma_v;
-  std::vector<std::int32_t> iterations;
-  std::vector<std::uint8_t> status;
-  void add(const dic::PointResult& p) {
-    u.push_back(p.u), v.push_back(p.v), ux.push_back(p.ux), uy.push_back(p.uy);
-    vx.push_back(p.vx), vy.push_back(p.vy), exx.push_back(p.exx), eyy.push_back(p.eyy);
-    exy.push_back(p.exy), zncc.push_back(p.zncc), sigma_u.push_back(p.sigma_u);
-    sigma_v.push_back(p.sigma_v), iterations.push_back(p.iterations);
-    status.push_back(static_cast<std::uint8_t>(p.status));
-  }
-};
-
+// A float64 (or other) array of `shape` and a pointer to its first element.
 template <typename T>
-py::array_t<T> shaped(const std::vector<T>& values, std::vector<py::ssize_t> shape) {
+std::pair<py::array_t<T>, T*> make(const std::vector<py::ssize_t>& shape) {
   py::array_t<T> a(shape);
-  std::copy(values.begin(), values.end(), a.mutable_data());
-  return a;
+  T* data = a.mutable_data();
+  return {std::move(a), data};
 }
 
 }  // namespace
@@ -50,23 +39,26 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
   if (!scale.is_ok()) raise(scale.status());
   dic::Roi roi;
   for (const std::string& s : roi_text) roi.shapes.push_back(value(dic::parse_roi_shape(s)));
-  if (reference_in.ndim() != 2)
-    throw py::value_error("reference: expected a 2-D (rows, cols) array, got " +
-                          std::to_string(reference_in.ndim()) + "-D");
-  const Stack<float> reference = to_stack(reference_in, "reference");
-  const Stack<float> frames = to_stack(frames_in, "frames");
+  // The arrays' own memory when they are float32 in C order (a converted copy otherwise).
+  const auto reference_array = as_float32(reference_in, "reference", {2});
+  const auto frames_array = as_float32(frames_in, "frames", {2, 3});
+  const StackView<const float> reference = view_of(reference_array);
+  const StackView<const float> frames = view_of(frames_array);
   if (frames.shape() != reference.shape())
     throw py::value_error("the frames are " + image_size(frames.shape()) +
                           " but the reference is " + image_size(reference.shape()));
   Monitor monitor(std::move(progress), std::move(cancel));
-  const Index n = frames.count();
+  const Index n = frames.count;
   dic::Grid grid;
-  Fields fields;
+  std::vector<dic::FrameResult> results;
   std::string device, guess;
-  std::vector<Index> numbers;
   Status failed = Status::ok();
+  // The engine's own time: the registrar, the session and every frame's registration (what
+  // xcorr.dic adds to it, converting inputs and results, is outside).
+  double seconds = 0;
   {
     py::gil_scoped_release released;
+    const auto t0 = std::chrono::steady_clock::now();
     failed = [&]() -> Status {
       auto registrar = engine::make_dic_registrar(o);
       if (!registrar.is_ok()) return registrar.status();
@@ -75,6 +67,7 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
       dic::DicSession& s = session.value();
       grid = s.grid();
       device = s.device();
+      results.reserve(static_cast<std::size_t>(n));
       for (Index f = 0; f < n; ++f) {
         const dic::PointProgress inside = [&](Index done, Index total) {
           return monitor(
@@ -84,48 +77,76 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
         };
         auto fr = s.next(frames[f], f + 1, inside);
         if (!fr.is_ok()) return fr.status();
-        for (const dic::PointResult& p : fr.value().points) fields.add(p);
-        numbers.push_back(fr.value().frame);
+        results.push_back(std::move(fr).value());
         guess = s.state().guess_variant;
         if (!monitor(static_cast<double>(f + 1), static_cast<double>(n)))
           return Status{ErrorCode::cancelled, "DIC cancelled after frame " + std::to_string(f + 1)};
       }
       return Status::ok();
     }();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (!failed.is_ok()) monitor.value(Result<int>(failed));
-  const auto frames_n = static_cast<py::ssize_t>(numbers.size());
+  // Every field as an array (frames, grid rows, grid cols), filled in one pass per frame.
+  const auto frames_n = static_cast<py::ssize_t>(results.size());
   const std::vector<py::ssize_t> field_shape = {frames_n, grid.rows, grid.cols};
-  std::vector<double> x, y;
-  std::vector<std::uint8_t> inside;
-  for (const dic::GridPoint& p : grid.points)
-    x.push_back(p.x), y.push_back(p.y), inside.push_back(p.valid ? 1 : 0);
+  const char* names[] = {"u",   "v",   "ux",  "uy",   "vx",      "vy",
+                         "exx", "eyy", "exy", "zncc", "sigma_u", "sigma_v"};
+  constexpr std::size_t kReals = 12;
+  std::vector<py::array_t<double>> reals;
+  std::vector<double*> to;
+  for (std::size_t i = 0; i < kReals; ++i) {
+    auto [a, p] = make<double>(field_shape);
+    reals.push_back(std::move(a));
+    to.push_back(p);
+  }
+  py::array_t<std::int32_t> iterations(field_shape);
+  py::array_t<std::uint8_t> status(field_shape);
+  py::array_t<std::int64_t> frame(std::vector<py::ssize_t>{frames_n});
+  std::int32_t* to_iterations = iterations.mutable_data();
+  std::uint8_t* to_status = status.mutable_data();
+  std::int64_t* to_frame = frame.mutable_data();
+  {
+    py::gil_scoped_release released;
+    const auto points = static_cast<Index>(grid.points.size());
+    for (std::size_t f = 0; f < results.size(); ++f) {
+      to_frame[f] = results[f].frame;
+      const dic::PointResult* from = results[f].points.data();
+      const auto first = static_cast<std::size_t>(f) * static_cast<std::size_t>(points);
+      parallel_for(points, 4096, [&](Index b, Index e) {
+        for (Index i = b; i < e; ++i) {
+          const dic::PointResult& p = from[i];
+          const std::size_t k = first + static_cast<std::size_t>(i);
+          const double values[kReals] = {p.u,   p.v,   p.ux,  p.uy,   p.vx,      p.vy,
+                                         p.exx, p.eyy, p.exy, p.zncc, p.sigma_u, p.sigma_v};
+          for (std::size_t j = 0; j < kReals; ++j) to[j][k] = values[j];
+          to_iterations[k] = p.iterations;
+          to_status[k] = static_cast<std::uint8_t>(p.status);
+        }
+      });
+    }
+  }
+  auto [x, to_x] = make<double>({grid.rows, grid.cols});
+  auto [y, to_y] = make<double>({grid.rows, grid.cols});
+  auto [inside, to_inside] = make<std::uint8_t>({grid.rows, grid.cols});
+  for (std::size_t i = 0; i < grid.points.size(); ++i) {
+    to_x[i] = grid.points[i].x, to_y[i] = grid.points[i].y;
+    to_inside[i] = grid.points[i].valid ? 1 : 0;
+  }
   py::dict d;
-  d["x"] = shaped(x, {grid.rows, grid.cols});
-  d["y"] = shaped(y, {grid.rows, grid.cols});
-  d["in_roi"] = shaped(inside, {grid.rows, grid.cols});
-  d["frame"] = shaped(std::vector<std::int64_t>(numbers.begin(), numbers.end()), {frames_n});
-  const std::pair<const char*, const std::vector<double>*> reals[] = {{"u", &fields.u},
-                                                                      {"v", &fields.v},
-                                                                      {"ux", &fields.ux},
-                                                                      {"uy", &fields.uy},
-                                                                      {"vx", &fields.vx},
-                                                                      {"vy", &fields.vy},
-                                                                      {"exx", &fields.exx},
-                                                                      {"eyy", &fields.eyy},
-                                                                      {"exy", &fields.exy},
-                                                                      {"zncc", &fields.zncc},
-                                                                      {"sigma_u", &fields.sigma_u},
-                                                                      {"sigma_v", &fields.sigma_v}};
-  for (const auto& [name, values] : reals) d[name] = shaped(*values, field_shape);
-  d["iterations"] = shaped(fields.iterations, field_shape);
-  d["status"] = shaped(fields.status, field_shape);
+  d["x"] = x;
+  d["y"] = y;
+  d["in_roi"] = inside;
+  d["frame"] = frame;
+  for (std::size_t i = 0; i < kReals; ++i) d[names[i]] = reals[i];
+  d["iterations"] = iterations;
+  d["status"] = status;
   // status codes are the enum's values: labels[code] names each.
   std::vector<std::string> labels;
   for (const auto& [code, label] : EnumLabels<dic::PointStatus>::table) {
-    const auto k = static_cast<std::size_t>(code);
-    if (labels.size() <= k) labels.resize(k + 1);
-    labels[k] = label;
+    const auto c = static_cast<std::size_t>(code);
+    if (labels.size() <= c) labels.resize(c + 1);
+    labels[c] = label;
   }
   d["status_labels"] = labels;
   py::dict settings;
@@ -135,6 +156,7 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
   d["roi"] = roi_text;
   d["device"] = device;
   d["guess_variant"] = guess;
+  d["seconds"] = seconds;
   const io::ImageScale& sc = scale.value();
   d["pixel_size"] =
       sc.has_length() ? py::object(py::make_tuple(sc.pixel_x, sc.pixel_y)) : py::none();

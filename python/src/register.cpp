@@ -4,6 +4,7 @@
 // every other option act as on the file; the corrected pages come back in memory.
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -43,13 +44,16 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   Monitor monitor(std::move(progress), std::move(cancel));
   Stack<float> moved;
   std::optional<Result<reg::RegisterReport>> result;
+  double seconds = 0;  // the engine's own time
   {
     py::gil_scoped_release released;
+    const auto t0 = std::chrono::steady_clock::now();
     const reg::RegisterProgress tick = [&monitor](double done, double total) {
       return monitor(done, total);
     };
     result.emplace(
         reg::register_memory(m, o, engine::register_engines(), corrected ? &moved : nullptr, tick));
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   const reg::RegisterReport r = monitor.value(std::move(*result));
   std::vector<long> frame;
@@ -68,6 +72,7 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   d["peak"] = peak;
   d["failed"] = failed;
   d["device"] = r.device;
+  d["seconds"] = seconds;
   d["area"] = py::make_tuple(r.crop_x, r.crop_y, r.width, r.height);
   d["pixel_size"] = r.scale.has_length()
                         ? py::object(py::make_tuple(r.scale.pixel_x, r.scale.pixel_y))

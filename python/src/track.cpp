@@ -2,6 +2,8 @@
 // desktop app's Track runs it: frame 0 is the reference the templates are cut from.
 #include <pybind11/stl.h>
 
+#include <chrono>
+
 #include "core/engine/engine.hpp"
 #include "core/tracking/tracking.hpp"
 #include "python/src/common.hpp"
@@ -30,8 +32,10 @@ py::dict track(const py::array& frames_in, const std::vector<std::vector<long>>&
   if (all.count() < 2) throw py::value_error("stack: holds one frame: tracking needs at least two");
   Monitor monitor(std::move(progress), std::move(cancel));
   std::optional<Result<std::vector<Track>>> result;
+  double seconds = 0;  // the engine's own time
   {
     py::gil_scoped_release released;
+    const auto t0 = std::chrono::steady_clock::now();
     StackView<const float> frames = all.view();
     frames.data += frames.matrix_stride;
     frames.count -= 1;
@@ -39,6 +43,7 @@ py::dict track(const py::array& frames_in, const std::vector<std::vector<long>>&
         engine::registry(), all[0], frames, rects, o, [&monitor](Index done, Index total) {
           return monitor(static_cast<double>(done), static_cast<double>(total));
         }));
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   const std::vector<Track> tracks = monitor.value(std::move(*result));
   const auto n = static_cast<py::ssize_t>(tracks.size());
@@ -55,6 +60,7 @@ py::dict track(const py::array& frames_in, const std::vector<std::vector<long>>&
   d["y"] = y;
   d["zncc"] = zncc;
   d["templates"] = templates;
+  d["seconds"] = seconds;
   return d;
 }
 
