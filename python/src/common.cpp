@@ -33,6 +33,14 @@ void raise(const Status& s) {
   throw py::error_already_set();
 }
 
+void put_scale(py::dict& d, const io::ImageScale& scale) {
+  d["pixel_size"] =
+      scale.has_length() ? py::object(py::make_tuple(scale.pixel_x, scale.pixel_y)) : py::none();
+  d["unit"] = scale.unit;
+  d["frame_interval_s"] =
+      scale.has_time() ? py::object(py::float_(scale.frame_interval_s)) : py::none();
+}
+
 std::string option_text(const std::string& key, const py::handle& value) {
   if (py::isinstance<py::bool_>(value))
     throw py::type_error(key + "=" + std::string(py::repr(value)) +

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/enum_labels.hpp"
+#include "core/io/scale.hpp"
 #include "core/matrix.hpp"
 #include "core/options_table.hpp"
 #include "core/status.hpp"
@@ -79,6 +80,18 @@ void set_options(const std::vector<OptionField<S>>& table, S& target, const py::
   }
   const Status s = check_fields(table, target);
   if (!s.is_ok()) throw py::value_error(s.message());
+}
+
+// A scale's keys of every result: pixel_size ((x, y) in unit, or None), unit, frame_interval_s
+// (or None).
+void put_scale(py::dict& d, const io::ImageScale& scale);
+
+// Every field of an options table as the text the CLI's CSV header states.
+template <class S>
+py::dict settings_of(const std::vector<OptionField<S>>& table, const S& s) {
+  py::dict d;
+  for (const OptionField<S>& f : table) d[f.key.c_str()] = f.get(s);
+  return d;
 }
 
 // An array of real numbers (bool, integer or float dtype) as float32, C order; TypeError for other

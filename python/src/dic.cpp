@@ -149,19 +149,12 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
     labels[c] = label;
   }
   d["status_labels"] = labels;
-  py::dict settings;
-  for (const OptionField<dic::DicOptions>& f : dic::dic_option_table())
-    settings[f.key.c_str()] = f.get(o);
-  d["settings"] = settings;
+  d["settings"] = settings_of(dic::dic_option_table(), o);
   d["roi"] = roi_text;
   d["device"] = device;
   d["guess_variant"] = guess;
   d["seconds"] = seconds;
-  const io::ImageScale& sc = scale.value();
-  d["pixel_size"] =
-      sc.has_length() ? py::object(py::make_tuple(sc.pixel_x, sc.pixel_y)) : py::none();
-  d["unit"] = sc.unit;
-  d["frame_interval_s"] = sc.has_time() ? py::object(py::float_(sc.frame_interval_s)) : py::none();
+  put_scale(d, scale.value());
   return d;
 }
 

@@ -61,12 +61,7 @@ py::dict read_stack(const std::string& path, const std::string& colour) {
   d["pages"] = out;
   const io::PixelType type = st->pixel_type();
   d["pixel_type"] = type == io::PixelType::u8 ? "u8" : type == io::PixelType::u16 ? "u16" : "f32";
-  d["pixel_size"] = m.scale.has_length()
-                        ? py::object(py::make_tuple(m.scale.pixel_x, m.scale.pixel_y))
-                        : py::none();
-  d["unit"] = m.scale.unit;
-  d["frame_interval_s"] =
-      m.scale.has_time() ? py::object(py::float_(m.scale.frame_interval_s)) : py::none();
+  put_scale(d, m.scale);
   d["spacing_z"] = m.spacing_z > 0 ? py::object(py::float_(m.spacing_z)) : py::none();
   d["channel_names"] = m.channel_names;
   d["metadata_source"] = layout.plain() && !m.scale.has_length() && !m.scale.has_time()

@@ -74,16 +74,8 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   d["device"] = r.device;
   d["seconds"] = seconds;
   d["area"] = py::make_tuple(r.crop_x, r.crop_y, r.width, r.height);
-  d["pixel_size"] = r.scale.has_length()
-                        ? py::object(py::make_tuple(r.scale.pixel_x, r.scale.pixel_y))
-                        : py::none();
-  d["unit"] = r.scale.unit;
-  d["frame_interval_s"] =
-      r.scale.has_time() ? py::object(py::float_(r.scale.frame_interval_s)) : py::none();
-  py::dict settings;
-  for (const OptionField<reg::RegisterOptions>& f : reg::register_option_table())
-    settings[f.key.c_str()] = f.get(o);
-  d["settings"] = settings;
+  put_scale(d, r.scale);
+  d["settings"] = settings_of(reg::register_option_table(), o);
   if (corrected) d["corrected"] = to_array(moved, false);
   return d;
 }
