@@ -196,6 +196,48 @@ TEST_F(Register, ADamagedFrameIsListedAndTheOthersAreWritten) {
 
 // Cancel writes no output; the drift measured so far stays committed, and running the job again
 // measures only the rest, with the outputs of an uninterrupted run, for each reference.
+// The stack in memory (the Python module's way in) gives the file's drift and corrected pages bit
+// for bit; cancel is looked at between the frames of a block, not only after it (a GPU block is
+// 32 frames, whose reading alone can pass a second): progress is asked once per frame at least.
+TEST_F(Register, AStackInMemoryGivesTheFilesResultsAndCancelIsAskedEveryFrame) {
+  auto read = io::read_image_stack(stack_);
+  ASSERT_TRUE(read.is_ok());
+  auto meta = io::read_stack_metadata(stack_);
+  ASSERT_TRUE(meta.is_ok());
+  MemoryStack m;
+  m.name = "drift.tif";
+  m.type = io::PixelType::u16;
+  m.metadata = meta.value();
+  auto pages = std::make_shared<std::vector<Stack<float>>>();
+  for (Index k = 0; k < kFrames; ++k) {
+    pages->emplace_back(read.value().frames.rows(), read.value().frames.cols(), 1);
+    const MatrixView<const float> f = std::as_const(read.value().frames)[k];
+    std::copy_n(f.data, f.rows * f.cols, pages->back().data());
+  }
+  m.pages = pages;
+  RegisterJob j = job("memory");
+  auto file = register_stack(j, cpu_engine());
+  ASSERT_TRUE(file.is_ok());
+  long asked = 0;
+  Stack<float> corrected;
+  auto memory = register_memory(m, j.options, cpu_engine(), &corrected, [&](double, double) {
+    ++asked;
+    return true;
+  });
+  ASSERT_TRUE(memory.is_ok()) << memory.status().message();
+  for (Index k = 0; k < kFrames; ++k) {
+    EXPECT_EQ(memory.value().drift[k].dx, file.value().drift[k].dx) << k;
+    EXPECT_EQ(memory.value().drift[k].dy, file.value().drift[k].dy) << k;
+  }
+  EXPECT_GE(asked, kFrames);
+  auto written = io::read_image_stack(j.out);
+  ASSERT_TRUE(written.is_ok());
+  ASSERT_EQ(corrected.count(), written.value().frames.count());
+  for (Index i = 0; i < corrected.count() * corrected.rows() * corrected.cols(); ++i)
+    ASSERT_EQ(corrected.data()[i], written.value().frames.data()[i]) << i;
+  EXPECT_TRUE(memory.value().written.empty());
+}
+
 TEST_F(Register, CancelWritesNothingAndTheJobResumes) {
   for (const Reference reference : {Reference::first, Reference::previous, Reference::mean}) {
     const std::string stem = std::string("resume_") + label(reference);
