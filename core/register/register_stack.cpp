@@ -811,8 +811,7 @@ class StackRegistration {
       rows.push_back(std::move(m));
       // Cancel is looked at between a block's frames too: a GPU block is 32 frames, whose
       // reading and cleaning alone can pass a second.
-      if (group_.leader() && progress_ && !progress_(done_, passes_ * static_cast<double>(n_)))
-        return cancelled();
+      if (!tick(0)) return cancelled();
     }
     std::vector<const Stack<float>*> ptrs, refs;
     for (std::size_t i = 0; i < frames.size(); ++i) {

@@ -1,7 +1,5 @@
 #include "python/src/common.hpp"
 
-#include <cstring>
-
 namespace xcorr::python {
 
 PyObject* cancelled_error = nullptr;
@@ -85,22 +83,12 @@ StackView<const float> view_of(const py::array_t<float, py::array::c_style>& a) 
   return {a.data(), rows, cols, count, cols, rows * cols};
 }
 
-Stack<float> to_stack(const py::array& a, const std::string& name) {
-  const auto f = as_float32(a, name, {2, 3});
-  const Index count = a.ndim() == 3 ? f.shape(0) : 1;
-  const Index rows = f.shape(a.ndim() - 2), cols = f.shape(a.ndim() - 1);
-  Stack<float> s(rows, cols, count);
-  std::memcpy(s.data(), f.data(), sizeof(float) * static_cast<std::size_t>(count * rows * cols));
-  return s;
-}
-
-py::array_t<float> to_array(const Stack<float>& s, bool squeeze) {
+py::array_t<float> to_array(Stack<float>&& s, bool squeeze) {
   std::vector<py::ssize_t> shape = {s.count(), s.rows(), s.cols()};
   if (squeeze) shape.erase(shape.begin());
-  py::array_t<float> a(shape);
-  std::memcpy(a.mutable_data(), s.data(),
-              sizeof(float) * static_cast<std::size_t>(s.count() * s.rows() * s.cols()));
-  return a;
+  auto* owned = new Stack<float>(std::move(s));
+  const py::capsule owner(owned, [](void* p) { delete static_cast<Stack<float>*>(p); });
+  return py::array_t<float>(shape, owned->data(), owner);
 }
 
 Monitor::Monitor(py::object progress, py::object cancel)

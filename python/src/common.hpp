@@ -103,10 +103,9 @@ py::array_t<float, py::array::c_style> as_float32(const py::array& a, const std:
 // copy; valid while the array lives).
 StackView<const float> view_of(const py::array_t<float, py::array::c_style>& a);
 
-// A 2-D (rows, cols) or 3-D (count, rows, cols) array as a float32 stack (a copy).
-Stack<float> to_stack(const py::array& a, const std::string& name);
-// A stack as a float32 array (count, rows, cols), or (rows, cols) when `squeeze`.
-py::array_t<float> to_array(const Stack<float>& s, bool squeeze);
+// A stack as a float32 array (count, rows, cols), or (rows, cols) when `squeeze`: the array takes
+// the stack's memory (no copy).
+py::array_t<float> to_array(Stack<float>&& s, bool squeeze);
 
 // Progress and cancel of a long call that runs with the GIL released. operator() is the engine's
 // progress callback: from the calling thread it takes the GIL at most every 0.1 s (and at the

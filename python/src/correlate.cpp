@@ -23,9 +23,11 @@ py::dict correlate(const py::array& left_in, const py::array& right_in, const st
                parse_enum<Accuracy>("accuracy", accuracy)};
   if (p.request.output == Output::peak && p.request.mode != Mode::valid)
     throw py::value_error("output='peak' needs mode='valid' (template inside a search window)");
-  const Stack<float> left = to_stack(left_in, "left"), right = to_stack(right_in, "right");
-  p.left = left.view();
-  p.right = right.view();
+  // The arrays' own memory when they are float32 in C order (a converted copy otherwise).
+  const auto left = as_float32(left_in, "left", {2, 3});
+  const auto right = as_float32(right_in, "right", {2, 3});
+  p.left = view_of(left);
+  p.right = view_of(right);
   std::optional<Result<CorrelationOutput>> result;
   {
     py::gil_scoped_release released;
@@ -37,7 +39,7 @@ py::dict correlate(const py::array& left_in, const py::array& right_in, const st
   d["params"] = out.params;
   d["seconds"] = out.seconds;
   if (p.request.output == Output::surface) {
-    d["surface"] = to_array(out.result, left_in.ndim() == 2 && right_in.ndim() == 2);
+    d["surface"] = to_array(std::move(out.result), left_in.ndim() == 2 && right_in.ndim() == 2);
     return d;
   }
   // Peaks: per result, the columns of `xcorr correlate --output peak`'s CSV (the pair, the

@@ -15,17 +15,6 @@
 #include "python/src/functions.hpp"
 
 namespace xcorr::python {
-namespace {
-
-// A float64 (or other) array of `shape` and a pointer to its first element.
-template <typename T>
-std::pair<py::array_t<T>, T*> make(const std::vector<py::ssize_t>& shape) {
-  py::array_t<T> a(shape);
-  T* data = a.mutable_data();
-  return {std::move(a), data};
-}
-
-}  // namespace
 
 py::dict dic(const py::array& reference_in, const py::array& frames_in,
              const std::vector<std::string>& roi_text, const py::dict& options, py::object progress,
@@ -96,9 +85,8 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
   std::vector<py::array_t<double>> reals;
   std::vector<double*> to;
   for (std::size_t i = 0; i < kReals; ++i) {
-    auto [a, p] = make<double>(field_shape);
-    reals.push_back(std::move(a));
-    to.push_back(p);
+    reals.emplace_back(field_shape);
+    to.push_back(reals.back().mutable_data());
   }
   py::array_t<std::int32_t> iterations(field_shape);
   py::array_t<std::uint8_t> status(field_shape);
@@ -126,12 +114,12 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
       });
     }
   }
-  auto [x, to_x] = make<double>({grid.rows, grid.cols});
-  auto [y, to_y] = make<double>({grid.rows, grid.cols});
-  auto [inside, to_inside] = make<std::uint8_t>({grid.rows, grid.cols});
+  const std::vector<py::ssize_t> grid_shape = {grid.rows, grid.cols};
+  py::array_t<double> x(grid_shape), y(grid_shape);
+  py::array_t<std::uint8_t> inside(grid_shape);
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
-    to_x[i] = grid.points[i].x, to_y[i] = grid.points[i].y;
-    to_inside[i] = grid.points[i].valid ? 1 : 0;
+    x.mutable_data()[i] = grid.points[i].x, y.mutable_data()[i] = grid.points[i].y;
+    inside.mutable_data()[i] = grid.points[i].valid ? 1 : 0;
   }
   py::dict d;
   d["x"] = x;

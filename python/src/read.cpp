@@ -13,15 +13,9 @@ namespace xcorr::python {
 
 py::dict read_stack(const std::string& path, const std::string& colour) {
   io::PlaneSelection every;
-  const std::optional<io::Channel> c = parse_label<io::Channel>(colour);
-  if (!c)
-    throw py::value_error("channel='" + colour + "': expected one of " +
-                          label_choices<io::Channel>() + " (colour images)");
-  every.colour = *c;
+  every.colour = parse_enum<io::Channel>("channel", colour);
   every.all_pages = true;
   std::optional<Result<std::unique_ptr<io::LazyStack>>> opened;
-  io::HyperLayout layout;
-  long T = 0;
   Status status = Status::ok();
   {
     py::gil_scoped_release released;
@@ -30,10 +24,10 @@ py::dict read_stack(const std::string& path, const std::string& colour) {
   }
   std::unique_ptr<io::LazyStack> st = value(std::move(*opened));
   if (!status.is_ok()) raise(status);  // a damaged file is refused, not read in part
-  layout = st->metadata().layout;
+  const io::HyperLayout& layout = st->metadata().layout;
   const long pages = static_cast<long>(st->count());
   const long planes = layout.channels * layout.slices;
-  T = layout.frames > 0 ? layout.frames : pages / planes;
+  const long T = layout.frames > 0 ? layout.frames : pages / planes;
   const Shape shape = st->shape();
   py::array_t<float> out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(layout.slices),
                           static_cast<py::ssize_t>(layout.channels),

@@ -76,7 +76,7 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   d["area"] = py::make_tuple(r.crop_x, r.crop_y, r.width, r.height);
   put_scale(d, r.scale);
   d["settings"] = settings_of(reg::register_option_table(), o);
-  if (corrected) d["corrected"] = to_array(moved, false);
+  if (corrected) d["corrected"] = to_array(std::move(moved), false);
   return d;
 }
 

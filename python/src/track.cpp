@@ -28,15 +28,17 @@ py::dict track(const py::array& frames_in, const std::vector<std::vector<long>>&
   if (frames_in.ndim() != 3)
     throw py::value_error("stack: expected a 3-D (frames, rows, cols) array, got " +
                           std::to_string(frames_in.ndim()) + "-D");
-  const Stack<float> all = to_stack(frames_in, "stack");
-  if (all.count() < 2) throw py::value_error("stack: holds one frame: tracking needs at least two");
+  // The array's own memory when it is float32 in C order (a converted copy otherwise).
+  const auto array = as_float32(frames_in, "stack", {3});
+  const StackView<const float> all = view_of(array);
+  if (all.count < 2) throw py::value_error("stack: holds one frame: tracking needs at least two");
   Monitor monitor(std::move(progress), std::move(cancel));
   std::optional<Result<std::vector<Track>>> result;
   double seconds = 0;  // the engine's own time
   {
     py::gil_scoped_release released;
     const auto t0 = std::chrono::steady_clock::now();
-    StackView<const float> frames = all.view();
+    StackView<const float> frames = all;
     frames.data += frames.matrix_stride;
     frames.count -= 1;
     result.emplace(track_templates(
@@ -47,7 +49,7 @@ py::dict track(const py::array& frames_in, const std::vector<std::vector<long>>&
   }
   const std::vector<Track> tracks = monitor.value(std::move(*result));
   const auto n = static_cast<py::ssize_t>(tracks.size());
-  const py::ssize_t t_count = all.count();
+  const py::ssize_t t_count = all.count;
   py::array_t<double> x({n, t_count}), y({n, t_count}), zncc({n, t_count});
   for (py::ssize_t i = 0; i < n; ++i) {
     const Track& tr = tracks[static_cast<std::size_t>(i)];

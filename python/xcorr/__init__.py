@@ -111,9 +111,6 @@ class DicResult:
         guess_variant, pixel_size ((x, y) in unit, or None), unit, frame_interval_s (or None).
     """
 
-    _fields = ("u", "v", "ux", "uy", "vx", "vy", "exx", "eyy", "exy", "zncc", "sigma_u",
-               "sigma_v", "iterations", "status")
-
     def __init__(self, d):
         self.__dict__.update(d)
 
