@@ -737,15 +737,23 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
   const QString unit = length ? QString::fromStdString(scale.unit) : QString("px");
   drift_plot_->xAxis->setLabel(timed ? tr("time (s)") : tr("frame"));
   drift_plot_->yAxis->setLabel(tr("drift (%1): dx solid, dy dashed").arg(unit));
-  QVector<double> t, dx, dy;
-  double largest = 0;
+  QVector<double> t, dx, dy, angle;
+  double largest = 0, largest_angle = 0;
   long used = 0;
+  // Transforms (rigid and up): the rotation on the right axis, degrees.
+  const bool turns = std::any_of(drift.begin(), drift.end(), [](const reg::DriftRow& d) {
+    return d.failed.empty() && d.linear != std::array<double, 4>{1, 0, 0, 1};
+  });
   for (const reg::DriftRow& d : drift) {
     if (!d.failed.empty()) continue;
     t << static_cast<double>(d.frame) * (timed ? scale.frame_interval_s : 1);
     dx << d.dx * (length ? scale.pixel_x : 1);
     dy << d.dy * (length ? scale.pixel_y : 1);
+    const double a =
+        std::atan2(d.linear[2] - d.linear[1], d.linear[0] + d.linear[3]) * 180 / 3.141592653589793;
+    angle << a;
     largest = std::max(largest, std::hypot(d.dx, d.dy));
+    largest_angle = std::max(largest_angle, std::abs(a));
     ++used;
   }
   QCPGraph* gx = drift_plot_->addGraph();
@@ -756,16 +764,27 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
   gy->setData(t, dy);
   gy->setPen(QPen(series_colour(1), 2, Qt::DashLine));
   gy->setName("dy");
+  drift_plot_->yAxis2->setVisible(turns);
+  if (turns) {
+    QCPGraph* ga = drift_plot_->addGraph(drift_plot_->xAxis, drift_plot_->yAxis2);
+    ga->setData(t, angle);
+    ga->setPen(QPen(series_colour(2), 2, Qt::DotLine));
+    ga->setName(tr("angle (deg, right axis)"));
+    drift_plot_->yAxis2->setLabel(tr("rotation (degrees), dotted"));
+  }
   drift_plot_->rescaleAxes();
   drift_plot_->replot();
   drift_label_->setText(
-      tr("%1 frames registered, %2 left out; largest drift %3 px%4; %5")
+      tr("%1 frames registered, %2 left out; largest drift %3 px%4%6; %5")
           .arg(used)
           .arg(static_cast<long>(drift.size()) - used)
           .arg(largest, 0, 'f', 3)
           .arg(length ? QString(" (%1 %2)").arg(largest * scale.pixel_x, 0, 'g', 4).arg(unit)
                       : QString())
-          .arg(QString::fromStdString(io::describe(scale))));
+          .arg(QString::fromStdString(io::describe(scale)))
+          .arg(turns ? tr(" (of the frame's centre); largest rotation %1 degrees")
+                           .arg(largest_angle, 0, 'f', 3)
+                     : QString()));
   setCurrentWidget(drift_plot_->parentWidget());
 }
 

@@ -17,6 +17,17 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
                         "first: against frame 0; previous: against the frame before, accumulated; "
                         "mean: against the mean of the frames registered to frame 0",
                         &O::reference),
+          enum_field<O>("transform", "Transform",
+                        "translation; rigid (rotation + translation), similarity (+ isotropic "
+                        "scale) or affine: a Fourier-Mellin start refined by IC-GN on the CPU",
+                        &O::transform),
+          real_field<O>("max_rotation", "Max rotation", "deg",
+                        "rigid and up: rotations searched each way; a frame rotated further fails",
+                        &O::max_rotation, 0.1, 90),
+          real_field<O>("smoothing", "Smoothing", "px",
+                        "rigid and up: Gaussian sigma of the reference's gradients in the fit "
+                        "(0: none; noise makes the fit creep without it)",
+                        &O::smoothing, 0, 10),
           enum_field<O>(
               "method", "Method",
               "phase: phase correlation, DFT sub-pixel refinement; zncc: ZNCC peak search "
@@ -64,6 +75,15 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
 
 Status RegisterOptions::check() const {
   XCORR_RETURN_IF_ERROR(check_fields(register_option_table(), *this));
+  if (transform != Transform::translation && method != Method::phase)
+    return Status{ErrorCode::invalid_argument,
+                  "transform " + std::string(label(transform)) +
+                      " is fitted on its own: method zncc measures translations only"};
+  if (transform != Transform::translation && device == "gpu")
+    return Status{ErrorCode::invalid_argument,
+                  "transform " + std::string(label(transform)) +
+                      " is measured on the CPU: device gpu runs translations only (use auto or "
+                      "cpu)"};
   XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();

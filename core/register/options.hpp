@@ -9,6 +9,7 @@
 #include "core/enum_labels.hpp"
 #include "core/io/channel.hpp"
 #include "core/options_table.hpp"
+#include "core/register/transform_fit.hpp"
 #include "core/status.hpp"
 
 namespace xcorr::reg {
@@ -65,6 +66,11 @@ struct RegisterOptions {
   // first: every frame against frame 0; previous: against the frame before, shifts accumulated;
   // mean: against the mean of the frames registered to frame 0 (a second pass).
   Reference reference = Reference::first;
+  // What a frame's motion is: translation (phase or zncc below), or rigid, similarity, affine
+  // (transform_fit.hpp: Fourier-Mellin start, IC-GN over the whole region; on the CPU).
+  Transform transform = Transform::translation;
+  double max_rotation = 45;  // degrees each way (rigid and up): a larger rotation fails a frame
+  double smoothing = 1;      // px (rigid and up): Gaussian sigma of the reference's gradients
   // phase: phase correlation with DFT sub-pixel refinement (GPU: cuFFT; CPU: FFTW); zncc: the
   // engine's ZNCC peak search (GPU when present) with a 2-D quadratic sub-pixel fit.
   Method method = Method::phase;

@@ -13,6 +13,11 @@
 
 namespace xcorr::reg {
 
+std::mutex& fftw_planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 #ifdef XCORR_HAVE_FFTW
 namespace {
 
@@ -31,9 +36,8 @@ FftwPtr<T> fftw_alloc(std::size_t n) {
   return FftwPtr<T>(p);
 }
 
-std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe; execution is
-  static std::mutex m;
-  return m;
+std::mutex& planner_mutex() {
+  return fftw_planner_mutex();
 }
 
 double signed_frequency(Index k, Index n) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/matrix.hpp"
@@ -46,6 +47,8 @@ struct PhaseOptions {
 // others (register_stack: to the ranks of a shared job, and to a resumed run through the
 // .partial folder). use_fftw_plans: false when the text is not FFTW wisdom of this build.
 std::string fftw_plans();
+// FFTW's planner is not thread-safe (execution is): every plan is made and destroyed under this.
+std::mutex& fftw_planner_mutex();
 bool use_fftw_plans(const std::string& plans);
 
 class PhaseCorrelator {

@@ -19,6 +19,8 @@
 #include "core/register/missing_pixels.hpp"
 #include "core/register/phase_engine.hpp"
 #include "core/register/shift_image.hpp"
+#include "core/register/transform_fit.hpp"
+#include "core/register/warp_image.hpp"
 #include "core/version.hpp"
 
 namespace xcorr::reg {
@@ -41,7 +43,11 @@ class Estimator {
   static Result<std::unique_ptr<Estimator>> create(const RegisterOptions& o, const Engines& engines,
                                                    Shape region) {
     std::unique_ptr<Estimator> e(new Estimator(o, *engines.variants, region));
-    if (o.method == Method::phase) {
+    if (o.transform != Transform::translation) {
+      auto f = TransformFitter::create(region, {o.transform, o.max_rotation, o.smoothing});
+      if (!f.is_ok()) return f.status();
+      e->fit_ = std::move(f).value();
+    } else if (o.method == Method::phase) {
       auto p = engines.phase(region, phase_options(o), o.iterations, o.device);
       if (!p.is_ok()) return p.status();
       e->phase_ = std::move(p).value();
@@ -59,10 +65,27 @@ class Estimator {
   }
 
   // "cpu" or "gpu": where the phase method measures (zncc: the engine's dispatcher decides).
-  std::string device() const { return phase_ ? phase_->device() : "engine"; }
+  std::string device() const { return fit_ ? "cpu" : phase_ ? phase_->device() : "engine"; }
   Status set_reference(const Stack<float>& reference) {
     reference_ = reference;
+    if (fit_) return fit_->set_reference(reference_[0]);
     return phase_ ? phase_->set_reference(reference_[0]) : Status::ok();
+  }
+  bool fits_transforms() const { return fit_ != nullptr; }
+
+  // Transforms (rigid and up): each frame's fit from the reference (references as measure()'s),
+  // in the region's pixels; the host's threads, a frame each.
+  std::vector<Fit> fit(const std::vector<const Stack<float>*>& frames,
+                       const std::vector<const Stack<float>*>* references) const {
+    std::vector<Fit> out(frames.size());
+    parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index end) {
+      for (Index i = b; i < end; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        out[k] = references != nullptr ? fit_->measure((*(*references)[k])[0], (*frames[k])[0])
+                                       : fit_->measure((*frames[k])[0]);
+      }
+    });
+    return out;
   }
 
   // Shifts of frames[k] from the reference (references: null for the set one, else one
@@ -126,8 +149,24 @@ class Estimator {
   Shape region_;
   long margin_ = 0;
   std::unique_ptr<PhaseEngine> phase_;
+  std::unique_ptr<TransformFitter> fit_;
   Stack<float> reference_;
 };
+
+// A transform's linear part as text after the shift (" l00 l01 l10 l11", %.17g); nothing for a
+// translation, so that translation commits keep their form.
+std::string linear_text(const std::array<double, 4>& l) {
+  if (l == std::array<double, 4>{1, 0, 0, 1}) return "";
+  char b[128];
+  std::snprintf(b, sizeof b, " %.17g %.17g %.17g %.17g", l[0], l[1], l[2], l[3]);
+  return b;
+}
+// The linear part after a commit's numbers, when there is one (else the identity).
+std::array<double, 4> read_linear(std::istream& in) {
+  std::array<double, 4> l{1, 0, 0, 1}, read{};
+  if (in >> read[0] >> read[1] >> read[2] >> read[3]) l = read;
+  return l;
+}
 
 // The job's identity for its .partial folder: its settings and the stack file's size and time.
 std::string fingerprint(const RegisterJob& job) {
@@ -149,8 +188,8 @@ std::string commit_text(const std::vector<DriftRow>& rows, long upto) {
       t += std::to_string(k) + " failed " + d.failed + "\n";
       continue;
     }
-    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g\n", k, d.dx, d.dy, d.peak);
-    t += b;
+    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g", k, d.dx, d.dy, d.peak);
+    t += b + linear_text(d.linear) + "\n";
   }
   return t;
 }
@@ -172,6 +211,7 @@ long read_commits(const std::string& text, std::vector<DriftRow>& rows) {
       char* end = nullptr;
       d.dx = std::strtod(word.c_str(), &end);
       if (!(l >> d.dy >> d.peak) || !std::isfinite(d.dx) || !std::isfinite(d.dy)) break;
+      d.linear = read_linear(l);
     }
     ++next;
   }
@@ -182,7 +222,8 @@ long read_commits(const std::string& text, std::vector<DriftRow>& rows) {
 // could not be read.
 struct Measured {
   long frame = 0;
-  Shift shift;
+  Shift shift;  // transforms: where the frame's centre went (DriftRow)
+  std::array<double, 4> linear{1, 0, 0, 1};
   std::string failed;
 };
 
@@ -195,9 +236,9 @@ std::string measured_text(const std::vector<Measured>& rows) {
       t += std::to_string(m.frame) + " failed " + m.failed + "\n";
       continue;
     }
-    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g\n", m.frame, m.shift.dx, m.shift.dy,
+    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g", m.frame, m.shift.dx, m.shift.dy,
                   m.shift.peak);
-    t += b;
+    t += b + linear_text(m.linear) + "\n";
   }
   return t;
 }
@@ -216,6 +257,7 @@ std::vector<Measured> parse_measured(const std::string& text) {
     } else {
       m.shift.dx = std::strtod(word.c_str(), nullptr);
       l >> m.shift.dy >> m.shift.peak;
+      m.linear = read_linear(l);
     }
     rows.push_back(std::move(m));
   }
@@ -233,15 +275,44 @@ long first_uncommitted_frame(const RegisterJob& job, long pages) {
   return read_commits(rows.value(), drift);
 }
 
+Affine drift_map(const DriftRow& d, Shape frame) {
+  if (d.linear == std::array<double, 4>{1, 0, 0, 1}) return Affine::translation(d.dx, d.dy);
+  return Affine::about((static_cast<double>(frame.cols) - 1) / 2,
+                       (static_cast<double>(frame.rows) - 1) / 2, d.dx, d.dy, d.linear);
+}
+
+void set_drift_map(DriftRow& d, const Affine& map, Shape frame) {
+  const double cx = (static_cast<double>(frame.cols) - 1) / 2;
+  const double cy = (static_cast<double>(frame.rows) - 1) / 2;
+  d.linear = map.linear();
+  d.dx = map.x(cx, cy) - cx;
+  d.dy = map.y(cx, cy) - cy;
+}
+
 std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   const io::ImageScale& s = r.scale;
+  const bool transform = job.options.transform != Transform::translation;
   std::string h = "# xcorr drift\n# software: xcorr " + std::string(kVersion) + "\n";
   h += "# stack: " + std::filesystem::path(job.stack).filename().string() + "\n";
-  h += "# units: dx, dy in px: a feature at (x, y) in the reference is at (x + dx, y + dy) in "
-       "the frame; the corrected frame is the frame moved back by (dx, dy); peak: " +
-       std::string(job.options.method == Method::phase ? "normalised phase-correlation peak (0..1)"
-                                                       : "ZNCC") +
-       "\n";
+  h +=
+      "# units: dx, dy in px: a feature at (x, y) in the reference is at (x + dx, y + dy) in "
+      "the frame; the corrected frame is the frame moved back by (dx, dy); peak: " +
+      std::string(transform                             ? "ZNCC of the fitted frame"
+                  : job.options.method == Method::phase ? "normalised phase-correlation peak (0..1)"
+                                                        : "ZNCC") +
+      "\n";
+  if (transform) {
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "# transform: %s; dx, dy: where the frame's centre (x %.1f, y %.1f px) went; "
+                  "angle_deg: rotation in degrees, from +x towards +y (clockwise as shown); "
+                  "scale: sqrt(|det|); a11..a23 (px): a reference pixel (x, y) is at (a11 x + "
+                  "a12 y + a13, a21 x + a22 y + a23) in the frame; the corrected frame samples "
+                  "the frame there (cubic B-spline)\n",
+                  label(job.options.transform), (static_cast<double>(r.frame.cols) - 1) / 2,
+                  (static_cast<double>(r.frame.rows) - 1) / 2);
+    h += b;
+  }
   h += "# scale: " + io::describe(s) + "\n";
   h += "# settings: " + describe_fields(register_option_table(), job.options) + "\n";
   h += "# corrected area: x " + std::to_string(r.crop_x) + ", y " + std::to_string(r.crop_y) +
@@ -252,6 +323,7 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
   h += "frame";
   if (s.has_time()) h += ",time_s";
   h += ",dx,dy";
+  if (transform) h += ",angle_deg,scale,a11,a12,a13,a21,a22,a23";
   if (s.has_length()) h += ",dx_" + s.unit + ",dy_" + s.unit;
   h += ",peak\n";
   for (const DriftRow& d : r.drift) {
@@ -260,6 +332,12 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
     h += std::to_string(d.frame);
     if (s.has_time()) h += "," + fmt("%.9g", static_cast<double>(d.frame) * s.frame_interval_s);
     h += "," + fmt("%.6f", ok ? d.dx : nan) + "," + fmt("%.6f", ok ? d.dy : nan);
+    if (transform) {
+      const Affine a = drift_map(d, r.frame);
+      h +=
+          "," + fmt("%.6f", ok ? a.angle_degrees() : nan) + "," + fmt("%.8f", ok ? a.scale() : nan);
+      for (const double v : a.m) h += "," + fmt("%.9g", ok ? v : nan);
+    }
     if (s.has_length())
       h += "," + fmt("%.9g", ok ? d.dx * s.pixel_x : nan) + "," +
            fmt("%.9g", ok ? d.dy * s.pixel_y : nan);
@@ -331,6 +409,7 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStac
       }
       // Missing (non-finite) pixels: interpolated as the finite mean, missing again after.
       std::vector<std::unique_ptr<ShiftedImage>> moved(count);
+      std::vector<std::unique_ptr<WarpedImage>> warped(count);  // transforms
       std::vector<char> has_missing(count, 0);
       parallel_for(static_cast<Index>(count), 1, [&](Index b, Index end) {
         for (Index i = b; i < end; ++i) {
@@ -338,7 +417,11 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStac
           const DriftRow& d = report.drift[static_cast<std::size_t>(order[first + k].second)];
           const MatrixView<const float> page = (*in[k])[0];
           const float mean = finite_mean(page, has_missing[k]);
-          moved[k] = std::make_unique<ShiftedImage>(page, d.dx, d.dy, mean);
+          if (d.linear == std::array<double, 4>{1, 0, 0, 1})
+            moved[k] = std::make_unique<ShiftedImage>(page, d.dx, d.dy, mean);
+          else
+            warped[k] =
+                std::make_unique<WarpedImage>(page, drift_map(d, shape), mean, has_missing[k] != 0);
         }
       });
       for (std::size_t k = 0; k < count; ++k) {
@@ -346,11 +429,16 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStac
         const MatrixView<const float> page = (*in[k])[0];
         std::vector<float> row(static_cast<std::size_t>(shape.cols));
         XCORR_RETURN_IF_ERROR(add_page([&](Index r, float* out) {
-          moved[k]->row(r + report.crop_y, row.data(), 0.0f);
-          if (has_missing[k]) mark_missing_row(page, d.dx, d.dy, r + report.crop_y, row.data());
+          if (warped[k]) {
+            warped[k]->row(r + report.crop_y, row.data(), 0.0f);
+          } else {
+            moved[k]->row(r + report.crop_y, row.data(), 0.0f);
+            if (has_missing[k]) mark_missing_row(page, d.dx, d.dy, r + report.crop_y, row.data());
+          }
           std::copy_n(row.data() + report.crop_x, report.width, out);
         }));
         moved[k].reset();
+        warped[k].reset();
         in[k].reset();
       }
       if (!tick(per_page * static_cast<double>(count)))
@@ -403,6 +491,37 @@ Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
   report.crop_y = static_cast<long>(std::ceil(y0 - 1e-9));
   report.width = static_cast<long>(std::floor(x1 + 1e-9)) - report.crop_x + 1;
   report.height = static_cast<long>(std::floor(y1 + 1e-9)) - report.crop_y + 1;
+  // Transforms: that area inset alike on every side until its corners map into every frame (a
+  // frame is convex: then the whole area does).
+  const auto covered = [&](long inset) {
+    const double l = static_cast<double>(report.crop_x + inset);
+    const double t = static_cast<double>(report.crop_y + inset);
+    const double r = static_cast<double>(report.crop_x + report.width - 1 - inset);
+    const double b = static_cast<double>(report.crop_y + report.height - 1 - inset);
+    if (r < l || b < t) return false;
+    for (const DriftRow& d : report.drift) {
+      if (!d.failed.empty()) continue;
+      const Affine a = drift_map(d, shape);
+      for (const double x : {l, r})
+        for (const double y : {t, b}) {
+          const double fx = a.x(x, y), fy = a.y(x, y);
+          if (fx < -1e-6 || fy < -1e-6 || fx > static_cast<double>(shape.cols - 1) + 1e-6 ||
+              fy > static_cast<double>(shape.rows - 1) + 1e-6)
+            return false;
+        }
+    }
+    return true;
+  };
+  if (report.width >= 1 && report.height >= 1 && !covered(0)) {
+    long lo = 0, hi = (std::min(report.width, report.height) + 1) / 2;  // lo fails, hi: none
+    while (hi - lo > 1) {
+      const long mid = (lo + hi) / 2;
+      (covered(mid) ? hi : lo) = mid;
+    }
+    report.crop_x += hi, report.crop_y += hi;
+    report.width -= 2 * hi, report.height -= 2 * hi;
+    if (!covered(0)) report.width = report.height = 0;
+  }
   if (report.width < 1 || report.height < 1)
     return Status{ErrorCode::invalid_argument,
                   "the frames share no area after their drift: use border pad"};
@@ -412,12 +531,14 @@ Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
 // A saved drift table (drift_csv's format: '#' lines, a header naming frame, dx and dy, one row
 // per frame; nan for a failed frame) as the drift of a stack of `frames` time points.
 Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long frames,
-                                               const std::string& stack) {
+                                               const std::string& stack, Shape frame) {
   auto text = io::read_file(path);
   if (!text.is_ok()) return text.status();
   std::istringstream in(text.value());
   std::vector<DriftRow> rows;
   long col_frame = -1, col_dx = -1, col_dy = -1, columns = 0, line_no = 0;
+  std::array<long, 6> col_a{-1, -1, -1, -1, -1, -1};  // a11 .. a23 (transforms)
+  const char* a_names[] = {"a11", "a12", "a13", "a21", "a22", "a23"};
   const auto bad = [&](const std::string& why) {
     return Status{ErrorCode::parse_error, path + ":" + std::to_string(line_no) + ": " + why};
   };
@@ -434,6 +555,8 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
         if (name == "frame") col_frame = c;
         if (name == "dx") col_dx = c;
         if (name == "dy") col_dy = c;
+        for (std::size_t k = 0; k < 6; ++k)
+          if (name == a_names[k]) col_a[k] = c;
       }
       if (col_frame < 0 || col_dx < 0 || col_dy < 0)
         return bad("not a drift table: the header names no frame, dx and dy columns");
@@ -458,6 +581,18 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
     d.dy = std::strtod(y.c_str(), &end);
     if (!x_ok || y.empty() || *end != '\0')
       return bad("dx, dy '" + x + "', '" + y + "' are not numbers");
+    if (col_a[0] >= 0 && std::isfinite(d.dx) && std::isfinite(d.dy)) {
+      Affine a;
+      for (std::size_t k = 0; k < 6; ++k) {
+        if (col_a[k] < 0) return bad(std::string("a transform table without ") + a_names[k]);
+        const std::string& v = cells[static_cast<std::size_t>(col_a[k])];
+        a.m[k] = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !std::isfinite(a.m[k]))
+          return bad(std::string(a_names[k]) + " '" + v + "' is not a number");
+      }
+      if (!(std::abs(a.determinant()) > 1e-6)) return bad("the transform is singular");
+      set_drift_map(d, a, frame);
+    }
     if (!std::isfinite(d.dx) || !std::isfinite(d.dy))
       d.failed = "failed in the drift table '" + path + "'";
     d.peak = 1;
@@ -486,7 +621,8 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
   auto scale = io::apply_user_scale(st.metadata().scale, o.pixel_size, o.frame_interval);
   if (!scale.is_ok()) return scale.status();
   report.scale = scale.value();
-  auto rows = read_drift_table(job.apply, n, job.stack);
+  report.frame = st.shape();
+  auto rows = read_drift_table(job.apply, n, job.stack, st.shape());
   if (!rows.is_ok()) return rows.status();
   report.drift = std::move(rows).value();
   for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
@@ -622,6 +758,7 @@ class StackRegistration {
       return Status{ErrorCode::invalid_argument,
                     "'" + job_.stack + "' holds one frame: registration needs at least two"};
     shape_ = opened_->shape();
+    report_.frame = shape_;
     auto region = parse_region(o_.region, shape_.cols, shape_.rows);
     if (!region.is_ok()) return region.status();
     rr_ = region.value();
@@ -819,6 +956,25 @@ class StackRegistration {
       refs.push_back(i == 0 ? &last : &frames[i - 1]);
     }
     if (ptrs.empty()) return rows;
+    if (estimator_->fits_transforms()) {
+      const std::vector<Fit> fits = estimator_->fit(ptrs, previous ? &refs : nullptr);
+      const auto ox = static_cast<double>(rr_.x), oy = static_cast<double>(rr_.y);
+      for (std::size_t i = 0; i < fits.size(); ++i) {
+        Measured& m = rows[index[i]];
+        if (!fits[i].failed.empty()) {
+          m.failed = "it " + fits[i].failed;
+          continue;
+        }
+        DriftRow d;  // the region's map in the frame's pixels, about its centre
+        set_drift_map(
+            d, Affine::translation(-ox, -oy).then(fits[i].map).then(Affine::translation(ox, oy)),
+            shape_);
+        m.shift = {d.dx, d.dy, fits[i].zncc};
+        m.linear = d.linear;
+      }
+      last = frames.back();
+      return rows;
+    }
     auto shifts = estimator_->measure(ptrs, previous ? &refs : nullptr);
     if (!shifts.is_ok()) return shifts.status();
     for (std::size_t i = 0; i < ptrs.size(); ++i) {
@@ -840,12 +996,18 @@ class StackRegistration {
         d.failed = m.failed;
         continue;
       }
-      if (previous) {
+      DriftRow measured;
+      measured.dx = m.shift.dx, measured.dy = m.shift.dy, measured.linear = m.linear;
+      if (previous && o_.transform != Transform::translation) {
+        // This frame's map from the one before, after the maps up to that one.
+        acc_ = acc_.then(drift_map(measured, shape_));
+        set_drift_map(d, acc_, shape_);
+      } else if (previous) {
         dx_ += m.shift.dx;
         dy_ += m.shift.dy;
         d.dx = dx_, d.dy = dy_;
       } else {
-        d.dx = m.shift.dx, d.dy = m.shift.dy;
+        d.dx = m.shift.dx, d.dy = m.shift.dy, d.linear = m.linear;
       }
       d.peak = m.shift.peak;
     }
@@ -866,6 +1028,7 @@ class StackRegistration {
     XCORR_RETURN_IF_ERROR(estimator_->set_reference(reference));
     Stack<float> last = reference;  // previous: the last good frame
     dx_ = dy_ = 0;
+    acc_ = Affine{};
     const long start = commits ? resume_from_ : 1;
     if (start > 1) {  // resumed: previous continues from the last good frame measured
       if (!tick(static_cast<double>(start - 1))) return cancelled();
@@ -878,6 +1041,7 @@ class StackRegistration {
           last = std::move(f).value();
         }
         dx_ = d.dx, dy_ = d.dy;
+        acc_ = drift_map(d, shape_);
         break;
       }
     }
@@ -960,7 +1124,16 @@ class StackRegistration {
         if (!d.failed.empty()) continue;
         auto f = read_region(k);
         if (!f.is_ok()) continue;
-        shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
+        if (o_.transform == Transform::translation) {
+          shift_image(f.value()[0], d.dx, d.dy, moved[0], std::nanf(""));
+        } else {  // the map in the region's pixels
+          const auto ox = static_cast<double>(rr_.x), oy = static_cast<double>(rr_.y);
+          warp_image(f.value()[0],
+                     Affine::translation(ox, oy)
+                         .then(drift_map(d, shape_))
+                         .then(Affine::translation(-ox, -oy)),
+                     moved[0], std::nanf(""));
+        }
         for (Index i = 0; i < rshape_.area(); ++i)
           sum[static_cast<std::size_t>(i)] += moved.data()[i];
         ++used;
@@ -981,12 +1154,18 @@ class StackRegistration {
     }
     XCORR_RETURN_IF_ERROR(pass(mean, false, false));
     const DriftRow d0 = report_.drift[0];
+    const Affine from_frame0 = drift_map(d0, shape_).inverse();  // frame 0 -> the mean
     for (DriftRow& d : report_.drift) {
       if (!d.failed.empty()) continue;
+      if (o_.transform != Transform::translation) {
+        set_drift_map(d, from_frame0.then(drift_map(d, shape_)), shape_);
+        continue;
+      }
       d.dx -= d0.dx;
       d.dy -= d0.dy;
     }
     report_.drift[0].dx = report_.drift[0].dy = 0;
+    report_.drift[0].linear = {1, 0, 0, 1};
     return Status::ok();
   }
 
@@ -1043,6 +1222,7 @@ class StackRegistration {
   RegisterReport report_;
   double passes_ = 2, done_ = 0;  // progress: passes over the stack, frames done
   double dx_ = 0, dy_ = 0;        // previous: the accumulated drift of the last good frame
+  Affine acc_;                    // previous, transforms: the last good frame's map
 };
 
 }  // namespace

@@ -7,10 +7,12 @@
 //
 // Drift CSV (docs/registration.md): '#' header (software, stack, units, scale, settings, failed
 // frames), then frame,time_s,dx,dy,dx_<unit>,dy_<unit>,peak (time_s and the unit columns when
-// the scale is known). dx, dy follow the DIC convention: a feature at (x, y) in the reference is
-// at (x + dx, y + dy) in the frame; the corrected frame is the frame moved back by (dx, dy).
+// the scale is known); transforms add angle_deg,scale,a11,a12,a13,a21,a22,a23 after dy. dx, dy
+// follow the DIC convention: a feature at (x, y) in the reference is at (x + dx, y + dy) in the
+// frame; the corrected frame is the frame moved back by (dx, dy).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/scale.hpp"
+#include "core/register/affine.hpp"
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
 #include "core/register/phase_engine.hpp"
@@ -29,9 +32,18 @@ namespace xcorr::reg {
 struct DriftRow {
   long frame = 0;         // 0 = the first frame of the stack
   double dx = 0, dy = 0;  // px, from the reference (frame 0 for `first` and `previous`)
-  double peak = 0;        // the correlation peak (phase: 0..1 normalised; zncc: ZNCC)
-  std::string failed;     // why the frame could not be used; empty when it was
+  // Transforms (rigid and up): dx, dy are where the frame's centre ((cols - 1) / 2,
+  // (rows - 1) / 2 px) went, and the linear part (l00, l01, l10, l11) turns about it:
+  // drift_map(). The identity for translations.
+  std::array<double, 4> linear{1, 0, 0, 1};
+  double peak = 0;     // the correlation peak (phase: 0..1 normalised; zncc and fits: ZNCC)
+  std::string failed;  // why the frame could not be used; empty when it was
 };
+
+// The row's map of frame pixels, reference -> frame (affine.hpp), for frames of `frame` px.
+Affine drift_map(const DriftRow& d, Shape frame);
+// The row's dx, dy and linear part from a map of frame pixels.
+void set_drift_map(DriftRow& d, const Affine& map, Shape frame);
 
 struct RegisterReport {
   std::vector<DriftRow> drift;  // every frame, in order
@@ -41,6 +53,7 @@ struct RegisterReport {
   std::vector<std::string> written;
   std::string device;  // where the shifts were measured: "cpu", "gpu" (phase) or "engine" (zncc)
   long crop_x = 0, crop_y = 0, width = 0, height = 0;  // the corrected frames' area (px)
+  Shape frame{};                                       // the stack's frames (px)
 };
 
 // done / total over both passes (estimate, then write); false cancels (ErrorCode::cancelled,

@@ -57,12 +57,18 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   }
   const reg::RegisterReport r = monitor.value(std::move(*result));
   std::vector<long> frame;
-  std::vector<double> dx, dy, peak;
+  std::vector<double> dx, dy, peak, angle, scale;
+  std::vector<std::array<double, 6>> matrix;  // reference -> frame, px (affine.hpp)
   std::vector<std::string> failed;
   for (const reg::DriftRow& d : r.drift) {
     const bool ok = d.failed.empty();
     frame.push_back(d.frame);
     dx.push_back(ok ? d.dx : NAN), dy.push_back(ok ? d.dy : NAN), peak.push_back(ok ? d.peak : NAN);
+    const reg::Affine map = reg::drift_map(d, r.frame);
+    angle.push_back(ok ? map.angle_degrees() : NAN), scale.push_back(ok ? map.scale() : NAN);
+    std::array<double, 6> entries = map.m;
+    if (!ok) entries.fill(NAN);
+    matrix.push_back(entries);
     failed.push_back(d.failed);
   }
   py::dict d;
@@ -70,6 +76,9 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   d["dx"] = dx;
   d["dy"] = dy;
   d["peak"] = peak;
+  d["angle"] = angle;
+  d["scale"] = scale;
+  d["matrix"] = matrix;
   d["failed"] = failed;
   d["device"] = r.device;
   d["seconds"] = seconds;

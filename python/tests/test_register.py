@@ -110,3 +110,34 @@ def test_bad_input_raises_with_the_cli_message(tmp_path, speckle):
         xcorr.register(frames, iterations=True)
     with pytest.raises(TypeError, match="numpy array"):
         xcorr.register(frames.tolist())
+
+
+def test_a_rigid_transform_comes_back_with_its_angle_and_matrix():
+    """transform="rigid": each frame's angle and 2x3 matrix against fresh random rotations of a
+    texture defined at every point (plane waves), frames sampled exactly, no interpolation."""
+    rng = np.random.default_rng()
+    rows, cols = 97, 113
+    periods = rng.uniform(3, 40, 120)
+    theta = rng.uniform(0, 2 * np.pi, 120)
+    phase = rng.uniform(0, 2 * np.pi, 120)
+    fx, fy = np.cos(theta) / periods, np.sin(theta) / periods
+    ys, xs = np.mgrid[0:rows, 0:cols].astype(np.float64)
+    cx, cy = (cols - 1) / 2, (rows - 1) / 2
+    angles = np.concatenate([[0], rng.uniform(-8, 8, 3)])
+    frames, truths = [], []
+    for a in np.radians(angles):
+        c, s = np.cos(a), np.sin(a)
+        m = np.array([[c, -s, 0], [s, c, 0]])
+        m[:, 2] = [cx, cy] + rng.uniform(-2, 2, 2) * (a != 0) - m[:, :2] @ [cx, cy]
+        inv = np.linalg.inv(np.vstack([m, [0, 0, 1]]))
+        u = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
+        v = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
+        img = np.cos(2 * np.pi * (u[..., None] * fx + v[..., None] * fy) + phase).sum(-1)
+        frames.append(img.astype(np.float32))
+        truths.append(m)
+    r = xcorr.register(np.stack(frames), transform="rigid", corrected=False, device="cpu")
+    assert r.matrix.shape == (4, 2, 3)
+    assert np.all(np.abs(r.angle - angles) < 0.01), (r.angle, angles)
+    assert np.abs(r.matrix - np.array(truths)).max() < 0.05
+    table = r.to_pandas()
+    assert list(table.columns[:4]) == ["frame", "dx", "dy", "angle_deg"]

@@ -172,8 +172,11 @@ class RegisterResult:
 
     frame: (time points,) 0-based; dx, dy: px, the drift of each time point from the reference
         (a feature at (x, y) in the reference is at (x + dx, y + dy) in the frame; NaN where the
-        frame failed); peak: the correlation peak; failed: why a frame could not be used ("" when
-        it was).
+        frame failed; transforms: where the frame's centre went); peak: the correlation peak (ZNCC
+        of the fit for transforms); failed: why a frame could not be used ("" when it was).
+    angle: degrees (from +x towards +y, clockwise as shown), scale: sqrt(|det|), matrix:
+        (time points, 2, 3) px, a reference pixel (x, y) is at matrix @ (x, y, 1) in the frame
+        (transform="rigid", "similarity" or "affine"; translations give 0, 1 and the shift).
     corrected: the stack moved back by the drift, every channel and z-plane, in the input's axes
         and dtype (uint8 and uint16 rounded as the CLI's TIFF holds them; other integer dtypes as
         float32), failed time points left out; None when not asked for.
@@ -184,6 +187,7 @@ class RegisterResult:
 
     def __init__(self, d):
         self.__dict__.update(d)
+        self.matrix = _np.asarray(self.matrix, dtype=_np.float64).reshape(-1, 2, 3)
 
     def to_pandas(self):
         """The drift table `xcorr register --drift` writes: frame, time_s (with a frame
@@ -194,6 +198,10 @@ class RegisterResult:
         if self.frame_interval_s is not None:
             table["time_s"] = self.frame * self.frame_interval_s
         table["dx"], table["dy"] = self.dx, self.dy
+        if self.settings.get("transform", "translation") != "translation":
+            table["angle_deg"], table["scale"] = self.angle, self.scale
+            for k, name in enumerate(("a11", "a12", "a13", "a21", "a22", "a23")):
+                table[name] = self.matrix[:, k // 3, k % 3]
         if self.pixel_size is not None:
             _scale_columns(table, *self.pixel_size, self.unit, [("dx", "x"), ("dy", "y")])
         table["peak"] = self.peak

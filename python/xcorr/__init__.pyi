@@ -104,6 +104,9 @@ class RegisterResult:
     dx: npt.NDArray[np.float64]
     dy: npt.NDArray[np.float64]
     peak: npt.NDArray[np.float64]
+    angle: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    matrix: npt.NDArray[np.float64]
     failed: list[str]
     corrected: npt.NDArray[Any] | None
     area: tuple[int, int, int, int]

@@ -393,3 +393,121 @@ TEST_F(Register, ARegisterJobRunsFromABatchFile) {
 
 }  // namespace
 }  // namespace xcorr::reg
+
+namespace xcorr::reg {
+namespace {
+
+// A texture defined at every point: 150 plane waves of periods 3-40 px in random directions.
+double waves(double x, double y) {
+  struct Wave {
+    double fx, fy, phase;
+  };
+  static const std::vector<Wave> w = [] {
+    std::mt19937 g(11);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<Wave> v;
+    for (int k = 0; k < 150; ++k) {
+      const double period = 3 + 37 * u(g), theta = 6.283185307179586 * u(g);
+      v.push_back({std::cos(theta) / period, std::sin(theta) / period, 6.283185307179586 * u(g)});
+    }
+    return v;
+  }();
+  double v = 0;
+  for (const Wave& k : w) v += std::cos(6.283185307179586 * (k.fx * x + k.fy * y) + k.phase);
+  return 1000 + 10 * v;
+}
+
+class RegisterTransform : public testing::TempDirTest {};
+
+TEST_F(RegisterTransform, ARigidStackGivesItsAnglesTableCorrectedStackAndApply) {
+  const Index rows = 101, cols = 127, frames = 5;
+  const double angles[] = {0, 2.5, -4, 7.5, -9.7};  // degrees
+  const double cx = 63, cy = 50;
+  std::vector<Affine> truth;
+  Stack<float> s(rows, cols, frames);
+  for (Index k = 0; k < frames; ++k) {
+    const Affine a =
+        Affine::about(cx, cy, 0.3 * static_cast<double>(k), -0.7 * static_cast<double>(k),
+                      Affine::rotation(angles[k] * 3.141592653589793 / 180));
+    truth.push_back(a);
+    const Affine back = a.inverse();
+    for (Index r = 0; r < rows; ++r)
+      for (Index c = 0; c < cols; ++c)
+        s[k](r, c) =
+            static_cast<float>(waves(back.x(static_cast<double>(c), static_cast<double>(r)),
+                                     back.y(static_cast<double>(c), static_cast<double>(r))));
+  }
+  const std::string stack = path("turning.tif");
+  ASSERT_TRUE(io::write_image_stack(stack, s.view(), io::PixelType::f32).is_ok());
+  RegisterJob j;
+  j.stack = stack;
+  j.out = path("rigid.tif");
+  j.drift = path("rigid.csv");
+  j.options.transform = Transform::rigid;
+  auto r = register_stack(j, cpu_engine());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r.value().failed, 0) << r.value().drift[1].failed;
+  for (Index k = 0; k < frames; ++k) {
+    const Affine fit = drift_map(r.value().drift[static_cast<std::size_t>(k)], {rows, cols});
+    EXPECT_NEAR(fit.angle_degrees(), angles[k], 0.01) << k;
+    // The frame's centre moved as the truth moves it.
+    EXPECT_NEAR(fit.x(cx, cy), truth[static_cast<std::size_t>(k)].x(cx, cy), 0.02) << k;
+    EXPECT_NEAR(fit.y(cx, cy), truth[static_cast<std::size_t>(k)].y(cx, cy), 0.02) << k;
+  }
+  std::ifstream f(j.drift);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("\nframe,dx,dy,angle_deg,scale,a11,a12,a13,a21,a22,a23,peak\n"),
+            std::string::npos)
+      << text.str();
+  // The corrected frames are back on frame 0 where their source is inside the frame.
+  auto out = io::read_image_stack(j.out);
+  ASSERT_TRUE(out.is_ok());
+  double largest = 0;
+  for (Index k = 1; k < frames; ++k)
+    for (Index row = 30; row < 70; ++row)
+      for (Index col = 40; col < 87; ++col)
+        largest = std::max(largest, std::abs(static_cast<double>(out.value().frames[k](row, col)) -
+                                             s[0](row, col)));
+  EXPECT_LT(largest, 5);  // of a ~700 grey-value range
+  // --apply with the table gives the same corrected stack.
+  RegisterJob a;
+  a.stack = stack;
+  a.apply = j.drift;
+  a.out = path("applied.tif");
+  auto applied = register_stack(a, cpu_engine());
+  ASSERT_TRUE(applied.is_ok()) << applied.status().message();
+  auto again = io::read_image_stack(a.out);
+  ASSERT_TRUE(again.is_ok());
+  double apart = 0;
+  for (Index k = 0; k < frames; ++k)
+    for (Index i = 0; i < rows * cols; ++i)
+      apart = std::max(apart, std::abs(static_cast<double>(again.value().frames[k].data[i]) -
+                                       out.value().frames[k].data[i]));
+  EXPECT_LT(apart, 1e-2);  // the table's 9 digits
+  // Crop: the area every rotated frame covers, no padding left.
+  j.options.border = Border::crop;
+  j.out = path("crop.tif");
+  j.drift = path("crop.csv");
+  auto c = register_stack(j, cpu_engine());
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_LT(c.value().width, cols - 10);
+  auto cropped = io::read_image_stack(j.out);
+  ASSERT_TRUE(cropped.is_ok());
+  for (const float v : cropped.value().frames.values()) ASSERT_GT(v, 500) << "no padding left";
+  // A frame rotated beyond the searched range fails by name; the rest is written.
+  j.options.border = Border::pad;
+  j.options.max_rotation = 5;
+  j.out = path("limited.tif");
+  j.drift = path("limited.csv");
+  auto limited = register_stack(j, cpu_engine());
+  ASSERT_TRUE(limited.is_ok()) << limited.status().message();
+  EXPECT_EQ(limited.value().failed, 2)
+      << limited.value().drift[1].failed << "; " << limited.value().drift[2].failed;
+  EXPECT_NE(limited.value().drift[3].failed.find("beyond the searched +-5 degrees"),
+            std::string::npos)
+      << limited.value().drift[3].failed;
+}
+
+}  // namespace
+}  // namespace xcorr::reg

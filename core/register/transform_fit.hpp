@@ -1,0 +1,89 @@
+// Registration beyond translation: the rigid (rotation + translation), similarity (+ isotropic
+// scale) or affine transform that maps an image (the reference) onto another (the frame).
+//
+// 1. A coarse start (Fourier-Mellin; Reddy and Chatterji, IEEE TIP 5, 1266, 1996): the
+//    magnitude spectra of both images (mean removed, Hann window, binned to at most 256 px a
+//    side) resampled on a log-polar grid, where a rotation is a shift along the angle and a
+//    scale a shift along log-radius; phase correlation of the two grids gives angle (within
+//    +-90 degrees) and scale, then phase correlation of the reference with the frame rotated
+//    back gives the translation.
+// 2. Refinement (the reference's gradients smoothed: FitOptions::smoothing): inverse-compositional
+// Gauss-Newton (IC-GN, Baker and Matthews 2004; the ZNSSD
+//    criterion of DIC, Pan et al. 2013) over the transform's parameters on every pixel of the
+//    image, first on the binned images, then on the full ones; the frame is interpolated with
+//    the cubic B-spline (core/dic/icgn_math.hpp). Reference pixels whose match leaves the frame
+//    are left out. When the Fourier-Mellin start does not converge, IC-GN starts again from no
+//    rotation and the translation alone; the better fit is kept.
+// A frame that cannot be fitted says why (failed): no convergence, a poor match (ZNCC below
+// kMinFitZncc), too little overlap, or a rotation beyond `max_rotation`.
+// FFTW (the build without FFTW refuses, as the phase method does).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/enum_labels.hpp"
+#include "core/matrix.hpp"
+#include "core/register/affine.hpp"
+#include "core/status.hpp"
+
+namespace xcorr::reg {
+
+enum class Transform { translation, rigid, similarity, affine };
+
+}  // namespace xcorr::reg
+
+namespace xcorr {
+template <>
+struct EnumLabels<reg::Transform> {
+  static constexpr std::pair<reg::Transform, const char*> table[] = {
+      {reg::Transform::translation, "translation"},
+      {reg::Transform::rigid, "rigid"},
+      {reg::Transform::similarity, "similarity"},
+      {reg::Transform::affine, "affine"}};
+};
+}  // namespace xcorr
+
+namespace xcorr::reg {
+
+inline constexpr double kMinFitZncc = 0.3;  // a fit below this ZNCC fails its frame
+
+struct FitOptions {
+  Transform transform = Transform::rigid;  // rigid, similarity or affine
+  double max_rotation = 45;                // degrees each way; larger rotations fail the frame
+  // Gaussian sigma (px) of the reference's gradients (0: none). IC-GN's Hessian comes from
+  // them: unsmoothed, a noisy reference's noise gradients inflate it and the steps shrink (on
+  // cell.png with noise 2 % of the range, 60 iterations crept 0.007 px each and never
+  // converged). The values compared stay unsmoothed: at the true transform the residual is
+  // still 0, so the smoothing moves no fit of noise-free images.
+  double smoothing = 1;
+};
+
+struct Fit {
+  Affine map;          // reference -> frame, in the images' pixel coordinates
+  double zncc = 0;     // of the reference and the frame sampled through `map`, its overlap
+  int iterations = 0;  // IC-GN's, over both levels
+  std::string failed;  // why no transform fits (reads after "frame 3 "); "" when one does
+};
+
+class TransformFitter {
+ public:
+  // Images of `shape` px (at least 8 x 8).
+  static Result<std::unique_ptr<TransformFitter>> create(Shape shape, FitOptions o);
+  ~TransformFitter();
+  TransformFitter(const TransformFitter&) = delete;
+  TransformFitter& operator=(const TransformFitter&) = delete;
+
+  Status set_reference(MatrixView<const float> reference);
+  // The frame's transform from the set reference. Thread-safe.
+  Fit measure(MatrixView<const float> frame) const;
+  // The same against another reference (`previous` registration). Thread-safe.
+  Fit measure(MatrixView<const float> reference, MatrixView<const float> frame) const;
+
+ private:
+  TransformFitter() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace xcorr::reg
