@@ -2,8 +2,10 @@
 //   xcorr-studio [STACK] [--sample | --project P.json] [--run] [--screenshot FILE.png]
 //                [--size WxH] [--frame K] [--field F] [--colours M] [--cursor X,Y]
 //                [--line X0,Y0,X1,Y1] [--tab T] [--screen]
-//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--channel N] [--screenshot
-//   FILE.png] xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
+//   xcorr-studio STACK --register OUT.tif [--template X,Y,W,H] [--channel N] [--transform M]
+//                [--screenshot FILE.png]
+//   xcorr-studio STACK --register-dialog [--transform M] [--screenshot FILE.png]
+//   xcorr-studio STACK --track X,Y,W,H [--screenshot FILE.png]   (template tracking)
 //   xcorr-studio --batch QUEUE.json [--run] [--screenshot FILE.png]
 // --run starts DIC once the stack is open (with --batch: runs the queue); --screenshot saves the
 // window (the batch dialog) after the run, or at once without --run, and quits; the view
@@ -23,6 +25,7 @@
 #include "ui/dic_panel.hpp"
 #include "ui/main_window.hpp"
 #include "ui/profile_panel.hpp"
+#include "ui/register_dialog.hpp"
 #include "ui/results_panel.hpp"
 
 namespace {
@@ -122,6 +125,11 @@ int main(int argc, char** argv) {
                   "then show the corrected stack and the drift",
                   "OUT"});
   args.addOption({"template", "With --register: measure on this region", "X,Y,W,H"});
+  args.addOption({"transform",
+                  "With --register or --register-dialog: translation, rigid, similarity or affine",
+                  "M"});
+  args.addOption({"register-dialog",
+                  "Open the Register dialog for the opened stack (with --screenshot: save it)"});
   args.addOption({"channel", "The analysis' channel (a hyperstack's channel number)", "N"});
   args.addOption({"track", "Track this template through the opened stack", "X,Y,W,H"});
   args.addOption({"screen", "With --screenshot: save the whole screen (dialogs included)"});
@@ -245,8 +253,34 @@ int main(int argc, char** argv) {
     });
     return QApplication::exec();
   }
+  xcorr::reg::Transform transform = xcorr::reg::Transform::translation;
+  if (args.isSet("transform")) {
+    const auto t = xcorr::parse_label<xcorr::reg::Transform>(args.value("transform").toStdString());
+    if (!t)
+      return std::fprintf(stderr, "xcorr-studio: --transform %s: unknown\n",
+                          args.value("transform").toLocal8Bit().constData()),
+             2;
+    transform = *t;
+  }
+  if (args.isSet("register-dialog")) {
+    xcorr::reg::RegisterOptions o;
+    o.channel = w.dic_panel()->options().channel;
+    o.transform = transform;
+    auto* d = new xcorr::ui::RegisterDialog(args.positionalArguments().value(0).toStdString(),
+                                            std::nullopt, o, &w);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
+    if (!shot.isEmpty())
+      QTimer::singleShot(500, &app, [&, d] {
+        const bool saved = d->grab().save(shot);
+        std::printf("%s %s\n", saved ? "saved" : "could not save", shot.toLocal8Bit().constData());
+        QApplication::exit(saved ? 0 : 1);
+      });
+    return QApplication::exec();
+  }
   if (args.isSet("register")) {
     xcorr::reg::RegisterJob job;
+    job.options.transform = transform;
     job.stack = args.positionalArguments().value(0).toStdString();
     job.out = args.value("register").toStdString();
     job.drift = job.out.substr(0, job.out.rfind('.')) + "_drift.csv";

@@ -47,6 +47,16 @@ if python3 scripts/make_drift_stack.py "$work/cells.tif" 2>/dev/null; then
   shot 1600x1000 "$out/trajectories-time.png" "$work/cells.tif" --track 200,200,96,96 \
     --tab trajectories --frame 39
 fi
+# A rigid registration (docs/registration.md): a turning time-lapse of ihc.png (needs numpy,
+# tifffile, Pillow and scripts/real-images.sh's images): the Register dialog with the rigid model,
+# and the Drift tab with the angle on its right axis and the corrected last frame.
+real=${1:-build/ci}/real-images
+if [ -f "$real/ihc.png" ] && python3 scripts/make_turning_stack.py "$real" "$work/turning.tif"; then
+  shot 1600x1000 "$out/register-dialog-rigid.png" "$work/turning.tif" --register-dialog \
+    --transform rigid
+  shot 1600x1000 "$out/register-rigid-drift.png" "$work/turning.tif" \
+    --register "$work/turning_registered.tif" --transform rigid --tab drift --frame 29
+fi
 # The batch dialog after a queue of a DIC job and a register job (docs/batch.md).
 cp resources/sample/dic_stack.tif resources/sample/speckle_stack.tif "$work/"
 printf '{"jobs": [{"name": "dic_stack", "reference": "%s/dic_stack.tif", "out": "%s/dic_stack.csv",

@@ -8,6 +8,7 @@
 #include "core/dic/bspline.hpp"
 #include "core/dic/icgn_math.hpp"
 #include "core/register/phase_correlation.hpp"
+#include "core/register/warp_image.hpp"
 
 #ifdef XCORR_HAVE_FFTW
 #include <fftw3.h>
@@ -60,10 +61,8 @@ Level make_level(MatrixView<const float> image, int bin) {
   }
   const auto area = static_cast<float>(bin * bin);
   for (float& v : l.pixels) v /= area;
-  l.coefficients = l.pixels;
-  float* c = l.coefficients.data();
-  for (Index r = 0; r < l.rows; ++r) dic::math::bspline_prefilter<3>(c + r * l.cols, l.cols, 1);
-  for (Index k = 0; k < l.cols; ++k) dic::math::bspline_prefilter<3>(c + k, l.rows, l.cols);
+  l.coefficients =
+      cubic_coefficients(MatrixView<const float>{l.pixels.data(), l.rows, l.cols, l.cols});
   return l;
 }
 
@@ -301,6 +300,7 @@ struct TransformFitter::Impl {
   Index crows = 0, ccols = 0, chalf = 0;
   double r0 = 0, r1 = 0;  // log-polar radii, cycles/px of the coarse level
   fftwf_plan plan = nullptr;
+  std::vector<double> hann_x, hann_y;  // the coarse level's Hann windows
   std::unique_ptr<PhaseCorrelator> polar, translation;
   struct Prepared {
     Level full, coarse;            // coarse: bin > 1 only
@@ -327,14 +327,11 @@ struct TransformFitter::Impl {
     for (const float v : c.pixels) mean += v;
     mean /= static_cast<double>(c.pixels.size());
     for (Index r = 0; r < crows; ++r) {
-      const double wy = 0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(r) /
-                                             static_cast<double>(std::max<Index>(1, crows - 1)));
-      for (Index k = 0; k < ccols; ++k) {
-        const double wx = 0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(k) /
-                                               static_cast<double>(std::max<Index>(1, ccols - 1)));
-        in[static_cast<std::size_t>(r * ccols + k)] = static_cast<float>(
-            (c.pixels[static_cast<std::size_t>(r * ccols + k)] - mean) * wx * wy);
-      }
+      const double wy = hann_y[static_cast<std::size_t>(r)];
+      for (Index k = 0; k < ccols; ++k)
+        in[static_cast<std::size_t>(r * ccols + k)] =
+            static_cast<float>((c.pixels[static_cast<std::size_t>(r * ccols + k)] - mean) * wy *
+                               hann_x[static_cast<std::size_t>(k)]);
     }
     fftwf_execute_dft_r2c(plan, in.get(), spec.get());
     std::vector<float> mag(static_cast<std::size_t>(crows * chalf));
@@ -459,7 +456,7 @@ struct TransformFitter::Impl {
       int iterations = 0;
       if (bin > 1) {
         const LevelFit c =
-            fit_level(options.transform, ref.coarse, frame.coarse, to_level(rel, bin), 1e-2);
+            fit_level(options.transform, ref.coarse, frame.coarse, to_level(rel, bin), 2e-2);
         iterations += c.iterations;
         if (c.converged) rel = from_level(c.rel, bin);
       }
@@ -523,6 +520,16 @@ Result<std::unique_ptr<TransformFitter>> TransformFitter::create(Shape shape, Fi
   impl->crows = shape.rows / impl->bin;
   impl->ccols = shape.cols / impl->bin;
   impl->chalf = impl->ccols / 2 + 1;
+  const auto hann = [](Index n) {
+    std::vector<double> w(static_cast<std::size_t>(n));
+    for (Index i = 0; i < n; ++i)
+      w[static_cast<std::size_t>(i)] =
+          0.5 - 0.5 * std::cos(2 * kPi * static_cast<double>(i) /
+                               static_cast<double>(std::max<Index>(1, n - 1)));
+    return w;
+  };
+  impl->hann_x = hann(impl->ccols);
+  impl->hann_y = hann(impl->crows);
   impl->smoothing =
       std::min(o.smoothing, static_cast<double>(std::min(shape.rows, shape.cols)) / 24);
   impl->r1 = 0.4;

@@ -13,6 +13,11 @@
 
 namespace xcorr::reg {
 
+// The cubic B-spline interpolation coefficients of `in` (rows x cols, row-major), its
+// non-finite pixels taking `missing` first (the prefilter of icgn_math.hpp's BSpline<3>, each
+// pass run on every line of the image at once, in cache order).
+std::vector<float> cubic_coefficients(MatrixView<const float> in, float missing = 0);
+
 class WarpedImage {
  public:
   // Non-finite input pixels take `missing` before interpolation (missing_pixels.hpp); with
