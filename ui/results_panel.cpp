@@ -737,7 +737,8 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
   const QString unit = length ? QString::fromStdString(scale.unit) : QString("px");
   drift_plot_->xAxis->setLabel(timed ? tr("time (s)") : tr("frame"));
   drift_plot_->yAxis->setLabel(tr("drift (%1): dx solid, dy dashed").arg(unit));
-  QVector<double> t, dx, dy, angle;
+  QVector<double> t, dx, dy, dz, angle;
+  // Volumes (dims 3): dz too, in the stack's unit when its z spacing is known, else in planes.
   double largest = 0, largest_angle = 0;
   long used = 0;
   // Transforms (rigid and up): the rotation on the right axis, degrees.
@@ -749,6 +750,7 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
     t << static_cast<double>(d.frame) * (timed ? scale.frame_interval_s : 1);
     dx << d.dx * (length ? scale.pixel_x : 1);
     dy << d.dy * (length ? scale.pixel_y : 1);
+    dz << d.dz;
     const double a =
         std::atan2(d.linear[2] - d.linear[1], d.linear[0] + d.linear[3]) * 180 / 3.141592653589793;
     angle << a;
@@ -764,6 +766,14 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
   gy->setData(t, dy);
   gy->setPen(QPen(series_colour(1), 2, Qt::DashLine));
   gy->setName("dy");
+  const bool volumes =
+      std::any_of(drift.begin(), drift.end(), [](const reg::DriftRow& d) { return d.dz != 0; });
+  if (volumes) {
+    QCPGraph* gz = drift_plot_->addGraph();
+    gz->setData(t, dz);
+    gz->setPen(QPen(series_colour(3), 2, Qt::DashDotLine));
+    gz->setName(tr("dz (z-planes)"));
+  }
   drift_plot_->yAxis2->setVisible(turns);
   if (turns) {
     QCPGraph* ga = drift_plot_->addGraph(drift_plot_->xAxis, drift_plot_->yAxis2);

@@ -28,6 +28,10 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
                         "rigid and up: Gaussian sigma of the reference's gradients in the fit "
                         "(0: none; noise makes the fit creep without it)",
                         &O::smoothing, 0, 10),
+          text_field<O>("dims", "Dimensions",
+                        "2: x, y drift of each time point's plane; 3: x, y, z drift of its volume "
+                        "(3-D phase correlation); auto: 3 from 8 z-planes on",
+                        &O::dims, {"auto", "2", "3"}, true),
           enum_field<O>(
               "method", "Method",
               "phase: phase correlation, DFT sub-pixel refinement; zncc: ZNCC peak search "
@@ -79,6 +83,14 @@ Status RegisterOptions::check() const {
     return Status{ErrorCode::invalid_argument,
                   "transform " + std::string(label(transform)) +
                       " is fitted on its own: method zncc measures translations only"};
+  if (dims == "3" && transform != Transform::translation)
+    return Status{ErrorCode::invalid_argument,
+                  "dims 3 measures translations (x, y, z): transform " +
+                      std::string(label(transform)) + " is 2-D only"};
+  if (dims == "3" && reference == Reference::mean)
+    return Status{ErrorCode::invalid_argument,
+                  "dims 3 registers against the first or the previous volume: reference mean is "
+                  "2-D only"};
   if (transform != Transform::translation && device == "gpu")
     return Status{ErrorCode::invalid_argument,
                   "transform " + std::string(label(transform)) +
@@ -87,6 +99,13 @@ Status RegisterOptions::check() const {
   XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();
+}
+
+bool registers_volumes(const RegisterOptions& o, long slices) {
+  if (o.dims == "3") return true;
+  if (o.dims == "2") return false;
+  return slices >= kAutoVolumeSlices && o.transform == Transform::translation &&
+         o.reference != Reference::mean;
 }
 
 io::PlaneSelection RegisterOptions::plane() const {

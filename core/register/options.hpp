@@ -71,6 +71,9 @@ struct RegisterOptions {
   Transform transform = Transform::translation;
   double max_rotation = 45;  // degrees each way (rigid and up): a larger rotation fails a frame
   double smoothing = 1;      // px (rigid and up): Gaussian sigma of the reference's gradients
+  // 2: each time point's plane or z projection is registered in x, y; 3: its volume, in x, y
+  // and z (register_volumes.hpp); auto: 3 for stacks of kAutoVolumeSlices z-planes or more.
+  std::string dims = "auto";
   // phase: phase correlation with DFT sub-pixel refinement (GPU: cuFFT; CPU: FFTW); zncc: the
   // engine's ZNCC peak search (GPU when present) with a 2-D quadratic sub-pixel fit.
   Method method = Method::phase;
@@ -100,6 +103,11 @@ struct RegisterOptions {
 };
 
 const std::vector<OptionField<RegisterOptions>>& register_option_table();
+
+// dims auto registers volumes from this many z-planes on (fewer: 2-D, as before --dims).
+inline constexpr long kAutoVolumeSlices = 8;
+// Whether a stack of `slices` z-planes is registered as volumes under these options.
+bool registers_volumes(const RegisterOptions& o, long slices);
 
 // The region "rect:x,y,w,h" as x, y, w, h px; the whole frame when `text` is empty. The message
 // names the region and the frame size when it does not fit.

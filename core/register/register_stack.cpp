@@ -18,6 +18,7 @@
 #include "core/peak.hpp"
 #include "core/register/missing_pixels.hpp"
 #include "core/register/phase_engine.hpp"
+#include "core/register/register_volumes.hpp"
 #include "core/register/shift_image.hpp"
 #include "core/register/transform_fit.hpp"
 #include "core/register/warp_image.hpp"
@@ -322,9 +323,17 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
       h += "# failed: frame " + std::to_string(d.frame) + ": " + d.failed + "\n";
   h += "frame";
   if (s.has_time()) h += ",time_s";
+  const bool z_unit = r.volumes && s.has_length() && r.spacing_z > 0;
+  if (r.volumes)
+    h.insert(h.rfind("# scale:"),
+             "# dims: 3; dz in z-planes (a feature at plane z of the reference is at z + dz "
+             "in the frame)" +
+                 std::string(z_unit ? "" : "; z spacing not known") + "\n");
   h += ",dx,dy";
+  if (r.volumes) h += ",dz";
   if (transform) h += ",angle_deg,scale,a11,a12,a13,a21,a22,a23";
   if (s.has_length()) h += ",dx_" + s.unit + ",dy_" + s.unit;
+  if (z_unit) h += ",dz_" + s.unit;
   h += ",peak\n";
   for (const DriftRow& d : r.drift) {
     const bool ok = d.failed.empty();
@@ -332,6 +341,7 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
     h += std::to_string(d.frame);
     if (s.has_time()) h += "," + fmt("%.9g", static_cast<double>(d.frame) * s.frame_interval_s);
     h += "," + fmt("%.6f", ok ? d.dx : nan) + "," + fmt("%.6f", ok ? d.dy : nan);
+    if (r.volumes) h += "," + fmt("%.6f", ok ? d.dz : nan);
     if (transform) {
       const Affine a = drift_map(d, r.frame);
       h +=
@@ -341,6 +351,7 @@ std::string drift_csv(const RegisterJob& job, const RegisterReport& r) {
     if (s.has_length())
       h += "," + fmt("%.9g", ok ? d.dx * s.pixel_x : nan) + "," +
            fmt("%.9g", ok ? d.dy * s.pixel_y : nan);
+    if (z_unit) h += "," + fmt("%.9g", ok ? d.dz * r.spacing_z : nan);
     h += "," + fmt("%.6f", ok ? d.peak : nan) + "\n";
   }
   return h;
@@ -474,7 +485,8 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStac
   });
 }
 
-// The corrected frames' area: all of it (pad), or what every good frame covers (crop).
+}  // namespace
+
 Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
   report.crop_x = report.crop_y = 0;
   report.width = shape.cols, report.height = shape.rows;
@@ -528,15 +540,18 @@ Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
   return Status::ok();
 }
 
+namespace {
+
 // A saved drift table (drift_csv's format: '#' lines, a header naming frame, dx and dy, one row
 // per frame; nan for a failed frame) as the drift of a stack of `frames` time points.
 Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long frames,
-                                               const std::string& stack, Shape frame) {
+                                               const std::string& stack, Shape frame,
+                                               bool& volumes) {
   auto text = io::read_file(path);
   if (!text.is_ok()) return text.status();
   std::istringstream in(text.value());
   std::vector<DriftRow> rows;
-  long col_frame = -1, col_dx = -1, col_dy = -1, columns = 0, line_no = 0;
+  long col_frame = -1, col_dx = -1, col_dy = -1, col_dz = -1, columns = 0, line_no = 0;
   std::array<long, 6> col_a{-1, -1, -1, -1, -1, -1};  // a11 .. a23 (transforms)
   const char* a_names[] = {"a11", "a12", "a13", "a21", "a22", "a23"};
   const auto bad = [&](const std::string& why) {
@@ -555,6 +570,7 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
         if (name == "frame") col_frame = c;
         if (name == "dx") col_dx = c;
         if (name == "dy") col_dy = c;
+        if (name == "dz") col_dz = c;
         for (std::size_t k = 0; k < 6; ++k)
           if (name == a_names[k]) col_a[k] = c;
       }
@@ -581,6 +597,12 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
     d.dy = std::strtod(y.c_str(), &end);
     if (!x_ok || y.empty() || *end != '\0')
       return bad("dx, dy '" + x + "', '" + y + "' are not numbers");
+    if (col_dz >= 0) {
+      const std::string& z = cells[static_cast<std::size_t>(col_dz)];
+      d.dz = std::strtod(z.c_str(), &end);
+      if (z.empty() || *end != '\0') return bad("dz '" + z + "' is not a number");
+      if (!std::isfinite(d.dz)) d.dx = NAN;
+    }
     if (col_a[0] >= 0 && std::isfinite(d.dx) && std::isfinite(d.dy)) {
       Affine a;
       for (std::size_t k = 0; k < 6; ++k) {
@@ -600,6 +622,7 @@ Result<std::vector<DriftRow>> read_drift_table(const std::string& path, long fra
   }
   if (col_frame < 0)
     return Status{ErrorCode::parse_error, path + ": not a drift table (no header)"};
+  volumes = col_dz >= 0;
   if (static_cast<long>(rows.size()) != frames)
     return Status{ErrorCode::size_mismatch,
                   "the drift table '" + path + "' has " + std::to_string(rows.size()) +
@@ -622,7 +645,8 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
   if (!scale.is_ok()) return scale.status();
   report.scale = scale.value();
   report.frame = st.shape();
-  auto rows = read_drift_table(job.apply, n, job.stack, st.shape());
+  bool volumes = false;
+  auto rows = read_drift_table(job.apply, n, job.stack, st.shape(), volumes);
   if (!rows.is_ok()) return rows.status();
   report.drift = std::move(rows).value();
   for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
@@ -635,6 +659,12 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
   const OpenStack open_file = [&job](const io::PlaneSelection& plane) {
     return io::LazyStack::open(job.stack, kCacheBytes, plane);
   };
+  if (volumes) {  // a table with dz: the volumes move in z too
+    report.volumes = true;
+    XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open_file, report, tick));
+    report.written.push_back(job.out);
+    return report;
+  }
   XCORR_RETURN_IF_ERROR(write_corrected(job, st, open_file, report, tick));
   report.written.push_back(job.out);
   return report;
@@ -1234,6 +1264,19 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
     XCORR_RETURN_IF_ERROR(job.check());
     return apply_drift(job, progress);
   }
+  auto meta = io::read_stack_metadata(job.stack);
+  if (meta.is_ok() && registers_volumes(job.options, meta.value().layout.slices)) {
+    XCORR_RETURN_IF_ERROR(job.check());
+    if (share != nullptr && share->count > 1)
+      return Status{ErrorCode::unsupported,
+                    "dims 3 registers in one process: run it with xcorr register (or dims 2)"};
+    return register_volumes(
+        job,
+        [&job](const io::PlaneSelection& plane) {
+          return io::LazyStack::open(job.stack, kCacheBytes, plane);
+        },
+        progress);
+  }
   StackRegistration r(job, engines, progress, share);
   return r.run();
 }
@@ -1244,6 +1287,17 @@ Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterO
   RegisterJob job;
   job.stack = stack.name;
   job.options = options;
+  if (registers_volumes(options, stack.metadata.layout.slices)) {
+    XCORR_RETURN_IF_ERROR(options.check());
+    auto r = register_volumes(
+        job,
+        [&stack](const io::PlaneSelection& plane) {
+          return io::LazyStack::in_memory(stack.name, stack.pages, stack.type, stack.metadata,
+                                          plane);
+        },
+        progress, corrected);
+    return r;
+  }
   StackRegistration r(job, engines, progress, nullptr, &stack, corrected);
   return r.run();
 }

@@ -36,6 +36,7 @@ struct DriftRow {
   // (rows - 1) / 2 px) went, and the linear part (l00, l01, l10, l11) turns about it:
   // drift_map(). The identity for translations.
   std::array<double, 4> linear{1, 0, 0, 1};
+  double dz = 0;       // z-planes (volumes, dims 3): a feature at plane z is at z + dz in the frame
   double peak = 0;     // the correlation peak (phase: 0..1 normalised; zncc and fits: ZNCC)
   std::string failed;  // why the frame could not be used; empty when it was
 };
@@ -54,6 +55,8 @@ struct RegisterReport {
   std::string device;  // where the shifts were measured: "cpu", "gpu" (phase) or "engine" (zncc)
   long crop_x = 0, crop_y = 0, width = 0, height = 0;  // the corrected frames' area (px)
   Shape frame{};                                       // the stack's frames (px)
+  bool volumes = false;  // dims 3: x, y, z drift of each time point's volume
+  double spacing_z = 0;  // z step in scale.unit (volumes; 0: not known)
 };
 
 // done / total over both passes (estimate, then write); false cancels (ErrorCode::cancelled,
@@ -117,6 +120,10 @@ struct MemoryStack {
 Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterOptions& options,
                                        const Engines& engines, Stack<float>* corrected,
                                        const RegisterProgress& progress = {});
+
+// The corrected frames' area of `report`'s drift (x, y): the whole frame (pad) or what every good
+// frame covers (crop); an error when nothing is covered.
+Status set_corrected_area(RegisterReport& report, Shape shape, Border border);
 
 // The frames an interrupted run of this job has measured and committed, 1 .. returned - 1, of a
 // stack of `pages` pages: the next run measures the frames from the returned one on (1 when there

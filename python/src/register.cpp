@@ -57,13 +57,14 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   }
   const reg::RegisterReport r = monitor.value(std::move(*result));
   std::vector<long> frame;
-  std::vector<double> dx, dy, peak, angle, scale;
+  std::vector<double> dx, dy, dz, peak, angle, scale;
   std::vector<std::array<double, 6>> matrix;  // reference -> frame, px (affine.hpp)
   std::vector<std::string> failed;
   for (const reg::DriftRow& d : r.drift) {
     const bool ok = d.failed.empty();
     frame.push_back(d.frame);
     dx.push_back(ok ? d.dx : NAN), dy.push_back(ok ? d.dy : NAN), peak.push_back(ok ? d.peak : NAN);
+    dz.push_back(ok ? d.dz : NAN);
     const reg::Affine map = reg::drift_map(d, r.frame);
     angle.push_back(ok ? map.angle_degrees() : NAN), scale.push_back(ok ? map.scale() : NAN);
     std::array<double, 6> entries = map.m;
@@ -75,6 +76,8 @@ py::dict register_stack(const py::array& stack_in, const std::string& pixel_type
   d["frame"] = frame;
   d["dx"] = dx;
   d["dy"] = dy;
+  d["dz"] = dz;
+  d["volumes"] = r.volumes;
   d["peak"] = peak;
   d["angle"] = angle;
   d["scale"] = scale;

@@ -174,6 +174,8 @@ class RegisterResult:
         (a feature at (x, y) in the reference is at (x + dx, y + dy) in the frame; NaN where the
         frame failed; transforms: where the frame's centre went); peak: the correlation peak (ZNCC
         of the fit for transforms); failed: why a frame could not be used ("" when it was).
+    dz: z-planes, the drift along z of each time point's volume (dims 3: stacks of 8 z-planes
+        and more, or dims="3"; 0 otherwise); volumes: whether the volumes were registered.
     angle: degrees (from +x towards +y, clockwise as shown), scale: sqrt(|det|), matrix:
         (time points, 2, 3) px, a reference pixel (x, y) is at matrix @ (x, y, 1) in the frame
         (transform="rigid", "similarity" or "affine"; translations give 0, 1 and the shift).
@@ -198,6 +200,8 @@ class RegisterResult:
         if self.frame_interval_s is not None:
             table["time_s"] = self.frame * self.frame_interval_s
         table["dx"], table["dy"] = self.dx, self.dy
+        if self.volumes:
+            table["dz"] = self.dz
         if self.settings.get("transform", "translation") != "translation":
             table["angle_deg"], table["scale"] = self.angle, self.scale
             for k, name in enumerate(("a11", "a12", "a13", "a21", "a22", "a23")):

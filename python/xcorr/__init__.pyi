@@ -104,6 +104,8 @@ class RegisterResult:
     dx: npt.NDArray[np.float64]
     dy: npt.NDArray[np.float64]
     peak: npt.NDArray[np.float64]
+    dz: npt.NDArray[np.float64]
+    volumes: bool
     angle: npt.NDArray[np.float64]
     scale: npt.NDArray[np.float64]
     matrix: npt.NDArray[np.float64]

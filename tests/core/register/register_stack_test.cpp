@@ -14,8 +14,10 @@
 
 #include "core/batch/batch_file.hpp"
 #include "core/batch/batch_run.hpp"
+#include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
+#include "core/io/tiff_writer.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/cpu_registry.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -507,6 +509,146 @@ TEST_F(RegisterTransform, ARigidStackGivesItsAnglesTableCorrectedStackAndApply) 
   EXPECT_NE(limited.value().drift[3].failed.find("beyond the searched +-5 degrees"),
             std::string::npos)
       << limited.value().drift[3].failed;
+}
+
+}  // namespace
+}  // namespace xcorr::reg
+
+namespace xcorr::reg {
+namespace {
+
+// A 3-D texture defined at every point: 100 plane waves of periods 4-24 voxels.
+double waves3(double x, double y, double z) {
+  struct Wave {
+    double fx, fy, fz, phase;
+  };
+  static const std::vector<Wave> w = [] {
+    std::mt19937 g(5);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<Wave> v;
+    for (int k = 0; k < 100; ++k) {
+      const double period = 4 + 20 * u(g), theta = 6.283185307179586 * u(g), cz = 2 * u(g) - 1;
+      const double sz = std::sqrt(1 - cz * cz);
+      v.push_back({sz * std::cos(theta) / period, sz * std::sin(theta) / period, cz / period,
+                   6.283185307179586 * u(g)});
+    }
+    return v;
+  }();
+  double v = 0;
+  for (const Wave& k : w)
+    v += std::cos(6.283185307179586 * (k.fx * x + k.fy * y + k.fz * z) + k.phase);
+  return v;
+}
+
+class RegisterVolumes : public testing::TempDirTest {};
+
+// A TZCYX hyperstack of 2 channels, 12 z-planes (dims auto: volumes), 5 time points drifting in
+// x, y and z by sub-voxel amounts; 0.5 um pixels, 1.5 um z spacing.
+TEST_F(RegisterVolumes, AZStackOverTimeGivesItsXYZDriftAndMovesEveryPlane) {
+  const Index rows = 48, cols = 56;
+  const long slices = 12, channels = 2, frames = 5;
+  const double drift[][3] = {
+      {0, 0, 0}, {1.3, -0.6, 0.4}, {2.2, -1.4, 0.9}, {-0.7, 0.8, -0.6}, {3.1, 1.9, 1.3}};
+  io::StackMetadata m;
+  m.layout.channels = channels;
+  m.layout.slices = slices;
+  m.layout.frames = frames;
+  m.spacing_z = 1.5;
+  io::ImageScale scale;
+  scale.pixel_x = scale.pixel_y = 0.5;
+  scale.unit = "um";
+  const std::string description =
+      io::derived_description(m, {rows, cols}, frames, io::PixelType::f32, scale);
+  const std::string stack = path("zstack.tif");
+  const auto value = [&](long c, double x, double y, double z) {
+    return static_cast<float>(1000 + 100 * waves3(x + 40 * static_cast<double>(c), y, z));
+  };
+  ASSERT_TRUE(io::write_atomically(stack, [&](const fs::path& tmp) -> Status {
+                auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {rows, cols},
+                                                channels * slices * frames, description, scale);
+                if (!w.is_ok()) return w.status();
+                for (long p = 0; p < channels * slices * frames; ++p) {
+                  // ImageJ order: channel fastest, then z, then time.
+                  const long c = p % channels, z = (p / channels) % slices,
+                             t = p / (channels * slices);
+                  const auto& d = drift[t];
+                  XCORR_RETURN_IF_ERROR(w.value()->add_page_rows([&](Index r, float* out) {
+                    for (Index k = 0; k < cols; ++k)
+                      out[k] = value(c, static_cast<double>(k) - d[0],
+                                     static_cast<double>(r) - d[1], static_cast<double>(z) - d[2]);
+                  }));
+                }
+                return w.value()->close();
+              }).is_ok());
+  RegisterJob j;
+  j.stack = stack;
+  j.out = path("zstack_registered.tif");
+  j.drift = path("zstack.csv");
+  auto r = register_stack(j, cpu_engine());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_TRUE(r.value().volumes);
+  ASSERT_EQ(r.value().failed, 0);
+  for (long t = 0; t < frames; ++t) {
+    const DriftRow& d = r.value().drift[static_cast<std::size_t>(t)];
+    EXPECT_NEAR(d.dx, drift[t][0], 0.05) << t;
+    EXPECT_NEAR(d.dy, drift[t][1], 0.05) << t;
+    EXPECT_NEAR(d.dz, drift[t][2], 0.1) << t;
+  }
+  std::ifstream f(j.drift);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("\nframe,dx,dy,dz,dx_um,dy_um,dz_um,peak\n"), std::string::npos)
+      << text.str();
+  // The corrected hyperstack: every channel and z-plane, back on time point 0 inside (the
+  // planes near the ends of z and the borders have no source for the drifted volumes).
+  auto meta = io::read_stack_metadata(j.out);
+  ASSERT_TRUE(meta.is_ok());
+  EXPECT_EQ(meta.value().layout.slices, slices);
+  EXPECT_EQ(meta.value().layout.channels, channels);
+  auto out = io::read_image_stack(j.out);
+  ASSERT_TRUE(out.is_ok());
+  ASSERT_EQ(out.value().frames.count(), channels * slices * frames);
+  double largest = 0;
+  for (long t = 1; t < frames; ++t)
+    for (long c = 0; c < channels; ++c)
+      for (long z = 3; z < slices - 3; ++z) {
+        const Index p = (t * slices + z) * channels + c;
+        for (Index row = 8; row < rows - 8; ++row)
+          for (Index col = 8; col < cols - 8; ++col)
+            largest = std::max(largest,
+                               std::abs(static_cast<double>(out.value().frames[p](row, col)) -
+                                        value(c, static_cast<double>(col), static_cast<double>(row),
+                                              static_cast<double>(z))));
+      }
+  EXPECT_LT(largest, 30);  // of a ~2000 grey-value range: cubic interpolation of 4-voxel waves
+  // --apply with the table (it has dz): the same corrected stack.
+  RegisterJob a;
+  a.stack = stack;
+  a.apply = j.drift;
+  a.out = path("applied.tif");
+  auto applied = register_stack(a, cpu_engine());
+  ASSERT_TRUE(applied.is_ok()) << applied.status().message();
+  auto again = io::read_image_stack(a.out);
+  ASSERT_TRUE(again.is_ok());
+  double apart = 0;
+  for (Index p = 0; p < out.value().frames.count(); ++p)
+    for (Index i = 0; i < rows * cols; ++i)
+      apart = std::max(apart, std::abs(static_cast<double>(again.value().frames[p].data[i]) -
+                                       out.value().frames[p].data[i]));
+  EXPECT_LT(apart, 0.05);
+  // dims 2 on the same stack: the 2-D path (no dz column), as before --dims.
+  j.options.dims = "2";
+  j.out.clear();
+  j.drift = path("flat.csv");
+  auto flat = register_stack(j, cpu_engine());
+  ASSERT_TRUE(flat.is_ok()) << flat.status().message();
+  EXPECT_FALSE(flat.value().volumes);
+  // dims 3 with reference mean or a transform is refused by name.
+  j.options.dims = "3";
+  j.options.reference = Reference::mean;
+  auto refused = register_stack(j, cpu_engine());
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.status().message().find("reference mean is 2-D only"), std::string::npos);
 }
 
 }  // namespace
