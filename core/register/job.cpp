@@ -45,6 +45,14 @@ std::string partial_folder(const RegisterJob& job) {
   return (job.drift.empty() ? job.out : job.drift) + ".partial";
 }
 
+std::string job_identity(const RegisterJob& job) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(job.stack, ec);
+  const auto time = std::filesystem::last_write_time(job.stack, ec);
+  return to_json(job) + "# input: " + job.stack + " " + std::to_string(ec ? 0 : size) +
+         " bytes, modified " + std::to_string(time.time_since_epoch().count()) + "\n";
+}
+
 io::RunPaths run_paths(const RegisterJob& job, const std::string& label) {
   const std::string p = label.empty() ? "" : label + ": ";
   return {{{p + "the stack", job.stack}, {p + "the drift table applied (apply)", job.apply}},

@@ -28,6 +28,9 @@ struct RegisterJob {
 
 // Where an interrupted run's measured frames are kept: <drift or out>.partial.
 std::string partial_folder(const RegisterJob& job);
+// The job's identity in that folder: its settings and the stack file's size and modification
+// time (a run resumes only the commits of the same job on the same file).
+std::string job_identity(const RegisterJob& job);
 
 // The job's paths and their roles for io::check_outputs, each role prefixed by `label` (a job's
 // label in a batch, or empty).

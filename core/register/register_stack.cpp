@@ -169,15 +169,6 @@ std::array<double, 4> read_linear(std::istream& in) {
   return l;
 }
 
-// The job's identity for its .partial folder: its settings and the stack file's size and time.
-std::string fingerprint(const RegisterJob& job) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(job.stack, ec);
-  const auto time = std::filesystem::last_write_time(job.stack, ec);
-  return to_json(job) + "# input: " + job.stack + " " + std::to_string(ec ? 0 : size) +
-         " bytes, modified " + std::to_string(time.time_since_epoch().count()) + "\n";
-}
-
 // Committed rows: "frame dx dy peak" per measured frame (%.17g: read back exactly), or
 // "frame failed <reason>".
 std::string commit_text(const std::vector<DriftRow>& rows, long upto) {
@@ -271,7 +262,7 @@ long first_uncommitted_frame(const RegisterJob& job, long pages) {
   const std::filesystem::path partial = partial_folder(job);
   auto saved = io::read_file(partial / "job.txt");
   auto rows = io::read_file(partial / "drift.txt");
-  if (!saved.is_ok() || saved.value() != fingerprint(job) || !rows.is_ok()) return 1;
+  if (!saved.is_ok() || saved.value() != job_identity(job) || !rows.is_ok()) return 1;
   std::vector<DriftRow> drift(static_cast<std::size_t>(std::max(pages, 1L)));
   return read_commits(rows.value(), drift);
 }
@@ -744,7 +735,7 @@ class StackRegistration {
         corrected_(corrected),
         partial_(memory != nullptr ? std::filesystem::path()
                                    : std::filesystem::path(partial_folder(job))),
-        identity_(memory != nullptr ? std::string() : fingerprint(job)) {}
+        identity_(memory != nullptr ? std::string() : job_identity(job)) {}
 
   Result<RegisterReport> run() {
     XCORR_RETURN_IF_ERROR(group_.agree(open()));
@@ -1295,7 +1286,7 @@ Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterO
           return io::LazyStack::in_memory(stack.name, stack.pages, stack.type, stack.metadata,
                                           plane);
         },
-        progress, corrected);
+        progress, true, corrected);
     return r;
   }
   StackRegistration r(job, engines, progress, nullptr, &stack, corrected);

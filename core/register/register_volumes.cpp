@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
 
 #include "core/dic/icgn_math.hpp"
 #include "core/hot_pixels.hpp"
 #include "core/io/atomic_write.hpp"
+#include "core/io/read_file.hpp"
 #include "core/io/tiff_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/register/missing_pixels.hpp"
@@ -17,6 +22,44 @@ namespace {
 
 Status cancelled() {
   return Status{ErrorCode::cancelled, "registration cancelled"};
+}
+
+// Commits: "t dx dy dz peak" per measured time point (%.17g: read back exactly), or
+// "t failed <reason>", for time points 1 .. upto - 1.
+std::string commit_text(const std::vector<DriftRow>& rows, long upto) {
+  std::string t;
+  char b[160];
+  for (long k = 1; k < upto; ++k) {
+    const DriftRow& d = rows[static_cast<std::size_t>(k)];
+    if (!d.failed.empty()) {
+      t += std::to_string(k) + " failed " + d.failed + "\n";
+      continue;
+    }
+    std::snprintf(b, sizeof b, "%ld %.17g %.17g %.17g %.17g\n", k, d.dx, d.dy, d.dz, d.peak);
+    t += b;
+  }
+  return t;
+}
+
+// The committed rows into `rows`; the first time point they do not cover (1: none).
+long read_commits(const std::string& text, std::vector<DriftRow>& rows) {
+  std::istringstream in(text);
+  long next = 1;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream l(line);
+    long k = 0;
+    std::string word;
+    if (!(l >> k >> word) || k != next || k >= static_cast<long>(rows.size())) break;
+    DriftRow& d = rows[static_cast<std::size_t>(k)];
+    if (word == "failed") {
+      std::getline(l >> std::ws, d.failed);
+    } else {
+      d.dx = std::strtod(word.c_str(), nullptr);
+      if (!(l >> d.dy >> d.dz >> d.peak)) break;
+    }
+    ++next;
+  }
+  return next;
 }
 
 // The hyperstack's time points (the layout's, or as many as the pages hold).
@@ -55,7 +98,8 @@ Volume read_volume(io::LazyStack& pages, const io::HyperLayout& l, long channel,
 }  // namespace
 
 Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages& open,
-                                        const RegisterProgress& progress, Stack<float>* to_memory) {
+                                        const RegisterProgress& progress, bool in_memory,
+                                        Stack<float>* to_memory) {
   const RegisterOptions& o = job.options;
   io::PlaneSelection every = o.plane();
   every.all_pages = true;
@@ -112,7 +156,40 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
   const long block = std::max(2L, static_cast<long>(hardware_threads()));
   Volume last = std::move(reference);  // previous: the last readable volume
   double sx = 0, sy = 0, sz = 0;       // previous: the accumulated drift of `last`
-  for (long first = 1; first < T; first += block) {
+  // Commits of an interrupted run of this job: resumed from the first time point they miss.
+  const std::filesystem::path partial =
+      in_memory ? std::filesystem::path() : std::filesystem::path(partial_folder(job));
+  const std::string identity = in_memory ? std::string() : job_identity(job);
+  long start = 1;
+  if (!in_memory) {
+    auto saved = io::read_file(partial / "job.txt");
+    auto rows = io::read_file(partial / "drift.txt");
+    std::error_code ec;
+    if (saved.is_ok() && saved.value() == identity && rows.is_ok())
+      start = read_commits(rows.value(), report.drift);
+    else
+      std::filesystem::remove_all(partial, ec);  // another job's, or none
+    report.resumed = start - 1;
+    for (long k = start - 1; k >= 1 && previous; --k) {  // previous: from the last good one
+      const DriftRow& d = report.drift[static_cast<std::size_t>(k)];
+      if (!d.failed.empty()) continue;
+      Volume v = read_volume(pages, l, channel, k, rr);
+      if (!v.failed.empty()) return Status{ErrorCode::invalid_argument, v.failed};
+      last = std::move(v);
+      sx = d.dx, sy = d.dy, sz = d.dz;
+      break;
+    }
+    if (start > 1 && !tick(static_cast<double>(start - 1))) return cancelled();
+  }
+  const auto commit = [&](long upto) -> Status {
+    if (in_memory) return Status::ok();
+    std::error_code ec;
+    std::filesystem::create_directories(partial, ec);
+    if (!std::filesystem::exists(partial / "job.txt", ec))
+      XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.txt", identity));
+    return io::write_text_atomically(partial / "drift.txt", commit_text(report.drift, upto));
+  };
+  for (long first = start; first < T; first += block) {
     const long count = std::min(block, T - first);
     std::vector<Volume> volumes;
     for (long t = first; t < first + count; ++t) {
@@ -160,18 +237,26 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
           last = std::move(volumes[k]);
           break;
         }
+    XCORR_RETURN_IF_ERROR(commit(first + count));
     if (!tick(static_cast<double>(count))) return cancelled();
   }
   for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
   XCORR_RETURN_IF_ERROR(set_corrected_area(report, shape, o.border));
-  if (to_memory != nullptr || !job.out.empty()) {
-    XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open, report, tick, to_memory));
-    if (to_memory == nullptr) report.written.push_back(job.out);
+  if (in_memory) {
+    if (to_memory != nullptr)
+      XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open, report, tick, to_memory));
+    return report;
   }
-  if (to_memory == nullptr && !job.drift.empty()) {
+  if (!job.out.empty()) {
+    XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open, report, tick));
+    report.written.push_back(job.out);
+  }
+  if (!job.drift.empty()) {
     XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
     report.written.push_back(job.drift);
   }
+  std::error_code ec;
+  std::filesystem::remove_all(partial, ec);  // everything is in the outputs now
   return report;
 }
 

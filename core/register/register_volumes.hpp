@@ -4,8 +4,10 @@
 // drift table adds dz and, with a z spacing, dz in the stack's unit), and the corrected
 // hyperstack: every channel and z-plane of a time point resampled at (x + dx, y + dy, z + dz)
 // with the cubic B-spline (along z through the channel's volume, then in the plane), 0 where no
-// source; written whole in the input's layout, failed time points left out. Not resumable yet:
-// a cancelled run writes nothing and starts again.
+// source; written whole in the input's layout, failed time points left out. Resumable as 2-D
+// jobs are: what is measured is committed after every block of time points to
+// <drift or out>.partial/ (with the job's identity, job_identity()); a run of the same job
+// measures only the time points after the commits.
 #pragma once
 
 #include <functional>
@@ -19,10 +21,11 @@ namespace xcorr::reg {
 // Opens the job's stack (the file, or the pages in memory) for a plane selection.
 using OpenPages = std::function<Result<std::unique_ptr<io::LazyStack>>(const io::PlaneSelection&)>;
 
-// Measures and writes (job.out, job.drift; or, to_memory set, the corrected pages there as the
-// TIFF would hold them, nothing written).
+// Measures and writes (job.out, job.drift, committing as it goes); in memory (the Python
+// module): nothing written or committed, the corrected pages into *to_memory when given, as the
+// TIFF would hold them.
 Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages& open,
-                                        const RegisterProgress& progress,
+                                        const RegisterProgress& progress, bool in_memory = false,
                                         Stack<float>* to_memory = nullptr);
 
 // The corrected hyperstack of `report`'s drift (dx, dy, dz per time point; crop from

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -177,10 +178,14 @@ TEST(ImagejRoi, DamagedFilesAreRefusedWithTheirProblem) {
 class RoundTrip : public testing::TempDirTest {};
 
 TEST_F(RoundTrip, WrittenZipsReadBackToTheSameShapesAndPixels) {
-  const unsigned seed = std::random_device{}();
+  const char* fixed = std::getenv("XCORR_TEST_SEED");
+  const unsigned seed = fixed != nullptr ? static_cast<unsigned>(std::strtoul(fixed, nullptr, 10))
+                                         : std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> pos(-3.0, 55.0), len(0.5, 30.0);
+  // Sides and radii of 1 px and more: a shape covers at least one pixel (one that covers none
+  // is refused by name: below).
+  std::uniform_real_distribution<double> pos(-3.0, 55.0), len(1.0, 30.0);
   std::uniform_int_distribution<int> whole(-2, 50), vertices(3, 17);
   std::vector<dic::NamedRoi> rois;
   for (int k = 0; k < 30; ++k) {
@@ -214,7 +219,16 @@ TEST_F(RoundTrip, WrittenZipsReadBackToTheSameShapesAndPixels) {
     for (dic::Point2& p : s.vertices) p = {grid(p.x), grid(p.y)};
     rois.push_back({k % 7 == 3 ? "same" : "cell " + std::to_string(k) + (k == 4 ? "/a" : ""), s});
   }
-  ASSERT_TRUE(write_roi_zip(path("rois.zip"), rois).is_ok());
+  const Status written = write_roi_zip(path("rois.zip"), rois);
+  ASSERT_TRUE(written.is_ok()) << written.message();
+  {  // a rectangle 0.3 px wide between pixel centres covers none: refused by name
+    dic::RoiShape thin;
+    thin.kind = dic::RoiShapeKind::rectangle;
+    thin.x = 3.1, thin.y = 2, thin.width = 0.3, thin.height = 4;
+    const Status refused = write_roi_zip(path("thin.zip"), {{"thin", thin}});
+    EXPECT_NE(refused.message().find("ROI 'thin' covers no pixel"), std::string::npos)
+        << refused.message();
+  }
   auto back = read_roi_file(path("rois.zip"));
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   ASSERT_EQ(back.value().rois.size(), rois.size());
