@@ -752,7 +752,7 @@ void ResultsPanel::show_drift(const std::vector<reg::DriftRow>& drift,
     dy << d.dy * (length ? scale.pixel_y : 1);
     dz << d.dz;
     const double a =
-        std::atan2(d.linear[2] - d.linear[1], d.linear[0] + d.linear[3]) * 180 / 3.141592653589793;
+        reg::Affine{{d.linear[0], d.linear[1], 0, d.linear[2], d.linear[3], 0}}.angle_degrees();
     angle << a;
     largest = std::max(largest, std::hypot(d.dx, d.dy));
     largest_angle = std::max(largest_angle, std::abs(a));

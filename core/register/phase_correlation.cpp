@@ -8,7 +8,7 @@
 #include <vector>
 
 #ifdef XCORR_HAVE_FFTW
-#include <fftw3.h>
+#include "core/register/fftw_helpers.hpp"
 #endif
 
 namespace xcorr::reg {
@@ -23,43 +23,12 @@ namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
 
-// fftwf_malloc'd storage (the alignment FFTW's new-array execute needs).
-struct FftwDeleter {
-  void operator()(void* p) const { fftwf_free(p); }
-};
-template <class T>
-using FftwPtr = std::unique_ptr<T[], FftwDeleter>;
-template <class T>
-FftwPtr<T> fftw_alloc(std::size_t n) {
-  auto* p = static_cast<T*>(fftwf_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
-  if (p == nullptr) throw std::bad_alloc();
-  return FftwPtr<T>(p);
-}
+using fftw::parabola_vertex;
+using fftw::signed_frequency;
+using fftw::tukey;
 
 std::mutex& planner_mutex() {
   return fftw_planner_mutex();
-}
-
-double signed_frequency(Index k, Index n) {
-  return static_cast<double>(k < (n + 1) / 2 ? k : k - n);
-}
-
-// Tukey window of n samples, alpha = 0.5 (cosine tapers over a quarter at each end), moved by
-// `shift` samples (sample i takes the window's value at i - shift; 0 outside [0, n - 1]); all 1
-// without a window.
-std::vector<float> tukey(Index n, bool window, double shift = 0) {
-  std::vector<float> w(static_cast<std::size_t>(n), 1.0f);
-  if (!window) return w;
-  const double last = static_cast<double>(n - 1), width = 0.5 * last / 2;
-  for (Index i = 0; i < n; ++i) {
-    const double t = static_cast<double>(i) - shift;
-    const double k = std::min(t, last - t);
-    w[static_cast<std::size_t>(i)] =
-        k < 0       ? 0.0f
-        : k < width ? static_cast<float>(0.5 * (1 - std::cos(kTwoPi / 2 * k / width)))
-                    : 1.0f;
-  }
-  return w;
 }
 
 }  // namespace
@@ -81,8 +50,8 @@ struct PhaseCorrelator::Impl {
       return Status{ErrorCode::size_mismatch, "the reference is " +
                                                   to_string(Shape{image.rows, image.cols}) +
                                                   " px, not " + to_string(Shape{rows, cols})};
-    auto real = fftw_alloc<float>(static_cast<std::size_t>(rows * cols));
-    auto spec = fftw_alloc<fftwf_complex>(static_cast<std::size_t>(rows * half));
+    auto real = fftw::alloc<float>(static_cast<std::size_t>(rows * cols));
+    auto spec = fftw::alloc<fftwf_complex>(static_cast<std::size_t>(rows * half));
     Spectrum s;
     s.energy = transform(image, real.get(), spec.get());
     s.values.resize(static_cast<std::size_t>(rows * half));
@@ -202,8 +171,8 @@ Result<std::unique_ptr<PhaseCorrelator>> PhaseCorrelator::create(Shape shape, Ph
   m.options = o;
   m.window_x = tukey(m.cols, o.window);
   m.window_y = tukey(m.rows, o.window);
-  auto real = fftw_alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
-  auto spec = fftw_alloc<fftwf_complex>(static_cast<std::size_t>(m.rows * m.half));
+  auto real = fftw::alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
+  auto spec = fftw::alloc<fftwf_complex>(static_cast<std::size_t>(m.rows * m.half));
   std::lock_guard lock(planner_mutex());
   // Large regions (whole frames of long stacks) are worth FFTW's measured plans (a second or two
   // of planning); small ones (tests, small regions) take estimated plans at once.
@@ -248,8 +217,8 @@ Result<Shift> PhaseCorrelator::Impl::measure(const Spectrum& ref, MatrixView<con
                                                 to_string(Shape{image.rows, image.cols}) +
                                                 " px, not " + to_string(Shape{m.rows, m.cols})};
   const auto n_spec = static_cast<std::size_t>(m.rows * m.half);
-  auto real = fftw_alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
-  auto spec = fftw_alloc<fftwf_complex>(n_spec);
+  auto real = fftw::alloc<float>(static_cast<std::size_t>(m.rows * m.cols));
+  auto spec = fftw::alloc<fftwf_complex>(n_spec);
   // Refining: the frame's window moves with its content (by the drift found so far), so that
   // the windows no longer pull the peak towards no shift.
   const std::vector<float> moved_x =
@@ -274,10 +243,7 @@ Result<Shift> PhaseCorrelator::Impl::measure(const Spectrum& ref, MatrixView<con
     re[k] = pr, im[k] = pi;
     spec[k][0] = pr, spec[k][1] = pi;
   }
-  const auto vertex = [](double a, double b, double c) {  // of the parabola through 3 samples
-    const double d = a - 2 * b + c;
-    return d < 0 ? std::clamp(0.5 * (a - c) / d, -0.5, 0.5) : 0.0;
-  };
+  const auto vertex = parabola_vertex;
   // Refining: start at the drift found so far (c peaks at minus the shift).
   double x = refining ? -near->dx : 0, y = refining ? -near->dy : 0, h = 1.0 / 16;
   Index best = 0;

@@ -8,7 +8,7 @@
 #include "core/register/phase_correlation.hpp"
 
 #ifdef XCORR_HAVE_FFTW
-#include <fftw3.h>
+#include "core/register/fftw_helpers.hpp"
 #endif
 
 namespace xcorr::reg {
@@ -18,40 +18,8 @@ namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
 
-struct FftwFree {
-  void operator()(void* p) const { fftwf_free(p); }
-};
-template <class T>
-std::unique_ptr<T[], FftwFree> fftw_array(std::size_t n) {
-  auto* p = static_cast<T*>(fftwf_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
-  if (p == nullptr) throw std::bad_alloc();
-  return std::unique_ptr<T[], FftwFree>(p);
-}
-
-double signed_index(Index k, Index n) {
-  return static_cast<double>(k < (n + 1) / 2 ? k : k - n);
-}
-
-// Tukey window (alpha 0.5) of n samples, moved by `shift` (sample i takes the window's value at
-// i - shift; 0 outside).
-std::vector<float> tukey(Index n, double shift = 0) {
-  std::vector<float> w(static_cast<std::size_t>(n), 1.0f);
-  const double last = static_cast<double>(n - 1), width = 0.25 * last;
-  for (Index i = 0; i < n; ++i) {
-    const double t = static_cast<double>(i) - shift;
-    const double k = std::min(t, last - t);
-    w[static_cast<std::size_t>(i)] =
-        k < 0       ? 0.0f
-        : k < width ? static_cast<float>(0.5 * (1 - std::cos(kTwoPi / 2 * k / width)))
-                    : 1.0f;
-  }
-  return w;
-}
-
-double vertex(double a, double b, double c) {  // of the parabola through 3 samples
-  const double d = a - 2 * b + c;
-  return d < 0 ? std::clamp(0.5 * (a - c) / d, -0.5, 0.5) : 0.0;
-}
+using fftw::parabola_vertex;
+using fftw::signed_frequency;
 
 }  // namespace
 
@@ -77,11 +45,11 @@ struct VolumeCorrelator::Impl {
   // The volume without its mean, windowed (the window moved by `moved`, a shift found before),
   // transformed.
   Spectrum spectrum_of(const float* volume, const Shift3* moved = nullptr) const {
-    const std::vector<float> mx = moved != nullptr ? tukey(s.cols, moved->dx) : wx;
-    const std::vector<float> my = moved != nullptr ? tukey(s.rows, moved->dy) : wy;
-    const std::vector<float> mz = moved != nullptr ? tukey(s.depth, moved->dz) : wz;
-    auto real = fftw_array<float>(static_cast<std::size_t>(s.size()));
-    auto spec = fftw_array<fftwf_complex>(spectrum_size());
+    const std::vector<float> mx = moved != nullptr ? fftw::tukey(s.cols, true, moved->dx) : wx;
+    const std::vector<float> my = moved != nullptr ? fftw::tukey(s.rows, true, moved->dy) : wy;
+    const std::vector<float> mz = moved != nullptr ? fftw::tukey(s.depth, true, moved->dz) : wz;
+    auto real = fftw::alloc<float>(static_cast<std::size_t>(s.size()));
+    auto spec = fftw::alloc<fftwf_complex>(spectrum_size());
     double sum = 0;
     for (Index i = 0; i < s.size(); ++i) sum += volume[i];
     const auto mean = static_cast<float>(sum / static_cast<double>(s.size()));
@@ -127,7 +95,7 @@ struct VolumeCorrelator::Impl {
       for (Index u = 0; u < count; ++u)
         for (int j = 0; j < 3; ++j)
           p[static_cast<std::size_t>(u) * 3 + static_cast<std::size_t>(j)] =
-              std::polar(1.0, kTwoPi * signed_index(u, count) * (s0 + (j - 1) * step) /
+              std::polar(1.0, kTwoPi * signed_frequency(u, count) * (s0 + (j - 1) * step) /
                                   static_cast<double>(count));
       return p;
     };
@@ -222,9 +190,9 @@ struct VolumeCorrelator::Impl {
           x += (bi - 1) * h, y += (bj - 1) * h, z += (bk - 1) * h;
         }
       }
-      x += h * vertex(v[1][1][0], v[1][1][1], v[1][1][2]);
-      y += h * vertex(v[1][0][1], v[1][1][1], v[1][2][1]);
-      z += h * vertex(v[0][1][1], v[1][1][1], v[2][1][1]);
+      x += h * parabola_vertex(v[1][1][0], v[1][1][1], v[1][1][2]);
+      y += h * parabola_vertex(v[1][0][1], v[1][1][1], v[1][2][1]);
+      z += h * parabola_vertex(v[0][1][1], v[1][1][1], v[2][1][1]);
     } else {
       x = std::round(x), y = std::round(y), z = std::round(z);
     }
@@ -235,9 +203,9 @@ struct VolumeCorrelator::Impl {
   // The inverse transform's integer peak and a parabola through its neighbours along each axis.
   void locate_peak(const std::vector<float>& re, const std::vector<float>& im, double& x, double& y,
                    double& z) const {
-    auto spec = fftw_array<fftwf_complex>(re.size());
+    auto spec = fftw::alloc<fftwf_complex>(re.size());
     for (std::size_t k = 0; k < re.size(); ++k) spec[k][0] = re[k], spec[k][1] = im[k];
-    auto real = fftw_array<float>(static_cast<std::size_t>(s.size()));
+    auto real = fftw::alloc<float>(static_cast<std::size_t>(s.size()));
     fftwf_execute_dft_c2r(inverse, spec.get(), real.get());
     Index best = 0;
     for (Index k = 1; k < s.size(); ++k)
@@ -247,9 +215,12 @@ struct VolumeCorrelator::Impl {
       zz = (zz + s.depth) % s.depth, r = (r + s.rows) % s.rows, c = (c + s.cols) % s.cols;
       return static_cast<double>(real[static_cast<std::size_t>((zz * s.rows + r) * s.cols + c)]);
     };
-    x = signed_index(bc, s.cols) + vertex(at(bz, br, bc - 1), at(bz, br, bc), at(bz, br, bc + 1));
-    y = signed_index(br, s.rows) + vertex(at(bz, br - 1, bc), at(bz, br, bc), at(bz, br + 1, bc));
-    z = signed_index(bz, s.depth) + vertex(at(bz - 1, br, bc), at(bz, br, bc), at(bz + 1, br, bc));
+    x = signed_frequency(bc, s.cols) +
+        parabola_vertex(at(bz, br, bc - 1), at(bz, br, bc), at(bz, br, bc + 1));
+    y = signed_frequency(br, s.rows) +
+        parabola_vertex(at(bz, br - 1, bc), at(bz, br, bc), at(bz, br + 1, bc));
+    z = signed_frequency(bz, s.depth) +
+        parabola_vertex(at(bz - 1, br, bc), at(bz, br, bc), at(bz + 1, br, bc));
   }
 };
 
@@ -267,9 +238,9 @@ Result<std::unique_ptr<VolumeCorrelator>> VolumeCorrelator::create(VolumeShape s
   m.s = shape;
   m.half = shape.cols / 2 + 1;
   m.upsample = upsample;
-  m.wx = tukey(shape.cols), m.wy = tukey(shape.rows), m.wz = tukey(shape.depth);
-  auto real = fftw_array<float>(static_cast<std::size_t>(shape.size()));
-  auto spec = fftw_array<fftwf_complex>(m.spectrum_size());
+  m.wx = fftw::tukey(shape.cols), m.wy = fftw::tukey(shape.rows), m.wz = fftw::tukey(shape.depth);
+  auto real = fftw::alloc<float>(static_cast<std::size_t>(shape.size()));
+  auto spec = fftw::alloc<fftwf_complex>(m.spectrum_size());
   std::lock_guard lock(fftw_planner_mutex());
   const auto d = static_cast<int>(shape.depth), r = static_cast<int>(shape.rows),
              c = static_cast<int>(shape.cols);

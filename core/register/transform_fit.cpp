@@ -11,7 +11,7 @@
 #include "core/register/warp_image.hpp"
 
 #ifdef XCORR_HAVE_FFTW
-#include <fftw3.h>
+#include "core/register/fftw_helpers.hpp"
 #endif
 
 namespace xcorr::reg {
@@ -284,10 +284,6 @@ LevelFit fit_level(Transform t, const Level& ref, const Level& frame, const Affi
   }
 }
 
-struct FftwFree {
-  void operator()(void* p) const { fftwf_free(p); }
-};
-
 }  // namespace
 
 struct TransformFitter::Impl {
@@ -319,10 +315,8 @@ struct TransformFitter::Impl {
   // log(1 + |F|) of the coarse image (mean removed, Hann window) on the log-polar grid: rows are
   // angles 0 .. 180 degrees, columns log-spaced radii r0 .. r1.
   std::vector<float> log_polar(const Level& c) const {
-    std::unique_ptr<float[], FftwFree> in(
-        static_cast<float*>(fftwf_malloc(sizeof(float) * static_cast<std::size_t>(crows * ccols))));
-    std::unique_ptr<fftwf_complex[], FftwFree> spec(static_cast<fftwf_complex*>(
-        fftwf_malloc(sizeof(fftwf_complex) * static_cast<std::size_t>(crows * chalf))));
+    auto in = fftw::alloc<float>(static_cast<std::size_t>(crows * ccols));
+    auto spec = fftw::alloc<fftwf_complex>(static_cast<std::size_t>(crows * chalf));
     double mean = 0;
     for (const float v : c.pixels) mean += v;
     mean /= static_cast<double>(c.pixels.size());
@@ -536,10 +530,8 @@ Result<std::unique_ptr<TransformFitter>> TransformFitter::create(Shape shape, Fi
   impl->r0 = std::min(4.0 / static_cast<double>(std::min(impl->crows, impl->ccols)), impl->r1 / 8);
   {
     std::lock_guard lock(fftw_planner_mutex());
-    std::unique_ptr<float[], FftwFree> in(static_cast<float*>(
-        fftwf_malloc(sizeof(float) * static_cast<std::size_t>(impl->crows * impl->ccols))));
-    std::unique_ptr<fftwf_complex[], FftwFree> spec(static_cast<fftwf_complex*>(
-        fftwf_malloc(sizeof(fftwf_complex) * static_cast<std::size_t>(impl->crows * impl->chalf))));
+    auto in = fftw::alloc<float>(static_cast<std::size_t>(impl->crows * impl->ccols));
+    auto spec = fftw::alloc<fftwf_complex>(static_cast<std::size_t>(impl->crows * impl->chalf));
     impl->plan = fftwf_plan_dft_r2c_2d(static_cast<int>(impl->crows), static_cast<int>(impl->ccols),
                                        in.get(), spec.get(), FFTW_ESTIMATE);
   }
