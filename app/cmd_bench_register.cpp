@@ -6,10 +6,17 @@
 // cycling through the distinct ones. GPU: the frames are put on the device first, and the time
 // runs from the first launch to every shift in host memory (engine::time_phase_on_gpu); CPU: the
 // wall time of the CPU engine on the host's threads, frames in memory. Reports frames/s and the
-// RMS error against the truth.
+// RMS error against the truth. With --depth D > 1, volumes instead: a D x size x size 3-D speckle
+// reference (radius 3 px in x and y, 1.5 planes in z) and `distinct` volumes of it moved by random
+// shifts up to --drift voxels along each axis, measured by the 3-D phase engine of --device
+// from host memory (GPU: the upload is in the time), in blocks as register_volumes hands them, or
+// with --resident already on the device (engine::time_volumes_on_gpu, as an anchor whose volumes
+// are on the device); volumes/s and the RMS error along each axis.
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -27,15 +34,134 @@ namespace {
 
 struct BenchRegisterOptions {
   int size = 2048, frames = 1000, distinct = 64, seed = 5;
-  double noise = 200;  // grey values (the speckle spans 2,000-52,000)
+  int depth = 1;          // planes: > 1 measures volumes
+  double max_shift = 10;  // voxels (volumes)
+  double noise = 200;     // grey values (the speckle spans 2,000-52,000)
+  std::string save;       // volumes: a folder for the rendered volumes (the anchor's input)
+  bool resident =
+      false;  // volumes, GPU: put them on the device first (engine::time_volumes_on_gpu)
   reg::RegisterOptions reg;
   std::string out;
 };
 
+std::string resolved_device(const std::string& device) {
+  return device == "auto" ? (engine::built_with_cuda() ? "gpu" : "cpu") : device;
+}
+
+// volume_K.f32 (K = 0: the reference; raw float32, z, y, x order) and truth.json (each volume's
+// shift, voxels, x y z; the shape) in o.save, for scripts/bench/volume_anchor_torch.py.
+Status save_volumes(const BenchRegisterOptions& o, const std::vector<Stack<float>>& volumes,
+                    const std::vector<std::array<double, 3>>& truth) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.save, ec);
+  for (std::size_t k = 0; k < volumes.size(); ++k) {
+    const Stack<float>& v = volumes[k];
+    const std::string bytes(
+        reinterpret_cast<const char*>(v.data()),
+        sizeof(float) * static_cast<std::size_t>(v.rows() * v.cols() * v.count()));
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(
+        std::filesystem::path(o.save) / ("volume_" + std::to_string(k) + ".f32"), bytes));
+  }
+  const nlohmann::json t = {{"shape", {o.depth, o.size, o.size}}, {"shifts_xyz", truth}};
+  return io::write_text_atomically(std::filesystem::path(o.save) / "truth.json", t.dump() + "\n");
+}
+
+Status run_bench_volumes(const BenchRegisterOptions& o) {
+  const std::string device = resolved_device(o.reg.device);
+  if (o.resident && device != "gpu")
+    return Status{ErrorCode::invalid_argument, "--resident times the GPU: use --device gpu"};
+  synth::SpeckleOptions s;
+  s.rows = s.cols = o.size;
+  s.speckle_radius = 3;
+  s.density = 0.3;
+  s.noise_sigma = o.noise;
+  s.seed = static_cast<std::uint32_t>(o.seed);
+  constexpr double kRadiusZ = 1.5;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(o.seed));
+  std::uniform_real_distribution<double> shift(-o.max_shift, o.max_shift);
+  std::vector<std::array<double, 3>> truth(static_cast<std::size_t>(o.distinct));
+  for (auto& t : truth) t = {shift(rng), shift(rng), shift(rng)};  // x, y, z
+  std::printf("rendering a %dx%dx%d reference and %d volumes ...\n", o.size, o.size, o.depth,
+              o.distinct);
+  std::vector<Stack<float>> volumes(truth.size() + 1);
+  parallel_for(static_cast<Index>(volumes.size()), 1, [&](Index b, Index e) {
+    for (Index k = b; k < e; ++k) {
+      const std::array<double, 3> t = k == 0 ? std::array<double, 3>{} : truth[k - 1];
+      volumes[static_cast<std::size_t>(k)] = synth::render_speckle_volume(
+          s, o.depth, kRadiusZ, t[2], t[1], t[0], static_cast<std::uint64_t>(k));
+    }
+  });
+  if (!o.save.empty()) XCORR_RETURN_IF_ERROR(save_volumes(o, volumes, truth));
+  const reg::VolumeShape shape{o.depth, o.size, o.size};
+  // Blocks as register_volumes hands them to the engine.
+  int block = device == "gpu" ? 8 : std::max(2, static_cast<int>(hardware_threads()));
+  std::vector<reg::Shift3> shifts;
+  double seconds = 0;
+  if (o.resident) {
+    std::vector<const float*> moved;
+    for (std::size_t k = 1; k < volumes.size(); ++k) moved.push_back(volumes[k].data());
+    auto t = engine::time_volumes_on_gpu(volumes[0].data(), moved, shape, o.frames, o.reg.upsample);
+    if (!t.is_ok()) return t.status();
+    shifts = t.value().shifts, seconds = t.value().seconds, block = t.value().batch;
+  } else {
+    auto made = engine::make_volume_engine(shape, o.reg.upsample, device);
+    if (!made.is_ok()) return made.status();
+    reg::VolumeEngine& e = *made.value();
+    XCORR_RETURN_IF_ERROR(e.set_reference(volumes[0].data()));
+    const auto run = [&](int count, std::vector<reg::Shift3>* out) -> Status {
+      for (int first = 0; first < count; first += block) {
+        std::vector<const float*> part;
+        for (int k = first; k < std::min(count, first + block); ++k)
+          part.push_back(volumes[static_cast<std::size_t>(1 + k % o.distinct)].data());
+        auto r = e.measure(part);
+        if (!r.is_ok()) return r.status();
+        if (out != nullptr) out->insert(out->end(), r.value().begin(), r.value().end());
+      }
+      return Status::ok();
+    };
+    XCORR_RETURN_IF_ERROR(run(std::min(block, o.frames), nullptr));  // warm-up: plans, launches
+    const auto t0 = std::chrono::steady_clock::now();
+    XCORR_RETURN_IF_ERROR(run(o.frames, &shifts));
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const char* where = o.resident ? "on the device" : "from host memory";
+  std::array<double, 3> sq{};
+  for (std::size_t k = 0; k < shifts.size(); ++k) {
+    const std::array<double, 3>& t = truth[k % truth.size()];
+    sq[0] += std::pow(shifts[k].dx - t[0], 2), sq[1] += std::pow(shifts[k].dy - t[1], 2),
+        sq[2] += std::pow(shifts[k].dz - t[2], 2);
+  }
+  std::array<double, 3> rms{};
+  for (int a = 0; a < 3; ++a) rms[a] = std::sqrt(sq[a] / static_cast<double>(shifts.size()));
+  const double vps = static_cast<double>(o.frames) / seconds;
+  std::printf(
+      "%s: %d volumes of %dx%dx%d in %.3f s = %.1f volumes/s (blocks of %d, %s); RMS error x "
+      "%.4f y %.4f z %.4f voxel (upsample %d)\n",
+      device.c_str(), o.frames, o.size, o.size, o.depth, seconds, vps, block, where, rms[0], rms[1],
+      rms[2], o.reg.upsample);
+  if (o.out.empty()) return Status::ok();
+  const nlohmann::json row = {{"device", device},
+                              {"size", o.size},
+                              {"depth", o.depth},
+                              {"volumes", o.frames},
+                              {"distinct_volumes", o.distinct},
+                              {"max_shift_voxels", o.max_shift},
+                              {"block", block},
+                              {"volumes_from", where},
+                              {"noise_sigma", o.noise},
+                              {"upsample", o.reg.upsample},
+                              {"seconds", seconds},
+                              {"volumes_per_second", vps},
+                              {"rms_error_voxels", {{"x", rms[0]}, {"y", rms[1]}, {"z", rms[2]}}}};
+  return io::write_text_atomically(o.out, row.dump(1) + "\n");
+}
+
 Status run_bench_register(const BenchRegisterOptions& o) {
   XCORR_RETURN_IF_ERROR(o.reg.check());
-  if (o.size < 8 || o.frames < 1 || o.distinct < 1)
-    return Status{ErrorCode::invalid_argument, "size >= 8, frames >= 1 and distinct >= 1"};
+  if (o.size < 8 || o.frames < 1 || o.distinct < 1 || o.depth < 1)
+    return Status{ErrorCode::invalid_argument,
+                  "size >= 8, frames >= 1, distinct >= 1 and depth >= 1"};
+  if (o.depth > 1) return run_bench_volumes(o);
   synth::SpeckleOptions s;
   s.rows = s.cols = o.size;
   s.speckle_radius = 3;
@@ -62,8 +188,7 @@ Status run_bench_register(const BenchRegisterOptions& o) {
   std::vector<reg::Shift> shifts;
   double seconds = 0;
   int block = 0;
-  std::string device =
-      o.reg.device == "auto" ? (engine::built_with_cuda() ? "gpu" : "cpu") : o.reg.device;
+  const std::string device = resolved_device(o.reg.device);
   if (device == "gpu") {
     auto t = engine::time_phase_on_gpu(ref[0], frames.view(), o.frames, phase, o.reg.iterations);
     if (!t.is_ok()) return t.status();
@@ -128,7 +253,13 @@ Command add_bench_register_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--noise", o->noise, "Noise sd (grey values)")->capture_default_str();
   c->add_option("--seed", o->seed, "Random walk and speckle seed")->capture_default_str();
+  c->add_option("--depth", o->depth, "Planes: above 1, volumes of depth x size x size")
+      ->capture_default_str();
+  c->add_option("--drift", o->max_shift, "Volumes: largest shift along each axis (voxels)")
+      ->capture_default_str();
   add_option_flags(c, reg::register_option_table(), o->reg);
+  c->add_option("--save", o->save, "Volumes: folder to write the rendered volumes to");
+  c->add_flag("--resident", o->resident, "Volumes, GPU: on the device before the timing starts");
   c->add_option("--out", o->out, "JSON row");
   return {c, [o] { return run_bench_register(*o); }};
 }

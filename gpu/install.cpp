@@ -6,6 +6,7 @@
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/phase_gpu.hpp"
+#include "gpu/volume_gpu.hpp"
 
 namespace xcorr::engine {
 
@@ -19,6 +20,8 @@ void install_gpu() {
                    .last_frame_seconds = gpu::last_gpu_frame_seconds,
                    .last_stage_seconds = gpu::last_gpu_stage_seconds,
                    .make_phase_engine = gpu::make_gpu_phase_engine,
+                   .make_volume_engine = gpu::make_gpu_volume_engine,
+                   .time_volumes = gpu::time_volumes_on_gpu,
                    .time_phase = gpu::time_phase_on_gpu,
                    .time = gpu::time_on_gpu,
                    .kernel_profiles = gpu::kernel_profiles,

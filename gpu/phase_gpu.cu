@@ -23,14 +23,25 @@
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
 #include "gpu/host_staging.cuh"
-#include "gpu/peak_key.cuh"
 #include "gpu/phase_gpu.hpp"
+#include "gpu/phase_kernels.cuh"
 
 namespace xcorr::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
+using phase::argmax_kernel;
+using phase::block_sum;
+using phase::cross_kernel;
+using phase::grid_for;
+using phase::kThreads;
+using phase::kWarps;
+using phase::prep_kernel;
+using phase::signed_frequency;
+using phase::stats_kernel;
+using phase::tukey_at;
+using phase::usable_device;
+using phase::vertex;
+
 constexpr int kRowsPerEvalBlock = 32;
 constexpr int kMaxPasses = 64;      // PhaseCorrelator's bound on search passes
 constexpr int kPassesPerCheck = 8;  // passes launched between the host's checks
@@ -45,38 +56,6 @@ struct FrameState {
   int phase, passes;
 };
 
-__device__ double block_sum(double v, double* scratch) {  // every thread's v; thread 0 gets it
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
-  __syncthreads();
-  double s = 0;
-  if (threadIdx.x == 0)
-    for (int w = 0; w < kWarps; ++w) s += scratch[w];
-  __syncthreads();
-  return s;
-}
-
-// Frame blockIdx.y: its sum into sums[frame] (zeroed before).
-__global__ void stats_kernel(const float* __restrict__ in, long long area,
-                             double* __restrict__ sums) {
-  __shared__ double scratch[kWarps];
-  const float* f = in + blockIdx.y * area;
-  double s = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < area;
-       i += static_cast<long long>(gridDim.x) * kThreads)
-    s += f[i];
-  s = block_sum(s, scratch);
-  if (threadIdx.x == 0) atomicAdd(&sums[blockIdx.y], s);
-}
-
-// Tukey window of n samples (alpha 0.5), moved by `shift` samples; all 1 without a window.
-__device__ float tukey_at(int i, int n, double shift, bool window) {
-  if (!window) return 1.0f;
-  const double last = n - 1, width = 0.5 * last / 2;
-  const double t = i - shift, k = fmin(t, last - t);
-  return k < 0 ? 0.0f : k < width ? static_cast<float>(0.5 * (1 - cospi(k / width))) : 1.0f;
-}
-
 // Frame blockIdx.x: its windows along x (cols values) and y (rows values), moved by its state's
 // shift when `moved`.
 __global__ void window_kernel(const FrameState* __restrict__ state, bool moved, bool window,
@@ -87,94 +66,6 @@ __global__ void window_kernel(const FrameState* __restrict__ state, bool moved, 
     wx[k * static_cast<long long>(cols) + i] = tukey_at(i, cols, sx, window);
   for (int i = threadIdx.x; i < rows; i += blockDim.x)
     wy[k * static_cast<long long>(rows) + i] = tukey_at(i, rows, sy, window);
-}
-
-// Frame blockIdx.y, rows blockIdx.x, blockIdx.x + gridDim.x, ...: out = (in - mean) wy wx, and
-// the energy into energy[frame] (zeroed before).
-__global__ void prep_kernel(const float* __restrict__ in, const double* __restrict__ sums,
-                            const float* __restrict__ wx, const float* __restrict__ wy, int rows,
-                            int cols, float* __restrict__ out, double* __restrict__ energy) {
-  __shared__ double scratch[kWarps];
-  const int k = blockIdx.y;
-  const long long area = static_cast<long long>(rows) * cols;
-  const float mean = static_cast<float>(sums[k] / static_cast<double>(area));
-  const float* f = in + k * area;
-  float* o = out + k * area;
-  const float* wxk = wx + k * static_cast<long long>(cols);
-  double e = 0;
-  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
-    const float w = wy[k * static_cast<long long>(rows) + r];
-    float row_e = 0;
-    for (int c = threadIdx.x; c < cols; c += kThreads) {
-      const float v = (f[static_cast<long long>(r) * cols + c] - mean) * w * wxk[c];
-      o[static_cast<long long>(r) * cols + c] = v;
-      row_e += v * v;
-    }
-    e += row_e;
-  }
-  e = block_sum(e, scratch);
-  if (threadIdx.x == 0) atomicAdd(&energy[k], e);
-}
-
-// R over `count` frames of n_spec values each; frame k against reference k * ref_step.
-__global__ void cross_kernel(const float2* __restrict__ ref, const double* __restrict__ ref_energy,
-                             int ref_step, const float2* __restrict__ spec,
-                             const double* __restrict__ energy, long long n_spec, int count,
-                             bool whiten, float2* __restrict__ cross, float2* __restrict__ copy) {
-  const long long total = n_spec * count;
-  int frame = -1;  // the frame whose energy scale `unwhitened` holds (once per thread and frame)
-  float unwhitened = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int k = static_cast<int>(i / n_spec);
-    const long long e = i - k * n_spec;
-    const float2 a = ref[k * ref_step * n_spec + e], b = spec[i];
-    float pr = a.x * b.x + a.y * b.y, pi = a.y * b.x - a.x * b.y;  // a conj(b)
-    float f;
-    if (whiten) {
-      const float m = sqrtf(pr * pr + pi * pi);
-      f = m > 1e-30f ? 1 / m : 0.0f;
-    } else {
-      if (k != frame) {
-        const double norm = sqrt(ref_energy[k * ref_step] * energy[k]);
-        unwhitened = norm > 0 ? static_cast<float>(1 / norm) : 0.0f;
-        frame = k;
-      }
-      f = unwhitened;
-    }
-    const float2 p{pr * f, pi * f};
-    cross[i] = p;
-    if (copy != nullptr) copy[i] = p;
-  }
-}
-
-// Frame blockIdx.y: the largest value of its surface (first in row-major order on ties).
-__global__ void argmax_kernel(const float* __restrict__ surface, long long area,
-                              unsigned long long* __restrict__ keys) {
-  __shared__ unsigned long long scratch[kWarps];
-  const float* s = surface + blockIdx.y * area;
-  unsigned long long best = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < area;
-       i += static_cast<long long>(gridDim.x) * kThreads) {
-    const unsigned long long key = peak_key(s[i], static_cast<unsigned>(i));
-    best = key > best ? key : best;
-  }
-  best = warp_max_key(best);
-  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = best;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kWarps; ++w) best = scratch[w] > best ? scratch[w] : best;
-    atomicMax(&keys[blockIdx.y], best);
-  }
-}
-
-__device__ double signed_frequency(int k, int n) {
-  return k < (n + 1) / 2 ? k : k - n;
-}
-
-__device__ double vertex(double a, double b, double c) {  // of the parabola through 3 samples
-  const double d = a - 2 * b + c;
-  return d < 0 ? fmin(fmax(0.5 * (a - c) / d, -0.5), 0.5) : 0.0;
 }
 
 // One thread per frame: the search's start. First iteration: the integer peak of the inverse
@@ -314,10 +205,6 @@ __global__ void decide_kernel(FrameState* __restrict__ state, int count, double*
   }
   open = __syncthreads_count(open);
   if (threadIdx.x == 0) *remaining = open;
-}
-
-int grid_for(long long work, int per_block, int cap) {
-  return static_cast<int>(std::clamp<long long>((work + per_block - 1) / per_block, 1, cap));
 }
 
 class GpuPhaseEngine final : public reg::PhaseEngine {
@@ -493,7 +380,7 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
                                                    cols_, wx_.get(), wy_.get());
     XCORR_LAUNCH_TRY("window_kernel");
     prep_kernel<<<dim3(grid_for(rows_, 4, 256), count), kThreads, 0, stream_>>>(
-        images, sums_.get(), wx_.get(), wy_.get(), rows_, cols_, real_.get(), energy);
+        images, sums_.get(), wx_.get(), wy_.get(), nullptr, 1, rows_, cols_, real_.get(), energy);
     XCORR_LAUNCH_TRY("prep_kernel");
     XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, real_.get(),
                                                       reinterpret_cast<cufftComplex*>(spec)));
@@ -564,16 +451,6 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
   PinnedBuffer<int> remaining_h_;
   PinnedBuffer<FrameState> state_h_;
 };
-
-Status usable_device() {
-  int devices = 0;
-  const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e == cudaSuccess && devices > 0) return Status::ok();
-  (void)cudaGetLastError();
-  return Status{ErrorCode::unsupported,
-                std::string("no usable CUDA device: ") +
-                    (e != cudaSuccess ? cudaGetErrorString(e) : "none found")};
-}
 
 Result<std::unique_ptr<GpuPhaseEngine>> make_engine(Shape shape, const reg::PhaseOptions& o,
                                                     int iterations) {

@@ -155,8 +155,20 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
   return reg::make_cpu_phase_engine(shape, o, iterations);
 }
 
+Result<std::unique_ptr<reg::VolumeEngine>> make_volume_engine(reg::VolumeShape shape, int upsample,
+                                                              const std::string& device) {
+  if (device != "cpu") {
+    const GpuBackend* g = gpu_backend();
+    const Status usable = gpu_usable();
+    auto gpu = usable.is_ok() ? g->make_volume_engine(shape, upsample)
+                              : Result<std::unique_ptr<reg::VolumeEngine>>(usable);
+    if (gpu.is_ok() || device == "gpu") return gpu;
+  }
+  return reg::make_cpu_volume_engine(shape, upsample);
+}
+
 reg::Engines register_engines() {
-  return {&registry(), make_phase_engine};
+  return {&registry(), make_phase_engine, make_volume_engine};
 }
 
 Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
@@ -164,6 +176,13 @@ Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
                                       const reg::PhaseOptions& o, int iterations) {
   XCORR_RETURN_IF_ERROR(gpu_usable());
   return gpu_backend()->time_phase(reference, frames, measured, o, iterations);
+}
+
+Result<VolumeTiming> time_volumes_on_gpu(const float* reference,
+                                         const std::vector<const float*>& volumes,
+                                         reg::VolumeShape shape, Index measured, int upsample) {
+  XCORR_RETURN_IF_ERROR(gpu_usable());
+  return gpu_backend()->time_volumes(reference, volumes, shape, measured, upsample);
 }
 
 Result<GpuTiming> time_on_gpu(const Correlator& c, const CorrelationProblem& p, int warmup,

@@ -22,6 +22,7 @@
 #include "core/profiling/kernel_smem.hpp"
 #include "core/register/phase_engine.hpp"
 #include "core/register/register_stack.hpp"
+#include "core/register/volume_engine.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::engine {
@@ -98,7 +99,13 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
                                                             int iterations,
                                                             const std::string& device);
 
-// What registration measures with: registry() for method zncc and make_phase_engine.
+// The 3-D phase-correlation engine `device` asks for (volumes of `shape` voxels), chosen as
+// make_phase_engine chooses.
+Result<std::unique_ptr<reg::VolumeEngine>> make_volume_engine(reg::VolumeShape shape, int upsample,
+                                                              const std::string& device);
+
+// What registration measures with: registry() for method zncc, make_phase_engine and
+// make_volume_engine.
 reg::Engines register_engines();
 
 // The GPU phase engine with its frames already on the device (the registration speed
@@ -113,6 +120,18 @@ struct PhaseTiming {
 Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,
                                       StackView<const float> frames, Index measured,
                                       const reg::PhaseOptions& o, int iterations);
+
+// The same for the GPU volume engine (the 3-D benchmark's like-for-like with an anchor whose
+// volumes are on the device): `volumes` (each shape.size() voxels) go up once, then `measured`
+// volumes (cycling through them) are measured against `reference` in the engine's blocks.
+struct VolumeTiming {
+  double seconds = 0;
+  int batch = 0;
+  std::vector<reg::Shift3> shifts;
+};
+Result<VolumeTiming> time_volumes_on_gpu(const float* reference,
+                                         const std::vector<const float*>& volumes,
+                                         reg::VolumeShape shape, Index measured, int upsample);
 
 // --- Timing and the measured choice ---------------------------------------------------------
 

@@ -54,6 +54,12 @@ struct GpuBackend {
   Result<std::unique_ptr<reg::PhaseEngine>> (*make_phase_engine)(Shape shape,
                                                                  const reg::PhaseOptions& o,
                                                                  int iterations);
+  // 3-D phase correlation of volumes on the device (gpu/volume_gpu.hpp).
+  Result<std::unique_ptr<reg::VolumeEngine>> (*make_volume_engine)(reg::VolumeShape shape,
+                                                                   int upsample);
+  Result<VolumeTiming> (*time_volumes)(const float* reference,
+                                       const std::vector<const float*>& volumes,
+                                       reg::VolumeShape shape, Index measured, int upsample);
   Result<PhaseTiming> (*time_phase)(MatrixView<const float> reference,
                                     StackView<const float> frames, Index measured,
                                     const reg::PhaseOptions& o, int iterations);

@@ -7,11 +7,25 @@
 #include "core/tracking/tracking.hpp"
 
 namespace xcorr::reg {
+namespace {
+
+// The stack fields' channel, plus "sum" (RegisterOptions::sums_channels).
+std::vector<OptionField<RegisterOptions>> with_channel_sum(
+    std::vector<OptionField<RegisterOptions>> table) {
+  for (OptionField<RegisterOptions>& f : table)
+    if (f.key == "channel") {
+      f.doc += "; z-stacks registered as volumes (dims 3): sum, every channel added";
+      f.choices.emplace_back("sum");
+    }
+  return table;
+}
+
+}  // namespace
 
 const std::vector<OptionField<RegisterOptions>>& register_option_table() {
   using O = RegisterOptions;
   constexpr int kNoLimit = std::numeric_limits<int>::max();
-  static const std::vector<OptionField<O>> table = io::with_stack_fields<O>(
+  static const std::vector<OptionField<O>> table = with_channel_sum(io::with_stack_fields<O>(
       {
           enum_field<O>("reference", "Reference",
                         "first: against frame 0; previous: against the frame before, accumulated; "
@@ -73,7 +87,7 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
                             &O::border),
               {"crop", "pad"}),
       },
-      "");
+      ""));
   return table;
 }
 
@@ -96,7 +110,7 @@ Status RegisterOptions::check() const {
                   "transform " + std::string(label(transform)) +
                       " is measured on the CPU: device gpu runs translations only (use auto or "
                       "cpu)"};
-  XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
+  if (!sums_channels()) XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();
 }
@@ -109,7 +123,7 @@ bool registers_volumes(const RegisterOptions& o, long slices) {
 }
 
 io::PlaneSelection RegisterOptions::plane() const {
-  auto p = io::parse_channel_text(channel, z);
+  auto p = io::parse_channel_text(sums_channels() ? "0" : channel, z);
   return p.is_ok() ? p.value() : io::PlaneSelection{};
 }
 

@@ -99,7 +99,11 @@ struct RegisterOptions {
   std::string frame_interval;
 
   Status check() const;
+  // The pages read: the channel's (channel 0 when every channel is summed).
   io::PlaneSelection plane() const;
+  // channel "sum" (volumes, dims 3): every channel of a hyperstack added voxel by voxel is what
+  // is measured (the corrected stack still moves each channel).
+  bool sums_channels() const { return channel == "sum"; }
 };
 
 const std::vector<OptionField<RegisterOptions>>& register_option_table();

@@ -1234,6 +1234,14 @@ class StackRegistration {
 
 }  // namespace
 
+// Frames (dims 2) are measured on one channel.
+Status refuse_channel_sum(const RegisterOptions& o) {
+  if (!o.sums_channels()) return Status::ok();
+  return Status{ErrorCode::invalid_argument,
+                "channel sum adds the channels of volumes (dims 3) only: name the channel that "
+                "frames are measured on"};
+}
+
 Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
                                       const RegisterProgress& progress,
                                       const RegisterShare* share) {
@@ -1252,8 +1260,9 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
         [&job](const io::PlaneSelection& plane) {
           return io::LazyStack::open(job.stack, kCacheBytes, plane);
         },
-        progress);
+        engines, progress);
   }
+  XCORR_RETURN_IF_ERROR(refuse_channel_sum(job.options));
   StackRegistration r(job, engines, progress, share);
   return r.run();
 }
@@ -1272,9 +1281,10 @@ Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterO
           return io::LazyStack::in_memory(stack.name, stack.pages, stack.type, stack.metadata,
                                           plane);
         },
-        progress, true, corrected);
+        engines, progress, true, corrected);
     return r;
   }
+  XCORR_RETURN_IF_ERROR(refuse_channel_sum(options));
   StackRegistration r(job, engines, progress, nullptr, &stack, corrected);
   return r.run();
 }

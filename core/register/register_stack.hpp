@@ -25,6 +25,7 @@
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
 #include "core/register/phase_engine.hpp"
+#include "core/register/volume_engine.hpp"
 #include "core/registry.hpp"
 
 namespace xcorr::reg {
@@ -92,11 +93,12 @@ struct RegisterShare {
 };
 
 // What measures a job's frames: `variants`, the correlation variants of method zncc (the CPU's
-// or the GPU's); `phase`, the phase engine a job's device asks for. engine::register_engines()
-// gives the facade's.
+// or the GPU's); `phase` and `volume`, the phase engines (2-D and 3-D) a job's device asks for.
+// engine::register_engines() gives the facade's.
 struct Engines {
   const Registry* variants = nullptr;
   PhaseEngineFactory phase;
+  VolumeEngineFactory volume;
 };
 
 // `share`: this process's part of a shared job (null: the whole job).

@@ -67,25 +67,41 @@ long time_points(const io::HyperLayout& l, long pages) {
   return l.frames > 0 ? l.frames : pages / std::max(1L, l.channels * l.slices);
 }
 
-// One channel's volume of a time point: its z-planes (the region's pixels), plane after plane.
+// A time point's volume (one channel's, or every channel's added): its z-planes (the region's
+// pixels), plane after plane.
 struct Volume {
   std::vector<float> voxels;
   std::string failed;  // why it cannot be registered ("" when it can)
 };
 
+// Time point t's volume of `channel`, or (channel -1) of every channel added voxel by voxel (a
+// pixel missing in one channel is missing in the sum); each plane's missing pixels filled and
+// hot pixels suppressed.
 Volume read_volume(io::LazyStack& pages, const io::HyperLayout& l, long channel, long t,
                    const Rect& rr) {
   Volume v;
   v.voxels.resize(static_cast<std::size_t>(l.slices * rr.h * rr.w));
+  const long first = channel < 0 ? 0 : channel, last = channel < 0 ? l.channels - 1 : channel;
   for (long z = 0; z < l.slices; ++z) {
-    auto plane = pages.region(l.page(channel, z, t), rr.y, rr.x, rr.h, rr.w);
+    auto plane = pages.region(l.page(first, z, t), rr.y, rr.x, rr.h, rr.w);
+    for (long c = first + 1; c <= last && plane.is_ok(); ++c) {
+      auto more = pages.region(l.page(c, z, t), rr.y, rr.x, rr.h, rr.w);
+      if (!more.is_ok()) {
+        plane = more.status();
+        break;
+      }
+      float* sum = plane.value().data();
+      const float* in = more.value().data();
+      for (long i = 0; i < rr.h * rr.w; ++i) sum[i] += in[i];
+    }
     if (!plane.is_ok()) {
       v.failed = plane.status().message();
       return v;
     }
     const MissingPixels m = fill_missing(plane.value()[0]);
     if (!m.why.empty()) {
-      v.failed = "its z-plane " + std::to_string(z) + " " + m.why;
+      v.failed =
+          "its z-plane " + std::to_string(z) + (channel < 0 ? " (channels added) " : " ") + m.why;
       return v;
     }
     (void)suppress_hot_pixels(plane.value()[0]);
@@ -98,8 +114,8 @@ Volume read_volume(io::LazyStack& pages, const io::HyperLayout& l, long channel,
 }  // namespace
 
 Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages& open,
-                                        const RegisterProgress& progress, bool in_memory,
-                                        Stack<float>* to_memory) {
+                                        const Engines& engines, const RegisterProgress& progress,
+                                        bool in_memory, Stack<float>* to_memory) {
   const RegisterOptions& o = job.options;
   io::PlaneSelection every = o.plane();
   every.all_pages = true;
@@ -116,7 +132,7 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
   if (T < 2)
     return Status{ErrorCode::invalid_argument,
                   "'" + job.stack + "' holds one time point: registration needs at least two"};
-  const long channel = o.plane().channel;
+  const long channel = o.sums_channels() ? -1 : o.plane().channel;  // -1: every channel added
   if (channel >= l.channels)
     return Status{ErrorCode::invalid_argument, "channel " + std::to_string(channel) +
                                                    ": the stack has " + std::to_string(l.channels) +
@@ -132,18 +148,19 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
   report.frame = shape;
   report.volumes = true;
   report.spacing_z = meta.spacing_z;
-  report.device = "cpu";
   report.drift.resize(static_cast<std::size_t>(T));
   for (long t = 0; t < T; ++t) report.drift[static_cast<std::size_t>(t)].frame = t;
 
-  auto correlator = VolumeCorrelator::create({l.slices, rr.h, rr.w}, o.upsample);
-  if (!correlator.is_ok()) return correlator.status();
-  const VolumeCorrelator& vc = *correlator.value();
+  if (!engines.volume) return Status{ErrorCode::internal, "register_volumes: no volume engine"};
+  auto made = engines.volume({l.slices, rr.h, rr.w}, o.upsample, o.device);
+  if (!made.is_ok()) return made.status();
+  VolumeEngine& engine = *made.value();
+  report.device = engine.device();
   Volume reference = read_volume(pages, l, channel, 0, rr);
   if (!reference.failed.empty())
     return Status{ErrorCode::invalid_argument,
                   "the reference time point 0 cannot be used: " + reference.failed};
-  XCORR_RETURN_IF_ERROR(correlator.value()->set_reference(reference.voxels.data()));
+  XCORR_RETURN_IF_ERROR(engine.set_reference(reference.voxels.data()));
   report.drift[0].peak = 1;
 
   const double total = 2.0 * static_cast<double>(T);  // measuring, then writing
@@ -153,7 +170,9 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
     return !progress || progress(done, total);
   };
   const bool previous = o.reference == Reference::previous;
-  const long block = std::max(2L, static_cast<long>(hardware_threads()));
+  // Time points read and measured together: a volume per host thread, or 8 for the GPU's batches.
+  const long block =
+      engine.device() == "gpu" ? 8L : std::max(2L, static_cast<long>(hardware_threads()));
   Volume last = std::move(reference);  // previous: the last readable volume
   double sx = 0, sy = 0, sz = 0;       // previous: the accumulated drift of `last`
   // Commits of an interrupted run of this job: resumed from the first time point they miss.
@@ -196,24 +215,23 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
       volumes.push_back(read_volume(pages, l, channel, t, rr));
       if (!tick(0)) return cancelled();
     }
-    std::vector<Result<Shift3>> shifts(static_cast<std::size_t>(count), Shift3{});
-    parallel_for(count, 1, [&](Index b, Index e) {
-      for (Index i = b; i < e; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        if (!volumes[k].failed.empty()) continue;
-        if (!previous) {
-          shifts[k] = vc.measure(volumes[k].voxels.data());
-          continue;
-        }
-        const Volume* before = &last;  // the last readable volume before this one
-        for (std::size_t j = k; j-- > 0;)
-          if (volumes[j].failed.empty()) {
-            before = &volumes[j];
-            break;
-          }
-        shifts[k] = vc.measure(before->voxels.data(), volumes[k].voxels.data());
-      }
-    });
+    // The readable volumes of the block (and, for previous, the last readable one before each).
+    std::vector<const float*> measured, before;
+    std::vector<std::size_t> which;
+    const Volume* prior = &last;
+    for (std::size_t k = 0; k < volumes.size(); ++k) {
+      if (!volumes[k].failed.empty()) continue;
+      measured.push_back(volumes[k].voxels.data());
+      before.push_back(prior->voxels.data());
+      which.push_back(k);
+      prior = &volumes[k];
+    }
+    std::vector<Shift3> shifts(volumes.size());
+    if (!measured.empty()) {
+      auto found = engine.measure(measured, previous ? &before : nullptr);
+      if (!found.is_ok()) return found.status();
+      for (std::size_t i = 0; i < which.size(); ++i) shifts[which[i]] = found.value()[i];
+    }
     for (long i = 0; i < count; ++i) {
       const auto k = static_cast<std::size_t>(i);
       DriftRow& d = report.drift[static_cast<std::size_t>(first + i)];
@@ -221,8 +239,7 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
         d.failed = "it " + volumes[k].failed;
         continue;
       }
-      if (!shifts[k].is_ok()) return shifts[k].status();
-      const Shift3 s = shifts[k].value();
+      const Shift3 s = shifts[k];
       if (!std::isfinite(s.dx) || !std::isfinite(s.dy) || !std::isfinite(s.dz) || !(s.peak > 0)) {
         d.failed = "it has no correlation peak (peak " + std::to_string(s.peak) + ")";
         continue;

@@ -24,9 +24,10 @@ using OpenPages = std::function<Result<std::unique_ptr<io::LazyStack>>(const io:
 // Measures and writes (job.out, job.drift, committing as it goes); in memory (the Python
 // module): nothing written or committed, the corrected pages into *to_memory when given, as the
 // TIFF would hold them.
+// `engines.volume` measures (the job's device).
 Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages& open,
-                                        const RegisterProgress& progress, bool in_memory = false,
-                                        Stack<float>* to_memory = nullptr);
+                                        const Engines& engines, const RegisterProgress& progress,
+                                        bool in_memory = false, Stack<float>* to_memory = nullptr);
 
 // The corrected hyperstack of `report`'s drift (dx, dy, dz per time point; crop from
 // report's area) to job.out, or into `to_memory`. tick(time points done) false cancels.

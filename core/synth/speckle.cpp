@@ -97,6 +97,57 @@ Stack<float> render_speckle_field(const SpeckleOptions& o, const DisplacementFie
   return s;
 }
 
+Stack<float> render_speckle_volume(const SpeckleOptions& o, Index depth, double radius_z, double dz,
+                                   double dy, double dx, std::uint64_t noise_stream) {
+  const double r = o.speckle_radius, margin = 4 * r + 16, margin_z = 4 * radius_z + 16;
+  const auto rows = static_cast<double>(o.rows), cols = static_cast<double>(o.cols),
+             planes = static_cast<double>(depth);
+  const auto n = static_cast<std::size_t>(o.density * (rows + 2 * margin) * (cols + 2 * margin) *
+                                          (planes + 2 * margin_z) / (r * r * radius_z));
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> ux(-margin, cols + margin), uy(-margin, rows + margin),
+      uz(-margin_z, planes + margin_z), ua(0.4, 1.0);
+  const auto reach = static_cast<Index>(std::ceil(3.5 * r)),
+             reach_z = static_cast<Index>(std::ceil(3.5 * radius_z));
+  const Index plane = o.rows * o.cols;
+  std::vector<double> intensity(static_cast<std::size_t>(plane * depth), 0.0);
+  std::vector<double> gx(static_cast<std::size_t>(2 * reach + 1)), gy(gx.size()),
+      gz(static_cast<std::size_t>(2 * reach_z + 1));
+  // The separable Gaussian of one speckle along an axis, from sample `first`.
+  const auto along = [](double centre, Index first, double radius, std::vector<double>& g) {
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const double d = (static_cast<double>(first) + static_cast<double>(i) - centre) / radius;
+      g[i] = std::exp(-d * d);
+    }
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    const double cx = ux(rng) + dx, cy = uy(rng) + dy, cz = uz(rng) + dz, a = ua(rng);
+    const Index x0 = static_cast<Index>(std::floor(cx)) - reach,
+                y0 = static_cast<Index>(std::floor(cy)) - reach,
+                z0 = static_cast<Index>(std::floor(cz)) - reach_z;
+    const Index xs = std::max<Index>(0, x0), xe = std::min(o.cols - 1, x0 + 2 * reach);
+    const Index ys = std::max<Index>(0, y0), ye = std::min(o.rows - 1, y0 + 2 * reach);
+    const Index zs = std::max<Index>(0, z0), ze = std::min(depth - 1, z0 + 2 * reach_z);
+    if (xs > xe || ys > ye || zs > ze) continue;
+    along(cx, x0, r, gx), along(cy, y0, r, gy), along(cz, z0, radius_z, gz);
+    for (Index z = zs; z <= ze; ++z)
+      for (Index y = ys; y <= ye; ++y) {
+        const double w =
+            a * gz[static_cast<std::size_t>(z - z0)] * gy[static_cast<std::size_t>(y - y0)];
+        double* row = intensity.data() + z * plane + y * o.cols;
+        for (Index x = xs; x <= xe; ++x) row[x] += w * gx[static_cast<std::size_t>(x - x0)];
+      }
+  }
+  Stack<float> s(o.rows, o.cols, depth);
+  std::vector<double> one(static_cast<std::size_t>(plane));
+  for (Index z = 0; z < depth; ++z) {
+    std::copy_n(intensity.data() + z * plane, plane, one.data());
+    finish(o, one, (o.seed * 7919u + 1 + noise_stream) * 65537u + static_cast<std::uint64_t>(z),
+           s[z]);
+  }
+  return s;
+}
+
 DisplacementField translation_field(double u, double v) {
   return [u, v](double, double) { return FieldSample{u, v, 0, 0, 0, 0}; };
 }

@@ -46,6 +46,14 @@ DisplacementField affine_field(double u, double v, double ux, double uy, double 
                                double x0, double y0);
 DisplacementField sinusoid_field(double amplitude, double period);
 
+// A volume of the pattern in 3-D: `depth` planes of o.rows x o.cols voxels (plane z is matrix z)
+// of speckles exp(-(x^2 + y^2) / r^2 - z^2 / radius_z^2) (o.speckle_radius = r; o.density
+// speckles per r^2 radius_z of volume), moved by (dz, dy, dx) voxels, rendered analytically
+// (each speckle cut at 3.5 radii), tone-mapped and noised as the 2-D frames. `noise_stream`
+// selects the noise realisation.
+Stack<float> render_speckle_volume(const SpeckleOptions& o, Index depth, double radius_z, double dz,
+                                   double dy, double dx, std::uint64_t noise_stream = 0);
+
 // `count` rows x cols matrices of uniform values in [0, 1) from a xorshift32 stream seeded by
 // `seed`: cheap, deterministic inputs for benchmarks and profiles (not a speckle pattern).
 Stack<float> uniform_noise(Index rows, Index cols, Index count, std::uint32_t seed);

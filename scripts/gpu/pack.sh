@@ -24,7 +24,7 @@ for exe in xcorr xcorr-studio; do
 done
 cp -L /usr/lib/x86_64-linux-gnu/libfftw3f.so.3 .gpu/lib/
 [ -f ../shared/tools/anchor_bench.py ] && cp ../shared/tools/anchor_bench.py .gpu/tools/
-cp scripts/bench/phase_anchor_torch.py .gpu/tools/
+cp scripts/bench/phase_anchor_torch.py scripts/bench/volume_anchor_torch.py .gpu/tools/
 cp scripts/gpu/run.sh scripts/gpu/support.sh .gpu/
 [ "${XCORR_PACK_NPP:-1}" = 1 ] && scripts/gpu/build_npp_anchor.sh .gpu
 du -sh .gpu

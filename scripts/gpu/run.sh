@@ -3,7 +3,7 @@
 # binary (GPU tests run for real there), then the benchmarks with their anchors in the same run.
 # Only a few files come back from that machine, so $OUT holds summary.txt and results.tar.gz
 # (every log, JUnit XML and JSON table). Switches: XCORR_TESTS, XCORR_GPU_BENCH, XCORR_DIC_BENCH,
-# XCORR_REG_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
+# XCORR_REG_BENCH, XCORR_VOL_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
 # XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_ANCHOR_TIMEOUT (anchor_bench.py, default 450), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
 # 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
@@ -61,6 +61,26 @@ if [ "${XCORR_REG_BENCH:-1}" = 1 ]; then
     echo "phase anchor $size: exit $?"
   done
   grep -E "frames/s|Error|error" "$logs/bench-register.txt"
+fi
+# 3-D registration (64 x 512 x 512 volumes, drift up to 10 voxels): the GPU and CPU volume engines
+# from host memory, the GPU's with the volumes on the device, and the anchor (scikit-image's algorithm batched in PyTorch, checked against
+# scikit-image) on the same volumes. The volumes (600 MB) stay out of the results.
+if [ "${XCORR_VOL_BENCH:-1}" = 1 ]; then
+  vols=$(mktemp -d)
+  timeout 240 .gpu/bin/xcorr bench-register --depth 64 --size 512 --frames 256 --distinct 8 --device gpu \
+    --save "$vols" --out "$res/volume-gpu.json" >> "$logs/bench-volume.txt" 2>&1
+  echo "bench-register --depth 64 gpu: exit $?"
+  timeout 240 .gpu/bin/xcorr bench-register --depth 64 --size 512 --frames 256 --distinct 8 --device gpu \
+    --resident --out "$res/volume-gpu-resident.json" >> "$logs/bench-volume.txt" 2>&1
+  echo "bench-register --depth 64 gpu --resident: exit $?"
+  timeout 240 .gpu/bin/xcorr bench-register --depth 64 --size 512 --frames 16 --distinct 8 --device cpu \
+    --out "$res/volume-cpu.json" >> "$logs/bench-volume.txt" 2>&1
+  echo "bench-register --depth 64 cpu: exit $?"
+  timeout 240 python3 .gpu/tools/volume_anchor_torch.py "$vols" "$res/volume-anchor.json" --volumes 256 \
+    >> "$logs/bench-volume.txt" 2>&1
+  echo "volume anchor: exit $?"
+  rm -rf "$vols"
+  grep -E "volumes/s|skimage|Error|error" "$logs/bench-volume.txt"
 fi
 # DIC speed (2048x2048 pair, subset 31, step 4): GPU (device-resident) and this host's CPU.
 if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then

@@ -1,7 +1,6 @@
 // 3-D phase correlation against shifts known in float64: volumes of a texture defined at every
-// point (random 3-D plane waves, periodic in nothing) sampled at the voxels, the frame showing the
-// texture moved by a fresh random sub-voxel shift; sizes odd, prime, small and not multiples of
-// 32.
+// point (tests/support/wave_volume.hpp) sampled at the voxels, the frame showing the texture moved
+// by a fresh random sub-voxel shift; sizes odd, prime, small and not multiples of 32.
 #include "core/register/phase_volume.hpp"
 
 #include <gtest/gtest.h>
@@ -11,40 +10,13 @@
 #include <vector>
 
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/wave_volume.hpp"
 
 namespace xcorr::reg {
 namespace {
 
-struct Waves {
-  std::vector<double> fx, fy, fz, phase;
-  explicit Waves(std::mt19937_64& g) {
-    std::uniform_real_distribution<double> u(0, 1);
-    for (int k = 0; k < 120; ++k) {
-      const double period = 4 + 26 * u(g), theta = 6.283185307179586 * u(g), cz = 2 * u(g) - 1,
-                   sz = std::sqrt(1 - cz * cz);
-      fx.push_back(sz * std::cos(theta) / period);
-      fy.push_back(sz * std::sin(theta) / period);
-      fz.push_back(cz / period);
-      phase.push_back(6.283185307179586 * u(g));
-    }
-  }
-  double at(double x, double y, double z) const {
-    double v = 0;
-    for (std::size_t k = 0; k < fx.size(); ++k)
-      v += std::cos(6.283185307179586 * (fx[k] * x + fy[k] * y + fz[k] * z) + phase[k]);
-    return v;
-  }
-};
-
-std::vector<float> volume(const Waves& w, VolumeShape s, double dx, double dy, double dz) {
-  std::vector<float> v(static_cast<std::size_t>(s.size()));
-  for (Index z = 0; z < s.depth; ++z)
-    for (Index r = 0; r < s.rows; ++r)
-      for (Index c = 0; c < s.cols; ++c)
-        v[static_cast<std::size_t>((z * s.rows + r) * s.cols + c)] = static_cast<float>(w.at(
-            static_cast<double>(c) - dx, static_cast<double>(r) - dy, static_cast<double>(z) - dz));
-  return v;
-}
+using test::wave_volume;
+using test::Waves;
 
 TEST(PhaseVolume, SubVoxelShiftsOnOddPrimeAndSmallSizes) {
   std::mt19937_64 g(testing::run_seed() + 3);
@@ -57,7 +29,7 @@ TEST(PhaseVolume, SubVoxelShiftsOnOddPrimeAndSmallSizes) {
     const double dx = u(g) * static_cast<double>(s.cols) / 16,
                  dy = u(g) * static_cast<double>(s.rows) / 16,
                  dz = u(g) * static_cast<double>(s.depth) / 16;
-    const auto ref = volume(w, s, 0, 0, 0), moved = volume(w, s, dx, dy, dz);
+    const auto ref = wave_volume(w, s, 0, 0, 0), moved = wave_volume(w, s, dx, dy, dz);
     auto c = VolumeCorrelator::create(s, 100);
     ASSERT_TRUE(c.is_ok()) << c.status().message();
     ASSERT_TRUE(c.value()->set_reference(ref.data()).is_ok());

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -29,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 Engines cpu_engine() {
-  return {&testing::cpu_registry(), cpu_phase_engines};
+  return {&testing::cpu_registry(), cpu_phase_engines, cpu_volume_engines};
 }
 
 class Register : public testing::TempDirTest {
@@ -542,13 +543,17 @@ double waves3(double x, double y, double z) {
 
 class RegisterVolumes : public testing::TempDirTest {};
 
-// A TZCYX hyperstack of 2 channels, 12 z-planes (dims auto: volumes), 5 time points drifting in
-// x, y and z by sub-voxel amounts; 0.5 um pixels, 1.5 um z spacing.
-TEST_F(RegisterVolumes, AZStackOverTimeGivesItsXYZDriftAndMovesEveryPlane) {
-  const Index rows = 48, cols = 56;
-  const long slices = 12, channels = 2, frames = 5;
-  const double drift[][3] = {
-      {0, 0, 0}, {1.3, -0.6, 0.4}, {2.2, -1.4, 0.9}, {-0.7, 0.8, -0.6}, {3.1, 1.9, 1.3}};
+constexpr Index kZRows = 48, kZCols = 56;
+constexpr long kZSlices = 12, kZChannels = 2, kZFrames = 5;
+constexpr double kZDrift[][3] = {
+    {0, 0, 0}, {1.3, -0.6, 0.4}, {2.2, -1.4, 0.9}, {-0.7, 0.8, -0.6}, {3.1, 1.9, 1.3}};
+using Texture = std::function<float(long c, double x, double y, double z)>;
+
+// A TZCYX hyperstack of 2 channels, 12 z-planes (dims auto: volumes), 5 time points of
+// `value` drifting by kZDrift in x, y and z; 0.5 um pixels, 1.5 um z spacing.
+Status write_zstack(const std::string& stack, const Texture& value) {
+  const Index rows = kZRows, cols = kZCols;
+  const long slices = kZSlices, channels = kZChannels, frames = kZFrames;
   io::StackMetadata m;
   m.layout.channels = channels;
   m.layout.slices = slices;
@@ -559,27 +564,33 @@ TEST_F(RegisterVolumes, AZStackOverTimeGivesItsXYZDriftAndMovesEveryPlane) {
   scale.unit = "um";
   const std::string description =
       io::derived_description(m, {rows, cols}, frames, io::PixelType::f32, scale);
+  return io::write_atomically(stack, [&](const fs::path& tmp) -> Status {
+    auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {rows, cols},
+                                    channels * slices * frames, description, scale);
+    if (!w.is_ok()) return w.status();
+    for (long p = 0; p < channels * slices * frames; ++p) {
+      // ImageJ order: channel fastest, then z, then time.
+      const long c = p % channels, z = (p / channels) % slices, t = p / (channels * slices);
+      const auto& d = kZDrift[t];
+      XCORR_RETURN_IF_ERROR(w.value()->add_page_rows([&](Index r, float* out) {
+        for (Index k = 0; k < cols; ++k)
+          out[k] = value(c, static_cast<double>(k) - d[0], static_cast<double>(r) - d[1],
+                         static_cast<double>(z) - d[2]);
+      }));
+    }
+    return w.value()->close();
+  });
+}
+
+TEST_F(RegisterVolumes, AZStackOverTimeGivesItsXYZDriftAndMovesEveryPlane) {
+  const Index rows = kZRows, cols = kZCols;
+  const long slices = kZSlices, channels = kZChannels, frames = kZFrames;
+  const auto& drift = kZDrift;
   const std::string stack = path("zstack.tif");
-  const auto value = [&](long c, double x, double y, double z) {
+  const auto value = [](long c, double x, double y, double z) {
     return static_cast<float>(1000 + 100 * waves3(x + 40 * static_cast<double>(c), y, z));
   };
-  ASSERT_TRUE(io::write_atomically(stack, [&](const fs::path& tmp) -> Status {
-                auto w = io::TiffWriter::create(tmp, io::PixelType::f32, {rows, cols},
-                                                channels * slices * frames, description, scale);
-                if (!w.is_ok()) return w.status();
-                for (long p = 0; p < channels * slices * frames; ++p) {
-                  // ImageJ order: channel fastest, then z, then time.
-                  const long c = p % channels, z = (p / channels) % slices,
-                             t = p / (channels * slices);
-                  const auto& d = drift[t];
-                  XCORR_RETURN_IF_ERROR(w.value()->add_page_rows([&](Index r, float* out) {
-                    for (Index k = 0; k < cols; ++k)
-                      out[k] = value(c, static_cast<double>(k) - d[0],
-                                     static_cast<double>(r) - d[1], static_cast<double>(z) - d[2]);
-                  }));
-                }
-                return w.value()->close();
-              }).is_ok());
+  ASSERT_TRUE(write_zstack(stack, value).is_ok());
   RegisterJob j;
   j.stack = stack;
   j.out = path("zstack_registered.tif");
@@ -669,6 +680,44 @@ TEST_F(RegisterVolumes, AZStackOverTimeGivesItsXYZDriftAndMovesEveryPlane) {
   auto refused = register_stack(j, cpu_engine());
   ASSERT_FALSE(refused.is_ok());
   EXPECT_NE(refused.status().message().find("reference mean is 2-D only"), std::string::npos);
+}
+
+// channel sum: channel 0 is flat (it alone has nothing to measure), channel 1 the texture; the
+// sum measures the drift, channel 0 alone fails every time point by name, and frames (dims 2)
+// refuse the sum by name.
+TEST_F(RegisterVolumes, ChannelSumMeasuresOnEveryChannelAdded) {
+  const std::string stack = path("half_flat.tif");
+  ASSERT_TRUE(write_zstack(stack, [](long c, double x, double y, double z) {
+                return static_cast<float>(c == 0 ? 500.0 : 1000 + 100 * waves3(x, y, z));
+              }).is_ok());
+  RegisterJob j;
+  j.stack = stack;
+  j.drift = path("sum.csv");
+  j.options.channel = "sum";
+  auto r = register_stack(j, cpu_engine());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_TRUE(r.value().volumes);
+  ASSERT_EQ(r.value().failed, 0);
+  for (long t = 0; t < kZFrames; ++t) {
+    const DriftRow& d = r.value().drift[static_cast<std::size_t>(t)];
+    EXPECT_NEAR(d.dx, kZDrift[t][0], 0.05) << t;
+    EXPECT_NEAR(d.dy, kZDrift[t][1], 0.05) << t;
+    EXPECT_NEAR(d.dz, kZDrift[t][2], 0.1) << t;
+  }
+  j.options.channel = "0";
+  j.drift = path("flat.csv");
+  auto flat = register_stack(j, cpu_engine());
+  ASSERT_FALSE(flat.is_ok());  // the reference volume itself is flat
+  EXPECT_NE(flat.status().message().find("reference time point 0 cannot be used"),
+            std::string::npos)
+      << flat.status().message();
+  j.options.channel = "sum";
+  j.options.dims = "2";
+  auto frames = register_stack(j, cpu_engine());
+  ASSERT_FALSE(frames.is_ok());
+  EXPECT_EQ(frames.status().message(),
+            "channel sum adds the channels of volumes (dims 3) only: name the channel that "
+            "frames are measured on");
 }
 
 }  // namespace
