@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
 #include "gpu/host_staging.cuh"
+#include "gpu/phase_batch.cuh"
 #include "gpu/phase_gpu.hpp"
 #include "gpu/phase_kernels.cuh"
 
@@ -215,13 +215,6 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
         half_(cols_ / 2 + 1),
         options_(o),
         iterations_(iterations) {}
-  ~GpuPhaseEngine() override {
-    if (auto api = cufft_api(); api.is_ok())
-      for (auto& [count, plans] : plans_) {
-        api.value()->cufftDestroy(plans.first);
-        api.value()->cufftDestroy(plans.second);
-      }
-  }
 
   std::string device() const override { return "gpu"; }
   int batch() const { return batch_; }
@@ -239,10 +232,9 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
                                           static_cast<int>(smem)));
     // Blocks of up to 32 frames, their buffers (about 24 bytes a pixel with cuFFT's work area)
     // within a quarter of the free device memory and 4 GB.
-    std::size_t free = 0, total = 0;
-    XCORR_CUDA_TRY(cudaMemGetInfo(&free, &total));
-    const double budget = std::min(0.25 * static_cast<double>(free), 4e9);
-    batch_ = static_cast<int>(std::clamp(budget / (24.0 * static_cast<double>(area())), 1.0, 32.0));
+    auto fits = phase::batch_that_fits(24.0 * static_cast<double>(area()), 32);
+    if (!fits.is_ok()) return fits.status();
+    batch_ = fits.value();
     const auto b = static_cast<std::size_t>(batch_);
     XCORR_RETURN_IF_ERROR(in_.allocate(b * area()));
     XCORR_RETURN_IF_ERROR(real_.allocate(b * area()));
@@ -347,29 +339,10 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
     return Status::ok();
   }
 
-  // The plans for `count` frames: R2C and C2R, made on first use.
-  Result<std::pair<cufftHandle, cufftHandle>> plans(int count) {
-    if (auto it = plans_.find(count); it != plans_.end()) return it->second;
-    const CufftApi& api = *cufft_api().value();
-    int n[2] = {rows_, cols_};
-    cufftHandle forward = 0, inverse = 0;
-    XCORR_CUFFT_TRY(
-        api.cufftPlanMany(&forward, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_R2C, count));
-    if (const cufftResult r =
-            api.cufftPlanMany(&inverse, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_C2R, count);
-        r != CUFFT_SUCCESS) {
-      api.cufftDestroy(forward);
-      return cufft_status(r, "cufftPlanMany (C2R)");
-    }
-    api.cufftSetStream(forward, stream_);
-    api.cufftSetStream(inverse, stream_);
-    return plans_[count] = {forward, inverse};
-  }
-
   // The windowed spectra of `count` images at `images` (device) into spec (count x n_spec) and
   // their energies into energy; the window moved by each frame's state when `moved`.
   Status spectra(const float* images, int count, bool moved, float2* spec, double* energy) {
-    auto p = plans(count);
+    auto p = plans_.get(count);
     if (!p.is_ok()) return p.status();
     XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
     XCORR_CUDA_TRY(cudaMemsetAsync(energy, 0, count * sizeof(double), stream_));
@@ -389,7 +362,7 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
 
   Status measure_on_device(const float* frames, int count, const float2* ref,
                            const double* ref_energy, int ref_step) {
-    auto p = plans(count);
+    auto p = plans_.get(count);
     if (!p.is_ok()) return p.status();
     const double total = static_cast<double>(area()), finest = 1.0 / options_.upsample;
     for (int it = 0; it < iterations_; ++it) {
@@ -414,23 +387,18 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
                                                           options_.upsample, acc_.get());
       XCORR_LAUNCH_TRY("start_kernel");
       // At most kMaxPasses searching passes and the final evaluation, checked every few.
-      for (int pass = 0; pass <= kMaxPasses + 1; pass += kPassesPerCheck) {
-        for (int q = 0; q < kPassesPerCheck; ++q) {
-          eval_kernel<<<dim3((rows_ + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock, count), kThreads,
-                        eval_smem(), stream_>>>(state_.get(), cross_.get(), rows_, cols_,
-                                                acc_.get());
-          XCORR_LAUNCH_TRY("eval_kernel");
-          decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
-              state_.get(), count, acc_.get(), total, finest, remaining_.get());
-          XCORR_LAUNCH_TRY("decide_kernel");
-        }
-        XCORR_CUDA_TRY(cudaMemcpyAsync(remaining_h_.get(), remaining_.get(), sizeof(int),
-                                       cudaMemcpyDeviceToHost, stream_));
-        XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
-        if (remaining_h_[0] == 0) break;
-      }
-      if (remaining_h_[0] != 0)
-        return Status{ErrorCode::internal, "the GPU phase search did not finish"};
+      const auto pass = [&]() -> Status {
+        eval_kernel<<<dim3((rows_ + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock, count), kThreads,
+                      eval_smem(), stream_>>>(state_.get(), cross_.get(), rows_, cols_, acc_.get());
+        XCORR_LAUNCH_TRY("eval_kernel");
+        decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(state_.get(), count, acc_.get(),
+                                                                   total, finest, remaining_.get());
+        XCORR_LAUNCH_TRY("decide_kernel");
+        return Status::ok();
+      };
+      XCORR_RETURN_IF_ERROR(phase::search_until_done(pass, kMaxPasses, kPassesPerCheck,
+                                                     remaining_.get(), remaining_h_.get(), stream_,
+                                                     "the GPU phase search"));
     }
     return Status::ok();
   }
@@ -441,7 +409,7 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
   int batch_ = 1;
   cudaStream_t stream_ = nullptr;
   bool has_reference_ = false;
-  std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
+  phase::BatchedPlans plans_{std::vector<int>{rows_, cols_}, stream_};
   DeviceBuffer<float> in_, real_, wx_, wy_;
   DeviceBuffer<float2> spec_, cross_, ref_spec_, refs_spec_;
   DeviceBuffer<double> sums_, energy_, ref_energy_, refs_energy_, acc_;

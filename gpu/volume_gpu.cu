@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
 #include "gpu/host_staging.cuh"
+#include "gpu/phase_batch.cuh"
 #include "gpu/phase_kernels.cuh"
 #include "gpu/volume_gpu.hpp"
 
@@ -244,13 +244,6 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
         cols_(static_cast<int>(shape.cols)),
         half_(cols_ / 2 + 1),
         upsample_(upsample) {}
-  ~GpuVolumeEngine() override {
-    if (auto api = cufft_api(); api.is_ok())
-      for (auto& [count, plans] : plans_) {
-        api.value()->cufftDestroy(plans.first);
-        api.value()->cufftDestroy(plans.second);
-      }
-  }
 
   std::string device() const override { return "gpu"; }
   long long size() const { return static_cast<long long>(depth_) * rows_ * cols_; }
@@ -267,10 +260,9 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
                                           static_cast<int>(smem)));
     // Blocks of up to 8 volumes, their buffers (about 32 bytes a voxel with cuFFT's work area
     // and the references of `previous`) within a quarter of the free device memory and 4 GB.
-    std::size_t free = 0, total = 0;
-    XCORR_CUDA_TRY(cudaMemGetInfo(&free, &total));
-    const double budget = std::min(0.25 * static_cast<double>(free), 4e9);
-    batch_ = static_cast<int>(std::clamp(budget / (32.0 * static_cast<double>(size())), 1.0, 8.0));
+    auto fits = phase::batch_that_fits(32.0 * static_cast<double>(size()), 8);
+    if (!fits.is_ok()) return fits.status();
+    batch_ = fits.value();
     const auto b = static_cast<std::size_t>(batch_);
     XCORR_RETURN_IF_ERROR(in_.allocate(b * size()));
     XCORR_RETURN_IF_ERROR(real_.allocate(b * size()));
@@ -364,35 +356,18 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
     return Status::ok();
   }
 
-  // The plans for `count` volumes: R2C and C2R, made on first use.
-  Result<std::pair<cufftHandle, cufftHandle>> plans(int count) {
-    if (auto it = plans_.find(count); it != plans_.end()) return it->second;
-    const CufftApi& api = *cufft_api().value();
-    int n[3] = {depth_, rows_, cols_};
-    cufftHandle forward = 0, inverse = 0;
-    XCORR_CUFFT_TRY(
-        api.cufftPlanMany(&forward, 3, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_R2C, count));
-    if (const cufftResult r =
-            api.cufftPlanMany(&inverse, 3, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_C2R, count);
-        r != CUFFT_SUCCESS) {
-      api.cufftDestroy(forward);
-      return cufft_status(r, "cufftPlanMany (3-D C2R)");
-    }
-    api.cufftSetStream(forward, stream_);
-    api.cufftSetStream(inverse, stream_);
-    return plans_[count] = {forward, inverse};
-  }
-
   // The windowed spectra of `count` volumes at `volumes` (device) into spec (count x n_spec) and
   // their energies into energy; the windows moved by each volume's shift when `moved`.
   Status spectra(const float* volumes, int count, bool moved, float2* spec, double* energy) {
-    auto p = plans(count);
+    auto p = plans_.get(count);
     if (!p.is_ok()) return p.status();
-    XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
     XCORR_CUDA_TRY(cudaMemsetAsync(energy, 0, count * sizeof(double), stream_));
-    stats_kernel<<<dim3(grid_for(size(), kThreads * 16, 1024), count), kThreads, 0, stream_>>>(
-        volumes, size(), sums_.get());
-    XCORR_LAUNCH_TRY("stats_kernel");
+    if (!moved) {  // later rounds keep the volumes' sums
+      XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
+      stats_kernel<<<dim3(grid_for(size(), kThreads * 16, 1024), count), kThreads, 0, stream_>>>(
+          volumes, size(), sums_.get());
+      XCORR_LAUNCH_TRY("stats_kernel");
+    }
     window_kernel<<<count, kThreads, 0, stream_>>>(state_.get(), moved, depth_, rows_, cols_,
                                                    wx_.get(), wy_.get(), wz_.get());
     XCORR_LAUNCH_TRY("window_kernel");
@@ -409,7 +384,7 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
   // state_h_.
   Status measure_on_device(const float* volumes, int count, const float2* ref,
                            const double* ref_energy, int ref_step) {
-    auto p = plans(count);
+    auto p = plans_.get(count);
     if (!p.is_ok()) return p.status();
     const double total = static_cast<double>(size()), finest = 1.0 / upsample_;
     const long long lines = static_cast<long long>(depth_) * rows_;
@@ -435,25 +410,20 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
                                                           cols_, upsample_, acc_.get());
       XCORR_LAUNCH_TRY("start_kernel");
       // At most kMaxPasses searching passes and the final evaluation, checked every few.
-      for (int pass = 0; pass <= kMaxPasses + 1; pass += kPassesPerCheck) {
-        for (int q = 0; q < kPassesPerCheck; ++q) {
-          eval_kernel<<<dim3(static_cast<unsigned>((lines + kRowsPerEvalBlock - 1) /
-                                                   kRowsPerEvalBlock),
-                             count),
-                        kThreads, eval_smem(), stream_>>>(state_.get(), cross_.get(), depth_, rows_,
-                                                          cols_, acc_.get());
-          XCORR_LAUNCH_TRY("eval_kernel");
-          decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
-              state_.get(), count, refining, acc_.get(), total, finest, remaining_.get());
-          XCORR_LAUNCH_TRY("decide_kernel");
-        }
-        XCORR_CUDA_TRY(cudaMemcpyAsync(remaining_h_.get(), remaining_.get(), sizeof(int),
-                                       cudaMemcpyDeviceToHost, stream_));
-        XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
-        if (remaining_h_[0] == 0) break;
-      }
-      if (remaining_h_[0] != 0)
-        return Status{ErrorCode::internal, "the GPU 3-D phase search did not finish"};
+      const auto pass = [&]() -> Status {
+        eval_kernel<<<
+            dim3(static_cast<unsigned>((lines + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock), count),
+            kThreads, eval_smem(), stream_>>>(state_.get(), cross_.get(), depth_, rows_, cols_,
+                                              acc_.get());
+        XCORR_LAUNCH_TRY("eval_kernel");
+        decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
+            state_.get(), count, refining, acc_.get(), total, finest, remaining_.get());
+        XCORR_LAUNCH_TRY("decide_kernel");
+        return Status::ok();
+      };
+      XCORR_RETURN_IF_ERROR(phase::search_until_done(pass, kMaxPasses, kPassesPerCheck,
+                                                     remaining_.get(), remaining_h_.get(), stream_,
+                                                     "the GPU 3-D phase search"));
       XCORR_CUDA_TRY(cudaMemcpyAsync(state_h_.get(), state_.get(), count * sizeof(VolumeState),
                                      cudaMemcpyDeviceToHost, stream_));
       XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
@@ -469,7 +439,7 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
   int batch_ = 1;
   cudaStream_t stream_ = nullptr;
   bool has_reference_ = false;
-  std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
+  phase::BatchedPlans plans_{std::vector<int>{depth_, rows_, cols_}, stream_};
   DeviceBuffer<float> in_, real_, wx_, wy_, wz_;
   DeviceBuffer<float2> spec_, cross_, ref_spec_, refs_spec_;
   DeviceBuffer<double> sums_, energy_, ref_energy_, refs_energy_, acc_;

@@ -165,3 +165,8 @@ def test_a_z_stack_over_time_gives_its_z_drift():
     assert "dz" in r.to_pandas().columns
     flat = xcorr.register(np.stack(frames), axes="TZYX", corrected=False, dims="2", device="cpu")
     assert not flat.volumes
+    # channel="sum": a second, empty channel beside the texture; the sum measures the same drift.
+    two = np.stack([np.stack(frames), np.full_like(np.stack(frames), 7.0)], axis=1)  # TCZYX
+    summed = xcorr.register(two, axes="TCZYX", corrected=False, channel="sum", device="cpu")
+    assert np.abs(summed.dz - truth[:, 2]).max() < 0.1
+    assert np.abs(summed.dx - truth[:, 0]).max() < 0.05
