@@ -66,9 +66,11 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
               "phase: measurements per frame, each on the frame moved back by the drift "
               "so far",
               &O::iterations, 1, 10),
-          text_field<O>("device", "Device",
-                        "phase: where frames are measured: auto (the GPU when present), cpu, gpu",
-                        &O::device, {"auto", "cpu", "gpu"}, true),
+          text_field<O>(
+              "device", "Device",
+              "phase: where frames and volumes are measured: auto (the GPU when present), "
+              "cpu, gpu",
+              &O::device, {"auto", "cpu", "gpu"}, true),
           text_field<O>("region", "Region",
                         "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
                         "the whole frame",
