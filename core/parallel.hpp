@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/matrix.hpp"
+#include "core/status.hpp"
 
 namespace xcorr {
 
@@ -27,6 +28,25 @@ std::vector<std::size_t> parallel_select(Index n, Index grain, const Keep& keep)
   });
   std::vector<std::size_t> out;
   for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+// f(k) for every k in [0, n), one index per chunk, over all hardware threads (f returns
+// Result<T>): the values in index order, or the first error in index order.
+template <class T, class F>
+Result<std::vector<T>> parallel_results(Index n, const F& f) {
+  std::vector<T> out(static_cast<std::size_t>(n));
+  std::vector<Status> errors(out.size());
+  parallel_for(n, 1, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      Result<T> r = f(k);
+      if (r.is_ok())
+        out[static_cast<std::size_t>(k)] = r.value();
+      else
+        errors[static_cast<std::size_t>(k)] = r.status();
+    }
+  });
+  for (const Status& s : errors) XCORR_RETURN_IF_ERROR(s);
   return out;
 }
 

@@ -16,20 +16,10 @@ class CpuPhaseEngine final : public PhaseEngine {
   Result<std::vector<Shift>> measure(
       const std::vector<MatrixView<const float>>& frames,
       const std::vector<MatrixView<const float>>* references) override {
-    std::vector<Shift> out(frames.size());
-    std::vector<Status> errors(frames.size());
-    parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index e) {
-      for (Index k = b; k < e; ++k) {
-        const auto i = static_cast<std::size_t>(k);
-        Result<Shift> s = iterate(frames[i], references != nullptr ? &(*references)[i] : nullptr);
-        if (s.is_ok())
-          out[i] = s.value();
-        else
-          errors[i] = s.status();
-      }
+    return parallel_results<Shift>(static_cast<Index>(frames.size()), [&](Index k) {
+      const auto i = static_cast<std::size_t>(k);
+      return iterate(frames[i], references != nullptr ? &(*references)[i] : nullptr);
     });
-    for (const Status& s : errors) XCORR_RETURN_IF_ERROR(s);
-    return out;
   }
 
  private:

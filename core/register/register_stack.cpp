@@ -345,10 +345,8 @@ constexpr std::size_t kOutputBudget = std::size_t{256} << 20;
 
 using PageRows = std::function<void(Index r, float* out)>;
 // Opens the job's stack (the file, or the MemoryStack) for a plane selection.
-using OpenStack = std::function<Result<std::unique_ptr<io::LazyStack>>(const io::PlaneSelection&)>;
-
 // To the TIFF job.out, or (to_memory set) into *to_memory as the TIFF would hold the values.
-Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStack& open,
+Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenPages& open,
                        const RegisterReport& report, const std::function<bool(double)>& tick,
                        Stack<float>* to_memory = nullptr) {
   const io::StackMetadata& metadata = st.metadata();
@@ -463,6 +461,26 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenStac
 }
 
 }  // namespace
+
+Status finish_registration(const RegisterJob& job, RegisterReport& report, Shape shape,
+                           bool in_memory, Stack<float>* to_memory,
+                           const std::filesystem::path& partial,
+                           const std::function<Status(Stack<float>*)>& write_corrected) {
+  for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
+  XCORR_RETURN_IF_ERROR(set_corrected_area(report, shape, job.options.border));
+  if (in_memory) return to_memory != nullptr ? write_corrected(to_memory) : Status::ok();
+  if (!job.out.empty()) {
+    XCORR_RETURN_IF_ERROR(write_corrected(nullptr));
+    report.written.push_back(job.out);
+  }
+  if (!job.drift.empty()) {
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
+    report.written.push_back(job.drift);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(partial, ec);  // everything is in the outputs now
+  return Status::ok();
+}
 
 Status set_corrected_area(RegisterReport& report, Shape shape, Border border) {
   report.crop_x = report.crop_y = 0;
@@ -633,7 +651,7 @@ Result<RegisterReport> apply_drift(const RegisterJob& job, const RegisterProgres
     done += frames;
     return !progress || progress(done, static_cast<double>(n));
   };
-  const OpenStack open_file = [&job](const io::PlaneSelection& plane) {
+  const OpenPages open_file = [&job](const io::PlaneSelection& plane) {
     return io::LazyStack::open(job.stack, kCacheBytes, plane);
   };
   if (volumes) {  // a table with dz: the volumes move in z too
@@ -702,6 +720,14 @@ class Group {
   bool leader_;
 };
 
+// Frames (dims 2) are measured on one channel.
+Status refuse_channel_sum(const RegisterOptions& o) {
+  if (!o.sums_channels()) return Status::ok();
+  return Status{ErrorCode::invalid_argument,
+                "channel sum adds the channels of volumes (dims 3) only: name the channel that "
+                "frames are measured on"};
+}
+
 // One registration of a stack, pass by pass: open the stack and the region, make the estimator
 // (with the leader's FFTW plans), plan the blocks (resume point, block size, device), measure
 // (first pass, with commits), the mean reference and its pass, then the outputs (the leader's).
@@ -724,6 +750,7 @@ class StackRegistration {
         identity_(memory != nullptr ? std::string() : job_identity(job)) {}
 
   Result<RegisterReport> run() {
+    XCORR_RETURN_IF_ERROR(refuse_channel_sum(o_));
     XCORR_RETURN_IF_ERROR(group_.agree(open()));
     XCORR_RETURN_IF_ERROR(make_estimator_with_plans());
     report_.drift.resize(static_cast<std::size_t>(n_));
@@ -1185,25 +1212,12 @@ class StackRegistration {
       lost.failed = indexed_.message();
       report_.drift.push_back(lost);
     }
-    for (const DriftRow& d : report_.drift) report_.failed += d.failed.empty() ? 0 : 1;
-    XCORR_RETURN_IF_ERROR(set_corrected_area(report_, shape_, o_.border));
-    const OpenStack open = [this](const io::PlaneSelection& plane) { return open_stack(plane); };
+    const OpenPages open = [this](const io::PlaneSelection& plane) { return open_stack(plane); };
     const auto ticked = [this](double f) { return tick(f); };
-    if (memory_ != nullptr) {
-      if (corrected_ != nullptr)
-        XCORR_RETURN_IF_ERROR(write_corrected(job_, *opened_, open, report_, ticked, corrected_));
-      return report_;
-    }
-    if (!job_.out.empty()) {
-      XCORR_RETURN_IF_ERROR(write_corrected(job_, *opened_, open, report_, ticked));
-      report_.written.push_back(job_.out);
-    }
-    if (!job_.drift.empty()) {
-      XCORR_RETURN_IF_ERROR(io::write_text_atomically(job_.drift, drift_csv(job_, report_)));
-      report_.written.push_back(job_.drift);
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(partial_, ec);  // everything is in the outputs now
+    XCORR_RETURN_IF_ERROR(finish_registration(
+        job_, report_, shape_, memory_ != nullptr, corrected_, partial_, [&](Stack<float>* to) {
+          return write_corrected(job_, *opened_, open, report_, ticked, to);
+        }));
     return report_;
   }
 
@@ -1234,14 +1248,6 @@ class StackRegistration {
 
 }  // namespace
 
-// Frames (dims 2) are measured on one channel.
-Status refuse_channel_sum(const RegisterOptions& o) {
-  if (!o.sums_channels()) return Status::ok();
-  return Status{ErrorCode::invalid_argument,
-                "channel sum adds the channels of volumes (dims 3) only: name the channel that "
-                "frames are measured on"};
-}
-
 Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& engines,
                                       const RegisterProgress& progress,
                                       const RegisterShare* share) {
@@ -1262,7 +1268,6 @@ Result<RegisterReport> register_stack(const RegisterJob& job, const Engines& eng
         },
         engines, progress);
   }
-  XCORR_RETURN_IF_ERROR(refuse_channel_sum(job.options));
   StackRegistration r(job, engines, progress, share);
   return r.run();
 }
@@ -1284,7 +1289,6 @@ Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterO
         engines, progress, true, corrected);
     return r;
   }
-  XCORR_RETURN_IF_ERROR(refuse_channel_sum(options));
   StackRegistration r(job, engines, progress, nullptr, &stack, corrected);
   return r.run();
 }

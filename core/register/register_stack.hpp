@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -126,6 +127,15 @@ Result<RegisterReport> register_memory(const MemoryStack& stack, const RegisterO
 // The corrected frames' area of `report`'s drift (x, y): the whole frame (pad) or what every good
 // frame covers (crop); an error when nothing is covered.
 Status set_corrected_area(RegisterReport& report, Shape shape, Border border);
+
+// The end of a run (frames or volumes) once every frame is measured: the failures counted and
+// the corrected area set (frames of `shape`); then, in memory, write_corrected(to_memory) when
+// to_memory is given; else the corrected stack (write_corrected(nullptr), to job.out when it is
+// named) and the table (job.drift) written, and the resume folder `partial` removed.
+Status finish_registration(const RegisterJob& job, RegisterReport& report, Shape shape,
+                           bool in_memory, Stack<float>* to_memory,
+                           const std::filesystem::path& partial,
+                           const std::function<Status(Stack<float>*)>& write_corrected);
 
 // The frames an interrupted run of this job has measured and committed, 1 .. returned - 1, of a
 // stack of `pages` pages: the next run measures the frames from the returned one on (1 when there

@@ -111,18 +111,25 @@ Volume read_volume(io::LazyStack& pages, const io::HyperLayout& l, long channel,
   return v;
 }
 
+// The stack opened on every page (in file order), indexed.
+Result<std::unique_ptr<io::LazyStack>> open_every_page(const RegisterOptions& o,
+                                                       const OpenPages& open) {
+  io::PlaneSelection every = o.plane();
+  every.all_pages = true;
+  auto opened = open(every);
+  if (opened.is_ok()) XCORR_RETURN_IF_ERROR(opened.value()->wait_indexed());
+  return opened;
+}
+
 }  // namespace
 
 Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages& open,
                                         const Engines& engines, const RegisterProgress& progress,
                                         bool in_memory, Stack<float>* to_memory) {
   const RegisterOptions& o = job.options;
-  io::PlaneSelection every = o.plane();
-  every.all_pages = true;
-  auto opened = open(every);
+  auto opened = open_every_page(o, open);
   if (!opened.is_ok()) return opened.status();
   io::LazyStack& pages = *opened.value();
-  XCORR_RETURN_IF_ERROR(pages.wait_indexed());
   const io::StackMetadata& meta = pages.metadata();
   const io::HyperLayout& l = meta.layout;
   const long T = time_points(l, static_cast<long>(pages.count()));
@@ -257,35 +264,18 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
     XCORR_RETURN_IF_ERROR(commit(first + count));
     if (!tick(static_cast<double>(count))) return cancelled();
   }
-  for (const DriftRow& d : report.drift) report.failed += d.failed.empty() ? 0 : 1;
-  XCORR_RETURN_IF_ERROR(set_corrected_area(report, shape, o.border));
-  if (in_memory) {
-    if (to_memory != nullptr)
-      XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open, report, tick, to_memory));
-    return report;
-  }
-  if (!job.out.empty()) {
-    XCORR_RETURN_IF_ERROR(write_corrected_volumes(job, open, report, tick));
-    report.written.push_back(job.out);
-  }
-  if (!job.drift.empty()) {
-    XCORR_RETURN_IF_ERROR(io::write_text_atomically(job.drift, drift_csv(job, report)));
-    report.written.push_back(job.drift);
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(partial, ec);  // everything is in the outputs now
+  XCORR_RETURN_IF_ERROR(finish_registration(
+      job, report, shape, in_memory, to_memory, partial,
+      [&](Stack<float>* to) { return write_corrected_volumes(job, open, report, tick, to); }));
   return report;
 }
 
 Status write_corrected_volumes(const RegisterJob& job, const OpenPages& open,
                                const RegisterReport& report,
                                const std::function<bool(double)>& tick, Stack<float>* to_memory) {
-  io::PlaneSelection every = job.options.plane();
-  every.all_pages = true;
-  auto opened = open(every);
+  auto opened = open_every_page(job.options, open);
   if (!opened.is_ok()) return opened.status();
   io::LazyStack& pages = *opened.value();
-  XCORR_RETURN_IF_ERROR(pages.wait_indexed());
   const io::StackMetadata& meta = pages.metadata();
   const io::HyperLayout& l = meta.layout;
   const long T = time_points(l, static_cast<long>(pages.count()));

@@ -16,22 +16,11 @@ class CpuVolumeEngine final : public VolumeEngine {
                                       const std::vector<const float*>* references) override {
     if (references != nullptr && references->size() != volumes.size())
       return Status{ErrorCode::invalid_argument, "one reference per volume is needed"};
-    std::vector<Shift3> out(volumes.size());
-    std::vector<Status> errors(volumes.size());
-    parallel_for(static_cast<Index>(volumes.size()), 1, [&](Index b, Index e) {
-      for (Index k = b; k < e; ++k) {
-        const auto i = static_cast<std::size_t>(k);
-        Result<Shift3> s = references != nullptr
-                               ? correlator_->measure((*references)[i], volumes[i])
-                               : correlator_->measure(volumes[i]);
-        if (s.is_ok())
-          out[i] = s.value();
-        else
-          errors[i] = s.status();
-      }
+    return parallel_results<Shift3>(static_cast<Index>(volumes.size()), [&](Index k) {
+      const auto i = static_cast<std::size_t>(k);
+      return references != nullptr ? correlator_->measure((*references)[i], volumes[i])
+                                   : correlator_->measure(volumes[i]);
     });
-    for (const Status& s : errors) XCORR_RETURN_IF_ERROR(s);
-    return out;
   }
 
  private:
