@@ -15,6 +15,7 @@
 #include "core/status.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/cufft_api.cuh"
+#include "gpu/device_buffer.cuh"
 
 namespace xcorr::gpu::phase {
 
@@ -58,6 +59,67 @@ class BatchedPlans {
   cudaStream_t stream_;
   std::map<int, std::pair<cufftHandle, cufftHandle>> plans_;
 };
+
+// The device buffers of a block of images that both engines keep: the images (in), their
+// windowed values or inverse transforms (real), spectra (spec), cross-power spectra (cross), sums
+// and energies, the search's sums (acc: `points` per image), argmax keys and the count of images
+// still searching; the set reference's spectrum and energy, and one per image (refs_*) for
+// `previous`.
+struct BlockBuffers {
+  DeviceBuffer<float> in, real;
+  DeviceBuffer<float2> spec, cross, ref_spec, refs_spec;
+  DeviceBuffer<double> sums, energy, ref_energy, refs_energy, acc;
+  DeviceBuffer<unsigned long long> keys;
+  DeviceBuffer<int> remaining;
+  PinnedBuffer<int> remaining_host;
+
+  // Blocks of `batch` images of `size` values with spectra of `n_spec`.
+  Status allocate(std::size_t batch, long long size, long long n_spec, int points) {
+    const auto values = static_cast<std::size_t>(size), bins = static_cast<std::size_t>(n_spec);
+    XCORR_RETURN_IF_ERROR(in.allocate(batch * values));
+    XCORR_RETURN_IF_ERROR(real.allocate(batch * values));
+    XCORR_RETURN_IF_ERROR(spec.allocate(batch * bins));
+    XCORR_RETURN_IF_ERROR(cross.allocate(batch * bins));
+    XCORR_RETURN_IF_ERROR(sums.allocate(batch));
+    XCORR_RETURN_IF_ERROR(energy.allocate(batch));
+    XCORR_RETURN_IF_ERROR(acc.allocate(batch * static_cast<std::size_t>(points)));
+    XCORR_RETURN_IF_ERROR(keys.allocate(batch));
+    XCORR_RETURN_IF_ERROR(remaining.allocate(1));
+    return remaining_host.allocate(1);
+  }
+  Status allocate_reference(long long n_spec) {
+    XCORR_RETURN_IF_ERROR(ref_spec.allocate(static_cast<std::size_t>(n_spec)));
+    return ref_energy.allocate(1);
+  }
+  Status allocate_references(std::size_t batch, long long n_spec) {
+    XCORR_RETURN_IF_ERROR(refs_spec.allocate(batch * static_cast<std::size_t>(n_spec)));
+    return refs_energy.allocate(batch);
+  }
+};
+
+// A measurement of `n` images in blocks of at most `batch`. Per block (its first image and
+// count): with references, upload(true, first, count) puts the block's references in b.in and
+// spectra(count) makes their spectra into b.refs_spec and b.refs_energy; then upload(false,
+// first, count) puts the images in b.in, and measure(count, ref, ref_energy, ref_step) measures
+// them against the set reference (ref_step 0) or their own (ref_step 1).
+template <class Upload, class Spectra, class Measure>
+Status for_each_block(std::size_t n, int batch, bool with_references, BlockBuffers& b,
+                      const Upload& upload, const Spectra& spectra, const Measure& measure) {
+  for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(batch)) {
+    const int count = static_cast<int>(std::min(n - first, static_cast<std::size_t>(batch)));
+    const float2* ref = b.ref_spec.get();
+    const double* ref_energy = b.ref_energy.get();
+    int ref_step = 0;
+    if (with_references) {
+      XCORR_RETURN_IF_ERROR(upload(true, first, count));
+      XCORR_RETURN_IF_ERROR(spectra(count));
+      ref = b.refs_spec.get(), ref_energy = b.refs_energy.get(), ref_step = 1;
+    }
+    XCORR_RETURN_IF_ERROR(upload(false, first, count));
+    XCORR_RETURN_IF_ERROR(measure(count, ref, ref_energy, ref_step));
+  }
+  return Status::ok();
+}
 
 // Images per block: as many as fit a quarter of the free device memory and 4 GB at
 // `bytes_per_image`, within 1 .. cap.

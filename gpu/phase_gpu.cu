@@ -236,19 +236,10 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
     if (!fits.is_ok()) return fits.status();
     batch_ = fits.value();
     const auto b = static_cast<std::size_t>(batch_);
-    XCORR_RETURN_IF_ERROR(in_.allocate(b * area()));
-    XCORR_RETURN_IF_ERROR(real_.allocate(b * area()));
-    XCORR_RETURN_IF_ERROR(spec_.allocate(b * n_spec()));
-    XCORR_RETURN_IF_ERROR(cross_.allocate(b * n_spec()));
-    XCORR_RETURN_IF_ERROR(sums_.allocate(b));
-    XCORR_RETURN_IF_ERROR(energy_.allocate(b));
+    XCORR_RETURN_IF_ERROR(buf_.allocate(b, area(), n_spec(), 9));
     XCORR_RETURN_IF_ERROR(wx_.allocate(b * cols_));
     XCORR_RETURN_IF_ERROR(wy_.allocate(b * rows_));
-    XCORR_RETURN_IF_ERROR(keys_.allocate(b));
     XCORR_RETURN_IF_ERROR(state_.allocate(b));
-    XCORR_RETURN_IF_ERROR(acc_.allocate(b * 9));
-    XCORR_RETURN_IF_ERROR(remaining_.allocate(1));
-    XCORR_RETURN_IF_ERROR(remaining_h_.allocate(1));
     XCORR_RETURN_IF_ERROR(state_h_.allocate(b));
     XCORR_CUDA_TRY(cudaMemset(state_.get(), 0, b * sizeof(FrameState)));
     return Status::ok();
@@ -256,10 +247,10 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
 
   Status set_reference(MatrixView<const float> reference) override {
     XCORR_RETURN_IF_ERROR(check_shape(reference, "reference"));
-    XCORR_RETURN_IF_ERROR(ref_spec_.allocate(static_cast<std::size_t>(n_spec())));
-    XCORR_RETURN_IF_ERROR(ref_energy_.allocate(1));
-    XCORR_RETURN_IF_ERROR(upload({reference}, in_.get()));
-    XCORR_RETURN_IF_ERROR(spectra(in_.get(), 1, false, ref_spec_.get(), ref_energy_.get()));
+    XCORR_RETURN_IF_ERROR(buf_.allocate_reference(n_spec()));
+    XCORR_RETURN_IF_ERROR(upload({reference}, buf_.in.get()));
+    XCORR_RETURN_IF_ERROR(
+        spectra(buf_.in.get(), 1, false, buf_.ref_spec.get(), buf_.ref_energy.get()));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
     has_reference_ = true;
     return Status::ok();
@@ -275,39 +266,32 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
     for (const auto& f : frames) XCORR_RETURN_IF_ERROR(check_shape(f, "frame"));
     if (references != nullptr) {
       for (const auto& f : *references) XCORR_RETURN_IF_ERROR(check_shape(f, "reference"));
-      const auto b = static_cast<std::size_t>(batch_);
-      XCORR_RETURN_IF_ERROR(refs_spec_.allocate(b * n_spec()));
-      XCORR_RETURN_IF_ERROR(refs_energy_.allocate(b));
+      XCORR_RETURN_IF_ERROR(buf_.allocate_references(static_cast<std::size_t>(batch_), n_spec()));
     }
     std::vector<reg::Shift> out;
     out.reserve(frames.size());
-    for (std::size_t first = 0; first < frames.size(); first += static_cast<std::size_t>(batch_)) {
-      const std::size_t n = std::min(frames.size() - first, static_cast<std::size_t>(batch_));
-      const int count = static_cast<int>(n);
-      const float2* ref = ref_spec_.get();
-      const double* ref_energy = ref_energy_.get();
-      int ref_step = 0;
-      if (references != nullptr) {
-        XCORR_RETURN_IF_ERROR(upload({references->begin() + static_cast<long>(first),
-                                      references->begin() + static_cast<long>(first + n)},
-                                     in_.get()));
-        XCORR_RETURN_IF_ERROR(
-            spectra(in_.get(), count, false, refs_spec_.get(), refs_energy_.get()));
-        ref = refs_spec_.get(), ref_energy = refs_energy_.get(), ref_step = 1;
-      }
-      XCORR_RETURN_IF_ERROR(upload({frames.begin() + static_cast<long>(first),
-                                    frames.begin() + static_cast<long>(first + n)},
-                                   in_.get()));
-      XCORR_RETURN_IF_ERROR(measure_on_device(in_.get(), count, ref, ref_energy, ref_step));
-      XCORR_RETURN_IF_ERROR(download_shifts(count, out));
-    }
+    XCORR_RETURN_IF_ERROR(phase::for_each_block(
+        frames.size(), batch_, references != nullptr, buf_,
+        [&](bool refs, std::size_t first, int count) {
+          const std::vector<MatrixView<const float>>& v = refs ? *references : frames;
+          return upload(
+              {v.begin() + static_cast<long>(first), v.begin() + static_cast<long>(first) + count},
+              buf_.in.get());
+        },
+        [&](int count) {
+          return spectra(buf_.in.get(), count, false, buf_.refs_spec.get(), buf_.refs_energy.get());
+        },
+        [&](int count, const float2* ref, const double* ref_energy, int ref_step) -> Status {
+          XCORR_RETURN_IF_ERROR(measure_on_device(buf_.in.get(), count, ref, ref_energy, ref_step));
+          return download_shifts(count, out);
+        }));
     return out;
   }
 
   // Frames already on the device (count <= batch(), contiguous) against the set reference;
   // the shifts stay on the device (download_shifts).
   Status measure_resident(const float* frames, int count) {
-    return measure_on_device(frames, count, ref_spec_.get(), ref_energy_.get(), 0);
+    return measure_on_device(frames, count, buf_.ref_spec.get(), buf_.ref_energy.get(), 0);
   }
 
   Status download_shifts(int count, std::vector<reg::Shift>& out) {
@@ -344,18 +328,19 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
   Status spectra(const float* images, int count, bool moved, float2* spec, double* energy) {
     auto p = plans_.get(count);
     if (!p.is_ok()) return p.status();
-    XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
+    XCORR_CUDA_TRY(cudaMemsetAsync(buf_.sums.get(), 0, count * sizeof(double), stream_));
     XCORR_CUDA_TRY(cudaMemsetAsync(energy, 0, count * sizeof(double), stream_));
     stats_kernel<<<dim3(grid_for(area(), kThreads * 16, 256), count), kThreads, 0, stream_>>>(
-        images, area(), sums_.get());
+        images, area(), buf_.sums.get());
     XCORR_LAUNCH_TRY("stats_kernel");
     window_kernel<<<count, kThreads, 0, stream_>>>(state_.get(), moved, options_.window, rows_,
                                                    cols_, wx_.get(), wy_.get());
     XCORR_LAUNCH_TRY("window_kernel");
     prep_kernel<<<dim3(grid_for(rows_, 4, 256), count), kThreads, 0, stream_>>>(
-        images, sums_.get(), wx_.get(), wy_.get(), nullptr, 1, rows_, cols_, real_.get(), energy);
+        images, buf_.sums.get(), wx_.get(), wy_.get(), nullptr, 1, rows_, cols_, buf_.real.get(),
+        energy);
     XCORR_LAUNCH_TRY("prep_kernel");
-    XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, real_.get(),
+    XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, buf_.real.get(),
                                                       reinterpret_cast<cufftComplex*>(spec)));
     return Status::ok();
   }
@@ -367,38 +352,39 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
     const double total = static_cast<double>(area()), finest = 1.0 / options_.upsample;
     for (int it = 0; it < iterations_; ++it) {
       const bool refining = it > 0;
-      XCORR_RETURN_IF_ERROR(spectra(frames, count, refining, spec_.get(), energy_.get()));
+      XCORR_RETURN_IF_ERROR(spectra(frames, count, refining, buf_.spec.get(), buf_.energy.get()));
       const long long n = n_spec() * count;
       cross_kernel<<<grid_for(n, kThreads * 8, 8192), kThreads, 0, stream_>>>(
-          ref, ref_energy, ref_step, spec_.get(), energy_.get(), n_spec(), count, options_.whiten,
-          cross_.get(), refining ? nullptr : spec_.get());
+          ref, ref_energy, ref_step, buf_.spec.get(), buf_.energy.get(), n_spec(), count,
+          options_.whiten, buf_.cross.get(), refining ? nullptr : buf_.spec.get());
       XCORR_LAUNCH_TRY("cross_kernel");
       if (!refining) {
         XCORR_CUFFT_TRY(cufft_api().value()->cufftExecC2R(
-            p.value().second, reinterpret_cast<cufftComplex*>(spec_.get()), real_.get()));
+            p.value().second, reinterpret_cast<cufftComplex*>(buf_.spec.get()), buf_.real.get()));
         XCORR_CUDA_TRY(
-            cudaMemsetAsync(keys_.get(), 0, count * sizeof(unsigned long long), stream_));
+            cudaMemsetAsync(buf_.keys.get(), 0, count * sizeof(unsigned long long), stream_));
         argmax_kernel<<<dim3(grid_for(area(), kThreads * 16, 256), count), kThreads, 0, stream_>>>(
-            real_.get(), area(), keys_.get());
+            buf_.real.get(), area(), buf_.keys.get());
         XCORR_LAUNCH_TRY("argmax_kernel");
       }
       start_kernel<<<(count + 63) / 64, 64, 0, stream_>>>(state_.get(), count, refining,
-                                                          keys_.get(), real_.get(), rows_, cols_,
-                                                          options_.upsample, acc_.get());
+                                                          buf_.keys.get(), buf_.real.get(), rows_,
+                                                          cols_, options_.upsample, buf_.acc.get());
       XCORR_LAUNCH_TRY("start_kernel");
       // At most kMaxPasses searching passes and the final evaluation, checked every few.
       const auto pass = [&]() -> Status {
         eval_kernel<<<dim3((rows_ + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock, count), kThreads,
-                      eval_smem(), stream_>>>(state_.get(), cross_.get(), rows_, cols_, acc_.get());
+                      eval_smem(), stream_>>>(state_.get(), buf_.cross.get(), rows_, cols_,
+                                              buf_.acc.get());
         XCORR_LAUNCH_TRY("eval_kernel");
-        decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(state_.get(), count, acc_.get(),
-                                                                   total, finest, remaining_.get());
+        decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
+            state_.get(), count, buf_.acc.get(), total, finest, buf_.remaining.get());
         XCORR_LAUNCH_TRY("decide_kernel");
         return Status::ok();
       };
-      XCORR_RETURN_IF_ERROR(phase::search_until_done(pass, kMaxPasses, kPassesPerCheck,
-                                                     remaining_.get(), remaining_h_.get(), stream_,
-                                                     "the GPU phase search"));
+      XCORR_RETURN_IF_ERROR(
+          phase::search_until_done(pass, kMaxPasses, kPassesPerCheck, buf_.remaining.get(),
+                                   buf_.remaining_host.get(), stream_, "the GPU phase search"));
     }
     return Status::ok();
   }
@@ -410,13 +396,9 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
   cudaStream_t stream_ = nullptr;
   bool has_reference_ = false;
   phase::BatchedPlans plans_{std::vector<int>{rows_, cols_}, stream_};
-  DeviceBuffer<float> in_, real_, wx_, wy_;
-  DeviceBuffer<float2> spec_, cross_, ref_spec_, refs_spec_;
-  DeviceBuffer<double> sums_, energy_, ref_energy_, refs_energy_, acc_;
-  DeviceBuffer<unsigned long long> keys_;
+  phase::BlockBuffers buf_;
+  DeviceBuffer<float> wx_, wy_;
   DeviceBuffer<FrameState> state_;
-  DeviceBuffer<int> remaining_;
-  PinnedBuffer<int> remaining_h_;
   PinnedBuffer<FrameState> state_h_;
 };
 

@@ -264,30 +264,21 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
     if (!fits.is_ok()) return fits.status();
     batch_ = fits.value();
     const auto b = static_cast<std::size_t>(batch_);
-    XCORR_RETURN_IF_ERROR(in_.allocate(b * size()));
-    XCORR_RETURN_IF_ERROR(real_.allocate(b * size()));
-    XCORR_RETURN_IF_ERROR(spec_.allocate(b * n_spec()));
-    XCORR_RETURN_IF_ERROR(cross_.allocate(b * n_spec()));
-    XCORR_RETURN_IF_ERROR(sums_.allocate(b));
-    XCORR_RETURN_IF_ERROR(energy_.allocate(b));
+    XCORR_RETURN_IF_ERROR(buf_.allocate(b, size(), n_spec(), 27));
     XCORR_RETURN_IF_ERROR(wx_.allocate(b * cols_));
     XCORR_RETURN_IF_ERROR(wy_.allocate(b * rows_));
     XCORR_RETURN_IF_ERROR(wz_.allocate(b * depth_));
-    XCORR_RETURN_IF_ERROR(keys_.allocate(b));
     XCORR_RETURN_IF_ERROR(state_.allocate(b));
-    XCORR_RETURN_IF_ERROR(acc_.allocate(b * 27));
-    XCORR_RETURN_IF_ERROR(remaining_.allocate(1));
-    XCORR_RETURN_IF_ERROR(remaining_h_.allocate(1));
     XCORR_RETURN_IF_ERROR(state_h_.allocate(b));
     XCORR_CUDA_TRY(cudaMemset(state_.get(), 0, b * sizeof(VolumeState)));
     return Status::ok();
   }
 
   Status set_reference(const float* reference) override {
-    XCORR_RETURN_IF_ERROR(ref_spec_.allocate(static_cast<std::size_t>(n_spec())));
-    XCORR_RETURN_IF_ERROR(ref_energy_.allocate(1));
-    XCORR_RETURN_IF_ERROR(upload({reference}, in_.get()));
-    XCORR_RETURN_IF_ERROR(spectra(in_.get(), 1, false, ref_spec_.get(), ref_energy_.get()));
+    XCORR_RETURN_IF_ERROR(buf_.allocate_reference(n_spec()));
+    XCORR_RETURN_IF_ERROR(upload({reference}, buf_.in.get()));
+    XCORR_RETURN_IF_ERROR(
+        spectra(buf_.in.get(), 1, false, buf_.ref_spec.get(), buf_.ref_energy.get()));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
     has_reference_ = true;
     return Status::ok();
@@ -299,34 +290,26 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
       return Status{ErrorCode::invalid_argument, "no reference set"};
     if (references != nullptr && references->size() != volumes.size())
       return Status{ErrorCode::invalid_argument, "one reference per volume is needed"};
-    if (references != nullptr) {
-      const auto b = static_cast<std::size_t>(batch_);
-      XCORR_RETURN_IF_ERROR(refs_spec_.allocate(b * n_spec()));
-      XCORR_RETURN_IF_ERROR(refs_energy_.allocate(b));
-    }
+    if (references != nullptr)
+      XCORR_RETURN_IF_ERROR(buf_.allocate_references(static_cast<std::size_t>(batch_), n_spec()));
     std::vector<reg::Shift3> out;
     out.reserve(volumes.size());
-    if (volumes.empty()) return out;
-    for (std::size_t first = 0; first < volumes.size(); first += static_cast<std::size_t>(batch_)) {
-      const std::size_t n = std::min(volumes.size() - first, static_cast<std::size_t>(batch_));
-      const auto part = [&](const std::vector<const float*>& v) {
-        return std::vector<const float*>(v.begin() + static_cast<long>(first),
-                                         v.begin() + static_cast<long>(first + n));
-      };
-      const int count = static_cast<int>(n);
-      const float2* ref = ref_spec_.get();
-      const double* ref_energy = ref_energy_.get();
-      int ref_step = 0;
-      if (references != nullptr) {
-        XCORR_RETURN_IF_ERROR(upload(part(*references), in_.get()));
-        XCORR_RETURN_IF_ERROR(
-            spectra(in_.get(), count, false, refs_spec_.get(), refs_energy_.get()));
-        ref = refs_spec_.get(), ref_energy = refs_energy_.get(), ref_step = 1;
-      }
-      XCORR_RETURN_IF_ERROR(upload(part(volumes), in_.get()));
-      XCORR_RETURN_IF_ERROR(measure_on_device(in_.get(), count, ref, ref_energy, ref_step));
-      append_shifts(count, out);
-    }
+    XCORR_RETURN_IF_ERROR(phase::for_each_block(
+        volumes.size(), batch_, references != nullptr, buf_,
+        [&](bool refs, std::size_t first, int count) {
+          const std::vector<const float*>& v = refs ? *references : volumes;
+          return upload(
+              {v.begin() + static_cast<long>(first), v.begin() + static_cast<long>(first) + count},
+              buf_.in.get());
+        },
+        [&](int count) {
+          return spectra(buf_.in.get(), count, false, buf_.refs_spec.get(), buf_.refs_energy.get());
+        },
+        [&](int count, const float2* ref, const double* ref_energy, int ref_step) -> Status {
+          XCORR_RETURN_IF_ERROR(measure_on_device(buf_.in.get(), count, ref, ref_energy, ref_step));
+          append_shifts(count, out);
+          return Status::ok();
+        }));
     return out;
   }
 
@@ -334,7 +317,8 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
 
   // Volumes already on the device (count <= batch(), contiguous) against the set reference.
   Status measure_resident(const float* volumes, int count, std::vector<reg::Shift3>* out) {
-    XCORR_RETURN_IF_ERROR(measure_on_device(volumes, count, ref_spec_.get(), ref_energy_.get(), 0));
+    XCORR_RETURN_IF_ERROR(
+        measure_on_device(volumes, count, buf_.ref_spec.get(), buf_.ref_energy.get(), 0));
     if (out != nullptr) append_shifts(count, *out);
     return Status::ok();
   }
@@ -363,19 +347,19 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
     if (!p.is_ok()) return p.status();
     XCORR_CUDA_TRY(cudaMemsetAsync(energy, 0, count * sizeof(double), stream_));
     if (!moved) {  // later rounds keep the volumes' sums
-      XCORR_CUDA_TRY(cudaMemsetAsync(sums_.get(), 0, count * sizeof(double), stream_));
+      XCORR_CUDA_TRY(cudaMemsetAsync(buf_.sums.get(), 0, count * sizeof(double), stream_));
       stats_kernel<<<dim3(grid_for(size(), kThreads * 16, 1024), count), kThreads, 0, stream_>>>(
-          volumes, size(), sums_.get());
+          volumes, size(), buf_.sums.get());
       XCORR_LAUNCH_TRY("stats_kernel");
     }
     window_kernel<<<count, kThreads, 0, stream_>>>(state_.get(), moved, depth_, rows_, cols_,
                                                    wx_.get(), wy_.get(), wz_.get());
     XCORR_LAUNCH_TRY("window_kernel");
     prep_kernel<<<dim3(grid_for(static_cast<long long>(depth_) * rows_, 4, 1024), count), kThreads,
-                  0, stream_>>>(volumes, sums_.get(), wx_.get(), wy_.get(), wz_.get(), depth_,
-                                rows_, cols_, real_.get(), energy);
+                  0, stream_>>>(volumes, buf_.sums.get(), wx_.get(), wy_.get(), wz_.get(), depth_,
+                                rows_, cols_, buf_.real.get(), energy);
     XCORR_LAUNCH_TRY("prep_kernel");
-    XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, real_.get(),
+    XCORR_CUFFT_TRY(cufft_api().value()->cufftExecR2C(p.value().first, buf_.real.get(),
                                                       reinterpret_cast<cufftComplex*>(spec)));
     return Status::ok();
   }
@@ -390,40 +374,40 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
     const long long lines = static_cast<long long>(depth_) * rows_;
     for (int round = 0; round <= kMaxRefinements; ++round) {
       const bool refining = round > 0;
-      XCORR_RETURN_IF_ERROR(spectra(volumes, count, refining, spec_.get(), energy_.get()));
+      XCORR_RETURN_IF_ERROR(spectra(volumes, count, refining, buf_.spec.get(), buf_.energy.get()));
       const long long n = n_spec() * count;
       cross_kernel<<<grid_for(n, kThreads * 8, 8192), kThreads, 0, stream_>>>(
-          ref, ref_energy, ref_step, spec_.get(), energy_.get(), n_spec(), count, false,
-          cross_.get(), refining ? nullptr : spec_.get());
+          ref, ref_energy, ref_step, buf_.spec.get(), buf_.energy.get(), n_spec(), count, false,
+          buf_.cross.get(), refining ? nullptr : buf_.spec.get());
       XCORR_LAUNCH_TRY("cross_kernel");
       if (!refining) {
         XCORR_CUFFT_TRY(cufft_api().value()->cufftExecC2R(
-            p.value().second, reinterpret_cast<cufftComplex*>(spec_.get()), real_.get()));
+            p.value().second, reinterpret_cast<cufftComplex*>(buf_.spec.get()), buf_.real.get()));
         XCORR_CUDA_TRY(
-            cudaMemsetAsync(keys_.get(), 0, count * sizeof(unsigned long long), stream_));
+            cudaMemsetAsync(buf_.keys.get(), 0, count * sizeof(unsigned long long), stream_));
         argmax_kernel<<<dim3(grid_for(size(), kThreads * 16, 1024), count), kThreads, 0, stream_>>>(
-            real_.get(), size(), keys_.get());
+            buf_.real.get(), size(), buf_.keys.get());
         XCORR_LAUNCH_TRY("argmax_kernel");
       }
       start_kernel<<<(count + 63) / 64, 64, 0, stream_>>>(state_.get(), count, refining,
-                                                          keys_.get(), real_.get(), depth_, rows_,
-                                                          cols_, upsample_, acc_.get());
+                                                          buf_.keys.get(), buf_.real.get(), depth_,
+                                                          rows_, cols_, upsample_, buf_.acc.get());
       XCORR_LAUNCH_TRY("start_kernel");
       // At most kMaxPasses searching passes and the final evaluation, checked every few.
       const auto pass = [&]() -> Status {
         eval_kernel<<<
             dim3(static_cast<unsigned>((lines + kRowsPerEvalBlock - 1) / kRowsPerEvalBlock), count),
-            kThreads, eval_smem(), stream_>>>(state_.get(), cross_.get(), depth_, rows_, cols_,
-                                              acc_.get());
+            kThreads, eval_smem(), stream_>>>(state_.get(), buf_.cross.get(), depth_, rows_, cols_,
+                                              buf_.acc.get());
         XCORR_LAUNCH_TRY("eval_kernel");
         decide_kernel<<<1, 32 * ((count + 31) / 32), 0, stream_>>>(
-            state_.get(), count, refining, acc_.get(), total, finest, remaining_.get());
+            state_.get(), count, refining, buf_.acc.get(), total, finest, buf_.remaining.get());
         XCORR_LAUNCH_TRY("decide_kernel");
         return Status::ok();
       };
-      XCORR_RETURN_IF_ERROR(phase::search_until_done(pass, kMaxPasses, kPassesPerCheck,
-                                                     remaining_.get(), remaining_h_.get(), stream_,
-                                                     "the GPU 3-D phase search"));
+      XCORR_RETURN_IF_ERROR(
+          phase::search_until_done(pass, kMaxPasses, kPassesPerCheck, buf_.remaining.get(),
+                                   buf_.remaining_host.get(), stream_, "the GPU 3-D phase search"));
       XCORR_CUDA_TRY(cudaMemcpyAsync(state_h_.get(), state_.get(), count * sizeof(VolumeState),
                                      cudaMemcpyDeviceToHost, stream_));
       XCORR_CUDA_TRY(cudaStreamSynchronize(stream_));
@@ -440,13 +424,9 @@ class GpuVolumeEngine final : public reg::VolumeEngine {
   cudaStream_t stream_ = nullptr;
   bool has_reference_ = false;
   phase::BatchedPlans plans_{std::vector<int>{depth_, rows_, cols_}, stream_};
-  DeviceBuffer<float> in_, real_, wx_, wy_, wz_;
-  DeviceBuffer<float2> spec_, cross_, ref_spec_, refs_spec_;
-  DeviceBuffer<double> sums_, energy_, ref_energy_, refs_energy_, acc_;
-  DeviceBuffer<unsigned long long> keys_;
+  phase::BlockBuffers buf_;
+  DeviceBuffer<float> wx_, wy_, wz_;
   DeviceBuffer<VolumeState> state_;
-  DeviceBuffer<int> remaining_;
-  PinnedBuffer<int> remaining_h_;
   PinnedBuffer<VolumeState> state_h_;
 };
 
