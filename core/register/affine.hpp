@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 
+#include "core/hd.hpp"
+
 namespace xcorr::reg {
 
 struct Affine {
@@ -26,21 +28,21 @@ struct Affine {
     return {c, -s, s, c};
   }
 
-  double x(double px, double py) const { return m[0] * px + m[1] * py + m[2]; }
-  double y(double px, double py) const { return m[3] * px + m[4] * py + m[5]; }
+  XCORR_HD double x(double px, double py) const { return m[0] * px + m[1] * py + m[2]; }
+  XCORR_HD double y(double px, double py) const { return m[3] * px + m[4] * py + m[5]; }
   std::array<double, 4> linear() const { return {m[0], m[1], m[3], m[4]}; }
-  double determinant() const { return m[0] * m[4] - m[1] * m[3]; }
+  XCORR_HD double determinant() const { return m[0] * m[4] - m[1] * m[3]; }
   bool is_translation() const { return m[0] == 1 && m[1] == 0 && m[3] == 0 && m[4] == 1; }
 
   // `next` after this: p -> next(this(p)).
-  Affine then(const Affine& next) const {
+  XCORR_HD Affine then(const Affine& next) const {
     const auto& a = next.m;
     return Affine{{a[0] * m[0] + a[1] * m[3], a[0] * m[1] + a[1] * m[4],
                    a[0] * m[2] + a[1] * m[5] + a[2], a[3] * m[0] + a[4] * m[3],
                    a[3] * m[1] + a[4] * m[4], a[3] * m[2] + a[4] * m[5] + a[5]}};
   }
   // The inverse map (the determinant must not be 0).
-  Affine inverse() const {
+  XCORR_HD Affine inverse() const {
     const double d = determinant();
     const double i0 = m[4] / d, i1 = -m[1] / d, i3 = -m[3] / d, i4 = m[0] / d;
     return Affine{{i0, i1, -(i0 * m[2] + i1 * m[5]), i3, i4, -(i3 * m[2] + i4 * m[5])}};

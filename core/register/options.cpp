@@ -68,8 +68,8 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
               &O::iterations, 1, 10),
           text_field<O>(
               "device", "Device",
-              "phase: where frames and volumes are measured: auto (the GPU when present), "
-              "cpu, gpu",
+              "phase and transforms: where frames and volumes are measured or fitted: auto "
+              "(the GPU when present), cpu, gpu",
               &O::device, {"auto", "cpu", "gpu"}, true),
           text_field<O>("region", "Region",
                         "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
@@ -107,11 +107,6 @@ Status RegisterOptions::check() const {
     return Status{ErrorCode::invalid_argument,
                   "dims 3 registers against the first or the previous volume: reference mean is "
                   "2-D only"};
-  if (transform != Transform::translation && device == "gpu")
-    return Status{ErrorCode::invalid_argument,
-                  "transform " + std::string(label(transform)) +
-                      " is measured on the CPU: device gpu runs translations only (use auto or "
-                      "cpu)"};
   if (!sums_channels()) XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();

@@ -45,7 +45,8 @@ class Estimator {
                                                    Shape region) {
     std::unique_ptr<Estimator> e(new Estimator(o, *engines.variants, region));
     if (o.transform != Transform::translation) {
-      auto f = TransformFitter::create(region, {o.transform, o.max_rotation, o.smoothing});
+      auto f = TransformFitter::create(region, {o.transform, o.max_rotation, o.smoothing},
+                                       engines.transform, o.device);
       if (!f.is_ok()) return f.status();
       e->fit_ = std::move(f).value();
     } else if (o.method == Method::phase) {
@@ -66,7 +67,9 @@ class Estimator {
   }
 
   // "cpu" or "gpu": where the phase method measures (zncc: the engine's dispatcher decides).
-  std::string device() const { return fit_ ? "cpu" : phase_ ? phase_->device() : "engine"; }
+  std::string device() const {
+    return fit_ ? fit_->device() : phase_ ? phase_->device() : "engine";
+  }
   Status set_reference(const Stack<float>& reference) {
     reference_ = reference;
     if (fit_) return fit_->set_reference(reference_[0]);
@@ -75,18 +78,15 @@ class Estimator {
   bool fits_transforms() const { return fit_ != nullptr; }
 
   // Transforms (rigid and up): each frame's fit from the reference (references as measure()'s),
-  // in the region's pixels; the host's threads, a frame each.
-  std::vector<Fit> fit(const std::vector<const Stack<float>*>& frames,
-                       const std::vector<const Stack<float>*>* references) const {
-    std::vector<Fit> out(frames.size());
-    parallel_for(static_cast<Index>(frames.size()), 1, [&](Index b, Index end) {
-      for (Index i = b; i < end; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        out[k] = references != nullptr ? fit_->measure((*(*references)[k])[0], (*frames[k])[0])
-                                       : fit_->measure((*frames[k])[0]);
-      }
-    });
-    return out;
+  // in the region's pixels.
+  Result<std::vector<Fit>> fit(const std::vector<const Stack<float>*>& frames,
+                               const std::vector<const Stack<float>*>* references) const {
+    std::vector<MatrixView<const float>> f, r;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      f.push_back((*frames[i])[0]);
+      if (references != nullptr) r.push_back((*(*references)[i])[0]);
+    }
+    return fit_->measure(f, references != nullptr ? &r : nullptr);
   }
 
   // Shifts of frames[k] from the reference (references: null for the set one, else one
@@ -920,6 +920,11 @@ class StackRegistration {
     const std::string device = estimator_->device();
     const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
     block_ = device == "gpu" ? 32L : cpu_block;
+    // Transforms on the GPU: up to 128 frames (within 1 GiB), so that the fitter's chunks of 32
+    // overlap their starts on the host with the device's IC-GN (TransformFitter).
+    if (device == "gpu" && estimator_->fits_transforms())
+      block_ = std::clamp(static_cast<long>((1L << 30) / (4 * std::max<Index>(1, rshape_.area()))),
+                          32L, 128L);
     report_.device = device;
     if (group_.leader() && !partial_.empty()) {
       std::error_code ec;
@@ -991,7 +996,9 @@ class StackRegistration {
     }
     if (ptrs.empty()) return rows;
     if (estimator_->fits_transforms()) {
-      const std::vector<Fit> fits = estimator_->fit(ptrs, previous ? &refs : nullptr);
+      auto fitted = estimator_->fit(ptrs, previous ? &refs : nullptr);
+      if (!fitted.is_ok()) return fitted.status();
+      const std::vector<Fit>& fits = fitted.value();
       const auto ox = static_cast<double>(rr_.x), oy = static_cast<double>(rr_.y);
       for (std::size_t i = 0; i < fits.size(); ++i) {
         Measured& m = rows[index[i]];

@@ -26,6 +26,7 @@
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
 #include "core/register/phase_engine.hpp"
+#include "core/register/transform_level.hpp"
 #include "core/register/volume_engine.hpp"
 #include "core/registry.hpp"
 
@@ -94,12 +95,14 @@ struct RegisterShare {
 };
 
 // What measures a job's frames: `variants`, the correlation variants of method zncc (the CPU's
-// or the GPU's); `phase` and `volume`, the phase engines (2-D and 3-D) a job's device asks for.
-// engine::register_engines() gives the facade's.
+// or the GPU's); `phase` and `volume`, the phase engines (2-D and 3-D) a job's device asks for;
+// `transform`, the IC-GN fitters of transforms (rigid and up). engine::register_engines() gives
+// the facade's.
 struct Engines {
   const Registry* variants = nullptr;
   PhaseEngineFactory phase;
   VolumeEngineFactory volume;
+  LevelFitterFactory transform = cpu_level_fitters;
 };
 
 // `share`: this process's part of a shared job (null: the whole job).

@@ -8,12 +8,14 @@
 //    +-90 degrees) and scale, then phase correlation of the reference with the frame rotated
 //    back gives the translation.
 // 2. Refinement (the reference's gradients smoothed: FitOptions::smoothing): inverse-compositional
-// Gauss-Newton (IC-GN, Baker and Matthews 2004; the ZNSSD
+//    Gauss-Newton (IC-GN, Baker and Matthews 2004; the ZNSSD
 //    criterion of DIC, Pan et al. 2013) over the transform's parameters on every pixel of the
 //    image, first on the binned images, then on the full ones; the frame is interpolated with
 //    the cubic B-spline (core/dic/icgn_math.hpp). Reference pixels whose match leaves the frame
 //    are left out. When the Fourier-Mellin start does not converge, IC-GN starts again from no
-//    rotation and the translation alone; the better fit is kept.
+//    rotation and the translation alone; the better fit is kept. The starts are found on the
+//    host's threads; IC-GN runs where the LevelFitter runs (transform_level.hpp: the host's
+//    threads, or every frame of a block at once on the GPU).
 // A frame that cannot be fitted says why (failed): no convergence, a poor match (ZNCC below
 // kMinFitZncc), too little overlap, or a rotation beyond `max_rotation`.
 // FFTW (the build without FFTW refuses, as the phase method does).
@@ -25,13 +27,8 @@
 #include "core/enum_labels.hpp"
 #include "core/matrix.hpp"
 #include "core/register/affine.hpp"
+#include "core/register/transform_level.hpp"
 #include "core/status.hpp"
-
-namespace xcorr::reg {
-
-enum class Transform { translation, rigid, similarity, affine };
-
-}  // namespace xcorr::reg
 
 namespace xcorr {
 template <>
@@ -68,17 +65,26 @@ struct Fit {
 
 class TransformFitter {
  public:
-  // Images of `shape` px (at least 8 x 8).
-  static Result<std::unique_ptr<TransformFitter>> create(Shape shape, FitOptions o);
+  // Images of `shape` px (at least 8 x 8); IC-GN by the fitter `fitters` makes for `device`
+  // (a job's device option).
+  static Result<std::unique_ptr<TransformFitter>> create(
+      Shape shape, FitOptions o, const LevelFitterFactory& fitters = cpu_level_fitters,
+      const std::string& device = "cpu");
   ~TransformFitter();
   TransformFitter(const TransformFitter&) = delete;
   TransformFitter& operator=(const TransformFitter&) = delete;
 
+  std::string device() const;  // where IC-GN runs: "cpu" or "gpu"
   Status set_reference(MatrixView<const float> reference);
-  // The frame's transform from the set reference. Thread-safe.
-  Fit measure(MatrixView<const float> frame) const;
-  // The same against another reference (`previous` registration). Thread-safe.
-  Fit measure(MatrixView<const float> reference, MatrixView<const float> frame) const;
+  // Each frame's transform from the set reference, or from (*references)[k] (`previous`
+  // registration). An error only when the fitter fails (a device error); frames that cannot be
+  // fitted say so in their Fit.
+  Result<std::vector<Fit>> measure(
+      const std::vector<MatrixView<const float>>& frames,
+      const std::vector<MatrixView<const float>>* references = nullptr);
+  // One frame (a device error reads as the frame's failure).
+  Fit measure(MatrixView<const float> frame);
+  Fit measure(MatrixView<const float> reference, MatrixView<const float> frame);
 
  private:
   TransformFitter() = default;

@@ -12,84 +12,17 @@
 #include <vector>
 
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/texture_transform.hpp"
 
 namespace xcorr::reg {
 namespace {
 
-constexpr double kDeg = 3.14159265358979323846 / 180;
-
-// A smooth texture: 200 plane waves, periods 3-40 px, random directions and phases.
-struct Texture {
-  std::vector<double> fx, fy, phase, amp;
-  explicit Texture(std::mt19937_64& g) {
-    std::uniform_real_distribution<double> u(0, 1);
-    for (int k = 0; k < 200; ++k) {
-      const double period = 3 + 37 * u(g), theta = 2 * 3.141592653589793 * u(g);
-      fx.push_back(std::cos(theta) / period);
-      fy.push_back(std::sin(theta) / period);
-      phase.push_back(2 * 3.141592653589793 * u(g));
-      amp.push_back(0.5 + u(g));
-    }
-  }
-  double at(double x, double y) const {
-    double v = 0;
-    for (std::size_t k = 0; k < fx.size(); ++k)
-      v += amp[k] * std::cos(2 * 3.141592653589793 * (fx[k] * x + fy[k] * y) + phase[k]);
-    return v;
-  }
-};
-
-// The texture at the pixels, each pixel p showing the texture at `to_texture`(p).
-Stack<float> sample(const Texture& t, Index rows, Index cols, const Affine& to_texture,
-                    double noise = 0, std::mt19937_64* g = nullptr) {
-  Stack<float> s(rows, cols, 1);
-  std::normal_distribution<double> n(0, noise > 0 ? noise : 1);
-  for (Index r = 0; r < rows; ++r)
-    for (Index c = 0; c < cols; ++c) {
-      const double x = to_texture.x(static_cast<double>(c), static_cast<double>(r));
-      const double y = to_texture.y(static_cast<double>(c), static_cast<double>(r));
-      s[0](r, c) = static_cast<float>(t.at(x, y) + (noise > 0 ? noise * n(*g) : 0));
-    }
-  return s;
-}
-
-// A random transform of the model about the image's centre: rotation within +-max_angle
-// degrees, scale 0.9-1.1 (similarity, affine), shear and anisotropy up to 3 % (affine),
-// translation within +-max_shift px.
-Affine random_transform(Transform t, Index rows, Index cols, double max_angle, double max_shift,
-                        std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  const double angle = max_angle * kDeg * u(g);
-  const double scale = t == Transform::rigid ? 1 : 1 + 0.1 * u(g);
-  auto l = Affine::rotation(angle, scale);
-  if (t == Transform::affine)
-    for (double& v : l) v += 0.03 * u(g);
-  const double cx = (static_cast<double>(cols) - 1) / 2, cy = (static_cast<double>(rows) - 1) / 2;
-  return Affine::about(cx, cy, max_shift * u(g), max_shift * u(g), l);
-}
-
-struct Errors {
-  double angle = 0, scale = 0, shift = 0, matrix = 0;  // degrees, relative, px, entries
-};
-// The fit against the truth: angle and scale, the displacement over the image's pixels (RMS),
-// and the largest difference of the linear part's entries.
-Errors errors(const Affine& fit, const Affine& truth, Index rows, Index cols) {
-  Errors e;
-  e.angle = std::abs(fit.angle_degrees() - truth.angle_degrees());
-  e.scale = std::abs(fit.scale() / truth.scale() - 1);
-  double sq = 0;
-  for (Index r = 0; r < rows; ++r)
-    for (Index c = 0; c < cols; ++c) {
-      const auto x = static_cast<double>(c), y = static_cast<double>(r);
-      sq += std::pow(fit.x(x, y) - truth.x(x, y), 2) + std::pow(fit.y(x, y) - truth.y(x, y), 2);
-    }
-  e.shift = std::sqrt(sq / static_cast<double>(rows * cols));
-  const auto a = fit.linear(), b = truth.linear();
-  for (int k = 0; k < 4; ++k)
-    e.matrix = std::max(e.matrix,
-                        std::abs(a[static_cast<std::size_t>(k)] - b[static_cast<std::size_t>(k)]));
-  return e;
-}
+using test::Errors;
+using test::errors;
+using test::kDeg;
+using test::random_transform;
+using test::sample;
+using test::Texture;
 
 struct Case {
   Index rows, cols;
@@ -166,6 +99,40 @@ TEST(TransformFit, NoisyFramesStayWithinTheBounds) {
   const Errors e = errors(fit.map, truth, rows, cols);
   EXPECT_LT(e.angle, 0.01);
   EXPECT_LT(e.shift, 0.02);
+}
+
+TEST(TransformFit, EveryFitIsRightOrFailsByNameOnManySmallFrames) {
+  // 60 fresh similarity maps (up to 10 degrees, scale 0.9-1.1) of a 101 x 89 px texture in one
+  // call: no fit may be wrong without saying so. A Fourier-Mellin start that was wrong once led
+  // IC-GN to a local optimum of ZNCC 0.35 (2.3 degrees for 9, 15 px off) that was kept; a weak
+  // match now makes the fitter try the translation-only start too.
+  std::mt19937_64 g(testing::run_seed() + 77);
+  const Texture tex(g);
+  const Shape s{101, 89};
+  const Stack<float> ref = sample(tex, s.rows, s.cols, Affine{});
+  std::vector<Affine> truth;
+  std::vector<Stack<float>> frames;
+  std::vector<MatrixView<const float>> views;
+  for (int k = 0; k < 60; ++k) {
+    truth.push_back(random_transform(Transform::similarity, s.rows, s.cols, 10, 3, g));
+    frames.push_back(sample(tex, s.rows, s.cols, truth.back().inverse()));
+  }
+  for (const auto& f : frames) views.push_back(f[0]);
+  auto fitter = TransformFitter::create(s, {Transform::similarity, 45});
+  ASSERT_TRUE(fitter.is_ok());
+  ASSERT_TRUE(fitter.value()->set_reference(ref[0]).is_ok());
+  auto fits = fitter.value()->measure(views);
+  ASSERT_TRUE(fits.is_ok());
+  int fitted = 0;
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const Fit& f = fits.value()[k];
+    if (!f.failed.empty()) continue;
+    ++fitted;
+    EXPECT_LT(errors(f.map, truth[k], s.rows, s.cols).shift, 0.01)
+        << "frame " << k << ", ZNCC " << f.zncc << ": truth angle " << truth[k].angle_degrees()
+        << ", fitted " << f.map.angle_degrees();
+  }
+  EXPECT_GE(fitted, 55);
 }
 
 TEST(TransformFit, WhatCannotBeFittedFailsByName) {
