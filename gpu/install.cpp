@@ -6,6 +6,7 @@
 #include "gpu/dic_gpu.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/phase_gpu.hpp"
+#include "gpu/transform_gpu.hpp"
 #include "gpu/volume_gpu.hpp"
 
 namespace xcorr::engine {
@@ -21,6 +22,7 @@ void install_gpu() {
                    .last_stage_seconds = gpu::last_gpu_stage_seconds,
                    .make_phase_engine = gpu::make_gpu_phase_engine,
                    .make_volume_engine = gpu::make_gpu_volume_engine,
+                   .make_level_fitter = gpu::make_gpu_level_fitter,
                    .time_volumes = gpu::time_volumes_on_gpu,
                    .time_phase = gpu::time_phase_on_gpu,
                    .time = gpu::time_on_gpu,

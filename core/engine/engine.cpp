@@ -167,8 +167,20 @@ Result<std::unique_ptr<reg::VolumeEngine>> make_volume_engine(reg::VolumeShape s
   return reg::make_cpu_volume_engine(shape, upsample);
 }
 
+Result<std::unique_ptr<reg::LevelFitter>> make_level_fitter(Shape shape, int bin,
+                                                            const std::string& device) {
+  if (device != "cpu") {
+    const GpuBackend* g = gpu_backend();
+    const Status usable = gpu_usable();
+    auto gpu = usable.is_ok() ? g->make_level_fitter(shape, bin)
+                              : Result<std::unique_ptr<reg::LevelFitter>>(usable);
+    if (gpu.is_ok() || device == "gpu") return gpu;
+  }
+  return reg::make_cpu_level_fitter(shape, bin);
+}
+
 reg::Engines register_engines() {
-  return {&registry(), make_phase_engine, make_volume_engine};
+  return {&registry(), make_phase_engine, make_volume_engine, make_level_fitter};
 }
 
 Result<PhaseTiming> time_phase_on_gpu(MatrixView<const float> reference,

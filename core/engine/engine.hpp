@@ -22,6 +22,7 @@
 #include "core/profiling/kernel_smem.hpp"
 #include "core/register/phase_engine.hpp"
 #include "core/register/register_stack.hpp"
+#include "core/register/transform_level.hpp"
 #include "core/register/volume_engine.hpp"
 #include "core/registry.hpp"
 
@@ -104,8 +105,13 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
 Result<std::unique_ptr<reg::VolumeEngine>> make_volume_engine(reg::VolumeShape shape, int upsample,
                                                               const std::string& device);
 
-// What registration measures with: registry() for method zncc, make_phase_engine and
-// make_volume_engine.
+// The IC-GN fitter of transforms `device` asks for (frames of `shape` px, coarse level binned by
+// `bin`), chosen as make_phase_engine chooses.
+Result<std::unique_ptr<reg::LevelFitter>> make_level_fitter(Shape shape, int bin,
+                                                            const std::string& device);
+
+// What registration measures with: registry() for method zncc, make_phase_engine,
+// make_volume_engine and make_level_fitter.
 reg::Engines register_engines();
 
 // The GPU phase engine with its frames already on the device (the registration speed

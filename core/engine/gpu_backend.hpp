@@ -57,6 +57,8 @@ struct GpuBackend {
   // 3-D phase correlation of volumes on the device (gpu/volume_gpu.hpp).
   Result<std::unique_ptr<reg::VolumeEngine>> (*make_volume_engine)(reg::VolumeShape shape,
                                                                    int upsample);
+  // IC-GN of transforms on the device (gpu/transform_gpu.hpp).
+  Result<std::unique_ptr<reg::LevelFitter>> (*make_level_fitter)(Shape shape, int bin);
   Result<VolumeTiming> (*time_volumes)(const float* reference,
                                        const std::vector<const float*>& volumes,
                                        reg::VolumeShape shape, Index measured, int upsample);
