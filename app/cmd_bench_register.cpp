@@ -11,7 +11,14 @@
 // shifts up to --drift voxels along each axis, measured by the 3-D phase engine of --device
 // from host memory (GPU: the upload is in the time), in blocks as register_volumes hands them, or
 // with --resident already on the device (engine::time_volumes_on_gpu, as an anchor whose volumes
-// are on the device); volumes/s and the RMS error along each axis.
+// are on the device); volumes/s and the RMS error along each axis. With --transform rigid,
+// similarity or affine, frames of the 2-D reference under random maps of that model about the
+// centre (rotation +-10 degrees, scale 0.9-1.1 for similarity, linear entries +-2 % beside them
+// for affine, translation +-5 px; the speckles are rendered under the map analytically),
+// measured by TransformFitter with the IC-GN fitter of --device from host memory in blocks as
+// registration hands them (GPU: 128, fitted 32 at a time while the next 32 start on the host's
+// threads; the upload in the time);
+// frames/s, the RMS angle error (degrees) and the RMS position error over the frame's pixels.
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -27,6 +34,7 @@
 #include "core/io/atomic_write.hpp"
 #include "core/parallel.hpp"
 #include "core/register/options.hpp"
+#include "core/register/transform_fit.hpp"
 #include "core/synth/speckle.hpp"
 
 namespace xcorr::app {
@@ -156,12 +164,172 @@ Status run_bench_volumes(const BenchRegisterOptions& o) {
   return io::write_text_atomically(o.out, row.dump(1) + "\n");
 }
 
+// frame_K.f32 (K = 0: the reference, then the frames; raw float32, rows of size) and truth.json
+// (each frame's map, m as reg::Affine; the size and the model) in o.save, for
+// scripts/bench/transform_anchor_pystackreg.py.
+Status save_frames(const BenchRegisterOptions& o, const Stack<float>& ref,
+                   const Stack<float>& frames, const std::vector<reg::Affine>& truth) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.save, ec);
+  const auto bytes = sizeof(float) * static_cast<std::size_t>(ref.rows() * ref.cols());
+  for (Index k = 0; k <= frames.count(); ++k) {
+    const float* p = k == 0 ? ref.data() : std::as_const(frames)[k - 1].data;
+    XCORR_RETURN_IF_ERROR(io::write_text_atomically(
+        std::filesystem::path(o.save) / ("frame_" + std::to_string(k) + ".f32"),
+        std::string(reinterpret_cast<const char*>(p), bytes)));
+  }
+  nlohmann::json maps = nlohmann::json::array();
+  for (const reg::Affine& t : truth) maps.push_back(t.m);
+  const nlohmann::json t = {
+      {"size", o.size}, {"transform", label(o.reg.transform)}, {"maps", maps}};
+  return io::write_text_atomically(std::filesystem::path(o.save) / "truth.json", t.dump() + "\n");
+}
+
+// The fitter of `device` with the wall time of its fit() calls added to *seconds: the IC-GN
+// part of a transform fit (the rest: the starts on the host's threads).
+reg::LevelFitterFactory timed_fitters(double* seconds) {
+  class Timed final : public reg::LevelFitter {
+   public:
+    Timed(std::unique_ptr<reg::LevelFitter> f, double* seconds)
+        : f_(std::move(f)), seconds_(seconds) {}
+    std::string device() const override { return f_->device(); }
+    Status set_reference(reg::LevelReference r) override { return f_->set_reference(r); }
+    Result<std::vector<reg::LevelFit>> fit(
+        reg::Transform t, const std::vector<reg::LevelInput>& frames,
+        const std::vector<reg::LevelReference>* references) override {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto r = f_->fit(t, frames, references);
+      *seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return r;
+    }
+
+   private:
+    std::unique_ptr<reg::LevelFitter> f_;
+    double* seconds_;
+  };
+  return [seconds](Shape shape, int bin,
+                   const std::string& device) -> Result<std::unique_ptr<reg::LevelFitter>> {
+    auto f = engine::make_level_fitter(shape, bin, device);
+    if (!f.is_ok()) return f.status();
+    return std::unique_ptr<reg::LevelFitter>(
+        std::make_unique<Timed>(std::move(f).value(), seconds));
+  };
+}
+
+// Frames of a speckle reference under random maps of o.reg.transform; see the file's comment.
+Status run_bench_transforms(const BenchRegisterOptions& o) {
+  synth::SpeckleOptions s;
+  s.rows = s.cols = o.size;
+  s.speckle_radius = 3;
+  s.noise_sigma = o.noise;
+  s.seed = static_cast<std::uint32_t>(o.seed);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(o.seed));
+  std::uniform_real_distribution<double> unit(-1, 1);
+  const double c = (o.size - 1) / 2.0, pi = 3.14159265358979323846;
+  std::vector<reg::Affine> truth(static_cast<std::size_t>(o.distinct));
+  for (reg::Affine& t : truth) {
+    const double angle = 10 * pi / 180 * unit(rng);
+    const double scale = o.reg.transform == reg::Transform::rigid ? 1 : 1 + 0.1 * unit(rng);
+    std::array<double, 4> l = reg::Affine::rotation(angle, scale);
+    if (o.reg.transform == reg::Transform::affine)
+      for (double& v : l) v += 0.02 * unit(rng);
+    t = reg::Affine::about(c, c, 5 * unit(rng), 5 * unit(rng), l);
+  }
+  std::printf("rendering a %dx%d reference and %d %s frames ...\n", o.size, o.size, o.distinct,
+              label(o.reg.transform));
+  const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
+  Stack<float> frames(o.size, o.size, o.distinct);
+  parallel_for(o.distinct, 1, [&](Index b, Index e) {
+    for (Index k = b; k < e; ++k) {
+      const reg::Affine& t = truth[static_cast<std::size_t>(k)];
+      // The map p -> t(p) as a displacement about the centre: u = t(c) - c + (L - I)(p - c).
+      const Stack<float> f =
+          synth::render_speckle_field(s,
+                                      synth::affine_field(t.x(c, c) - c, t.y(c, c) - c, t.m[0] - 1,
+                                                          t.m[1], t.m[3], t.m[4] - 1, c, c),
+                                      static_cast<std::uint64_t>(k) + 1);
+      std::copy_n(f.data(), f.rows() * f.cols(), frames[k].data);
+    }
+  });
+  if (!o.save.empty()) XCORR_RETURN_IF_ERROR(save_frames(o, ref, frames, truth));
+  const std::string device = resolved_device(o.reg.device);
+  double icgn_seconds = 0;
+  auto fitter = reg::TransformFitter::create(ref.shape(),
+                                             {o.reg.transform, o.reg.max_rotation, o.reg.smoothing},
+                                             timed_fitters(&icgn_seconds), device);
+  if (!fitter.is_ok()) return fitter.status();
+  XCORR_RETURN_IF_ERROR(fitter.value()->set_reference(ref[0]));
+  const int block = device == "gpu" ? 128 : std::max(2, static_cast<int>(hardware_threads()) * 2);
+  std::vector<reg::Fit> fits;
+  {  // Warm-up, untimed: first launches (and a JIT compile of the kernels from PTX) and plans.
+    std::vector<MatrixView<const float>> part;
+    for (int k = 0; k < std::min(block, o.distinct); ++k) part.push_back(std::as_const(frames)[k]);
+    auto r = fitter.value()->measure(part);
+    if (!r.is_ok()) return r.status();
+  }
+  icgn_seconds = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int first = 0; first < o.frames; first += block) {
+    std::vector<MatrixView<const float>> part;
+    for (int k = first; k < std::min(o.frames, first + block); ++k)
+      part.push_back(std::as_const(frames)[k % o.distinct]);
+    auto r = fitter.value()->measure(part);
+    if (!r.is_ok()) return r.status();
+    fits.insert(fits.end(), r.value().begin(), r.value().end());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // RMS over frames of the angle error and of the position error on every 4th pixel.
+  double angle_sq = 0, position_sq = 0;
+  int failed = 0;
+  for (std::size_t k = 0; k < fits.size(); ++k) {
+    const reg::Affine& t = truth[k % truth.size()];
+    const reg::Fit& f = fits[k];
+    if (!f.failed.empty()) {
+      ++failed;
+      continue;
+    }
+    angle_sq += std::pow(f.map.angle_degrees() - t.angle_degrees(), 2);
+    double sq = 0;
+    int n = 0;
+    for (int y = 0; y < o.size; y += 4)
+      for (int x = 0; x < o.size; x += 4, ++n)
+        sq += std::pow(f.map.x(x, y) - t.x(x, y), 2) + std::pow(f.map.y(x, y) - t.y(x, y), 2);
+    position_sq += sq / n;
+  }
+  const double fitted = std::max<double>(1, static_cast<double>(fits.size()) - failed);
+  const double angle_rms = std::sqrt(angle_sq / fitted),
+               position_rms = std::sqrt(position_sq / fitted);
+  const double fps = static_cast<double>(o.frames) / seconds;
+  std::printf(
+      "%s: %d %s frames of %dx%d in %.3f s = %.1f frames/s (blocks of %d, from host memory; "
+      "IC-GN %.3f s); RMS error %.5f degrees, %.5f px; %d failed\n",
+      fitter.value()->device().c_str(), o.frames, label(o.reg.transform), o.size, o.size, seconds,
+      fps, block, icgn_seconds, angle_rms, position_rms, failed);
+  if (o.out.empty()) return Status::ok();
+  const nlohmann::json row = {{"device", fitter.value()->device()},
+                              {"transform", label(o.reg.transform)},
+                              {"size", o.size},
+                              {"frames", o.frames},
+                              {"distinct_frames", o.distinct},
+                              {"block", block},
+                              {"noise_sigma", o.noise},
+                              {"seconds", seconds},
+                              {"icgn_seconds", icgn_seconds},
+                              {"frames_per_second", fps},
+                              {"failed", failed},
+                              {"rms_angle_error_degrees", angle_rms},
+                              {"rms_position_error_px", position_rms}};
+  return io::write_text_atomically(o.out, row.dump(1) + "\n");
+}
+
 Status run_bench_register(const BenchRegisterOptions& o) {
   XCORR_RETURN_IF_ERROR(o.reg.check());
   if (o.size < 8 || o.frames < 1 || o.distinct < 1 || o.depth < 1)
     return Status{ErrorCode::invalid_argument,
                   "size >= 8, frames >= 1, distinct >= 1 and depth >= 1"};
   if (o.depth > 1) return run_bench_volumes(o);
+  if (o.reg.transform != reg::Transform::translation) return run_bench_transforms(o);
   synth::SpeckleOptions s;
   s.rows = s.cols = o.size;
   s.speckle_radius = 3;
@@ -258,7 +426,8 @@ Command add_bench_register_command(CLI::App& app) {
   c->add_option("--drift", o->max_shift, "Volumes: largest shift along each axis (voxels)")
       ->capture_default_str();
   add_option_flags(c, reg::register_option_table(), o->reg);
-  c->add_option("--save", o->save, "Volumes: folder to write the rendered volumes to");
+  c->add_option("--save", o->save,
+                "Volumes, transforms: folder to write the rendered volumes or frames to");
   c->add_flag("--resident", o->resident, "Volumes, GPU: on the device before the timing starts");
   c->add_option("--out", o->out, "JSON row");
   return {c, [o] { return run_bench_register(*o); }};

@@ -3,7 +3,7 @@
 # binary (GPU tests run for real there), then the benchmarks with their anchors in the same run.
 # Only a few files come back from that machine, so $OUT holds summary.txt and results.tar.gz
 # (every log, JUnit XML and JSON table). Switches: XCORR_TESTS, XCORR_GPU_BENCH, XCORR_DIC_BENCH,
-# XCORR_REG_BENCH, XCORR_VOL_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
+# XCORR_REG_BENCH, XCORR_VOL_BENCH, XCORR_TRANSFORM_BENCH, XCORR_PROFILE (1 = run, the default), XCORR_BENCH_CASES (xcorr bench --cases, default all),
 # XCORR_TEST_TIMEOUT (seconds per test binary, default 150), XCORR_ANCHOR_TIMEOUT (anchor_bench.py, default 450), XCORR_TEST_FILTER (an extended
 # regular expression on the binaries' names; default all), XCORR_NCU (1 = Nsight Compute on the
 # 2048^2 DIC's kernels, subset 31, R 10; default 1), XCORR_DIC_METHODS (more guess variants for
@@ -81,6 +81,30 @@ if [ "${XCORR_VOL_BENCH:-1}" = 1 ]; then
   echo "volume anchor: exit $?"
   rm -rf "$vols"
   grep -E "volumes/s|skimage|Error|error" "$logs/bench-volume.txt"
+fi
+# Transforms (512 x 512 speckle frames under random rigid, similarity and affine maps): the GPU
+# and CPU fitters from host memory, and the anchor pystackreg (single-threaded: it has no
+# threads; its wheels from .gpu/wheels unpacked onto PYTHONPATH: the machine's pip may not
+# install beside the system's packages) on the same frames.
+if [ "${XCORR_TRANSFORM_BENCH:-1}" = 1 ]; then
+  if [ -d .gpu/wheels ]; then
+    for w in .gpu/wheels/*.whl; do python3 -m zipfile -e "$w" .gpu/pylib; done
+    export PYTHONPATH=$PWD/.gpu/pylib${PYTHONPATH:+:$PYTHONPATH}
+  fi
+  for model in rigid similarity affine; do
+    frames=$(mktemp -d)
+    timeout 120 .gpu/bin/xcorr bench-register --transform $model --size 512 --frames 2048 --distinct 64 \
+      --device gpu --save "$frames" --out "$res/transform-gpu-$model.json" >> "$logs/bench-transform.txt" 2>&1
+    echo "bench-register --transform $model gpu: exit $?"
+    timeout 120 .gpu/bin/xcorr bench-register --transform $model --size 512 --frames 256 --distinct 64 \
+      --device cpu --out "$res/transform-cpu-$model.json" >> "$logs/bench-transform.txt" 2>&1
+    echo "bench-register --transform $model cpu: exit $?"
+    timeout 120 python3 .gpu/tools/transform_anchor_pystackreg.py "$frames" "$res/transform-anchor-$model.json" \
+      >> "$logs/bench-transform.txt" 2>&1
+    echo "transform anchor $model: exit $?"
+    rm -rf "$frames"
+  done
+  grep -E "frames/s|Error|error" "$logs/bench-transform.txt"
 fi
 # DIC speed (2048x2048 pair, subset 31, step 4): GPU (device-resident) and this host's CPU.
 if [ "${XCORR_DIC_BENCH:-1}" = 1 ]; then
