@@ -254,56 +254,85 @@ struct TransformFitter::Impl {
     }
     std::vector<LevelFit> chosen(n);
     std::vector<char> any(n, 0), pending = usable, prepared(n, 0);
-    // The frames of a round in chunks: on the GPU the next chunk's starts are found on the
-    // host's threads while the device fits the last one (std::async: one fit in flight).
-    const bool overlap = fitter->device() == "gpu";
-    struct Chunk {
-      std::vector<std::size_t> which;
-      std::vector<LevelInput> inputs;
-      std::vector<LevelReference> refs;
+    // A fit of frame k from one start: kept when it ranks better. The Fourier-Mellin start held
+    // when its fit ranks best and matches well; a weaker match may be a wrong start's local
+    // optimum (seen on 101 x 89 px: ZNCC 0.35 at 2 degrees for 9), so the other start is tried.
+    const auto consider = [&](std::size_t k, const LevelFit& f) {
+      if (any[k] == 0 || rank(f) > rank(chosen[k]) ||
+          (rank(f) == rank(chosen[k]) && f.zncc > chosen[k].zncc)) {
+        chosen[k] = f;
+        any[k] = 1;
+      }
+      if (rank(f) == 3 && f.zncc >= kSureZncc) pending[k] = 0;
     };
     for (const bool fourier_mellin : {true, false}) {
       std::vector<std::size_t> todo;
       for (std::size_t k = 0; k < n; ++k)
         if (pending[k] != 0) todo.push_back(k);
-      const std::size_t size = overlap ? kChunk : std::max<std::size_t>(1, todo.size());
-      std::vector<Chunk> chunks((todo.size() + size - 1) / size);  // not resized: fits read them
+      // Frame k prepared (once) and its start of this round into `s`; false: none found.
+      const auto start_of = [&](std::size_t k, Affine& s) {
+        if (prepared[k] == 0) {
+          frames[k] = prepare(images[k], false);
+          if (references != nullptr) refs[k] = prepare((*references)[k]);
+          prepared[k] = 1;
+        }
+        const Result<Affine> st =
+            start(references != nullptr ? refs[k] : reference, frames[k], fourier_mellin);
+        if (st.is_ok()) s = st.value();
+        return st.is_ok();
+      };
+      if (fitter->device() == "cpu") {
+        // The CPU fitter (thread-safe): each frame's start and fit on one host thread, so that
+        // no thread waits for the others in between.
+        std::vector<LevelFit> fits(todo.size());
+        std::vector<char> fitted(todo.size(), 0);
+        std::vector<Status> errors(todo.size());
+        parallel_for(static_cast<Index>(todo.size()), 1, [&](Index b, Index e) {
+          for (Index i = b; i < e; ++i) {
+            const auto j = static_cast<std::size_t>(i);
+            const std::size_t k = todo[j];
+            Affine s;
+            if (!start_of(k, s)) continue;
+            const std::vector<LevelInput> in{{images[k], &coarse_of(frames[k]), s}};
+            const std::vector<LevelReference> r{references != nullptr ? level_reference(refs[k])
+                                                                      : LevelReference{}};
+            auto f = fitter->fit(options.transform, in, references != nullptr ? &r : nullptr);
+            if (f.is_ok())
+              fits[j] = f.value()[0], fitted[j] = 1;
+            else
+              errors[j] = f.status();
+          }
+        });
+        for (const Status& e : errors) XCORR_RETURN_IF_ERROR(e);
+        for (std::size_t j = 0; j < todo.size(); ++j)
+          if (fitted[j] != 0) consider(todo[j], fits[j]);
+        continue;
+      }
+      // Other fitters (the GPU's): chunks of kChunk frames; the next chunk's starts are found on
+      // the host's threads while the device fits the last one (std::async: one fit in flight).
+      struct Chunk {
+        std::vector<std::size_t> which;
+        std::vector<LevelInput> inputs;
+        std::vector<LevelReference> refs;
+      };
+      std::vector<Chunk> chunks((todo.size() + kChunk - 1) / kChunk);  // fits read them
       std::future<Result<std::vector<LevelFit>>> running;
       const Chunk* fitting = nullptr;
       const auto take = [&]() -> Status {
         auto fits = running.get();
         if (!fits.is_ok()) return fits.status();
-        for (std::size_t j = 0; j < fitting->which.size(); ++j) {
-          const std::size_t k = fitting->which[j];
-          const LevelFit& f = fits.value()[j];
-          if (any[k] == 0 || rank(f) > rank(chosen[k]) ||
-              (rank(f) == rank(chosen[k]) && f.zncc > chosen[k].zncc)) {
-            chosen[k] = f;
-            any[k] = 1;
-          }
-          // The Fourier-Mellin start held; a weaker match may be a wrong start's local optimum
-          // (seen on 101 x 89 px: ZNCC 0.35 at 2 degrees for 9), so the other start is tried.
-          if (rank(f) == 3 && f.zncc >= kSureZncc) pending[k] = 0;
-        }
+        for (std::size_t j = 0; j < fitting->which.size(); ++j)
+          consider(fitting->which[j], fits.value()[j]);
         return Status::ok();
       };
       for (std::size_t c = 0; c < chunks.size(); ++c) {
-        const std::size_t first = c * size, count = std::min(size, todo.size() - first);
+        const std::size_t first = c * kChunk, count = std::min(kChunk, todo.size() - first);
         std::vector<Affine> starts(count);
         std::vector<char> started(count, 0);
         parallel_for(static_cast<Index>(count), 1, [&](Index b, Index e) {
           for (Index i = b; i < e; ++i) {
-            const std::size_t k = todo[first + static_cast<std::size_t>(i)];
-            if (prepared[k] == 0) {
-              frames[k] = prepare(images[k], false);
-              if (references != nullptr) refs[k] = prepare((*references)[k]);
-              prepared[k] = 1;
-            }
-            const Result<Affine> st =
-                start(references != nullptr ? refs[k] : reference, frames[k], fourier_mellin);
-            if (st.is_ok())
-              starts[static_cast<std::size_t>(i)] = st.value(),
-              started[static_cast<std::size_t>(i)] = 1;
+            const auto j = static_cast<std::size_t>(i);
+            started[j] = start_of(todo[first + j], starts[j]) ? 1 : 0;
           }
         });
         Chunk& chunk = chunks[c];
@@ -317,11 +346,10 @@ struct TransformFitter::Impl {
         if (running.valid()) XCORR_RETURN_IF_ERROR(take());
         if (chunk.which.empty()) continue;
         fitting = &chunk;
-        running = std::async(overlap ? std::launch::async : std::launch::deferred,
-                             [this, &chunk, references] {
-                               return fitter->fit(options.transform, chunk.inputs,
-                                                  references != nullptr ? &chunk.refs : nullptr);
-                             });
+        running = std::async(std::launch::async, [this, &chunk, references] {
+          return fitter->fit(options.transform, chunk.inputs,
+                             references != nullptr ? &chunk.refs : nullptr);
+        });
       }
       if (running.valid()) XCORR_RETURN_IF_ERROR(take());
     }

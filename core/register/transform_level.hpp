@@ -114,7 +114,8 @@ class LevelFitter {
   virtual std::string device() const = 0;  // "cpu" or "gpu"
   // The reference fit() without references uses (held by the caller while it is set).
   virtual Status set_reference(LevelReference reference) = 0;
-  // The fit of each frame, against the set reference or (*references)[k].
+  // The fit of each frame, against the set reference or (*references)[k]. The CPU's is
+  // thread-safe (TransformFitter calls it a frame at a time from the host's threads).
   virtual Result<std::vector<LevelFit>> fit(Transform t, const std::vector<LevelInput>& frames,
                                             const std::vector<LevelReference>* references) = 0;
 };
