@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -51,6 +52,23 @@ struct BenchRegisterOptions {
   reg::RegisterOptions reg;
   std::string out;
 };
+
+// measure(part) on frames[k % distinct] for k = first .. first + count - 1, in blocks of `block`
+// frames: the results in order, or the first error.
+template <class T, class Measure>
+Result<std::vector<T>> in_blocks(const Stack<float>& frames, int first, int count, int block,
+                                 const Measure& measure) {
+  std::vector<T> out;
+  for (int b = first; b < first + count; b += block) {
+    std::vector<MatrixView<const float>> part;
+    for (int k = b; k < std::min(first + count, b + block); ++k)
+      part.push_back(frames[static_cast<Index>(k) % frames.count()]);
+    auto r = measure(part);
+    if (!r.is_ok()) return r.status();
+    out.insert(out.end(), r.value().begin(), r.value().end());
+  }
+  return out;
+}
 
 std::string resolved_device(const std::string& device) {
   return device == "auto" ? (engine::built_with_cuda() ? "gpu" : "cpu") : device;
@@ -186,7 +204,8 @@ Status save_frames(const BenchRegisterOptions& o, const Stack<float>& ref,
 }
 
 // The fitter of `device` with the wall time of its fit() calls added to *seconds: the IC-GN
-// part of a transform fit (the rest: the starts on the host's threads).
+// part of a transform fit (the rest: the starts on the host's threads). The CPU's fitter runs a
+// frame per host thread, so its seconds add up over the threads.
 reg::LevelFitterFactory timed_fitters(double* seconds) {
   class Timed final : public reg::LevelFitter {
    public:
@@ -199,6 +218,7 @@ reg::LevelFitterFactory timed_fitters(double* seconds) {
         const std::vector<reg::LevelReference>* references) override {
       const auto t0 = std::chrono::steady_clock::now();
       auto r = f_->fit(t, frames, references);
+      const std::lock_guard lock(mutex_);  // the CPU's fitter is called from the host's threads
       *seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return r;
     }
@@ -206,6 +226,7 @@ reg::LevelFitterFactory timed_fitters(double* seconds) {
    private:
     std::unique_ptr<reg::LevelFitter> f_;
     double* seconds_;
+    std::mutex mutex_;
   };
   return [seconds](Shape shape, int bin,
                    const std::string& device) -> Result<std::unique_ptr<reg::LevelFitter>> {
@@ -216,13 +237,19 @@ reg::LevelFitterFactory timed_fitters(double* seconds) {
   };
 }
 
-// Frames of a speckle reference under random maps of o.reg.transform; see the file's comment.
-Status run_bench_transforms(const BenchRegisterOptions& o) {
+// The 2-D benches' speckle: o.size square, radius 3 px, o.noise, o.seed.
+synth::SpeckleOptions speckle_options(const BenchRegisterOptions& o) {
   synth::SpeckleOptions s;
   s.rows = s.cols = o.size;
   s.speckle_radius = 3;
   s.noise_sigma = o.noise;
   s.seed = static_cast<std::uint32_t>(o.seed);
+  return s;
+}
+
+// Frames of a speckle reference under random maps of o.reg.transform; see the file's comment.
+Status run_bench_transforms(const BenchRegisterOptions& o) {
+  const synth::SpeckleOptions s = speckle_options(o);
   std::mt19937_64 rng(static_cast<std::uint64_t>(o.seed));
   std::uniform_real_distribution<double> unit(-1, 1);
   const double c = (o.size - 1) / 2.0, pi = 3.14159265358979323846;
@@ -260,23 +287,17 @@ Status run_bench_transforms(const BenchRegisterOptions& o) {
   if (!fitter.is_ok()) return fitter.status();
   XCORR_RETURN_IF_ERROR(fitter.value()->set_reference(ref[0]));
   const int block = device == "gpu" ? 128 : std::max(2, static_cast<int>(hardware_threads()) * 2);
-  std::vector<reg::Fit> fits;
-  {  // Warm-up, untimed: first launches (and a JIT compile of the kernels from PTX) and plans.
-    std::vector<MatrixView<const float>> part;
-    for (int k = 0; k < std::min(block, o.distinct); ++k) part.push_back(std::as_const(frames)[k]);
-    auto r = fitter.value()->measure(part);
-    if (!r.is_ok()) return r.status();
-  }
+  const auto measure = [&](const std::vector<MatrixView<const float>>& part) {
+    return fitter.value()->measure(part);
+  };
+  // Warm-up, untimed: first launches (and a JIT compile of the kernels from PTX) and plans.
+  auto warm = in_blocks<reg::Fit>(frames, 0, std::min(block, o.distinct), block, measure);
+  if (!warm.is_ok()) return warm.status();
   icgn_seconds = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int first = 0; first < o.frames; first += block) {
-    std::vector<MatrixView<const float>> part;
-    for (int k = first; k < std::min(o.frames, first + block); ++k)
-      part.push_back(std::as_const(frames)[k % o.distinct]);
-    auto r = fitter.value()->measure(part);
-    if (!r.is_ok()) return r.status();
-    fits.insert(fits.end(), r.value().begin(), r.value().end());
-  }
+  auto measured = in_blocks<reg::Fit>(frames, 0, o.frames, block, measure);
+  if (!measured.is_ok()) return measured.status();
+  const std::vector<reg::Fit>& fits = measured.value();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // RMS over frames of the angle error and of the position error on every 4th pixel.
@@ -330,11 +351,7 @@ Status run_bench_register(const BenchRegisterOptions& o) {
                   "size >= 8, frames >= 1, distinct >= 1 and depth >= 1"};
   if (o.depth > 1) return run_bench_volumes(o);
   if (o.reg.transform != reg::Transform::translation) return run_bench_transforms(o);
-  synth::SpeckleOptions s;
-  s.rows = s.cols = o.size;
-  s.speckle_radius = 3;
-  s.noise_sigma = o.noise;
-  s.seed = static_cast<std::uint32_t>(o.seed);
+  const synth::SpeckleOptions s = speckle_options(o);
   std::mt19937_64 rng(static_cast<std::uint64_t>(o.seed));
   std::normal_distribution<double> step(0, 0.5);
   std::vector<double> dx(static_cast<std::size_t>(o.distinct)), dy(dx.size());
@@ -369,14 +386,11 @@ Status run_bench_register(const BenchRegisterOptions& o) {
     XCORR_RETURN_IF_ERROR(e.value()->set_reference(ref[0]));
     block = std::max(2, static_cast<int>(hardware_threads()) * 2);
     const auto t0 = std::chrono::steady_clock::now();
-    for (int first = 0; first < o.frames; first += block) {
-      std::vector<MatrixView<const float>> part;
-      for (int k = first; k < std::min(o.frames, first + block); ++k)
-        part.push_back(std::as_const(frames)[k % o.distinct]);
-      auto r = e.value()->measure(part);
-      if (!r.is_ok()) return r.status();
-      shifts.insert(shifts.end(), r.value().begin(), r.value().end());
-    }
+    auto r = in_blocks<reg::Shift>(
+        frames, 0, o.frames, block,
+        [&](const std::vector<MatrixView<const float>>& part) { return e.value()->measure(part); });
+    if (!r.is_ok()) return r.status();
+    shifts = std::move(r).value();
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   double sq = 0;

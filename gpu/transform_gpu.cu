@@ -111,6 +111,21 @@ __global__ void prefilter_rows_kernel(float* c, int rows, int cols, int count) {
   m::bspline_prefilter<3>(c + (f * rows + y) * cols, cols, 1);
 }
 
+// body(xi, eta, p) for frame blockIdx.y's reference pixels clear of the band (this block's share)
+// whose match under `a` lies inside the frame: xi, eta relative to the centre, p the pixel's index
+// in the level.
+template <class Body>
+__device__ void for_pixels_inside(const Geometry& g, const Affine& a, Body body) {
+  const Inner in(g);
+  for (long long i = blockIdx.x * 1LL * blockDim.x + threadIdx.x; i < in.count();
+       i += 1LL * gridDim.x * blockDim.x) {
+    const long long rr = i / in.cols;
+    const int r = g.band + static_cast<int>(rr), k = g.band + static_cast<int>(i - rr * in.cols);
+    const double xi = k - g.cx, eta = r - g.cy;
+    if (inside(g, a, xi, eta)) body(xi, eta, 1LL * r * g.cols + k);
+  }
+}
+
 // The Hessian pass of frame blockIdx.y (phase kNeedHessian): over the reference pixels whose
 // match under `rel` lies inside the frame, the packed sum of sd sd^T, sum sd, sum sd f, n,
 // sum f and sum f^2 into acc[frame * kSums ..] (zeroed before).
@@ -121,17 +136,10 @@ __global__ void hessian_kernel(const FitState* st, const float* ref, const float
   __shared__ double scratch[kWarps * M];
   const int f = blockIdx.y;
   if (st[f].phase != kNeedHessian) return;
-  const Affine a = st[f].rel;
   const long long o = f * ref_step;
-  const Inner in(g);
   double v[M] = {};
-  for (long long i = blockIdx.x * 1LL * blockDim.x + threadIdx.x; i < in.count();
-       i += 1LL * gridDim.x * blockDim.x) {
-    const long long rr = i / in.cols;
-    const int r = g.band + static_cast<int>(rr), k = g.band + static_cast<int>(i - rr * in.cols);
-    const double xi = k - g.cx, eta = r - g.cy;
-    if (!inside(g, a, xi, eta)) continue;
-    const long long p = o + 1LL * r * g.cols + k;
+  for_pixels_inside(g, st[f].rel, [&](double xi, double eta, long long at) {
+    const long long p = o + at;
     float s[N];
     reg::Model<T>::sd(ref_gx[p], ref_gy[p], static_cast<float>(xi), static_cast<float>(eta), s);
     const double fv = ref[p];
@@ -143,7 +151,7 @@ __global__ void hessian_kernel(const FitState* st, const float* ref, const float
       for (int y = 0; y <= x; ++y) v[x * (x + 1) / 2 + y] += static_cast<double>(s[x]) * s[y];
     }
     v[K + 2 * N] += 1, v[K + 2 * N + 1] += fv, v[K + 2 * N + 2] += fv * fv;
-  }
+  });
   add_block_sums<M>(v, scratch, acc + f * kSums);
 }
 
@@ -187,18 +195,12 @@ __global__ void values_kernel(const FitState* st, const float* ref, const float*
   __shared__ double scratch[kWarps * M];
   const int f = blockIdx.y;
   if (st[f].phase != kIterate) return;
-  const Affine c = st[f].chosen, a = st[f].rel;
+  const Affine a = st[f].rel;
   const long long o = f * ref_step;
   const float* frame = coefficients + f * (1LL * g.rows * g.cols);
-  const Inner in(g);
   double v[M] = {};
-  for (long long i = blockIdx.x * 1LL * blockDim.x + threadIdx.x; i < in.count();
-       i += 1LL * gridDim.x * blockDim.x) {
-    const long long rr = i / in.cols;
-    const int r = g.band + static_cast<int>(rr), k = g.band + static_cast<int>(i - rr * in.cols);
-    const double xi = k - g.cx, eta = r - g.cy;
-    if (!inside(g, c, xi, eta)) continue;
-    const long long p = o + 1LL * r * g.cols + k;
+  for_pixels_inside(g, st[f].chosen, [&](double xi, double eta, long long at) {
+    const long long p = o + at;
     const double gv = static_cast<float>(m::bspline_value<3, float>(
         frame, g.rows, g.cols, g.cx + a.x(xi, eta), g.cy + a.y(xi, eta)));
     float s[N];
@@ -206,7 +208,7 @@ __global__ void values_kernel(const FitState* st, const float* ref, const float*
 #pragma unroll
     for (int x = 0; x < N; ++x) v[x] += s[x] * gv;
     v[N] += gv, v[N + 1] += gv * gv, v[N + 2] += ref[p] * gv;
-  }
+  });
   add_block_sums<M>(v, scratch, acc + f * kSums);
 }
 
