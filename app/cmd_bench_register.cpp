@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -204,8 +203,7 @@ Status save_frames(const BenchRegisterOptions& o, const Stack<float>& ref,
 }
 
 // The fitter of `device` with the wall time of its fit() calls added to *seconds: the IC-GN
-// part of a transform fit (the rest: the starts on the host's threads). The CPU's fitter runs a
-// frame per host thread, so its seconds add up over the threads.
+// part of a transform fit (the rest: the starts on the host's threads).
 reg::LevelFitterFactory timed_fitters(double* seconds) {
   class Timed final : public reg::LevelFitter {
    public:
@@ -218,7 +216,6 @@ reg::LevelFitterFactory timed_fitters(double* seconds) {
         const std::vector<reg::LevelReference>* references) override {
       const auto t0 = std::chrono::steady_clock::now();
       auto r = f_->fit(t, frames, references);
-      const std::lock_guard lock(mutex_);  // the CPU's fitter is called from the host's threads
       *seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return r;
     }
@@ -226,7 +223,6 @@ reg::LevelFitterFactory timed_fitters(double* seconds) {
    private:
     std::unique_ptr<reg::LevelFitter> f_;
     double* seconds_;
-    std::mutex mutex_;
   };
   return [seconds](Shape shape, int bin,
                    const std::string& device) -> Result<std::unique_ptr<reg::LevelFitter>> {

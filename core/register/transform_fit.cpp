@@ -281,41 +281,17 @@ struct TransformFitter::Impl {
         if (st.is_ok()) s = st.value();
         return st.is_ok();
       };
-      if (fitter->device() == "cpu") {
-        // The CPU fitter (thread-safe): each frame's start and fit on one host thread, so that
-        // no thread waits for the others in between.
-        std::vector<LevelFit> fits(todo.size());
-        std::vector<char> fitted(todo.size(), 0);
-        std::vector<Status> errors(todo.size());
-        parallel_for(static_cast<Index>(todo.size()), 1, [&](Index b, Index e) {
-          for (Index i = b; i < e; ++i) {
-            const auto j = static_cast<std::size_t>(i);
-            const std::size_t k = todo[j];
-            Affine s;
-            if (!start_of(k, s)) continue;
-            const std::vector<LevelInput> in{{images[k], &coarse_of(frames[k]), s}};
-            const std::vector<LevelReference> r{references != nullptr ? level_reference(refs[k])
-                                                                      : LevelReference{}};
-            auto f = fitter->fit(options.transform, in, references != nullptr ? &r : nullptr);
-            if (f.is_ok())
-              fits[j] = f.value()[0], fitted[j] = 1;
-            else
-              errors[j] = f.status();
-          }
-        });
-        for (const Status& e : errors) XCORR_RETURN_IF_ERROR(e);
-        for (std::size_t j = 0; j < todo.size(); ++j)
-          if (fitted[j] != 0) consider(todo[j], fits[j]);
-        continue;
-      }
-      // Other fitters (the GPU's): chunks of kChunk frames; the next chunk's starts are found on
-      // the host's threads while the device fits the last one (std::async: one fit in flight).
+      // On the GPU, chunks of kChunk frames: the next chunk's starts are found on the host's
+      // threads while the device fits the last one (std::async: one fit in flight). On the CPU,
+      // one chunk fitted after its starts (deferred: the host's threads do both).
+      const bool overlap = fitter->device() != "cpu";
+      const std::size_t size = overlap ? kChunk : std::max<std::size_t>(1, todo.size());
       struct Chunk {
         std::vector<std::size_t> which;
         std::vector<LevelInput> inputs;
         std::vector<LevelReference> refs;
       };
-      std::vector<Chunk> chunks((todo.size() + kChunk - 1) / kChunk);  // fits read them
+      std::vector<Chunk> chunks((todo.size() + size - 1) / size);  // not resized: fits read them
       std::future<Result<std::vector<LevelFit>>> running;
       const Chunk* fitting = nullptr;
       const auto take = [&]() -> Status {
@@ -326,7 +302,7 @@ struct TransformFitter::Impl {
         return Status::ok();
       };
       for (std::size_t c = 0; c < chunks.size(); ++c) {
-        const std::size_t first = c * kChunk, count = std::min(kChunk, todo.size() - first);
+        const std::size_t first = c * size, count = std::min(size, todo.size() - first);
         std::vector<Affine> starts(count);
         std::vector<char> started(count, 0);
         parallel_for(static_cast<Index>(count), 1, [&](Index b, Index e) {
@@ -346,10 +322,11 @@ struct TransformFitter::Impl {
         if (running.valid()) XCORR_RETURN_IF_ERROR(take());
         if (chunk.which.empty()) continue;
         fitting = &chunk;
-        running = std::async(std::launch::async, [this, &chunk, references] {
-          return fitter->fit(options.transform, chunk.inputs,
-                             references != nullptr ? &chunk.refs : nullptr);
-        });
+        running = std::async(overlap ? std::launch::async : std::launch::deferred,
+                             [this, &chunk, references] {
+                               return fitter->fit(options.transform, chunk.inputs,
+                                                  references != nullptr ? &chunk.refs : nullptr);
+                             });
       }
       if (running.valid()) XCORR_RETURN_IF_ERROR(take());
     }

@@ -90,9 +90,9 @@ struct LevelFit {
   bool converged = false, singular = false;
 };
 
-// A frame to fit: its image (full resolution), its coarse level when the fitter bins (its
-// coefficients: TransformFitter made it for the start), and the start (full px, relative to the
-// centres).
+// A frame to fit: its image (full resolution), the level TransformFitter found its start on
+// (bin > 1: the coarse level; bin 1: the image's own, which the CPU fitter fits on), and the
+// start (full px, relative to the centres).
 struct LevelInput {
   MatrixView<const float> image;
   const Level* coarse = nullptr;
@@ -114,8 +114,7 @@ class LevelFitter {
   virtual std::string device() const = 0;  // "cpu" or "gpu"
   // The reference fit() without references uses (held by the caller while it is set).
   virtual Status set_reference(LevelReference reference) = 0;
-  // The fit of each frame, against the set reference or (*references)[k]. The CPU's is
-  // thread-safe (TransformFitter calls it a frame at a time from the host's threads).
+  // The fit of each frame, against the set reference or (*references)[k].
   virtual Result<std::vector<LevelFit>> fit(Transform t, const std::vector<LevelInput>& frames,
                                             const std::vector<LevelReference>* references) = 0;
 };
