@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace xcorr {
@@ -21,22 +22,30 @@ long suppress_hot_pixels(MatrixView<float> image) {
     return sample[k];
   };
   const float median = at(0.5), high = at(0.999);
-  long replaced = 0;
+  // Decided on the image as it came (a replaced pixel changes no other decision), then applied.
+  std::vector<std::pair<Index, float>> replace;  // (y * cols + x, the value it takes)
   for (Index y = 0; y < rows; ++y) {
     for (Index x = 0; x < cols; ++x) {
       const float v = image(y, x);
       if (!(v > high)) continue;
-      float around = -std::numeric_limits<float>::infinity();  // the neighbours inside
+      const float halfway = median + 0.5f * (v - median);
+      int bright = 0;  // neighbours at least half way from the median to v
+      float around = -std::numeric_limits<float>::infinity();  // the largest other neighbour
       for (Index yy = std::max<Index>(0, y - 1); yy <= std::min(rows - 1, y + 1); ++yy)
-        for (Index xx = std::max<Index>(0, x - 1); xx <= std::min(cols - 1, x + 1); ++xx)
-          if (yy != y || xx != x) around = std::max(around, image(yy, xx));
-      if (around < median + 0.5f * (v - median)) {
-        image(y, x) = around;
-        ++replaced;
-      }
+        for (Index xx = std::max<Index>(0, x - 1); xx <= std::min(cols - 1, x + 1); ++xx) {
+          if (yy == y && xx == x) continue;
+          const float u = image(yy, xx);
+          if (u >= halfway)
+            ++bright;
+          else
+            around = std::max(around, u);
+        }
+      if (bright <= kMaxHotNeighbours && around > -std::numeric_limits<float>::infinity())
+        replace.emplace_back(y * cols + x, around);
     }
   }
-  return replaced;
+  for (const auto& [i, value] : replace) image(i / cols, i % cols) = value;
+  return static_cast<long>(replace.size());
 }
 
 }  // namespace xcorr
