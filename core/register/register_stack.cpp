@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <sstream>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
 #include "core/io/tiff_writer.hpp"
+#include "core/missing_data.hpp"
 #include "core/parallel.hpp"
 #include "core/peak.hpp"
 #include "core/register/missing_pixels.hpp"
@@ -36,9 +38,33 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// Measures frames against a reference image (both: the region's pixels), by phase correlation
-// or the engine's ZNCC peak search (the reference's region inset by the search margin as the
-// template, the frame's region as the window).
+// A region as it is measured: hot pixels suppressed (core/hot_pixels.hpp); its missing pixels stay
+// NaN (the estimator fills them). `why` says when it cannot be registered.
+MissingPixels clean(MatrixView<float> image) {
+  const MissingPixels m = check_missing(image);
+  if (!m.why.empty()) return m;
+  const std::vector<char> where = fill_missing_with_mean(image);  // empty: none missing
+  (void)suppress_hot_pixels(image);
+  for (std::size_t i = 0; i < where.size(); ++i)
+    if (where[i] != 0)
+      image(static_cast<Index>(i) / image.cols, static_cast<Index>(i) % image.cols) = NAN;
+  return m;
+}
+
+// A clean region as the phase engine, the ZNCC search and the transform fitter take it: itself
+// when it lacks nothing, else a copy with its missing pixels filled (fill_missing), kept in
+// `copies`.
+const Stack<float>* filled(const Stack<float>& image, std::deque<Stack<float>>& copies) {
+  if (!has_missing(image[0])) return &image;
+  Stack<float>& f = copies.emplace_back(image);
+  (void)fill_missing(f[0]);
+  return &f;
+}
+
+// Measures frames against a reference image (both: the region's pixels, clean(), missing pixels
+// NaN), by phase correlation or the engine's ZNCC peak search (the reference's region inset by
+// the search margin as the template, the frame's region as the window). A frame that lacks pixels,
+// or whose reference does, is measured again once both lack what either lacks (lack_alike).
 class Estimator {
  public:
   static Result<std::unique_ptr<Estimator>> create(const RegisterOptions& o, const Engines& engines,
@@ -72,8 +98,10 @@ class Estimator {
   }
   Status set_reference(const Stack<float>& reference) {
     reference_ = reference;
-    if (fit_) return fit_->set_reference(reference_[0]);
-    return phase_ ? phase_->set_reference(reference_[0]) : Status::ok();
+    filled_reference_ = reference;
+    (void)fill_missing(filled_reference_[0]);
+    if (fit_) return fit_->set_reference(filled_reference_[0]);
+    return phase_ ? phase_->set_reference(filled_reference_[0]) : Status::ok();
   }
   bool fits_transforms() const { return fit_ != nullptr; }
 
@@ -81,10 +109,11 @@ class Estimator {
   // in the region's pixels.
   Result<std::vector<Fit>> fit(const std::vector<const Stack<float>*>& frames,
                                const std::vector<const Stack<float>*>* references) const {
+    std::deque<Stack<float>> copies;
     std::vector<MatrixView<const float>> f, r;
     for (std::size_t i = 0; i < frames.size(); ++i) {
-      f.push_back((*frames[i])[0]);
-      if (references != nullptr) r.push_back((*(*references)[i])[0]);
+      f.push_back((*filled(*frames[i], copies))[0]);
+      if (references != nullptr) r.push_back((*filled(*(*references)[i], copies))[0]);
     }
     return fit_->measure(f, references != nullptr ? &r : nullptr);
   }
@@ -93,6 +122,29 @@ class Estimator {
   // reference per frame, as `previous` needs).
   Result<std::vector<Shift>> measure(const std::vector<const Stack<float>*>& frames,
                                      const std::vector<const Stack<float>*>* references) {
+    std::deque<Stack<float>> copies;
+    std::vector<const Stack<float>*> fp, rp;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      fp.push_back(filled(*frames[i], copies));
+      if (references != nullptr) rp.push_back(filled(*(*references)[i], copies));
+    }
+    auto first = measure_filled(fp, references != nullptr ? &rp : nullptr);
+    if (!first.is_ok()) return first;
+    std::vector<Shift> out = std::move(first).value();
+    std::vector<const Stack<float>*> refs;
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      refs.push_back(references != nullptr ? (*references)[i] : &reference_);
+    XCORR_RETURN_IF_ERROR(measure_lacking_alike(
+        frames, refs, out,
+        [this](const std::vector<const Stack<float>*>& f,
+               const std::vector<const Stack<float>*>& r) { return measure_filled(f, &r); }));
+    return out;
+  }
+
+ private:
+  // measure() on finite images (references: null for the set one).
+  Result<std::vector<Shift>> measure_filled(const std::vector<const Stack<float>*>& frames,
+                                            const std::vector<const Stack<float>*>* references) {
     std::vector<Shift> out(frames.size());
     if (phase_) {
       std::vector<MatrixView<const float>> f, r;
@@ -114,7 +166,7 @@ class Estimator {
           s.data() + m * region_.cols + m, t.rows, t.cols, 1, region_.cols, region_.area()};
     };
     Stack<float> templates;
-    StackView<const float> left = inset(reference_);
+    StackView<const float> left = inset(filled_reference_);
     Form form = Form::one_to_many;
     if (references != nullptr) {
       templates = Stack<float>(region_.rows, region_.cols, n);
@@ -139,7 +191,6 @@ class Estimator {
     return out;
   }
 
- private:
   Estimator(const RegisterOptions& o, const Registry& engine, Shape region)
       : options_(o), engine_(engine), region_(region) {}
   static PhaseOptions phase_options(const RegisterOptions& o) {
@@ -151,7 +202,8 @@ class Estimator {
   long margin_ = 0;
   std::unique_ptr<PhaseEngine> phase_;
   std::unique_ptr<TransformFitter> fit_;
-  Stack<float> reference_;
+  Stack<float> reference_;         // as set: clean, missing pixels NaN
+  Stack<float> filled_reference_;  // what is measured against
 };
 
 // A transform's linear part as text after the shift (" l00 l01 l10 l11", %.17g); nothing for a
@@ -813,10 +865,9 @@ class StackRegistration {
       return Status{r0.status().code(),
                     "the reference frame 0 cannot be used: " + r0.status().message()};
     ref_ = std::move(r0).value();
-    const MissingPixels m = fill_missing(ref_[0]);
+    const MissingPixels m = clean(ref_[0]);
     if (!m.why.empty())
       return Status{ErrorCode::invalid_argument, "the reference frame 0 " + m.why};
-    (void)suppress_hot_pixels(ref_[0]);
     return Status::ok();
   }
 
@@ -900,14 +951,13 @@ class StackRegistration {
     return sum;
   }
 
-  // A frame's region with its missing (non-finite) pixels filled; a frame that cannot be
-  // registered (too few finite pixels, flat, values too large) fails by name.
+  // A frame's region, clean() (its missing pixels NaN); a frame that cannot be registered (too
+  // few finite pixels, flat, values too large) fails by name.
   Result<Stack<float>> read_region(long k) {
     auto f = every_ ? project(k) : opened_->region(k, rr_.y, rr_.x, rr_.h, rr_.w);
     if (!f.is_ok()) return f;
-    const MissingPixels m = fill_missing(f.value()[0]);
+    const MissingPixels m = clean(f.value()[0]);
     if (!m.why.empty()) return Status{ErrorCode::invalid_argument, "it " + m.why};
-    (void)suppress_hot_pixels(f.value()[0]);
     return f;
   }
 
@@ -1158,7 +1208,7 @@ class StackRegistration {
     Status summed = Status::ok();
     if (group_.leader()) {
       std::vector<double> sum(static_cast<std::size_t>(rshape_.area()), 0.0);
-      long used = 0;
+      std::vector<long> used(static_cast<std::size_t>(rshape_.area()), 0);  // frames with data
       Stack<float> moved(rr_.h, rr_.w, 1);
       for (long k = 0; k < n_ && summed.is_ok(); ++k) {
         const DriftRow& d = report_.drift[static_cast<std::size_t>(k)];
@@ -1175,15 +1225,20 @@ class StackRegistration {
                          .then(Affine::translation(-ox, -oy)),
                      moved[0], std::nanf(""));
         }
-        for (Index i = 0; i < rshape_.area(); ++i)
+        for (Index i = 0; i < rshape_.area(); ++i) {
+          if (!std::isfinite(moved.data()[i])) continue;  // missing, or outside the frame
           sum[static_cast<std::size_t>(i)] += moved.data()[i];
-        ++used;
+          ++used[static_cast<std::size_t>(i)];
+        }
         if (progress_ && !progress_(done_, passes_ * static_cast<double>(n_))) summed = cancelled();
       }
-      // Where a frame had no data (NaN at the border) the frame-0 pixels stand in.
+      // Each pixel the mean of the frames with data there; where none has, frame 0's pixel
+      // (NaN when missing there too).
       for (Index i = 0; i < rshape_.area(); ++i) {
-        const double v = sum[static_cast<std::size_t>(i)] / static_cast<double>(used);
-        mean.data()[i] = std::isfinite(v) ? static_cast<float>(v) : ref_.data()[i];
+        const long u = used[static_cast<std::size_t>(i)];
+        mean.data()[i] =
+            u > 0 ? static_cast<float>(sum[static_cast<std::size_t>(i)] / static_cast<double>(u))
+                  : ref_.data()[i];
       }
     }
     XCORR_RETURN_IF_ERROR(group_.agree(summed));
