@@ -277,9 +277,9 @@ Status run_bench_transforms(const BenchRegisterOptions& o) {
   if (!o.save.empty()) XCORR_RETURN_IF_ERROR(save_frames(o, ref, frames, truth));
   const std::string device = resolved_device(o.reg.device);
   double icgn_seconds = 0;
-  auto fitter = reg::TransformFitter::create(ref.shape(),
-                                             {o.reg.transform, o.reg.max_rotation, o.reg.smoothing},
-                                             timed_fitters(&icgn_seconds), device);
+  auto fitter = reg::TransformFitter::create(
+      ref.shape(), {o.reg.transform, o.reg.max_rotation, o.reg.smoothing_px()},
+      timed_fitters(&icgn_seconds), device);
   if (!fitter.is_ok()) return fitter.status();
   XCORR_RETURN_IF_ERROR(fitter.value()->set_reference(ref[0]));
   const int block = device == "gpu" ? 128 : std::max(2, static_cast<int>(hardware_threads()) * 2);

@@ -32,6 +32,12 @@ Status read_option(const nlohmann::json& j, const OptionField<S>& f, S& o) {
       break;
     case OptionKind::choice:
     case OptionKind::text:
+      // An open text field takes a number too (e.g. "smoothing": 2, as written when it was a
+      // number).
+      if (f.kind == OptionKind::text && !f.closed && v.is_number()) {
+        text = format_real(v.get<double>());
+        break;
+      }
       if (!v.is_string()) return bad("a string");
       text = v.get<std::string>();
       break;

@@ -1,5 +1,6 @@
 #include "core/register/options.hpp"
 
+#include <cstdlib>
 #include <limits>
 
 #include "core/io/scale.hpp"
@@ -33,15 +34,16 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
                         &O::reference),
           enum_field<O>("transform", "Transform",
                         "translation; rigid (rotation + translation), similarity (+ isotropic "
-                        "scale) or affine: a Fourier-Mellin start refined by IC-GN on the CPU",
+                        "scale) or affine: a Fourier-Mellin start refined by IC-GN (CPU or GPU)",
                         &O::transform),
           real_field<O>("max_rotation", "Max rotation", "deg",
                         "rigid and up: rotations searched each way; a frame rotated further fails",
                         &O::max_rotation, 0.1, 90),
-          real_field<O>("smoothing", "Smoothing", "px",
-                        "rigid and up: Gaussian sigma of the reference's gradients in the fit "
-                        "(0: none; noise makes the fit creep without it)",
-                        &O::smoothing, 0, 10),
+          text_field<O>("smoothing", "Smoothing",
+                        "rigid and up: Gaussian sigma (px) of the reference's gradients in the "
+                        "fit, 0-10 (0: none; noise makes the fit creep without it), or auto: "
+                        "where the reference's spectrum falls to its noise",
+                        &O::smoothing, {"auto", "0.5", "1", "2", "3"}, false),
           text_field<O>("dims", "Dimensions",
                         "2: x, y drift of each time point's plane; 3: x, y, z drift of its volume "
                         "(3-D phase correlation); auto: 3 from 8 z-planes on",
@@ -107,6 +109,13 @@ Status RegisterOptions::check() const {
     return Status{ErrorCode::invalid_argument,
                   "dims 3 registers against the first or the previous volume: reference mean is "
                   "2-D only"};
+  if (smoothing != "auto") {
+    char* end = nullptr;
+    const double v = std::strtod(smoothing.c_str(), &end);
+    if (smoothing.empty() || end != smoothing.c_str() + smoothing.size() || !(v >= 0 && v <= 10))
+      return Status{ErrorCode::invalid_argument,
+                    "smoothing '" + smoothing + "' is neither auto nor a sigma of 0-10 px"};
+  }
   if (!sums_channels()) XCORR_RETURN_IF_ERROR(io::parse_channel_text(channel).status());
   if (!region.empty()) XCORR_RETURN_IF_ERROR(parse_region(region, 0, 0).status());
   return io::apply_user_scale({}, pixel_size, frame_interval).status();
@@ -117,6 +126,11 @@ bool registers_volumes(const RegisterOptions& o, long slices) {
   if (o.dims == "2") return false;
   return slices >= kAutoVolumeSlices && o.transform == Transform::translation &&
          o.reference != Reference::mean;
+}
+
+std::optional<double> RegisterOptions::smoothing_px() const {
+  if (smoothing == "auto") return std::nullopt;
+  return std::strtod(smoothing.c_str(), nullptr);
 }
 
 io::PlaneSelection RegisterOptions::plane() const {

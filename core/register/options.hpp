@@ -3,6 +3,7 @@
 // job of batch files, the drift CSV's settings line and the desktop app's dialog work from it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,9 @@ struct RegisterOptions {
   // (transform_fit.hpp: Fourier-Mellin start, IC-GN over the whole region; on the CPU).
   Transform transform = Transform::translation;
   double max_rotation = 45;  // degrees each way (rigid and up): a larger rotation fails a frame
-  double smoothing = 1;      // px (rigid and up): Gaussian sigma of the reference's gradients
+  // rigid and up: Gaussian sigma (px) of the reference's gradients, or "auto": chosen from each
+  // reference's spectrum and noise (auto_smoothing.hpp).
+  std::string smoothing = "auto";
   // 2: each time point's plane or z projection is registered in x, y; 3: its volume, in x, y
   // and z (register_volumes.hpp); auto: 3 for stacks of kAutoVolumeSlices z-planes or more.
   std::string dims = "auto";
@@ -99,6 +102,8 @@ struct RegisterOptions {
   std::string frame_interval;
 
   Status check() const;
+  // The fit's smoothing: px, or none for "auto" (check() first).
+  std::optional<double> smoothing_px() const;
   // The pages read: the channel's (channel 0 when every channel is summed).
   io::PlaneSelection plane() const;
   // channel "sum" (volumes, dims 3): every channel of a hyperstack added voxel by voxel is what

@@ -71,7 +71,7 @@ class Estimator {
                                                    Shape region) {
     std::unique_ptr<Estimator> e(new Estimator(o, *engines.variants, region));
     if (o.transform != Transform::translation) {
-      auto f = TransformFitter::create(region, {o.transform, o.max_rotation, o.smoothing},
+      auto f = TransformFitter::create(region, {o.transform, o.max_rotation, o.smoothing_px()},
                                        engines.transform, o.device);
       if (!f.is_ok()) return f.status();
       e->fit_ = std::move(f).value();

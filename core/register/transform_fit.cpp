@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <optional>
 #include <vector>
 
 #include "core/dic/bspline.hpp"
 #include "core/dic/icgn_math.hpp"
 #include "core/parallel.hpp"
+#include "core/register/auto_smoothing.hpp"
 #include "core/register/phase_correlation.hpp"
 #include "core/register/warp_image.hpp"
 
@@ -57,9 +59,14 @@ struct TransformFitter::Impl {
   Shape shape{};
   FitOptions options;
   int bin = 1;  // the coarse level's
-  // px: options.smoothing, at most 1/24 of the shorter side (a tiny image keeps some pixels
-  // clear of the smoothing's border band).
-  double smoothing = 0;
+  // px: options.smoothing (none: auto_smoothing of each reference), at most 1/24 of the shorter
+  // side (a tiny image keeps some pixels clear of the smoothing's border band).
+  std::optional<double> smoothing;
+  double largest_smoothing = 0;
+
+  double smoothing_for(MatrixView<const float> image) const {
+    return std::min(smoothing ? *smoothing : auto_smoothing(image), largest_smoothing);
+  }
   Index crows = 0, ccols = 0, chalf = 0;
   double r0 = 0, r1 = 0;  // log-polar radii, cycles/px of the coarse level
   fftwf_plan plan = nullptr;
@@ -151,18 +158,19 @@ struct TransformFitter::Impl {
     if (gradients || bin == 1) p.full = make_level(image, 1);
     if (bin > 1) p.coarse = make_level(image, bin);
     if (gradients) {
+      const double sigma = smoothing_for(image);
       std::vector<float> smooth;
       MatrixView<const float> source = image;
-      if (smoothing > 0) {
-        const std::vector<double> s = dic::smoothed(image, smoothing);
+      if (sigma > 0) {
+        const std::vector<double> s = dic::smoothed(image, sigma);
         smooth.assign(s.begin(), s.end());
         source = MatrixView<const float>{smooth.data(), image.rows, image.cols, image.cols};
       }
-      add_gradients(p.full, smoothing > 0 ? make_level(source, 1) : p.full);
-      p.full.band = static_cast<Index>(std::ceil(3 * smoothing));
+      add_gradients(p.full, sigma > 0 ? make_level(source, 1) : p.full);
+      p.full.band = static_cast<Index>(std::ceil(3 * sigma));
       if (bin > 1) {
-        add_gradients(p.coarse, smoothing > 0 ? make_level(source, bin) : p.coarse);
-        p.coarse.band = static_cast<Index>(std::ceil(3 * smoothing / bin));
+        add_gradients(p.coarse, sigma > 0 ? make_level(source, bin) : p.coarse);
+        p.coarse.band = static_cast<Index>(std::ceil(3 * sigma / bin));
       }
     }
     p.log_polar = log_polar(coarse_of(p));
@@ -401,8 +409,8 @@ Result<std::unique_ptr<TransformFitter>> TransformFitter::create(Shape shape, Fi
   };
   impl->hann_x = hann(impl->ccols);
   impl->hann_y = hann(impl->crows);
-  impl->smoothing =
-      std::min(o.smoothing, static_cast<double>(std::min(shape.rows, shape.cols)) / 24);
+  impl->smoothing = o.smoothing;
+  impl->largest_smoothing = static_cast<double>(std::min(shape.rows, shape.cols)) / 24;
   impl->r1 = 0.4;
   impl->r0 = std::min(4.0 / static_cast<double>(std::min(impl->crows, impl->ccols)), impl->r1 / 8);
   impl->make_polar_grid();

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/enum_labels.hpp"
@@ -48,12 +49,13 @@ inline constexpr double kMinFitZncc = 0.3;  // a fit below this ZNCC fails its f
 struct FitOptions {
   Transform transform = Transform::rigid;  // rigid, similarity or affine
   double max_rotation = 45;                // degrees each way; larger rotations fail the frame
-  // Gaussian sigma (px) of the reference's gradients (0: none). IC-GN's Hessian comes from
-  // them: unsmoothed, a noisy reference's noise gradients inflate it and the steps shrink (on
-  // cell.png with noise 2 % of the range, 60 iterations crept 0.007 px each and never
-  // converged). The values compared stay unsmoothed: at the true transform the residual is
-  // still 0, so the smoothing moves no fit of noise-free images.
-  double smoothing = 1;
+  // Gaussian sigma (px) of the reference's gradients (0: none; empty: auto_smoothing of each
+  // reference, auto_smoothing.hpp). IC-GN's Hessian comes from them: unsmoothed, a noisy
+  // reference's noise gradients inflate it and the steps shrink (on cell.png with noise 2 % of
+  // the range, 60 iterations crept 0.007 px each and never converged). The values compared stay
+  // unsmoothed: at the true transform the residual is still 0, so the smoothing moves no fit of
+  // noise-free images.
+  std::optional<double> smoothing = std::nullopt;
 };
 
 struct Fit {

@@ -331,6 +331,26 @@ TEST_F(Register, ARegisterJobRunsFromABatchFile) {
                 .status()
                 .message(),
             "job key 'upsample': expected an integer");
+  // smoothing: "auto" (the default), or a sigma of 0-10 px, as a string or a number.
+  EXPECT_EQ(job.value().options.smoothing, "auto");
+  for (const char* given : {R"(2)", R"("2")", R"(0.5)"}) {
+    auto s = parse_register_job(
+        std::string(R"({"type": "register", "stack": "s.tif", "drift": "d.csv", "transform":
+        "rigid", "smoothing": )") +
+            given + "}",
+        dir_);
+    ASSERT_TRUE(s.is_ok()) << given << ": " << s.status().message();
+    EXPECT_EQ(s.value().options.smoothing_px(), given[0] == '0' ? 0.5 : 2.0);
+  }
+  for (const char* given : {R"("sharp")", R"(-1)", R"("11")", R"("")"}) {
+    auto s = parse_register_job(
+        std::string(R"({"type": "register", "stack": "s.tif", "drift": "d.csv", "smoothing": )") +
+            given + "}",
+        dir_);
+    const std::string said = s.is_ok() ? s.value().options.check().message() : s.status().message();
+    EXPECT_NE(said.find("is neither auto nor a sigma of 0-10 px"), std::string::npos)
+        << given << ": " << said;
+  }
   EXPECT_EQ(parse_register_job(R"({"type": "register", "stack": "s.tif", "drift": "d.csv",
     "subset": 31})",
                                dir_)
