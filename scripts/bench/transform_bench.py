@@ -15,6 +15,8 @@ make the frames, so no method is favoured by sharing an interpolator with the ge
 Errors against the truth, over frames 1..N-1: angle (degrees) and scale (relative) of the
 fitted map, the RMS over the frame's pixels of the distance between the fitted and the true
 position of each pixel (px), and the largest error of a matrix entry of the linear part.
+At noise > 0, the Cramer-Rao lower bounds of an unbiased estimate on frame 0's noise-free pixels
+(cramer_rao: the angle's sd and the RMS position error; no method can be expected below them).
 Speed: wall time of `xcorr register STACK --transform M --drift d.csv` (the process: reads the
 TIFF, writes the table; all host threads) and of pystackreg's register_stack(reference="first")
 on the array in memory (single-threaded: it has no threads), frames per second, on the stack's
@@ -118,6 +120,35 @@ def read_xcorr_maps(path, frames):
     return maps
 
 
+def cramer_rao(reference, model, sigma):
+    """Lower bounds for an unbiased estimate of the model's parameters from a frame and the
+    reference, both with white noise of sd `sigma` (Fisher information sum(d_k d_l) / (2
+    sigma^2), d_k the reference's gradient along the map's derivative by parameter k, about the
+    frame's centre): the angle's sd (degrees; rigid and similarity) and the RMS over the pixels
+    of the position error (px). The reference's gradients are its central differences."""
+    n = reference.shape[0]
+    gy, gx = np.gradient(reference)
+    ys, xs = np.mgrid[0:n, 0:n].astype(np.float64) - (n - 1) / 2
+    # d(position)/d(parameter) at each pixel, (x, y) per parameter: translation, then the linear
+    # part (rigid: a turn; similarity: a turn and a scale; affine: its 4 entries).
+    moves = [(np.ones_like(xs), np.zeros_like(xs)), (np.zeros_like(xs), np.ones_like(xs))]
+    if model in ("rigid", "similarity"):
+        moves.append((-ys, xs))
+    if model == "similarity":
+        moves.append((xs, ys))
+    if model == "affine":
+        z = np.zeros_like(xs)
+        moves += [(xs, z), (ys, z), (z, xs), (z, ys)]
+    d = np.stack([(gx * mx + gy * my).ravel() for mx, my in moves])
+    cov = np.linalg.inv(d @ d.T / (2 * sigma**2))
+    pos = 0.0  # mean over pixels of tr(D_p cov D_p^T)
+    mx = np.stack([m[0].ravel() for m in moves])
+    my = np.stack([m[1].ravel() for m in moves])
+    pos = np.mean(np.einsum("kp,kl,lp->p", mx, cov, mx) + np.einsum("kp,kl,lp->p", my, cov, my))
+    angle = float(np.degrees(np.sqrt(cov[2, 2]))) if model != "affine" else None
+    return {"angle_deg": angle, "rms_px": float(np.sqrt(pos))}
+
+
 def summarise(errs):
     keys = errs[0].keys()
     return {k: {"rms": float(np.sqrt(np.mean([e[k] ** 2 for e in errs]))),
@@ -150,8 +181,10 @@ def main():
                 truths = [np.array([[1.0, 0, 0], [0, 1.0, 0]])]
                 truths += [random_map(model, args.size, rng) for _ in range(args.frames - 1)]
                 stack = np.stack([sample(tex, args.size, inverse(m), centre) for m in truths])
+                bound = None
                 if noise > 0:
                     span = stack.max() - stack.min()
+                    bound = cramer_rao(stack[0], model, noise * span)
                     stack = stack + rng.normal(0, noise * span, stack.shape)
                 stack = stack.astype(np.float32)
                 tif = os.path.join(args.work, f"{image}-{model}-{noise}.tif")
@@ -185,6 +218,7 @@ def main():
                 row = {"image": image, "model": model, "noise": noise, "frames": args.frames,
                        "size": args.size, "xcorr": summarise(e_ours),
                        "pystackreg": summarise(e_theirs),
+                       "cramer_rao": bound,
                        "speed_frames": args.speed_frames,
                        "xcorr_fps": args.speed_frames / ours_s,
                        "pystackreg_fps": args.speed_frames / theirs_s}
@@ -198,7 +232,9 @@ def main():
                       f"{row['pystackreg']['scale_rel']['rms']:.2e}, "
                       f"matrix {row['xcorr']['matrix']['max']:.1e} vs "
                       f"{row['pystackreg']['matrix']['max']:.1e}, "
-                      f"{row['xcorr_fps']:.1f} vs {row['pystackreg_fps']:.1f} frames/s", flush=True)
+                      f"{row['xcorr_fps']:.1f} vs {row['pystackreg_fps']:.1f} frames/s"
+                      + (f"; Cramer-Rao rms {bound['rms_px']:.4f} px" if bound else ""),
+                      flush=True)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"machine": platform.node(), "cpus": os.cpu_count(),
