@@ -141,9 +141,9 @@ def cramer_rao(reference, model, sigma):
         moves += [(xs, z), (ys, z), (z, xs), (z, ys)]
     d = np.stack([(gx * mx + gy * my).ravel() for mx, my in moves])
     cov = np.linalg.inv(d @ d.T / (2 * sigma**2))
-    pos = 0.0  # mean over pixels of tr(D_p cov D_p^T)
     mx = np.stack([m[0].ravel() for m in moves])
     my = np.stack([m[1].ravel() for m in moves])
+    # The mean over the pixels of tr(D_p cov D_p^T), D_p the 2 x K position derivatives.
     pos = np.mean(np.einsum("kp,kl,lp->p", mx, cov, mx) + np.einsum("kp,kl,lp->p", my, cov, my))
     angle = float(np.degrees(np.sqrt(cov[2, 2]))) if model != "affine" else None
     return {"angle_deg": angle, "rms_px": float(np.sqrt(pos))}
