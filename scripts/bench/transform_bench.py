@@ -124,8 +124,9 @@ def cramer_rao(reference, model, sigma):
     """Lower bounds for an unbiased estimate of the model's parameters from a frame and the
     reference, both with white noise of sd `sigma` (Fisher information sum(d_k d_l) / (2
     sigma^2), d_k the reference's gradient along the map's derivative by parameter k, about the
-    frame's centre): the angle's sd (degrees; rigid and similarity) and the RMS over the pixels
-    of the position error (px). The reference's gradients are its central differences."""
+    frame's centre): the angle's sd (degrees; rigid and similarity), the RMS over the pixels of
+    the position error (px) and the largest sd of a matrix entry of the linear part. The
+    reference's gradients are its central differences."""
     n = reference.shape[0]
     gy, gx = np.gradient(reference)
     ys, xs = np.mgrid[0:n, 0:n].astype(np.float64) - (n - 1) / 2
@@ -146,7 +147,10 @@ def cramer_rao(reference, model, sigma):
     # The mean over the pixels of tr(D_p cov D_p^T), D_p the 2 x K position derivatives.
     pos = np.mean(np.einsum("kp,kl,lp->p", mx, cov, mx) + np.einsum("kp,kl,lp->p", my, cov, my))
     angle = float(np.degrees(np.sqrt(cov[2, 2]))) if model != "affine" else None
-    return {"angle_deg": angle, "rms_px": float(np.sqrt(pos))}
+    # The linear part's parameters are its entries' own errors (to first order: a turn moves the
+    # off-diagonal entries by itself, a scale the diagonal ones): the largest sd of them.
+    matrix = float(np.sqrt(np.max(np.diag(cov)[2:])))
+    return {"angle_deg": angle, "rms_px": float(np.sqrt(pos)), "matrix_sd": matrix}
 
 
 def summarise(errs):
@@ -233,7 +237,8 @@ def main():
                       f"matrix {row['xcorr']['matrix']['max']:.1e} vs "
                       f"{row['pystackreg']['matrix']['max']:.1e}, "
                       f"{row['xcorr_fps']:.1f} vs {row['pystackreg_fps']:.1f} frames/s"
-                      + (f"; Cramer-Rao rms {bound['rms_px']:.4f} px" if bound else ""),
+                      + (f"; Cramer-Rao rms {bound['rms_px']:.4f} px, matrix sd "
+                         f"{bound['matrix_sd']:.1e}" if bound else ""),
                       flush=True)
     if args.out:
         with open(args.out, "w") as f:
