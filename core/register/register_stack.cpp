@@ -931,13 +931,10 @@ class StackRegistration {
       if (!f.is_ok()) return f;
       // Each plane's hot pixels go before they add up (a max keeps every plane's); missing
       // pixels are left out of the projection.
-      std::vector<char> finite(static_cast<std::size_t>(rr.h * rr.w));
-      for (Index i = 0; i < rr.h * rr.w; ++i)
-        finite[static_cast<std::size_t>(i)] = std::isfinite(f.value().data()[i]) ? 1 : 0;
-      if (fill_missing(f.value()[0]).why.empty()) (void)suppress_hot_pixels(f.value()[0]);
+      (void)clean(f.value()[0]);
       for (Index i = 0; i < rr.h * rr.w; ++i) {
         const float v = f.value().data()[i];
-        if (!finite[static_cast<std::size_t>(i)]) continue;
+        if (!std::isfinite(v)) continue;
         float& to = sum.data()[i];
         to = o_.z_projection == ZProjection::max ? std::max(to, v) : to + v;
         ++used[static_cast<std::size_t>(i)];
