@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/clones.hpp"
 #include "core/cpu/cpu_variants.hpp"
 #include "core/cpu/window_stats.hpp"
 #include "core/parallel.hpp"
@@ -15,15 +16,6 @@
 
 namespace xcorr::cpu {
 namespace {
-
-// The row loops are cloned for AVX2+FMA (x86-64-v3) and baseline x86-64; the small helpers are
-// forced inline so that each clone vectorises them for its own target.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define XCORR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define XCORR_CLONES
-#endif
-#define XCORR_INLINE inline __attribute__((always_inline))
 
 // Problems below this many multiply-adds run on the calling thread (starting threads costs more).
 constexpr double kSerialMultiplyAdds = 2e6;

@@ -5,6 +5,7 @@
 
 #include "core/dic/icgn_math.hpp"
 #include "core/parallel.hpp"
+#include "core/register/spline_row.hpp"
 #include "core/register/warp_image.hpp"
 
 namespace xcorr::reg {
@@ -30,11 +31,6 @@ Level make_level(MatrixView<const float> image, int bin) {
   l.coefficients =
       cubic_coefficients(MatrixView<const float>{l.pixels.data(), l.rows, l.cols, l.cols});
   return l;
-}
-
-float level_value(const Level& l, double x, double y) {
-  return static_cast<float>(
-      dic::math::bspline_value<3, float>(l.coefficients.data(), l.rows, l.cols, x, y));
 }
 
 namespace {
@@ -92,6 +88,7 @@ LevelFit icgn(const Level& ref, const Level& frame, Affine rel, double tol) {
   LevelFit out;
   const double margin = kFitMargin;
   const auto total = static_cast<double>((ref.rows - 2 * ref.band) * (ref.cols - 2 * ref.band));
+  std::vector<float> values(static_cast<std::size_t>(ref.cols));  // a row's frame values
   // The pixel set is chosen again whenever the warp moved a corner by more than the margin.
   while (out.iterations < kMaxIterations) {
     // The pixels whose match lies inside the frame under the current warp, and their sums.
@@ -131,12 +128,15 @@ LevelFit icgn(const Level& ref, const Level& frame, Affine rel, double tol) {
       double g_sum = 0, g_sq = 0, fg = 0, sd_g[N] = {};
       for (Index r = 0; r < ref.rows; ++r) {
         const double eta = static_cast<double>(r) - ref.cy;
-        const double bx = frame.cx + rel.m[1] * eta + rel.m[2];
-        const double by = frame.cy + rel.m[4] * eta + rel.m[5];
-        for (Index k = c0[static_cast<std::size_t>(r)]; k < c1[static_cast<std::size_t>(r)]; ++k) {
+        const Index k0 = c0[static_cast<std::size_t>(r)], k1 = c1[static_cast<std::size_t>(r)];
+        spline_row(frame.coefficients.data(), frame.rows, frame.cols,
+                   frame.cx + rel.m[1] * eta + rel.m[2], rel.m[0],
+                   frame.cy + rel.m[4] * eta + rel.m[5], rel.m[3], static_cast<double>(k0) - ref.cx,
+                   k1 - k0, values.data());
+        for (Index k = k0; k < k1; ++k) {
           const double xi = static_cast<double>(k) - ref.cx;
           const auto i = static_cast<std::size_t>(r * ref.cols + k);
-          const double g = level_value(frame, bx + rel.m[0] * xi, by + rel.m[3] * xi);
+          const double g = values[static_cast<std::size_t>(k - k0)];
           float s[N];
           Model<T>::sd(ref.gx[i], ref.gy[i], static_cast<float>(xi), static_cast<float>(eta), s);
           for (int a = 0; a < N; ++a) sd_g[a] += s[a] * g;

@@ -42,8 +42,6 @@ struct Level {
 
 // `image` binned by `bin`, with its coefficients (no gradients).
 Level make_level(MatrixView<const float> image, int bin);
-// The level's cubic B-spline at (x, y) px of the level.
-float level_value(const Level& l, double x, double y);
 
 // The warp's parameters and steepest-descent images for each model, in a level's coordinates
 // relative to the image centre (xi, eta px): N parameters, translation first. warp(): the
