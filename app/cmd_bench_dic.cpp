@@ -14,6 +14,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/commands.hpp"
 #include "app/option_flags.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 struct BenchDicOptions {
   int size = 2048, repeats = 3, frames = 1;
+  bool sequential = false;  // --frames: each frame's results taken before the next starts
   dic::DicOptions dic;
   std::string out;
 };
@@ -62,25 +64,47 @@ Status run_bench_dic(BenchDicOptions o) {
       const auto t0 = std::chrono::steady_clock::now();
       std::size_t points = 0;
       double registrar_s = 0;  // the registrar's own seconds (see the file's comment)
+      dic::FrameTimes sum;     // the session's phases (session.hpp), summed over the frames
+      double wait_s = 0;       // waiting for a frame's finishing (the pipeline's bubble)
+      // A stack pipeline as a batch run's: frame f's results are taken after frame f + 1 has
+      // started.
+      std::optional<dic::PendingFrame> pending;
+      const auto take = [&] {
+        const auto w0 = std::chrono::steady_clock::now();
+        points = pending->get().points.size();
+        wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      };
       for (int f = 0; f < o.frames; ++f) {
-        auto r = session.value().next(frames[f % frames.count()], f + 1);
+        auto r = session.value().start(frames[f % frames.count()], f + 1);
         if (!r.is_ok()) return r.status();
-        points = r.value().points.size();
         registrar_s += std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
+        const dic::FrameTimes& t = session.value().last_times();
+        sum.prepare += t.prepare, sum.registrar += t.registrar, sum.copy += t.copy;
+        sum.consistency += t.consistency, sum.points += t.points, sum.update += t.update;
+        if (pending) take();
+        pending = std::move(r).value();
+        if (o.sequential) take(), pending.reset();
       }
+      if (pending) take();
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double ms = 1e3 / o.frames;
       std::printf(
-          "%s, devices %s: %d frames of %zu points in %.3f s = %.2f frames/s (registrar %.1f ms "
-          "per frame, the rest %.1f ms)\n",
-          registrar.value()->device().c_str(), o.dic.devices.c_str(), o.frames, points, wall,
-          o.frames / wall, 1e3 * registrar_s / o.frames, 1e3 * (wall - registrar_s) / o.frames);
+          "%s, devices %s, %s: %d frames of %zu points in %.3f s = %.2f frames/s (registrar %.1f "
+          "ms "
+          "per frame, the rest %.1f ms)\n  per frame, ms: prepare %.1f, registrar call %.1f, "
+          "copy %.1f, consistency %.1f, points %.1f, update %.1f, waiting for results %.1f\n",
+          registrar.value()->device().c_str(), o.dic.devices.c_str(),
+          o.sequential ? "sequential" : "pipelined", o.frames, points, wall, o.frames / wall,
+          registrar_s * ms, (wall - registrar_s) * ms, sum.prepare * ms, sum.registrar * ms,
+          sum.copy * ms, sum.consistency * ms, sum.points * ms, sum.update * ms, wait_s * ms);
       rows.push_back({{"device", registrar.value()->device()},
                       {"devices", o.dic.devices},
                       {"size", o.size},
                       {"subset", o.dic.subset},
                       {"step", o.dic.step},
                       {"frames", o.frames},
+                      {"pipelined", !o.sequential},
                       {"points_per_frame", points},
                       {"wall_seconds", wall},
                       {"registrar_seconds", registrar_s},
@@ -165,6 +189,8 @@ Command add_bench_dic_command(CLI::App& app) {
                 "Frames of a stack to time as a whole (1: one frame, points per second)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  c->add_flag("--sequential", o->sequential,
+              "--frames: take each frame's results before starting the next (no stack pipeline)");
   c->add_option("--out", o->out, "JSON rows");
   return {c, [o] { return run_bench_dic(*o); }};
 }

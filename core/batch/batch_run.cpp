@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -363,38 +364,58 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   }
   if (last_frame > 0 && progress && !progress(static_cast<double>(last_frame), report.frames))
     return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
+  // A stack pipeline: frame f's results are finished (DicSession's PendingFrame) and committed
+  // on a thread of their own while frame f + 1 is read and registered. One commit at a time, in
+  // frame order; `done` and report.computed are the committing thread's until it is waited for.
+  // (Declared after everything it reads: on an early return its destructor waits for it first.)
+  std::future<Status> committing;
+  const auto committed = [&committing]() -> Status {
+    return committing.valid() ? committing.get() : Status::ok();
+  };
   for (Index f = 1; f <= report.frames; ++f) {
     if (f <= last_frame || failed.count(f)) continue;
     auto img = source(f, s.window());
     if (!img.is_ok()) {
       XCORR_RETURN_IF_ERROR(fail_frame(f, img.status().message()));
     } else {
-      // Inside the frame (its end is reported once committed, below).
+      // Inside the frame (its end is reported once registered, below).
       const dic::PointProgress inside = [&](Index done_units, Index units) {
         return !progress || done_units >= units ||
                progress(static_cast<double>(f - 1) +
                             static_cast<double>(done_units) / static_cast<double>(units),
                         report.frames);
       };
-      auto fr = s.next_window(std::move(img).value(), f, inside);
-      if (!fr.is_ok()) {
-        if (fr.status().code() == ErrorCode::cancelled) {
+      auto pending = s.start_window(std::move(img).value(), f, inside);
+      if (!pending.is_ok()) {
+        if (pending.status().code() == ErrorCode::cancelled) {
+          XCORR_RETURN_IF_ERROR(committed());
           return Status{ErrorCode::cancelled, "cancelled in frame " + std::to_string(f) +
                                                   (persist ? "; run again to resume" : "")};
         }
-        XCORR_RETURN_IF_ERROR(fail_frame(f, fr.status().message()));
+        XCORR_RETURN_IF_ERROR(fail_frame(f, pending.status().message()));
       } else {
-        if (persist)
-          XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / numbered("frame", f, ".bin"),
-                                                          encode_commit(fr.value(), s.state())));
-        done[f] = std::move(fr).value();
-        ++report.computed;
+        XCORR_RETURN_IF_ERROR(committed());
+        committing =
+            std::async(std::launch::async,
+                       [&done, &report, &partial, persist, f, frame = std::move(pending).value(),
+                        state = persist ? s.state() : dic::DicState{}]() mutable -> Status {
+                         dic::FrameResult fr = frame.get();
+                         if (persist)
+                           XCORR_RETURN_IF_ERROR(io::write_text_atomically(
+                               partial / numbered("frame", f, ".bin"), encode_commit(fr, state)));
+                         done[f] = std::move(fr);
+                         ++report.computed;
+                         return Status::ok();
+                       });
       }
     }
-    if (progress && !progress(static_cast<double>(f), report.frames))
+    if (progress && !progress(static_cast<double>(f), report.frames)) {
+      XCORR_RETURN_IF_ERROR(committed());
       return Status{ErrorCode::cancelled, "cancelled after frame " + std::to_string(f) +
                                               (persist ? "; run again to resume" : "")};
+    }
   }
+  XCORR_RETURN_IF_ERROR(committed());
 
   dic::DicResult result;
   result.grid = s.grid();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/dic/session.hpp"
 
@@ -29,14 +30,18 @@ Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> ref
   DicResult result;
   result.grid = s.grid();
   result.device = s.device();
+  // A stack pipeline: frame f's results finish while frame f + 1 registers.
+  std::optional<PendingFrame> pending;
   for (Index f = 0; f < frames.count; ++f) {
-    auto fr = s.next(frames[f], f + 1);
-    if (!fr.is_ok()) return fr.status();
-    result.frames.push_back(std::move(fr).value());
+    auto started = s.start(frames[f], f + 1);
+    if (!started.is_ok()) return started.status();
+    if (pending) result.frames.push_back(pending->get());
+    pending = std::move(started).value();
     result.guess_variant = s.state().guess_variant;
     if (progress && !progress(f + 1, frames.count))
       return Status{ErrorCode::cancelled, "DIC cancelled after frame " + std::to_string(f + 1)};
   }
+  result.frames.push_back(pending->get());
   return result;
 }
 

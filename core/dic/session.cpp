@@ -1,7 +1,10 @@
 #include "core/dic/session.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <limits>
 
 #include "core/dic/consistency.hpp"
@@ -26,6 +29,14 @@ Result<std::vector<char>> fill_missing(Stack<float>& w, const std::string& name)
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Seconds since `t`, and `t` moved to now.
+double lap(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(now - t).count();
+  t = now;
+  return s;
+}
 
 Stack<float> copy_of(MatrixView<const float> m) {
   Stack<float> s(m.rows, m.cols, 1);
@@ -131,6 +142,7 @@ Status DicSession::move_to(const Window& w, Grid grid) {
     st.active[j] = state_.active[k], st.predicted[j] = state_.predicted[k];
   }
   for (std::size_t& r : report_) r = moved[r];
+  finish_grid_.reset();  // the finishing's copies are taken again
   state_ = std::move(st);
   return load_reference_window();
 }
@@ -232,6 +244,7 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
   }
   report_.resize(n);
   for (std::size_t k = 0; k < n; ++k) report_[k] = k;
+  finish_grid_.reset();
   return Status::ok();
 }
 
@@ -266,6 +279,20 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
 
 Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number,
                                      const PointProgress& progress) {
+  auto p = start(image, number, progress);
+  if (!p.is_ok()) return p.status();
+  return p.value().get();
+}
+
+Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index number,
+                                            const PointProgress& progress) {
+  auto p = start_window(std::move(window_image), number, progress);
+  if (!p.is_ok()) return p.status();
+  return p.value().get();
+}
+
+Result<PendingFrame> DicSession::start(MatrixView<const float> image, Index number,
+                                       const PointProgress& progress) {
   if (image.shape() != image_) {
     return Status{ErrorCode::size_mismatch,
                   "frame " + std::to_string(number) + " is " + to_string(image.shape()) +
@@ -273,16 +300,20 @@ Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number
   }
   if (source_)
     return Status{ErrorCode::internal, "a session over a region source takes next_window()"};
+  auto t = std::chrono::steady_clock::now();
   copy_window(image, state_.window, frame_window_);
+  times_ = FrameTimes{};
+  times_.prepare = lap(t);
   return register_window(&image, number, progress);
 }
 
-Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index number,
-                                            const PointProgress& progress) {
+Result<PendingFrame> DicSession::start_window(Stack<float> window_image, Index number,
+                                              const PointProgress& progress) {
   const Window& w = state_.window;
   if (window_image.rows() != w.rows || window_image.cols() != w.cols || window_image.count() != 1)
     return Status{ErrorCode::internal, "frame " + std::to_string(number) + ": not the window"};
   frame_window_ = std::move(window_image);
+  times_ = FrameTimes{};
   return register_window(nullptr, number, progress);
 }
 
@@ -355,17 +386,20 @@ void DicSession::mark_missing(std::vector<IcgnResult>& points) const {
   });
 }
 
-Result<FrameResult> DicSession::register_window(const MatrixView<const float>* image, Index number,
-                                                const PointProgress& progress) {
+Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* image, Index number,
+                                                 const PointProgress& progress) {
+  auto t = std::chrono::steady_clock::now();
   auto missing = fill_missing(frame_window_, "frame " + std::to_string(number));
   if (!missing.is_ok()) return missing.status();
   frame_missing_ = std::move(missing).value();
+  times_.prepare += lap(t);
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
                  &st.active,           &st.predicted,    &progress};
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
+  times_.registrar = lap(t);
   reference_changed_ = false;
   if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
   // A copy: the registrar reuses its memory in the consistency check's second call.
@@ -377,11 +411,17 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
   parallel_for(static_cast<Index>(got.size()), kGrain, [&](Index first, Index last) {
     std::copy(got.begin() + first, got.begin() + last, registered.begin() + first);
   });
+  times_.copy = lap(t);
   XCORR_RETURN_IF_ERROR(check_consistency(registered));
   mark_missing(registered);
+  times_.consistency = lap(t);
 
-  std::vector<PointResult>& points = points_;
-  std::vector<double>&u = u_, &v = v_;
+  // This frame's slot, free once the frame two before it has finished.
+  std::unique_ptr<Finishing>& slot = finishing_[frames_started_ % 2];
+  if (!slot) slot = std::make_unique<Finishing>();
+  if (slot->done.valid()) slot->done.wait();
+  std::vector<PointResult>& points = slot->points;
+  std::vector<double>&u = slot->u, &v = slot->v;
   points.resize(n);
   u.resize(n);
   v.resize(n);
@@ -410,22 +450,44 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
       }
     }
   });
-  const auto strain = compute_strain(grid_, u, v, o_.strain_window, o_.strain);
-  FrameResult fr;  // the reported points, in image coordinates
-  fr.frame = number;
-  fr.points.resize(report_.size());
-  parallel_for(static_cast<Index>(report_.size()), kGrain, [&](Index first, Index last) {
-    for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last); ++i) {
-      const std::size_t k = report_[i];
-      PointResult& p = fr.points[i];
-      p = points[k];
-      p.exx = strain[k].exx;
-      p.eyy = strain[k].eyy;
-      p.exy = strain[k].exy;
-      p.x += static_cast<double>(st.window.x);
-      p.y += static_cast<double>(st.window.y);
-    }
-  });
+  times_.points = lap(t);
+  // The strain and the reported points (image coordinates) on a thread of their own, from the
+  // slot and the grid and report map of this frame's window.
+  if (!finish_grid_) {
+    finish_grid_ = std::make_shared<const Grid>(grid_);
+    finish_report_ = std::make_shared<const std::vector<std::size_t>>(report_);
+  }
+  std::promise<FrameResult> promise;
+  PendingFrame pending;
+  pending.result_ = promise.get_future();
+  slot->done = std::async(
+      std::launch::async, [f = slot.get(), grid = finish_grid_, report = finish_report_,
+                           wx = st.window.x, wy = st.window.y, number, window = o_.strain_window,
+                           kind = o_.strain, promise = std::move(promise)]() mutable {
+        try {
+          const auto strain = compute_strain(*grid, f->u, f->v, window, kind);
+          FrameResult fr;
+          fr.frame = number;
+          fr.points.resize(report->size());
+          parallel_for(static_cast<Index>(report->size()), kGrain, [&](Index first, Index last) {
+            for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last);
+                 ++i) {
+              const std::size_t k = (*report)[i];
+              PointResult& p = fr.points[i];
+              p = f->points[k];
+              p.exx = strain[k].exx;
+              p.eyy = strain[k].eyy;
+              p.exy = strain[k].exy;
+              p.x += static_cast<double>(wx);
+              p.y += static_cast<double>(wy);
+            }
+          });
+          promise.set_value(std::move(fr));
+        } catch (...) {
+          promise.set_exception(std::current_exception());
+        }
+      });
+  ++frames_started_;
   // Incremental mode: move the reference to this frame every `reference_update` frames; points
   // that did not converge cannot be followed further.
   const Index update_every = std::max(1, o_.reference_update);
@@ -449,7 +511,8 @@ Result<FrameResult> DicSession::register_window(const MatrixView<const float>* i
     st.ref_frame = number;
   }
   XCORR_RETURN_IF_ERROR(grow_if_needed());
-  return fr;
+  times_.update = lap(t);
+  return pending;
 }
 
 }  // namespace xcorr::dic

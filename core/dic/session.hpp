@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,27 @@ struct DicState {
   Index ref_frame = 0;               // frame number of the current reference (0 = reference image)
   std::string guess_variant;
   Window window;  // the grid's window; cx, cy are relative to its corner
+};
+
+// Where the last frame's wall time in start() went (s), for benchmarks (bench-dic --frames): the
+// frame's window copied and scanned for missing pixels, the registrar's call, its results
+// copied, the consistency check (with its second registrar call) and the missing-data marks, the
+// per-point results, and the reference update with the window's growth. (The strain and the
+// reported points finish on a thread of their own: PendingFrame.)
+struct FrameTimes {
+  double prepare = 0, registrar = 0, copy = 0, consistency = 0, points = 0, update = 0;
+};
+
+// A frame whose registration is done (the session's state is ready for the next frame) and whose
+// results, the strain and the reported points, are being finished on a host thread meanwhile.
+class PendingFrame {
+ public:
+  // The frame's results (waits for them; once).
+  FrameResult get() { return result_.get(); }
+
+ private:
+  friend class DicSession;
+  std::future<FrameResult> result_;
 };
 
 class DicSession {
@@ -56,13 +79,22 @@ class DicSession {
   const Window& window() const { return state_.window; }
   const DicState& state() const { return state_; }
   std::string device() const { return registrar_->device(); }
+  const FrameTimes& last_times() const { return times_; }
 
   // Registers frame `number` (1-based position among the deformed frames; numbers may skip
   // frames that could not be read). The image is copied when it becomes the reference.
   // `progress` reports inside the frame and cancels it (frame_registrar.hpp).
+  // Returns once the state for the next frame is ready; the frame's results finish on a host
+  // thread while the caller goes on (a stack pipeline: get() them after starting the next
+  // frame). The results are those of next(), bit for bit; at most two frames finish at once.
+  Result<PendingFrame> start(MatrixView<const float> image, Index number,
+                             const PointProgress& progress = {});
+  // Sessions over a region source: frame `number`'s pixels of window() (read them just before).
+  Result<PendingFrame> start_window(Stack<float> window_image, Index number,
+                                    const PointProgress& progress = {});
+  // The same, waiting for the results.
   Result<FrameResult> next(MatrixView<const float> image, Index number,
                            const PointProgress& progress = {});
-  // Sessions over a region source: frame `number`'s pixels of window() (read them just before).
   Result<FrameResult> next_window(Stack<float> window_image, Index number,
                                   const PointProgress& progress = {});
 
@@ -87,8 +119,8 @@ class DicSession {
   // The consistency check of independent points (core/dic/consistency.hpp) on a frame's
   // registration, in place.
   Status check_consistency(std::vector<IcgnResult>& points);
-  Result<FrameResult> register_window(const MatrixView<const float>* image, Index number,
-                                      const PointProgress& progress);
+  Result<PendingFrame> register_window(const MatrixView<const float>* image, Index number,
+                                       const PointProgress& progress);
 
   FrameRegistrar* registrar_ = nullptr;
   DicOptions o_;
@@ -112,8 +144,20 @@ class DicSession {
   // A frame's working vectors, reused frame after frame (fresh ones for a 2048^2 grid at step 4
   // cost tens of milliseconds of page faults per frame).
   std::vector<IcgnResult> registered_;
-  std::vector<PointResult> points_;
-  std::vector<double> u_, v_;
+  // What a frame's finishing reads (per point of grid_, without the strain), in two slots used in
+  // turn: frame k's slot is written again by frame k + 2, after its finishing is done. Heap
+  // objects, so that a moved session leaves the running finishing's inputs in place.
+  struct Finishing {
+    std::vector<PointResult> points;
+    std::vector<double> u, v;
+    std::future<void> done;  // the finishing's thread (its destructor waits for it)
+  };
+  std::unique_ptr<Finishing> finishing_[2];
+  Index frames_started_ = 0;
+  // grid_ and report_ as the finishing reads them: new copies when the window grows.
+  std::shared_ptr<const Grid> finish_grid_;
+  std::shared_ptr<const std::vector<std::size_t>> finish_report_;
+  FrameTimes times_;
 };
 
 }  // namespace xcorr::dic

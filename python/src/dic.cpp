@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "core/dic/options.hpp"
 #include "core/dic/session.hpp"
@@ -57,6 +58,8 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
       grid = s.grid();
       device = s.device();
       results.reserve(static_cast<std::size_t>(n));
+      // A stack pipeline: frame f's results finish while frame f + 1 registers.
+      std::optional<dic::PendingFrame> pending;
       for (Index f = 0; f < n; ++f) {
         const dic::PointProgress inside = [&](Index done, Index total) {
           return monitor(
@@ -64,13 +67,15 @@ py::dict dic(const py::array& reference_in, const py::array& frames_in,
                   (total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0),
               static_cast<double>(n));
         };
-        auto fr = s.next(frames[f], f + 1, inside);
-        if (!fr.is_ok()) return fr.status();
-        results.push_back(std::move(fr).value());
+        auto started = s.start(frames[f], f + 1, inside);
+        if (!started.is_ok()) return started.status();
+        if (pending) results.push_back(pending->get());
+        pending = std::move(started).value();
         guess = s.state().guess_variant;
         if (!monitor(static_cast<double>(f + 1), static_cast<double>(n)))
           return Status{ErrorCode::cancelled, "DIC cancelled after frame " + std::to_string(f + 1)};
       }
+      if (pending) results.push_back(pending->get());
       return Status::ok();
     }();
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

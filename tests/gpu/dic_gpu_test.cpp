@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "core/dic/dic.hpp"
 #include "core/dic/session.hpp"
@@ -16,6 +18,7 @@
 #include "gpu/engine.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/pipeline_testing.hpp"
 
 namespace xcorr::dic {
 namespace {
@@ -168,6 +171,48 @@ TEST(DicGpu, MatchesTheCpuPathInAGrowingRoiWindow) {
   o.step = 6;
   o.search_radius = 5;
   expect_gpu_equals_cpu(p, o, Roi{{parse_roi_shape("rect:60,70,50,40").value()}});
+}
+
+// The stack pipeline on the device: frames started before their results are taken give the
+// sequential run's results bit for bit, over a growing ROI window, in both stack modes, with one
+// GPU and with the points shared by every GPU there is.
+TEST(DicGpu, APipelinedStackEqualsTheSequentialOneBitForBit) {
+  XCORR_SKIP_WITHOUT_GPU();
+  synth::SpeckleOptions s;
+  s.rows = s.cols = 200;
+  s.speckle_radius = 2.5;
+  s.seed = 22;
+  std::mt19937_64 g(testing::run_seed() ^ 0x919e);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  const double ux = 4.5 + u(g), vy = -2.0 + u(g);
+  const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
+  std::vector<Stack<float>> frames;
+  for (int k = 1; k <= 7; ++k)
+    frames.push_back(synth::render_speckle_field(s, synth::translation_field(ux * k, vy * k),
+                                                 static_cast<std::uint64_t>(k)));
+  const Roi roi{{parse_roi_shape("rect:60,70,50,40").value()}};
+  const auto listed = gpu::list_devices();
+  ASSERT_TRUE(listed.is_ok());
+  std::vector<int> all;
+  for (std::size_t d = 0; d < listed.value().size(); ++d) all.push_back(static_cast<int>(d));
+  for (const bool every : {false, true}) {
+    if (every && all.size() < 2) continue;
+    for (const StackMode mode : {StackMode::reference, StackMode::incremental}) {
+      SCOPED_TRACE(std::string(every ? "every GPU" : "one GPU") +
+                   (mode == StackMode::reference ? ", reference" : ", incremental"));
+      DicOptions o;
+      o.subset = 21;
+      o.step = 6;
+      o.search_radius = 5;
+      o.stack_mode = mode;
+      auto registrar =
+          every ? gpu::make_multi_gpu_registrar(all) : gpu::make_gpu_registrar(engine());
+      ASSERT_TRUE(registrar.is_ok()) << registrar.status().message();
+      const auto [first, last] =
+          testing::expect_pipeline_equals_sequential(*registrar.value(), ref[0], frames, roi, o);
+      EXPECT_NE(first, last) << "the test needs a grown window";
+    }
+  }
 }
 
 // Progress inside a frame (dic::PointProgress): the GPU registrar reports after the guess (half
