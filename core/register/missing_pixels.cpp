@@ -210,12 +210,17 @@ Status measure_lacking_alike(const std::vector<const Stack<float>*>& frames,
   std::vector<std::size_t> open;  // pairs still settling
   for (std::size_t k = 0; k < frames.size(); ++k)
     if (usable(shifts[k]) && (lacking(frames[k]) || lacking(references[k]))) open.push_back(k);
+  // Per pair: where the next round places the weight (the last measurement, or the end of its
+  // steps' geometric series) and the last step (px).
+  std::vector<double> at_x(frames.size()), at_y(frames.size()), step_x(frames.size(), 0),
+      step_y(frames.size(), 0);
+  for (std::size_t k = 0; k < frames.size(); ++k) at_x[k] = shifts[k].dx, at_y[k] = shifts[k].dy;
   for (int round = 0; round < kLackAlikeRounds && !open.empty(); ++round) {
     std::vector<std::size_t> measured;
     std::vector<Stack<float>> f, r;
     for (const std::size_t k : open) {
       Stack<float> fk = *frames[k], rk = *references[k];
-      if (!lack_alike(rk[0], fk[0], shifts[k].dx, shifts[k].dy)) continue;
+      if (!lack_alike(rk[0], fk[0], at_x[k], at_y[k])) continue;
       measured.push_back(k);
       f.push_back(std::move(fk));
       r.push_back(std::move(rk));
@@ -227,13 +232,22 @@ Status measure_lacking_alike(const std::vector<const Stack<float>*>& frames,
     if (!found.is_ok()) return found.status();
     open.clear();
     for (std::size_t j = 0; j < measured.size(); ++j) {
+      const std::size_t k = measured[j];
       const Shift& s = found.value()[j];
-      Shift& was = shifts[measured[j]];
       if (!usable(s)) continue;
-      const bool settled = std::abs(s.dx - was.dx) < kLackAlikeSettled &&
-                           std::abs(s.dy - was.dy) < kLackAlikeSettled;
-      was = s;
-      if (!settled) open.push_back(measured[j]);
+      const double dx = s.dx - at_x[k], dy = s.dy - at_y[k];
+      shifts[k] = s;
+      if (std::abs(dx) < kLackAlikeSettled && std::abs(dy) < kLackAlikeSettled) continue;
+      open.push_back(k);
+      // Steps shrinking by a factor q in one direction: the series ends at s + step q / (1 - q).
+      const double last = step_x[k] * step_x[k] + step_y[k] * step_y[k];
+      const double along = dx * step_x[k] + dy * step_y[k];
+      const double q = last > 0 ? along / last : 0;
+      const bool steady = q > 0 && q < 0.9 && along * along > 0.8 * last * (dx * dx + dy * dy);
+      const double ahead = steady ? q / (1 - q) : 0;
+      at_x[k] = s.dx + ahead * dx, at_y[k] = s.dy + ahead * dy;
+      // After a jump the next step starts a new series.
+      step_x[k] = steady ? 0 : dx, step_y[k] = steady ? 0 : dy;
     }
   }
   return Status::ok();
