@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <string_view>
 #include <tuple>
 
@@ -275,8 +276,12 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   if (!registrar.is_ok()) return registrar.status();
   // Frames are read a window at a time (DicSession): only the pixels DIC works on are decoded.
   const Shape shape = src.reference->shape();
+  // Called by the session (a reference's window) and by the read-ahead below, on two threads:
+  // one read at a time.
+  std::mutex reading;
   const dic::DicSession::RegionSource source =
-      [&src, shape](Index frame, const dic::Window& w) -> Result<Stack<float>> {
+      [&src, &reading, shape](Index frame, const dic::Window& w) -> Result<Stack<float>> {
+    std::lock_guard lock(reading);
     io::LazyStack* stack = src.reference;
     Index index = 0;
     if (frame > 0) std::tie(stack, index) = src.frames[static_cast<std::size_t>(frame - 1)];
@@ -372,9 +377,31 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   const auto committed = [&committing]() -> Status {
     return committing.valid() ? committing.get() : Status::ok();
   };
+  // And the next frame read (decoded, its window cut) while this one registers, with the window
+  // as it is before this frame: read again when the frame moved the window.
+  const auto to_compute = [&](Index f) { return f > last_frame && !failed.count(f); };
+  struct ReadAhead {
+    Index frame = 0;
+    dic::Window window;
+    std::future<Result<Stack<float>>> image;
+  } ahead;
+  const auto read = [&](Index f) -> Result<Stack<float>> {
+    if (ahead.image.valid()) {
+      auto image = ahead.image.get();
+      if (ahead.frame == f && ahead.window == s.window()) return image;
+    }
+    return source(f, s.window());
+  };
   for (Index f = 1; f <= report.frames; ++f) {
-    if (f <= last_frame || failed.count(f)) continue;
-    auto img = source(f, s.window());
+    if (!to_compute(f)) continue;
+    auto img = read(f);
+    Index next = f + 1;
+    while (next <= report.frames && !to_compute(next)) ++next;
+    if (next <= report.frames) {
+      ahead.frame = next;
+      ahead.window = s.window();
+      ahead.image = std::async(std::launch::async, source, next, ahead.window);
+    }
     if (!img.is_ok()) {
       XCORR_RETURN_IF_ERROR(fail_frame(f, img.status().message()));
     } else {
