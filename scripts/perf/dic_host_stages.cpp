@@ -2,8 +2,9 @@
 // points), through a DicSession whose registrar does no registration (it returns each point's
 // prediction + 0.1 px), then the session's stages alone on the same grid. What docs/perf/dic.md's
 // "rest" of a frame is made of (docs/scale-out.md, run 83). Not part of the build:
-//   g++ -O2 -std=c++20 -I. -Ibuild/engine/core/generated scripts/perf/dic_host_stages.cpp \
-//       build/engine/core/libxcorr_core.a -lpthread -o dic_host_stages && ./dic_host_stages
+//   g++ -O2 -std=c++20 -I. scripts/perf/dic_host_stages.cpp -Wl,--start-group \
+//       build/ci/core/*.a -Wl,--end-group -lpthread -lfftw3f -lfftw3f_threads \
+//       -o dic_host_stages && ./dic_host_stages
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,9 @@ struct Null : dic::FrameRegistrar {
     reg.variant = "null";
     reg_ms += ms(t0);
     return &reg;
+  }
+  Result<std::string> guess_method(const dic::DicOptions&, Index, Index, Index) const override {
+    return std::string("null");
   }
   double reg_ms = 0;
 };
