@@ -178,19 +178,7 @@ TEST(DicGpu, MatchesTheCpuPathInAGrowingRoiWindow) {
 // GPU and with the points shared by every GPU there is.
 TEST(DicGpu, APipelinedStackEqualsTheSequentialOneBitForBit) {
   XCORR_SKIP_WITHOUT_GPU();
-  synth::SpeckleOptions s;
-  s.rows = s.cols = 200;
-  s.speckle_radius = 2.5;
-  s.seed = 22;
-  std::mt19937_64 g(testing::run_seed() ^ 0x919e);
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  const double ux = 4.5 + u(g), vy = -2.0 + u(g);
-  const Stack<float> ref = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
-  std::vector<Stack<float>> frames;
-  for (int k = 1; k <= 7; ++k)
-    frames.push_back(synth::render_speckle_field(s, synth::translation_field(ux * k, vy * k),
-                                                 static_cast<std::uint64_t>(k)));
-  const Roi roi{{parse_roi_shape("rect:60,70,50,40").value()}};
+  testing::TravellingStack t = testing::travelling_stack(22, 2.5);
   const auto listed = gpu::list_devices();
   ASSERT_TRUE(listed.is_ok());
   std::vector<int> all;
@@ -200,16 +188,12 @@ TEST(DicGpu, APipelinedStackEqualsTheSequentialOneBitForBit) {
     for (const StackMode mode : {StackMode::reference, StackMode::incremental}) {
       SCOPED_TRACE(std::string(every ? "every GPU" : "one GPU") +
                    (mode == StackMode::reference ? ", reference" : ", incremental"));
-      DicOptions o;
-      o.subset = 21;
-      o.step = 6;
-      o.search_radius = 5;
-      o.stack_mode = mode;
+      t.options.stack_mode = mode;
       auto registrar =
           every ? gpu::make_multi_gpu_registrar(all) : gpu::make_gpu_registrar(engine());
       ASSERT_TRUE(registrar.is_ok()) << registrar.status().message();
-      const auto [first, last] =
-          testing::expect_pipeline_equals_sequential(*registrar.value(), ref[0], frames, roi, o);
+      const auto [first, last] = testing::expect_pipeline_equals_sequential(
+          *registrar.value(), t.reference[0], t.frames, t.roi, t.options);
       EXPECT_NE(first, last) << "the test needs a grown window";
     }
   }

@@ -6,12 +6,44 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/dic/session.hpp"
+#include "core/synth/speckle.hpp"
+#include "tests/support/matrix_testing.hpp"
 
 namespace xcorr::testing {
+
+// Speckle of 200 x 200 px whose points travel 4-5 px right and 1.5-2.5 px up a frame (fresh each
+// run), 7 frames, with a small ROI and options whose work window grows as they go: the stack the
+// pipeline's tests run.
+struct TravellingStack {
+  Stack<float> reference;
+  std::vector<Stack<float>> frames;
+  dic::Roi roi;
+  dic::DicOptions options;
+};
+inline TravellingStack travelling_stack(std::uint32_t pattern_seed, double speckle_radius) {
+  synth::SpeckleOptions s;
+  s.rows = s.cols = 200;
+  s.speckle_radius = speckle_radius;
+  s.seed = pattern_seed;
+  std::mt19937_64 g(run_seed() ^ 0x919e);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  const double ux = 4.5 + u(g), vy = -2.0 + u(g);
+  TravellingStack t;
+  t.reference = synth::render_speckle_field(s, synth::translation_field(0, 0), 0);
+  for (int k = 1; k <= 7; ++k)
+    t.frames.push_back(synth::render_speckle_field(s, synth::translation_field(ux * k, vy * k),
+                                                   static_cast<std::uint64_t>(k)));
+  t.roi.shapes.push_back(dic::parse_roi_shape("rect:60,70,50,40").value());
+  t.options.subset = 21;
+  t.options.step = 6;
+  t.options.search_radius = 5;
+  return t;
+}
 
 // Bitwise: NaN equals NaN, -0 differs from 0.
 inline bool same_bits(double a, double b) {

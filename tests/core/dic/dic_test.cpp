@@ -412,25 +412,13 @@ TEST(Dic, AGrownWindowResumesExactly) {
 // also with every frame started before any result is taken and across a window that grows, in
 // both stack modes (fresh random motion).
 TEST(Dic, APipelinedStackEqualsTheSequentialOneBitForBit) {
-  const auto o = pattern(200, 23);
-  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
-  std::mt19937_64 g(testing::run_seed() ^ 0x919e);
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  const double ux = 4.5 + u(g), vy = -2.0 + u(g);
-  std::vector<Stack<float>> frames;
-  for (int k = 1; k <= 7; ++k)
-    frames.push_back(synth::render_speckle_field(o, synth::translation_field(ux * k, vy * k)));
-  const Roi roi{{parse_roi_shape("rect:60,70,50,40").value()}};
+  testing::TravellingStack t = testing::travelling_stack(23, 2.2);
   for (const StackMode mode : {StackMode::reference, StackMode::incremental}) {
     SCOPED_TRACE(mode == StackMode::reference ? "reference" : "incremental");
-    DicOptions opt;
-    opt.subset = 21;
-    opt.step = 6;
-    opt.search_radius = 5;
-    opt.stack_mode = mode;
+    t.options.stack_mode = mode;
     auto registrar = make_cpu_registrar(testing::cpu_registry());
-    const auto [first, last] =
-        testing::expect_pipeline_equals_sequential(*registrar, ref[0], frames, roi, opt);
+    const auto [first, last] = testing::expect_pipeline_equals_sequential(
+        *registrar, t.reference[0], t.frames, t.roi, t.options);
     EXPECT_NE(first, last) << "the test needs a grown window";
   }
 }
