@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The DIC stack pipeline on the GPU machine (after tar -xJf .gpu.txz, from the repository root):
 # bench-dic on a 2048^2 stack (subset 31, step 4, R 10, defaults) with each frame's results
-# taken before the next frame starts (--sequential) and pipelined, on one GPU and on every GPU,
+# taken before the next frame starts (--sequential) and pipelined, on one GPU, two and every GPU,
 # in one run; with the peak memory of each GPU (nvidia-smi, every 100 ms) and the host's peak
 # RSS (/usr/bin/time) of each command. Writes $1 (default $OUT) /dic-pipeline.txt and .json rows.
 set -uo pipefail
@@ -14,7 +14,8 @@ echo "host: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB" | tee -a "
 count=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 all=$(seq -s, 0 $((count - 1)))
 sets="0"
-[ "$count" -gt 1 ] && sets="0 $all"
+[ "$count" -gt 1 ] && sets="$sets 0,1"
+[ "$count" -gt 2 ] && sets="$sets $all"
 frames=${XCORR_PIPELINE_FRAMES:-100}
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "host peak RSS %M KiB")
