@@ -1,10 +1,9 @@
 #include "core/correlation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
-#include "core/parallel.hpp"
+#include "core/missing_data.hpp"
 
 namespace xcorr {
 namespace {
@@ -149,21 +148,9 @@ Status CorrelationProblem::validate() const {
 }
 
 Status check_finite(StackView<const float> s, std::string_view name) {
-  // Large inputs: first whether every value is finite, in chunks of rows over the host's threads;
-  // then, only if not, where the first one is.
-  if (s.count == 1 && s.rows * s.cols >= (Index{1} << 20)) {
-    std::atomic<bool> finite{true};
-    parallel_for(s.rows, std::max<Index>(1, 262144 / std::max<Index>(1, s.cols)),
-                 [&](Index first, Index last) {
-                   bool ok = true;
-                   for (Index r = first; r < last; ++r) {
-                     const float* row = s[0].row(r);
-                     for (Index c = 0; c < s.cols; ++c) ok &= std::isfinite(row[c]);
-                   }
-                   if (!ok) finite = false;
-                 });
-    if (finite) return Status::ok();
-  }
+  // One image: first whether every value is finite (all_finite); then, only if not, where the
+  // first one is.
+  if (s.count == 1 && all_finite(s[0])) return Status::ok();
   for (Index i = 0; i < s.count; ++i) {
     const MatrixView<const float> m = s[i];
     for (Index r = 0; r < m.rows; ++r) {

@@ -10,10 +10,6 @@
 
 namespace xcorr {
 
-namespace {
-
-// Whether every pixel is finite: the exponent bits of each float, over the host's threads (a
-// whole 2048^2 DIC frame is checked this way before each registration).
 bool all_finite(MatrixView<const float> image) {
   std::atomic<bool> finite{true};
   parallel_for(image.rows, std::max<Index>(1, 262144 / std::max<Index>(1, image.cols)),
@@ -31,8 +27,6 @@ bool all_finite(MatrixView<const float> image) {
                });
   return finite.load();
 }
-
-}  // namespace
 
 std::vector<char> fill_missing_with_mean(MatrixView<float> image) {
   if (all_finite(image)) return {};

@@ -10,6 +10,10 @@
 
 namespace xcorr {
 
+// Whether every pixel of `image` is finite (not NaN or Inf): the floats' exponent bits, in
+// chunks of rows over the host's threads for large images.
+bool all_finite(MatrixView<const float> image);
+
 // Fills `image`'s non-finite pixels with the mean of its finite ones (0 when none is finite) and
 // returns where they were, 1 each in row-major order; empty when there were none.
 std::vector<char> fill_missing_with_mean(MatrixView<float> image);

@@ -57,15 +57,6 @@ MissingPixels fill_missing(MatrixView<float> image) {
   return m;
 }
 
-bool has_missing(MatrixView<const float> image) {
-  for (Index y = 0; y < image.rows; ++y) {
-    const float* row = image.row(y);
-    for (Index x = 0; x < image.cols; ++x)
-      if (!std::isfinite(row[x])) return true;
-  }
-  return false;
-}
-
 float finite_mean(MatrixView<const float> image, char& missing) {
   double sum = 0;
   long finite = 0;
@@ -204,7 +195,7 @@ Status measure_lacking_alike(const std::vector<const Stack<float>*>& frames,
   std::map<const Stack<float>*, bool> lacks;  // each image looked at once (one reference for all)
   const auto lacking = [&lacks](const Stack<float>* image) {
     auto [at, fresh] = lacks.try_emplace(image, false);
-    if (fresh) at->second = has_missing((*image)[0]);
+    if (fresh) at->second = !all_finite((*image)[0]);
     return at->second;
   };
   std::vector<std::size_t> open;  // pairs still settling

@@ -34,9 +34,6 @@ MissingPixels check_missing(MatrixView<const float> image);
 // finite ones.
 MissingPixels fill_missing(MatrixView<float> image);
 
-// Whether any pixel of `image` is not finite.
-bool has_missing(MatrixView<const float> image);
-
 // How far (px) the weight of lack_alike rises from 0 to 1 beyond a missing pixel.
 inline constexpr double kHoleTaper = 4;
 

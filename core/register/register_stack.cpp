@@ -55,7 +55,7 @@ MissingPixels clean(MatrixView<float> image) {
 // when it lacks nothing, else a copy with its missing pixels filled (fill_missing), kept in
 // `copies`.
 const Stack<float>* filled(const Stack<float>& image, std::deque<Stack<float>>& copies) {
-  if (!has_missing(image[0])) return &image;
+  if (all_finite(image[0])) return &image;
   Stack<float>& f = copies.emplace_back(image);
   (void)fill_missing(f[0]);
   return &f;

@@ -1,7 +1,7 @@
-// fill_missing_with_mean on fresh random images of odd, prime and tiny sizes: NaN, +Inf and -Inf
-// anywhere (the first and the last pixel included) are found and filled with the float64 mean of
-// the finite pixels; the largest floats and subnormals are finite; an image with nothing missing
-// comes back untouched, one with nothing finite filled with 0.
+// all_finite and fill_missing_with_mean on fresh random images of odd, prime and tiny sizes: NaN,
+// +Inf and -Inf anywhere (the first and the last pixel included) are found and filled with the
+// float64 mean of the finite pixels; the largest floats and subnormals are finite; an image with
+// nothing missing comes back untouched, one with nothing finite filled with 0.
 #include "core/missing_data.hpp"
 
 #include <gtest/gtest.h>
@@ -30,6 +30,7 @@ TEST(MissingData, FindsAndFillsEveryNonFinitePixel) {
     for (float& v : image) v = u(g);
     image[n / 2] = odd[g() % 4];
     // Nothing missing: untouched.
+    EXPECT_TRUE(all_finite(MatrixView<const float>{image.data(), s.rows, s.cols, s.cols}));
     std::vector<float> same = image;
     EXPECT_TRUE(
         fill_missing_with_mean(MatrixView<float>{same.data(), s.rows, s.cols, s.cols}).empty());
@@ -48,6 +49,7 @@ TEST(MissingData, FindsAndFillsEveryNonFinitePixel) {
       else
         sum += image[k], ++finite;
     }
+    EXPECT_FALSE(all_finite(MatrixView<const float>{image.data(), s.rows, s.cols, s.cols}));
     const float mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
     const std::vector<char> got =
         fill_missing_with_mean(MatrixView<float>{image.data(), s.rows, s.cols, s.cols});
