@@ -91,9 +91,9 @@ Status run_bench_dic(BenchDicOptions o) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double ms = 1e3 / o.frames;
       std::printf(
-          "%s, devices %s, %s: %d frames of %zu points in %.3f s = %.2f frames/s (registrar %.1f "
-          "ms "
-          "per frame, the rest %.1f ms)\n  per frame, ms: prepare %.1f, registrar call %.1f, "
+          "%s, devices %s, %s: %d frames of %zu points in %.3f s = %.2f frames/s "
+          "(registrar %.1f ms per frame, the rest %.1f ms)\n"
+          "  per frame, ms: prepare %.1f, registrar call %.1f, "
           "copy %.1f, consistency %.1f (of which the suspects' registration %.1f, %.0f suspects), "
           "points %.1f, update %.1f, waiting for results %.1f\n",
           registrar.value()->device().c_str(), o.dic.devices.c_str(),

@@ -349,10 +349,10 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
                  &predicted,           nullptr};
   in.deformed_changed = false;  // the frame registered just before
-  const auto t = std::chrono::steady_clock::now();
+  auto t = std::chrono::steady_clock::now();
   auto reg = registrar_->register_frame(in, again);
   if (!reg.is_ok()) return reg.status();
-  times_.recheck = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  times_.recheck = lap(t);
   times_.suspects = suspects.size();
   for (const Suspect& s : suspects) {
     const IcgnResult& r = reg.value()->points[s.index];

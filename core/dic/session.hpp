@@ -34,10 +34,10 @@ struct DicState {
 
 // Where the last frame's wall time in start() went (s), for benchmarks (bench-dic --frames): the
 // frame's window copied and scanned for missing pixels, the registrar's call, its results
-// copied, the consistency check (`recheck`: its second registrar call, on the suspects; `suspects`
-// of them) and the missing-data marks, the
-// per-point results, and the reference update with the window's growth. (The strain and the
-// reported points finish on a thread of their own: PendingFrame.)
+// copied, the consistency check (of which `recheck` is its second registrar call, on `suspects`
+// points) and the missing-data marks, the per-point results, and the reference update with the
+// window's growth. (The strain and the reported points finish on a thread of their own:
+// PendingFrame.)
 struct FrameTimes {
   double prepare = 0, registrar = 0, copy = 0, consistency = 0, recheck = 0, points = 0, update = 0;
   std::size_t suspects = 0;
