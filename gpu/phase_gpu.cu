@@ -217,6 +217,7 @@ class GpuPhaseEngine final : public reg::PhaseEngine {
         iterations_(iterations) {}
 
   std::string device() const override { return "gpu"; }
+  Index frames_per_call() const override { return batch_; }
   int batch() const { return batch_; }
   long long area() const { return static_cast<long long>(rows_) * cols_; }
   long long n_spec() const { return static_cast<long long>(rows_) * half_; }

@@ -9,6 +9,7 @@
 #include "core/cpu/add_variants.hpp"
 #include "core/device_list.hpp"
 #include "core/engine/gpu_backend.hpp"
+#include "core/register/split_phase_engine.hpp"
 
 namespace xcorr::engine {
 namespace {
@@ -142,14 +143,61 @@ DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r) {
   return g != nullptr ? g->last_stage_seconds(r) : DicStages{};
 }
 
+namespace {
+
+// One GPU phase engine per listed device, each made (and later used and freed) on a host thread
+// with its device current.
+Result<std::unique_ptr<reg::PhaseEngine>> split_phase_engine(const std::vector<int>& list,
+                                                             Shape shape,
+                                                             const reg::PhaseOptions& o,
+                                                             int iterations) {
+  const GpuBackend* g = gpu_backend();
+  std::vector<std::unique_ptr<reg::PhaseEngine>> lanes(list.size());
+  const reg::LaneRunner run = [g, list](std::size_t lane, std::function<Status()> work) {
+    return g->on_device(list[lane], std::move(work));
+  };
+  for (std::size_t l = 0; l < list.size(); ++l) {
+    const Status made = run(l, [&]() -> Status {
+                          auto e = g->make_phase_engine(shape, o, iterations);
+                          if (!e.is_ok()) return e.status();
+                          lanes[l] = std::move(e).value();
+                          return Status::ok();
+                        }).get();
+    if (!made.is_ok()) {
+      for (std::size_t k = 0; k < l; ++k)
+        run(k, [&lanes, k]() -> Status {
+          lanes[k].reset();
+          return Status::ok();
+        }).wait();
+      return Status{made.code(), "GPU " + std::to_string(list[l]) + ": " + made.message()};
+    }
+  }
+  return reg::make_split_phase_engine(std::move(lanes), run);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const reg::PhaseOptions& o,
                                                             int iterations,
-                                                            const std::string& device) {
+                                                            const std::string& device,
+                                                            const std::string& devices) {
+  XCORR_RETURN_IF_ERROR(parse_device_list(devices, -1).status());  // the text first
   if (device != "cpu") {
     const GpuBackend* g = gpu_backend();
     const Status usable = gpu_usable();
-    auto gpu = usable.is_ok() ? g->make_phase_engine(shape, o, iterations)
-                              : Result<std::unique_ptr<reg::PhaseEngine>>(usable);
+    Result<std::unique_ptr<reg::PhaseEngine>> gpu =
+        usable.is_ok() ? no_backend() : Result<std::unique_ptr<reg::PhaseEngine>>(usable);
+    if (usable.is_ok() && devices == "0") {
+      gpu = g->make_phase_engine(shape, o, iterations);
+    } else if (usable.is_ok()) {
+      const auto visible = engine::devices();
+      if (!visible.is_ok()) return visible.status();
+      auto list = parse_device_list(devices, static_cast<int>(visible.value().size()));
+      if (!list.is_ok()) return list.status();
+      gpu = list.value() == std::vector<int>{0}
+                ? g->make_phase_engine(shape, o, iterations)
+                : split_phase_engine(list.value(), shape, o, iterations);
+    }
     if (gpu.is_ok() || device == "gpu") return gpu;
   }
   return reg::make_cpu_phase_engine(shape, o, iterations);

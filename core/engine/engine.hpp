@@ -95,10 +95,14 @@ DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
 // --- Registration -----------------------------------------------------------------------------
 
 // The phase-correlation engine `device` asks for (images of `shape` px): cpu (FFTW on the host's
-// threads); gpu (an error without a device); auto = the GPU when present, else the CPU.
+// threads); gpu (an error without a device); auto = the GPU when present, else the CPU. On the
+// GPU, `devices` ("0", "0,1", "all": core/device_list.hpp) other than device 0 alone: one engine
+// per listed GPU, each made on its device, sharing every call's frames
+// (reg::make_split_phase_engine); a number this process does not see is an error naming it.
 Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const reg::PhaseOptions& o,
                                                             int iterations,
-                                                            const std::string& device);
+                                                            const std::string& device,
+                                                            const std::string& devices = "0");
 
 // The 3-D phase-correlation engine `device` asks for (volumes of `shape` voxels), chosen as
 // make_phase_engine chooses.

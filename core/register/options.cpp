@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/device_list.hpp"
 #include "core/io/scale.hpp"
 #include "core/io/stack_fields.hpp"
 #include "core/tracking/tracking.hpp"
@@ -73,6 +74,12 @@ const std::vector<OptionField<RegisterOptions>>& register_option_table() {
               "phase and transforms: where frames and volumes are measured or fitted: auto "
               "(the GPU when present), cpu, gpu",
               &O::device, {"auto", "cpu", "gpu"}, true),
+          as_placement(text_field<O>(
+              "devices", "GPUs",
+              "phase translations (2-D) on the GPU: the GPUs that share each block of frames: "
+              "device numbers from `xcorr list` (0 or 0,1) or all; the drift is the same bit for "
+              "bit",
+              &O::devices, {"0", "all"}, false)),
           text_field<O>("region", "Region",
                         "rect:x,y,w,h px measured on (a feature that moves with the drift); empty: "
                         "the whole frame",
@@ -109,6 +116,13 @@ Status RegisterOptions::check() const {
     return Status{ErrorCode::invalid_argument,
                   "dims 3 registers against the first or the previous volume: reference mean is "
                   "2-D only"};
+  XCORR_RETURN_IF_ERROR(parse_device_list(devices, -1).status());
+  if (devices != "0" &&
+      (transform != Transform::translation || method != Method::phase || dims == "3"))
+    return Status{ErrorCode::invalid_argument,
+                  "devices " + devices +
+                      ": only the phase method's 2-D translations share frames among GPUs; "
+                      "transforms, zncc and volumes run on one (devices 0)"};
   if (smoothing != "auto") {
     char* end = nullptr;
     const double v = std::strtod(smoothing.c_str(), &end);

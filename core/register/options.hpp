@@ -91,6 +91,9 @@ struct RegisterOptions {
   // phase: where frames are measured: auto (the GPU when present), cpu, gpu. zncc goes where the
   // engine's dispatcher puts it.
   std::string device = "auto";
+  // phase translations (2-D) on the GPU: the GPUs that share each block of frames
+  // (core/device_list.hpp: "0", "0,1", "all"); the drift is the same bit for bit.
+  std::string devices = "0";
   std::string region;  // "rect:x,y,w,h" px measured on; empty: the whole frame
   int max_shift = 0;   // zncc: px searched each way (0: an eighth of the region's shorter side)
   // z-stacks: measured on the z option's plane, or the max or mean over the z-planes.

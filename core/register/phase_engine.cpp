@@ -58,7 +58,8 @@ Result<std::unique_ptr<PhaseEngine>> make_cpu_phase_engine(Shape shape, const Ph
 }
 
 Result<std::unique_ptr<PhaseEngine>> cpu_phase_engines(Shape shape, const PhaseOptions& o,
-                                                       int iterations, const std::string& device) {
+                                                       int iterations, const std::string& device,
+                                                       const std::string& /*devices*/) {
   if (device == "gpu") return Status{ErrorCode::unsupported, "device gpu: no GPU engine here"};
   return make_cpu_phase_engine(shape, o, iterations);
 }

@@ -21,6 +21,10 @@ class PhaseEngine {
  public:
   virtual ~PhaseEngine() = default;
   virtual std::string device() const = 0;  // "cpu" or "gpu"
+  // How many frames one measure() call should hand the engine to keep its device busy (a GPU
+  // engine: its block, measured in one batch); 0: no preference (the CPU's threads take any).
+  // A call with more is measured in blocks of this many, in order.
+  virtual Index frames_per_call() const { return 0; }
   // The reference every later measure() without references is against; its shape is the
   // engine's.
   virtual Status set_reference(MatrixView<const float> reference) = 0;
@@ -38,14 +42,18 @@ Result<std::unique_ptr<PhaseEngine>> make_cpu_phase_engine(Shape shape, const Ph
                                                            int iterations);
 
 // Makes the phase engine a job's `device` option ("cpu", "gpu" or "auto") asks for, for images
-// of `shape` px. Registration takes one from its caller (engine::register_engines() gives the
-// facade's, which knows the GPU), so core/register/ needs no engine.
+// of `shape` px, on the GPUs its `devices` option names ("0", "0,1", "all":
+// core/device_list.hpp; several: split_phase_engine.hpp). Registration takes one from its caller
+// (engine::register_engines() gives the facade's, which knows the GPU), so core/register/ needs no
+// engine.
 using PhaseEngineFactory = std::function<Result<std::unique_ptr<PhaseEngine>>(
-    Shape shape, const PhaseOptions& o, int iterations, const std::string& device)>;
+    Shape shape, const PhaseOptions& o, int iterations, const std::string& device,
+    const std::string& devices)>;
 
 // The host's factory: make_cpu_phase_engine for "cpu" and "auto"; "gpu" is refused
-// (unsupported), as the facade refuses it where no GPU is usable.
+// (unsupported), as the facade refuses it where no GPU is usable; devices are not looked at.
 Result<std::unique_ptr<PhaseEngine>> cpu_phase_engines(Shape shape, const PhaseOptions& o,
-                                                       int iterations, const std::string& device);
+                                                       int iterations, const std::string& device,
+                                                       const std::string& devices);
 
 }  // namespace xcorr::reg

@@ -1,12 +1,15 @@
 #include "core/register/register_stack.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <sstream>
 #include <utility>
 
@@ -76,7 +79,7 @@ class Estimator {
       if (!f.is_ok()) return f.status();
       e->fit_ = std::move(f).value();
     } else if (o.method == Method::phase) {
-      auto p = engines.phase(region, phase_options(o), o.iterations, o.device);
+      auto p = engines.phase(region, phase_options(o), o.iterations, o.device, o.devices);
       if (!p.is_ok()) return p.status();
       e->phase_ = std::move(p).value();
     } else {
@@ -104,6 +107,8 @@ class Estimator {
     return phase_ ? phase_->set_reference(filled_reference_[0]) : Status::ok();
   }
   bool fits_transforms() const { return fit_ != nullptr; }
+  // The phase engine's frames per call (PhaseEngine::frames_per_call); 0 otherwise.
+  long frames_per_call() const { return phase_ ? static_cast<long>(phase_->frames_per_call()) : 0; }
 
   // Transforms (rigid and up): each frame's fit from the reference (references as measure()'s),
   // in the region's pixels.
@@ -958,15 +963,16 @@ class StackRegistration {
     return f;
   }
 
-  // Frames per block: a few per host thread (they are shifted on the CPU); the GPU measures 32
-  // at once. Commits of an interrupted run of this job (first pass only; the leader's) give the
-  // resume point. Shared: the leader's resume point and block size hold for all (a block's
-  // frames are measured in one call, so the same blocks give the same bytes), and every process
-  // must measure on the same device.
+  // Frames per block: a few per host thread (they are shifted on the CPU); on the GPU, what the
+  // phase engine measures at once (32 frames, on each GPU of --devices), else 32. Commits of an
+  // interrupted run of this job (first pass only; the leader's) give the resume point. Shared: the
+  // leader's resume point and block size hold for all (a block's frames are measured in one call,
+  // so the same blocks give the same bytes), and every process must measure on the same device.
   Status plan_blocks() {
     const std::string device = estimator_->device();
     const long cpu_block = std::max(2L, static_cast<long>(hardware_threads()) * 2);
-    block_ = device == "gpu" ? 32L : cpu_block;
+    const long engine_block = estimator_->frames_per_call();  // the GPU phase engine's
+    block_ = engine_block > 0 ? engine_block : device == "gpu" ? 32L : cpu_block;
     // Transforms on the GPU: up to 128 frames (within 1 GiB), so that the fitter's chunks of 32
     // overlap their starts on the host with the device's IC-GN (TransformFitter).
     if (device == "gpu" && estimator_->fits_transforms())
@@ -1014,34 +1020,81 @@ class StackRegistration {
     return io::write_text_atomically(partial_ / "drift.txt", commit_text(report_.drift, upto));
   }
 
+  // A block's frames as read (read_region), before they are measured.
+  struct ReadBlock {
+    std::vector<Measured> rows;        // one per frame; a frame that cannot be read has failed
+    std::vector<Stack<float>> frames;  // the readable ones, in order
+    std::vector<std::size_t> index;    // frames[i] is rows[index[i]]
+  };
+
+  // Frames [first, first + count) read and cleaned, several at once on the host's threads (a
+  // TIFF's pages decode one at a time: LazyStack::region); stops early, as it was, once `stop`
+  // is set.
+  ReadBlock read_block(long first, long count, const std::atomic<bool>& stop) {
+    ReadBlock b;
+    b.rows.resize(static_cast<std::size_t>(count));
+    std::vector<Result<Stack<float>>> read(static_cast<std::size_t>(count),
+                                           Status{ErrorCode::cancelled, "not read"});
+    parallel_for(count, 1, [&](Index a, Index z) {
+      for (Index i = a; i < z && !stop.load(); ++i)
+        read[static_cast<std::size_t>(i)] = read_region(first + static_cast<long>(i));
+    });
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      b.rows[i].frame = first + static_cast<long>(i);
+      if (!read[i].is_ok()) {
+        b.rows[i].failed = read[i].status().message();
+        continue;
+      }
+      b.frames.push_back(std::move(read[i]).value());
+      b.index.push_back(i);
+    }
+    return b;
+  }
+
+  // read_block(first, count) on the caller's thread, looking at cancel until it is done (a GPU
+  // block of 32 frames or more can take seconds to read and clean): false when cancelled.
+  bool read_now(long first, long count, ReadBlock& out) {
+    std::atomic<bool> stop{false};
+    auto reading = std::async(
+        std::launch::async, [this, first, count, &stop] { return read_block(first, count, stop); });
+    return wait_for_reading(reading, stop, out);
+  }
+
+  // The block being read by `reading` into `out`, looking at cancel every 0.1 s meanwhile (on
+  // this thread: progress is only ever called from it); false, once the reading has stopped,
+  // when cancelled.
+  bool wait_for_reading(std::future<ReadBlock>& reading, std::atomic<bool>& stop, ReadBlock& out) {
+    while (reading.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+      if (!tick(0)) {
+        stop.store(true);
+        reading.wait();
+        return false;
+      }
+    }
+    out = reading.get();
+    return !stop.load() && tick(0);
+  }
+
   // Frames [first, first + count) against the reference, or (previous) each against the readable
   // frame before it, the first against `last`; `last` becomes the block's last readable frame.
   Result<std::vector<Measured>> measure_block(long first, long count, bool previous,
                                               Stack<float>& last) {
-    std::vector<Measured> rows;
-    std::vector<Stack<float>> frames;
-    std::vector<std::size_t> index;  // in rows
-    for (long k = first; k < first + count; ++k) {
-      Measured m;
-      m.frame = k;
-      auto f = read_region(k);
-      if (!f.is_ok()) {
-        m.failed = f.status().message();
-      } else {
-        frames.push_back(std::move(f).value());
-        index.push_back(rows.size());
-      }
-      rows.push_back(std::move(m));
-      // Cancel is looked at between a block's frames too: a GPU block is 32 frames, whose
-      // reading and cleaning alone can pass a second.
-      if (!tick(0)) return cancelled();
-    }
+    ReadBlock b;
+    if (!read_now(first, count, b)) return cancelled();
+    return measure_read(std::move(b), previous, last);
+  }
+
+  // A block as read, measured as measure_block says.
+  Result<std::vector<Measured>> measure_read(ReadBlock b, bool previous, Stack<float>& last) {
+    std::vector<Measured>& rows = b.rows;
+    std::vector<Stack<float>>& frames = b.frames;
+    const std::vector<std::size_t>& index = b.index;
     std::vector<const Stack<float>*> ptrs, refs;
     for (std::size_t i = 0; i < frames.size(); ++i) {
       ptrs.push_back(&frames[i]);
       refs.push_back(i == 0 ? &last : &frames[i - 1]);
     }
-    if (ptrs.empty()) return rows;
+    if (ptrs.empty()) return std::move(rows);
     if (estimator_->fits_transforms()) {
       auto fitted = estimator_->fit(ptrs, previous ? &refs : nullptr);
       if (!fitted.is_ok()) return fitted.status();
@@ -1061,7 +1114,7 @@ class StackRegistration {
         m.linear = d.linear;
       }
       last = frames.back();
-      return rows;
+      return std::move(rows);
     }
     auto shifts = estimator_->measure(ptrs, previous ? &refs : nullptr);
     if (!shifts.is_ok()) return shifts.status();
@@ -1073,7 +1126,7 @@ class StackRegistration {
         m.failed = "no correlation peak (peak " + fmt("%.4g", sh.peak) + ")";
     }
     last = frames.back();
-    return rows;
+    return std::move(rows);
   }
 
   // The measurements into the drift table, in frame order (previous: accumulated).
@@ -1139,14 +1192,40 @@ class StackRegistration {
     const long P = group_.count();
     const long block = block_;
     long next = start;  // the first frame not entered yet
+    // Alone: the next block is read and cleaned on the host while this one is measured.
+    std::atomic<bool> stop_reading{false};
+    std::future<ReadBlock> ahead;  // the block from `next`, when it is being read
+    const auto stop_ahead = [&] {
+      stop_reading.store(true);
+      if (ahead.valid()) ahead.wait();
+    };
     while (next < n_) {
       if (!group_.shared()) {
         const long count = std::min(block, n_ - next);
-        auto rows = measure_block(next, count, previous, last);
-        if (!rows.is_ok()) return rows.status();
+        ReadBlock b;
+        const bool read =
+            ahead.valid() ? wait_for_reading(ahead, stop_reading, b) : read_now(next, count, b);
+        if (!read) return cancelled();
+        if (next + count < n_) {
+          const long after = next + count, then = std::min(block, n_ - after);
+          ahead = std::async(std::launch::async, [this, after, then, &stop_reading] {
+            return read_block(after, then, stop_reading);
+          });
+        }
+        auto rows = measure_read(std::move(b), previous, last);
+        if (!rows.is_ok()) {
+          stop_ahead();
+          return rows.status();
+        }
         apply(rows.value(), previous);
-        if (commits) XCORR_RETURN_IF_ERROR(commit(next + count));
-        if (!tick(static_cast<double>(count))) return cancelled();
+        if (const Status c = commits ? commit(next + count) : Status::ok(); !c.is_ok()) {
+          stop_ahead();
+          return c;
+        }
+        if (!tick(static_cast<double>(count))) {
+          stop_ahead();
+          return cancelled();
+        }
         next += count;
         continue;
       }

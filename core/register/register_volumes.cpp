@@ -127,6 +127,11 @@ Result<RegisterReport> register_volumes(const RegisterJob& job, const OpenPages&
                                         const Engines& engines, const RegisterProgress& progress,
                                         bool in_memory, Stack<float>* to_memory) {
   const RegisterOptions& o = job.options;
+  if (o.devices != "0")  // dims auto chose volumes (dims 3 itself is refused by check())
+    return Status{ErrorCode::invalid_argument,
+                  "'" + job.stack + "' is registered as volumes (dims auto: " +
+                      std::to_string(kAutoVolumeSlices) +
+                      " z-planes or more), which run on one GPU: use devices 0, or dims 2"};
   auto opened = open_every_page(o, open);
   if (!opened.is_ok()) return opened.status();
   io::LazyStack& pages = *opened.value();

@@ -21,6 +21,7 @@
 #include "core/io/tiff_writer.hpp"
 #include "core/synth/speckle.hpp"
 #include "tests/support/cpu_registry.hpp"
+#include "tests/support/split_engines.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tiff_tags.hpp"
 
@@ -202,7 +203,7 @@ TEST_F(Register, ADamagedFrameIsListedAndTheOthersAreWritten) {
 // The stack in memory (the Python module's way in) gives the file's drift and corrected pages bit
 // for bit; cancel is looked at between the frames of a block, not only after it (a GPU block is
 // 32 frames, whose reading alone can pass a second): progress is asked once per frame at least.
-TEST_F(Register, AStackInMemoryGivesTheFilesResultsAndCancelIsAskedEveryFrame) {
+TEST_F(Register, AStackInMemoryGivesTheFilesResultsAndCancelIsAskedWhileReading) {
   auto read = io::read_image_stack(stack_);
   ASSERT_TRUE(read.is_ok());
   auto meta = io::read_stack_metadata(stack_);
@@ -232,7 +233,18 @@ TEST_F(Register, AStackInMemoryGivesTheFilesResultsAndCancelIsAskedEveryFrame) {
     EXPECT_EQ(memory.value().drift[k].dx, file.value().drift[k].dx) << k;
     EXPECT_EQ(memory.value().drift[k].dy, file.value().drift[k].dy) << k;
   }
-  EXPECT_GE(asked, kFrames);
+  EXPECT_GE(asked, 2);  // each block as read and as measured
+  // Cancel is asked while a block is read (every 0.1 s, and once it is read), before its frames
+  // are measured: cancelled at the first ask, nothing is measured or committed.
+  RegisterJob first_ask = job("first_ask");
+  std::vector<double> done_when_asked;
+  auto stopped = register_stack(first_ask, cpu_engine(), [&](double done, double) {
+    done_when_asked.push_back(done);
+    return false;
+  });
+  EXPECT_EQ(stopped.status().code(), ErrorCode::cancelled);
+  EXPECT_EQ(done_when_asked, std::vector<double>{0.0});
+  EXPECT_EQ(first_uncommitted_frame(first_ask, kFrames), 1);
   auto written = io::read_image_stack(j.out);
   ASSERT_TRUE(written.is_ok());
   ASSERT_EQ(corrected.count(), written.value().frames.count());
@@ -287,6 +299,42 @@ TEST_F(Register, CancelWritesNothingAndTheJobResumes) {
   EXPECT_EQ(other.value().resumed, 0);
 }
 
+// Blocks shared among lanes as among GPUs (PhaseEngine::frames_per_call: blocks of 2 lanes x 3
+// frames, the next block read while one is measured) give the drift and the corrected stack of
+// one engine, byte for byte, for every reference; a cancelled run of them resumes to the same.
+TEST_F(Register, BlocksSharedAmongLanesGiveTheBytesOfOneEngineAndResume) {
+  const Engines split{
+      &testing::cpu_registry(),
+      [](Shape shape, const PhaseOptions& o, int iterations, const std::string&,
+         const std::string&) { return testing::split_cpu_engine(2, 3, shape, o, iterations); },
+      cpu_volume_engines};
+  const auto text = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  };
+  for (const Reference reference : {Reference::first, Reference::previous, Reference::mean}) {
+    const std::string stem = std::string("lanes_") + label(reference);
+    RegisterJob one = job(stem + "_one"), lanes = job(stem + "_lanes");
+    one.options.reference = lanes.options.reference = reference;
+    ASSERT_TRUE(register_stack(one, cpu_engine()).is_ok());
+    auto shared = register_stack(lanes, split);
+    ASSERT_TRUE(shared.is_ok()) << shared.status().message();
+    EXPECT_EQ(text(lanes.drift), text(one.drift)) << label(reference);
+    EXPECT_EQ(text(lanes.out), text(one.out)) << label(reference);
+    RegisterJob cut = job(stem + "_cut");
+    cut.options.reference = reference;
+    auto r = register_stack(cut, split, [](double done, double) { return done < 2; });
+    ASSERT_EQ(r.status().code(), ErrorCode::cancelled) << label(reference);
+    EXPECT_EQ(first_uncommitted_frame(cut, kFrames), 7) << "one block of 6 committed";
+    auto again = register_stack(cut, split);
+    ASSERT_TRUE(again.is_ok()) << again.status().message();
+    EXPECT_EQ(again.value().resumed, 6) << label(reference);
+    EXPECT_EQ(text(cut.drift), text(one.drift)) << label(reference);
+  }
+}
+
 TEST_F(Register, BadSettingsAreNamed) {
   RegisterJob bad = job("bad");
   bad.options.region = "rect:100,10,80,40";
@@ -310,6 +358,17 @@ TEST_F(Register, BadSettingsAreNamed) {
   auto in_region = register_stack(region, cpu_engine());
   ASSERT_TRUE(in_region.is_ok());
   EXPECT_LT(worst(in_region.value()), 0.02);
+  // Several GPUs share the phase method's 2-D translations only.
+  RegisterJob gpus = job("gpus");
+  gpus.options.devices = "0,1";
+  gpus.options.transform = Transform::rigid;
+  EXPECT_EQ(register_stack(gpus, cpu_engine()).status().message(),
+            "devices 0,1: only the phase method's 2-D translations share frames among GPUs; "
+            "transforms, zncc and volumes run on one (devices 0)");
+  gpus.options.transform = Transform::translation;
+  gpus.options.devices = "0,zero";
+  EXPECT_NE(register_stack(gpus, cpu_engine()).status().message().find("0,zero"),
+            std::string::npos);
 }
 
 // A register job in a job or batch file: strict parsing that names the key, a round trip through
