@@ -4,7 +4,9 @@
 // moved along a random walk (steps of sd 0.5 px in x and y; the truth is known exactly, the
 // speckles are rendered analytically), each with its own noise. `frames` frames are measured,
 // cycling through the distinct ones. GPU: the frames are put on the device first, and the time
-// runs from the first launch to every shift in host memory (engine::time_phase_on_gpu); CPU: the
+// runs from the first launch to every shift in host memory (engine::time_phase_on_gpu), or with
+// --from-host or several --devices from host memory in the engine's blocks as registration hands
+// them (the uploads in the time; the frames split among the GPUs); CPU: the
 // wall time of the CPU engine on the host's threads, frames in memory. Reports frames/s and the
 // RMS error against the truth. With --depth D > 1, volumes instead: a D x size x size 3-D speckle
 // reference (radius 3 px in x and y, 1.5 planes in z) and `distinct` volumes of it moved by random
@@ -48,6 +50,7 @@ struct BenchRegisterOptions {
   std::string save;       // volumes: a folder for the rendered volumes (the anchor's input)
   bool resident =
       false;  // volumes, GPU: put them on the device first (engine::time_volumes_on_gpu)
+  bool from_host = false;  // frames, GPU: from host memory (as with several devices)
   reg::RegisterOptions reg;
   std::string out;
 };
@@ -370,7 +373,26 @@ Status run_bench_register(const BenchRegisterOptions& o) {
   double seconds = 0;
   int block = 0;
   const std::string device = resolved_device(o.reg.device);
-  if (device == "gpu") {
+  // GPU from host memory (--from-host, or several --devices): the engine registration makes, in
+  // blocks of its frames_per_call() as registration hands them (the uploads in the time), after
+  // one block to warm up.
+  const bool from_host = device == "gpu" && (o.from_host || o.reg.devices != "0");
+  if (from_host) {
+    auto e = engine::make_phase_engine(ref.shape(), phase, o.reg.iterations, "gpu", o.reg.devices);
+    if (!e.is_ok()) return e.status();
+    XCORR_RETURN_IF_ERROR(e.value()->set_reference(ref[0]));
+    block = static_cast<int>(e.value()->frames_per_call());
+    const auto measure = [&](const std::vector<MatrixView<const float>>& part) {
+      return e.value()->measure(part);
+    };
+    XCORR_RETURN_IF_ERROR(
+        in_blocks<reg::Shift>(frames, 0, std::min(block, o.frames), block, measure).status());
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = in_blocks<reg::Shift>(frames, 0, o.frames, block, measure);
+    if (!r.is_ok()) return r.status();
+    shifts = std::move(r).value();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else if (device == "gpu") {
     auto t = engine::time_phase_on_gpu(ref[0], frames.view(), o.frames, phase, o.reg.iterations);
     if (!t.is_ok()) return t.status();
     shifts = t.value().shifts;
@@ -400,10 +422,14 @@ Status run_bench_register(const BenchRegisterOptions& o) {
       "%s: %d frames of %dx%d in %.3f s = %.0f frames/s (blocks of %d%s); RMS error %.4f px "
       "(upsample %d, window %s, whiten %s, iterations %d)\n",
       device.c_str(), o.frames, o.size, o.size, seconds, fps, block,
-      device == "gpu" ? ", frames on the device" : ", host threads", rms, o.reg.upsample,
-      label(o.reg.window), label(o.reg.whiten), o.reg.iterations);
+      from_host         ? (", frames from host memory, devices " + o.reg.devices).c_str()
+      : device == "gpu" ? ", frames on the device"
+                        : ", host threads",
+      rms, o.reg.upsample, label(o.reg.window), label(o.reg.whiten), o.reg.iterations);
   if (o.out.empty()) return Status::ok();
   const nlohmann::json row = {{"device", device},
+                              {"devices", device == "gpu" ? o.reg.devices : ""},
+                              {"frames_from", from_host || device != "gpu" ? "host" : "device"},
                               {"size", o.size},
                               {"frames", o.frames},
                               {"distinct_frames", o.distinct},
@@ -439,6 +465,9 @@ Command add_bench_register_command(CLI::App& app) {
   c->add_option("--save", o->save,
                 "Volumes, transforms: folder to write the rendered volumes or frames to");
   c->add_flag("--resident", o->resident, "Volumes, GPU: on the device before the timing starts");
+  c->add_flag("--from-host", o->from_host,
+              "Frames, GPU: from host memory in the engine's blocks, as registration hands them "
+              "(always so with several --devices); without it the frames are on the device first");
   c->add_option("--out", o->out, "JSON row");
   return {c, [o] { return run_bench_register(*o); }};
 }
