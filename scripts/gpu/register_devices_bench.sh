@@ -8,34 +8,18 @@
 # (default $OUT) /register-devices.txt and a .json row per run.
 set -uo pipefail
 out=${1:-$OUT}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 log=$out/register-devices.txt
-nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$log"
-echo "host: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB" | tee -a "$log"
-count=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
-all=$(seq -s, 0 $((count - 1)))
-sets="0"
-[ "$count" -gt 1 ] && sets="$sets 0,1"
-[ "$count" -gt 2 ] && sets="$sets $all"
+. "$(dirname "$0")/scaleout_common.sh"
 frames=${XCORR_REGISTER_FRAMES:-1000}
-timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "host peak RSS %M KiB")
-run() {  # name, then bench-register's arguments
+bench() {  # name, then bench-register's arguments
   local name=$1
   shift
-  nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 100 > "$out/mem.csv" &
-  local smi=$!
-  "${timer[@]}" .gpu/bin/xcorr bench-register --size 2048 --frames "$frames" --distinct 32 \
-    --device gpu "$@" --out "$out/register-$name.json" 2>&1 | grep -v rendering | tee -a "$log"
-  kill $smi; wait $smi 2>/dev/null
-  awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "  GPU %s peak %d MiB\n", g, m[g] }' \
-    "$out/mem.csv" | sort | tee -a "$log"
+  with_peaks .gpu/bin/xcorr bench-register --size 2048 --frames "$frames" --distinct 32 \
+    --device gpu "$@" --out "$out/register-$name.json"
 }
 for round in 1 2; do
-  run "resident-r$round"
+  bench "resident-r$round"
   for devices in $sets; do
-    run "host-${devices//,/_}-r$round" --from-host --devices "$devices"
+    bench "host-${devices//,/_}-r$round" --from-host --devices "$devices"
   done
 done
-rm -f "$out/mem.csv"

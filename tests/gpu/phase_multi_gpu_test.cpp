@@ -8,7 +8,6 @@
 // gpu; skips without a device.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 #include <string>
 
@@ -18,21 +17,13 @@
 #include "tests/support/fourier_shift.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/matrix_testing.hpp"
+#include "tests/support/split_engines.hpp"
 
 namespace xcorr::reg {
 namespace {
 
-std::vector<MatrixView<const float>> views(const std::vector<Stack<float>>& s) {
-  std::vector<MatrixView<const float>> v;
-  for (const Stack<float>& m : s) v.push_back(m[0]);
-  return v;
-}
-
-bool same_bits(const Shift& a, const Shift& b) {
-  return std::memcmp(&a.dx, &b.dx, sizeof a.dx) == 0 &&
-         std::memcmp(&a.dy, &b.dy, sizeof a.dy) == 0 &&
-         std::memcmp(&a.peak, &b.peak, sizeof a.peak) == 0;
-}
+using testing::frame_views;
+using testing::same_shift_bits;
 
 // GPU phase engines on `list`'s devices (each made there), split.
 Result<std::unique_ptr<PhaseEngine>> split_on(const std::vector<int>& list, Shape shape,
@@ -86,7 +77,7 @@ TEST(GpuPhaseSplit, SharedAmongDevicesEqualsOneGpuBitForBit) {
       for (const std::size_t n : {std::size_t{1}, static_cast<std::size_t>(block),
                                   static_cast<std::size_t>(block) + 5, frames.size()}) {
         const std::vector<Stack<float>> part(frames.begin(), frames.begin() + static_cast<long>(n));
-        const auto fv = views(part);
+        const auto fv = frame_views(part);
         const std::vector<MatrixView<const float>> rv(refs.begin(),
                                                       refs.begin() + static_cast<long>(n));
         for (const bool previous : {false, true}) {
@@ -108,7 +99,7 @@ TEST(GpuPhaseSplit, SharedAmongDevicesEqualsOneGpuBitForBit) {
           ASSERT_TRUE(got.is_ok()) << what << ": " << got.status().message();
           ASSERT_EQ(got.value().size(), n) << what;
           for (std::size_t k = 0; k < n; ++k)
-            EXPECT_TRUE(same_bits(got.value()[k], want[k]))
+            EXPECT_TRUE(same_shift_bits(got.value()[k], want[k]))
                 << what << " frame " << k << ": " << got.value()[k].dx << " " << want[k].dx;
         }
       }
@@ -146,7 +137,7 @@ TEST(GpuPhaseSplit, TheFacadeSplitsTheListedDevicesAndRefusesUnknownOnes) {
   ASSERT_TRUE(two.is_ok() && single.is_ok());
   ASSERT_TRUE(two.value()->set_reference(reference[0]).is_ok());
   ASSERT_TRUE(single.value()->set_reference(reference[0]).is_ok());
-  const auto fv = views(frames);
+  const auto fv = frame_views(frames);
   auto got = two.value()->measure(fv);
   ASSERT_TRUE(got.is_ok()) << got.status().message();
   for (std::size_t b = 0; b < fv.size(); b += static_cast<std::size_t>(block)) {
@@ -155,7 +146,7 @@ TEST(GpuPhaseSplit, TheFacadeSplitsTheListedDevicesAndRefusesUnknownOnes) {
         {fv.begin() + static_cast<long>(b), fv.begin() + static_cast<long>(e)});
     ASSERT_TRUE(w.is_ok());
     for (std::size_t k = b; k < e; ++k)
-      EXPECT_TRUE(same_bits(got.value()[k], w.value()[k - b])) << "frame " << k;
+      EXPECT_TRUE(same_shift_bits(got.value()[k], w.value()[k - b])) << "frame " << k;
   }
 }
 

@@ -3,6 +3,7 @@
 // a several-GPU run are tested where there is no GPU.
 #pragma once
 
+#include <cstring>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,20 @@
 #include "core/register/split_phase_engine.hpp"
 
 namespace xcorr::testing {
+
+// Views of single-image stacks, as a PhaseEngine takes them.
+inline std::vector<MatrixView<const float>> frame_views(const std::vector<Stack<float>>& s) {
+  std::vector<MatrixView<const float>> v;
+  for (const Stack<float>& m : s) v.push_back(m[0]);
+  return v;
+}
+
+// Whether two shifts are the same bits (not only equal: -0 and 0, or two NaNs, differ).
+inline bool same_shift_bits(const reg::Shift& a, const reg::Shift& b) {
+  return std::memcmp(&a.dx, &b.dx, sizeof a.dx) == 0 &&
+         std::memcmp(&a.dy, &b.dy, sizeof a.dy) == 0 &&
+         std::memcmp(&a.peak, &b.peak, sizeof a.peak) == 0;
+}
 
 // The CPU engine, saying it measures `chunk` frames per call (as the GPU engine's batch), and
 // recording how many frames each call brought.

@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "tests/support/fourier_shift.hpp"
 #include "tests/support/matrix_testing.hpp"
 #include "tests/support/split_engines.hpp"
@@ -17,17 +15,8 @@
 namespace xcorr::reg {
 namespace {
 
-std::vector<MatrixView<const float>> views(const std::vector<Stack<float>>& s) {
-  std::vector<MatrixView<const float>> v;
-  for (const Stack<float>& m : s) v.push_back(m[0]);
-  return v;
-}
-
-bool same_bits(const Shift& a, const Shift& b) {
-  return std::memcmp(&a.dx, &b.dx, sizeof a.dx) == 0 &&
-         std::memcmp(&a.dy, &b.dy, sizeof a.dy) == 0 &&
-         std::memcmp(&a.peak, &b.peak, sizeof a.peak) == 0;
-}
+using testing::frame_views;
+using testing::same_shift_bits;
 
 TEST(SplitPhase, EqualsOneEngineBitForBitWithEachLaneGivenItsChunks) {
   const auto seed = static_cast<unsigned>(testing::run_seed());
@@ -58,7 +47,7 @@ TEST(SplitPhase, EqualsOneEngineBitForBitWithEachLaneGivenItsChunks) {
                                     static_cast<std::size_t>(chunk) + 1, std::size_t{17}}) {
           const std::vector<Stack<float>> f(frames.begin(), frames.begin() + static_cast<long>(n));
           const std::vector<Stack<float>> r(refs.begin(), refs.begin() + static_cast<long>(n));
-          const auto fv = views(f), rv = views(r);
+          const auto fv = frame_views(f), rv = frame_views(r);
           for (const bool previous : {false, true}) {
             const std::string what = to_string(shape) + " lanes " + std::to_string(lanes) +
                                      " chunk " + std::to_string(chunk) + " frames " +
@@ -70,7 +59,8 @@ TEST(SplitPhase, EqualsOneEngineBitForBitWithEachLaneGivenItsChunks) {
             ASSERT_TRUE(want.is_ok() && got.is_ok()) << what;
             ASSERT_EQ(got.value().size(), n) << what;
             for (std::size_t k = 0; k < n; ++k)
-              EXPECT_TRUE(same_bits(got.value()[k], want.value()[k])) << what << " frame " << k;
+              EXPECT_TRUE(same_shift_bits(got.value()[k], want.value()[k]))
+                  << what << " frame " << k;
             // Lane l was called once, with chunks l, l + lanes, ... (the last one short).
             for (std::size_t l = 0; l < made.size(); ++l) {
               Index mine = 0;
@@ -99,17 +89,17 @@ TEST(SplitPhase, AFailingLaneFailsTheCallWithItsMessage) {
   ASSERT_TRUE(split.is_ok());
   ASSERT_TRUE(split.value()->set_reference(reference[0]).is_ok());
   const std::vector<Stack<float>> frames(5, reference);
-  auto fine = split.value()->measure(views(frames));
+  auto fine = split.value()->measure(frame_views(frames));
   ASSERT_TRUE(fine.is_ok());
   for (const Shift& s : fine.value()) EXPECT_NEAR(std::hypot(s.dx, s.dy), 0, 1e-9);
   made[1]->fail();
-  auto failed = split.value()->measure(views(frames));
+  auto failed = split.value()->measure(frame_views(frames));
   ASSERT_FALSE(failed.is_ok());
   EXPECT_EQ(failed.status().message(), "this lane fails");
   const std::vector<Stack<float>> two(2, reference);  // lane 1 has no chunk: not called
-  EXPECT_TRUE(split.value()->measure(views(two)).is_ok());
-  const auto mismatched = views(two);
-  EXPECT_EQ(split.value()->measure(views(frames), &mismatched).status().message(),
+  EXPECT_TRUE(split.value()->measure(frame_views(two)).is_ok());
+  const auto mismatched = frame_views(two);
+  EXPECT_EQ(split.value()->measure(frame_views(frames), &mismatched).status().message(),
             "one reference per frame is needed");
 }
 
