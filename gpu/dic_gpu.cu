@@ -19,6 +19,7 @@
 #include "core/parallel.hpp"
 #include "core/round.hpp"
 #include "gpu/cuda_check.cuh"
+#include "gpu/host_staging.cuh"
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
@@ -400,10 +401,10 @@ class GpuRegistrar final : public TimedRegistrar {
   static Status upload_image(MatrixView<const float> image, DeviceBuffer<float>& dev,
                              cudaStream_t stream) {
     XCORR_RETURN_IF_ERROR(dev.allocate(static_cast<std::size_t>(image.rows * image.cols)));
-    XCORR_CUDA_TRY(cudaMemcpy2DAsync(dev.get(), image.cols * sizeof(float), image.data,
-                                     image.row_stride * sizeof(float), image.cols * sizeof(float),
-                                     image.rows, cudaMemcpyHostToDevice, stream));
-    return Status::ok();
+    // Through the pinned staging (several host threads pack a whole frame), not a pageable copy.
+    return upload_staged({image.data, image.rows, image.cols, 1, image.row_stride,
+                          image.rows * image.row_stride},
+                         dev.get(), stream);
   }
 
   // Batches of gather -> `g` (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of

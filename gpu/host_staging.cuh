@@ -1,6 +1,7 @@
 // Pinned host staging for GpuCorrelator::run: host stacks (contiguous or strided) move to and from
-// the device through two reusable pinned buffers of 8 MiB, so the packing on the CPU overlaps
-// the DMA of the previous chunk and copies run at pinned-memory speed. Serialised by a mutex;
+// the device through two reusable pinned buffers of 8 MiB, so the packing on the CPU (several
+// host threads per chunk for contiguous stacks) overlaps the DMA of the previous chunk and copies
+// run at pinned-memory speed. Serialised by a mutex;
 // falls back to plain copies when pinned memory cannot be had.
 #pragma once
 
