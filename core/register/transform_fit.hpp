@@ -13,7 +13,9 @@
 //    image, first on the binned images, then on the full ones; the frame is interpolated with
 //    the cubic B-spline (core/dic/icgn_math.hpp). Reference pixels whose match leaves the frame
 //    are left out. When the Fourier-Mellin start does not converge, IC-GN starts again from no
-//    rotation and the translation alone; the better fit is kept. The starts are found on the
+//    rotation and the translation alone; when neither fits well, from the rotation (every 2
+//    degrees within max_rotation) after which the translation's phase correlation peaks
+//    highest. The best fit is kept. The starts are found on the
 //    host's threads; IC-GN runs where the LevelFitter runs (transform_level.hpp: the host's
 //    threads, or every frame of a block at once on the GPU).
 // A frame that cannot be fitted says why (failed): no convergence, a poor match (ZNCC below

@@ -54,6 +54,12 @@ Frames transformed(Transform t, Shape s, int count, double max_angle, double max
   return f;
 }
 
+// px RMS from the truth: the fitter's bound (transform_fit_test.cpp's). It was 0.002 here, below
+// what the cubic spline's interpolation leaves on these textures' 3 px waves: a 257 x 263 rigid
+// frame came 0.0039 px from the truth on the GPU and the CPU alike (seed 2675450928438959363).
+// What the GPU itself is held to is `agree`, its distance from the CPU's fit.
+constexpr double kTruthTol = 0.02;
+
 // Both fitters on the same frames: the same failures, maps within `agree` px RMS of each other,
 // the GPU's within `tol` px RMS of the truth.
 void check_against_cpu(Transform t, Shape s, int count, double max_angle, double max_shift,
@@ -90,10 +96,10 @@ TEST(GpuTransform, MatchesTheCpuFitterAndTheTruthOnEverySize) {
   XCORR_SKIP_WITHOUT_GPU();
   std::uint64_t stream = 0;
   for (const Transform t : {Transform::rigid, Transform::similarity, Transform::affine}) {
-    check_against_cpu(t, {97, 131}, 3, 10, 3, 1e-4, 2e-3, ++stream);
-    check_against_cpu(t, {127, 127}, 3, 10, 3, 1e-4, 2e-3, ++stream);
-    check_against_cpu(t, {61, 200}, 2, 8, 2, 1e-4, 3e-3, ++stream);
-    check_against_cpu(t, {300, 613}, 2, 10, 5, 1e-4, 2e-3, ++stream);  // coarse level: bin 3
+    check_against_cpu(t, {97, 131}, 3, 10, 3, 1e-4, kTruthTol, ++stream);
+    check_against_cpu(t, {127, 127}, 3, 10, 3, 1e-4, kTruthTol, ++stream);
+    check_against_cpu(t, {61, 200}, 2, 8, 2, 1e-4, kTruthTol, ++stream);
+    check_against_cpu(t, {300, 613}, 2, 10, 5, 1e-4, kTruthTol, ++stream);  // coarse level: bin 3
   }
   // Tiny: 13 x 17 px, small rotations.
   check_against_cpu(Transform::rigid, {13, 17}, 3, 2, 0.4, 1e-3, 0.05, ++stream);
@@ -101,8 +107,8 @@ TEST(GpuTransform, MatchesTheCpuFitterAndTheTruthOnEverySize) {
 
 TEST(GpuTransform, OneReferencePerFrameAndMoreFramesThanABlock) {
   XCORR_SKIP_WITHOUT_GPU();
-  check_against_cpu(Transform::rigid, {257, 263}, 40, 10, 4, 1e-4, 2e-3, 100, false);  // bin 2
-  check_against_cpu(Transform::similarity, {101, 89}, 35, 10, 3, 1e-4, 2e-3, 101, true);
+  check_against_cpu(Transform::rigid, {257, 263}, 40, 10, 4, 1e-4, kTruthTol, 100, false);  // bin 2
+  check_against_cpu(Transform::similarity, {101, 89}, 35, 10, 3, 1e-4, kTruthTol, 101, true);
 }
 
 TEST(GpuTransform, FramesThatCannotBeFittedFailByTheSameName) {
