@@ -19,7 +19,6 @@
 #include "core/parallel.hpp"
 #include "core/round.hpp"
 #include "gpu/cuda_check.cuh"
-#include "gpu/host_staging.cuh"
 #include "gpu/cuda_event.cuh"
 #include "gpu/device_buffer.cuh"
 #include "gpu/device_model.cuh"
@@ -29,6 +28,7 @@
 #include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
 #include "gpu/gpu_correlator.cuh"
+#include "gpu/host_staging.cuh"
 
 namespace xcorr::gpu {
 namespace {
@@ -402,9 +402,9 @@ class GpuRegistrar final : public TimedRegistrar {
                              cudaStream_t stream) {
     XCORR_RETURN_IF_ERROR(dev.allocate(static_cast<std::size_t>(image.rows * image.cols)));
     // Through the pinned staging (several host threads pack a whole frame), not a pageable copy.
-    return upload_staged({image.data, image.rows, image.cols, 1, image.row_stride,
-                          image.rows * image.row_stride},
-                         dev.get(), stream);
+    return upload_staged(
+        {image.data, image.rows, image.cols, 1, image.row_stride, image.rows * image.row_stride},
+        dev.get(), stream);
   }
 
   // Batches of gather -> `g` (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
