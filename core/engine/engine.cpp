@@ -156,23 +156,34 @@ Result<std::unique_ptr<reg::PhaseEngine>> split_phase_engine(const std::vector<i
   const reg::LaneRunner run = [g, list](std::size_t lane, std::function<Status()> work) {
     return g->on_device(list[lane], std::move(work));
   };
-  for (std::size_t l = 0; l < list.size(); ++l) {
-    const Status made = run(l, [&]() -> Status {
-                          auto e = g->make_phase_engine(shape, o, iterations);
-                          if (!e.is_ok()) return e.status();
-                          lanes[l] = std::move(e).value();
-                          return Status::ok();
-                        }).get();
-    if (!made.is_ok()) {
-      for (std::size_t k = 0; k < l; ++k)
-        run(k, [&lanes, k]() -> Status {
-          lanes[k].reset();
-          return Status::ok();
-        }).wait();
-      return Status{made.code(), "GPU " + std::to_string(list[l]) + ": " + made.message()};
-    }
+  Status made = Status::ok();
+  std::size_t l = 0;
+  for (; l < list.size() && made.is_ok(); ++l) {
+    made = run(l, [&]() -> Status {
+             auto e = g->make_phase_engine(shape, o, iterations);
+             if (!e.is_ok()) return e.status();
+             lanes[l] = std::move(e).value();
+             return Status::ok();
+           }).get();
   }
-  return reg::make_split_phase_engine(std::move(lanes), run);
+  auto split = reg::make_split_phase_engine(std::move(lanes), run);
+  if (made.is_ok()) return split;
+  // The lanes made so far are freed on their devices with `split`.
+  return Status{made.code(), "GPU " + std::to_string(list[l - 1]) + ": " + made.message()};
+}
+
+// The GPU phase engine on the GPUs `devices` lists (device 0 alone: the engine itself).
+Result<std::unique_ptr<reg::PhaseEngine>> gpu_phase_engine(Shape shape, const reg::PhaseOptions& o,
+                                                           int iterations,
+                                                           const std::string& devices) {
+  const GpuBackend* g = gpu_backend();
+  if (devices == "0") return g->make_phase_engine(shape, o, iterations);
+  const auto visible = engine::devices();
+  if (!visible.is_ok()) return visible.status();
+  auto list = parse_device_list(devices, static_cast<int>(visible.value().size()));
+  if (!list.is_ok()) return list.status();
+  if (list.value() == std::vector<int>{0}) return g->make_phase_engine(shape, o, iterations);
+  return split_phase_engine(list.value(), shape, o, iterations);
 }
 
 }  // namespace
@@ -183,21 +194,9 @@ Result<std::unique_ptr<reg::PhaseEngine>> make_phase_engine(Shape shape, const r
                                                             const std::string& devices) {
   XCORR_RETURN_IF_ERROR(parse_device_list(devices, -1).status());  // the text first
   if (device != "cpu") {
-    const GpuBackend* g = gpu_backend();
     const Status usable = gpu_usable();
-    Result<std::unique_ptr<reg::PhaseEngine>> gpu =
-        usable.is_ok() ? no_backend() : Result<std::unique_ptr<reg::PhaseEngine>>(usable);
-    if (usable.is_ok() && devices == "0") {
-      gpu = g->make_phase_engine(shape, o, iterations);
-    } else if (usable.is_ok()) {
-      const auto visible = engine::devices();
-      if (!visible.is_ok()) return visible.status();
-      auto list = parse_device_list(devices, static_cast<int>(visible.value().size()));
-      if (!list.is_ok()) return list.status();
-      gpu = list.value() == std::vector<int>{0}
-                ? g->make_phase_engine(shape, o, iterations)
-                : split_phase_engine(list.value(), shape, o, iterations);
-    }
+    auto gpu = usable.is_ok() ? gpu_phase_engine(shape, o, iterations, devices)
+                              : Result<std::unique_ptr<reg::PhaseEngine>>(usable);
     if (gpu.is_ok() || device == "gpu") return gpu;
   }
   return reg::make_cpu_phase_engine(shape, o, iterations);

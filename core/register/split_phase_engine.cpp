@@ -1,6 +1,5 @@
 #include "core/register/split_phase_engine.hpp"
 
-#include <algorithm>
 #include <utility>
 
 namespace xcorr::reg {

@@ -21,6 +21,8 @@ using LaneRunner =
     std::function<std::future<Status>(std::size_t lane, std::function<Status()> work)>;
 
 // lanes: at least one, all of one device kind and shape (made by the caller on their devices).
+// An engine whose lanes are not all made (null from the first missing one) only frees the others
+// where they live: a caller whose lane failed hands it what it made.
 std::unique_ptr<PhaseEngine> make_split_phase_engine(
     std::vector<std::unique_ptr<PhaseEngine>> lanes, LaneRunner run);
 

@@ -194,11 +194,11 @@ struct TransformFitter::Impl {
     const MatrixView<const float> rv{rc.pixels.data(), rc.rows, rc.cols, rc.cols};
     // The frame sampled through the linear part `l` about the centre, missing places at its
     // mean: bilinear (a start needs no better, and it costs a tenth of the cubic spline).
+    double mean = 0;
+    for (const float v : fc.pixels) mean += v;
+    mean /= static_cast<double>(fc.pixels.size());
     const auto translation_after = [&](const std::array<double, 4>& l) -> Result<Affine> {
       std::vector<float> moved(fc.pixels.size());
-      double mean = 0;
-      for (const float v : fc.pixels) mean += v;
-      mean /= static_cast<double>(fc.pixels.size());
       const auto at = [&](Index r, Index k) {
         return fc.pixels[static_cast<std::size_t>(std::min(r, fc.rows - 1) * fc.cols +
                                                   std::min(k, fc.cols - 1))];
