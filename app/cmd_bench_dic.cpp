@@ -32,7 +32,21 @@ struct BenchDicOptions {
   bool sequential = false;  // --frames: each frame's results taken before the next starts
   dic::DicOptions dic;
   std::string out;
+  std::string points;  // one frame: the last run's points (write_points)
 };
+
+// Every point's result with every bit of its doubles (%.17g): two builds' files are equal
+// exactly when their results are.
+Status write_points(const std::string& path, const std::vector<dic::PointResult>& points) {
+  std::string text = "x,y,u,v,zncc,sigma_u,sigma_v,iterations,status\n";
+  char line[400];
+  for (const dic::PointResult& p : points) {
+    std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d\n", p.x, p.y,
+                  p.u, p.v, p.zncc, p.sigma_u, p.sigma_v, p.iterations, static_cast<int>(p.status));
+    text += line;
+  }
+  return io::write_text_atomically(path, text);
+}
 
 Status run_bench_dic(BenchDicOptions o) {
   XCORR_RETURN_IF_ERROR(o.dic.check());
@@ -125,21 +139,23 @@ Status run_bench_dic(BenchDicOptions o) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double device_s = engine::last_gpu_frame_seconds(*registrar.value());
     std::size_t points = 0, converged = 0;
-    double max_err = 0;
+    double max_err = 0, iterations = 0;  // IC-GN iterations, the mean over converged points
     for (const dic::PointResult& p : r.value().frames[0].points) {
       if (p.status == dic::PointStatus::outside_roi) continue;
       ++points;
       if (p.status != dic::PointStatus::converged) continue;
       ++converged;
+      iterations += p.iterations;
       const auto t = field(p.x, p.y);
       max_err = std::max({max_err, std::abs(p.u - t.u), std::abs(p.v - t.v)});
     }
+    if (converged > 0) iterations /= static_cast<double>(converged);
     const double timed = device_s > 0 ? device_s : wall;
     std::printf(
-        "%s: %zu points (%zu converged, max |error| %.4f px), integer guess by %s: %.4f s "
-        "%s (wall %.3f s) = %.0f points/s\n",
-        r.value().device.c_str(), points, converged, max_err, r.value().guess_variant.c_str(),
-        timed, device_s > 0 ? "device-resident" : "wall", wall,
+        "%s: %zu points (%zu converged, max |error| %.4f px, %.2f IC-GN iterations), integer "
+        "guess by %s: %.4f s %s (wall %.3f s) = %.0f points/s\n",
+        r.value().device.c_str(), points, converged, max_err, iterations,
+        r.value().guess_variant.c_str(), timed, device_s > 0 ? "device-resident" : "wall", wall,
         static_cast<double>(points) / timed);
     const engine::DicStages st = engine::last_gpu_stage_seconds(*registrar.value());
     if (device_s > 0)
@@ -170,10 +186,13 @@ Status run_bench_dic(BenchDicOptions o) {
                     {"points", points},
                     {"converged", converged},
                     {"max_error_px", max_err},
+                    {"mean_iterations", iterations},
                     {"guess_variant", r.value().guess_variant},
                     {"seconds", timed},
                     {"wall_seconds", wall},
                     {"points_per_second", static_cast<double>(points) / timed}});
+    if (!o.points.empty() && rep + 1 == o.repeats)
+      XCORR_RETURN_IF_ERROR(write_points(o.points, r.value().frames[0].points));
   }
   if (o.out.empty()) return Status::ok();
   return io::write_text_atomically(o.out, rows.dump(1) + "\n");
@@ -196,6 +215,9 @@ Command add_bench_dic_command(CLI::App& app) {
   c->add_flag("--sequential", o->sequential,
               "--frames: take each frame's results before starting the next (no stack pipeline)");
   c->add_option("--out", o->out, "JSON rows");
+  c->add_option(
+      "--points", o->points,
+      "One frame: the last run's points as CSV, every bit of each number (to compare builds)");
   return {c, [o] { return run_bench_dic(*o); }};
 }
 
