@@ -161,9 +161,9 @@ Status run_bench_dic(BenchDicOptions o) {
     if (device_s > 0)
       std::printf(
           "  stages (s): coefficients %.4f, integer guess %.4f (gather %.4f, search %.4f), IC-GN "
-          "%.4f, download %.4f\n",
-          st.coefficients, st.integer_guess, st.guess_gather, st.guess_search, st.icgn,
-          st.download);
+          "%.4f, download %.4f; before them, the reference %.4f\n",
+          st.coefficients, st.integer_guess, st.guess_gather, st.guess_search, st.icgn, st.download,
+          st.reference);
     if (st.waves > 0 || st.propagation > 0)
       std::printf(
           "  reliability-guided: %.4f s after the independent pass, %d waves, %lld points\n",
@@ -171,6 +171,7 @@ Status run_bench_dic(BenchDicOptions o) {
     rows.push_back({{"device", r.value().device},
                     {"devices", o.dic.devices},
                     {"stage_coefficients_s", st.coefficients},
+                    {"stage_reference_s", st.reference},
                     {"stage_integer_guess_s", st.integer_guess},
                     {"stage_guess_gather_s", st.guess_gather},
                     {"stage_guess_search_s", st.guess_search},

@@ -57,7 +57,41 @@ __global__ void gaussian_cols_kernel(const double* __restrict__ in, double* __re
   }
 }
 
+template <int D>
+__global__ void pixel_table_kernel(const float* __restrict__ c, int rows, int cols,
+                                   double* __restrict__ value, float* __restrict__ gx,
+                                   float* __restrict__ gy) {
+  const long long n = static_cast<long long>(rows) * cols;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long y = i / cols, x = i - y * cols;
+    double v, dx, dy;
+    m::bspline_value_gradient<D>(c, rows, cols, static_cast<double>(x), static_cast<double>(y), v,
+                                 dx, dy);
+    value[i] = v;
+    gx[i] = static_cast<float>(dx);
+    gy[i] = static_cast<float>(dy);
+  }
+}
+
 }  // namespace
+
+Status bspline_pixel_table(const float* c, PixelTable& t, int rows, int cols,
+                           const dic::DicOptions& o, cudaStream_t stream) {
+  const long long n = static_cast<long long>(rows) * cols;
+  XCORR_RETURN_IF_ERROR(t.value.allocate(static_cast<std::size_t>(n)));
+  XCORR_RETURN_IF_ERROR(t.gx.allocate(static_cast<std::size_t>(n)));
+  XCORR_RETURN_IF_ERROR(t.gy.allocate(static_cast<std::size_t>(n)));
+  const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 8192));
+  if (o.interpolation == dic::Interpolation::quintic)
+    pixel_table_kernel<5>
+        <<<blocks, 256, 0, stream>>>(c, rows, cols, t.value.get(), t.gx.get(), t.gy.get());
+  else
+    pixel_table_kernel<3>
+        <<<blocks, 256, 0, stream>>>(c, rows, cols, t.value.get(), t.gx.get(), t.gy.get());
+  XCORR_LAUNCH_TRY("bspline pixel table kernel");
+  return Status::ok();
+}
 
 Status bspline_coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
                             const dic::DicOptions& o, BsplineScratch& scratch,

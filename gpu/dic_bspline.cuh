@@ -24,4 +24,18 @@ struct BsplineScratch {
 Status bspline_coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
                             const dic::DicOptions& o, BsplineScratch& scratch, cudaStream_t stream);
 
+// The spline's value and gradient at every pixel of a frame: what IC-GN's reference subsets
+// read at integer positions, computed once per reference instead of once per subset (each pixel
+// lies in about (subset / step)^2 subsets). The same arithmetic as the subsets' own
+// (math::bspline_value_gradient at the pixel's position), so IC-GN's results are the same bit
+// for bit either way.
+struct PixelTable {
+  DeviceBuffer<double> value;  // rows x cols, row-major
+  DeviceBuffer<float> gx, gy;  // grey values per px along x and y
+};
+// The table of coefficients `c` (rows x cols, o.interpolation) into `t` (allocated here),
+// enqueued on `stream`.
+Status bspline_pixel_table(const float* c, PixelTable& t, int rows, int cols,
+                           const dic::DicOptions& o, cudaStream_t stream);
+
 }  // namespace xcorr::gpu

@@ -1,6 +1,7 @@
 // DIC frame registration on the GPU (see gpu/dic_gpu.hpp): the orchestration of a frame's
 // stages, all on the device:
-//   1. B-spline coefficients of the reference (when it or the interpolation options change) and
+//   1. B-spline coefficients of the reference and its PixelTable (when it or the interpolation
+//      options change) and
 //      of the frame (gpu/dic_bspline.cuh).
 //   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
 //      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
@@ -9,6 +10,7 @@
 //   3. IC-GN, one warp per point (gpu/dic_icgn.cuh).
 // Then, for reliability-guided propagation, the waves (GpuRegistrar::waves).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -32,6 +34,23 @@
 
 namespace xcorr::gpu {
 namespace {
+
+// Whether every active point of `in` is a pixel centre (x and y integral), over the host's
+// threads.
+bool on_pixels(const dic::FrameInputs& in) {
+  const std::vector<char>& active = *in.active;
+  const std::vector<double>& cx = *in.cx;
+  const std::vector<double>& cy = *in.cy;
+  std::atomic<bool> all{true};
+  parallel_for(static_cast<Index>(active.size()), 16384, [&](Index first, Index last) {
+    for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k)
+      if (active[k] != 0 && (cx[k] != std::floor(cx[k]) || cy[k] != std::floor(cy[k]))) {
+        all = false;
+        return;
+      }
+  });
+  return all;
+}
 
 struct GuessPoint {
   int x, y;    // subset centre in the reference (rounded), px
@@ -116,11 +135,27 @@ class GpuRegistrar final : public TimedRegistrar {
     XCORR_RETURN_IF_ERROR(cy_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(guess_h_.allocate(n_all));
     XCORR_RETURN_IF_ERROR(results_h_.allocate(n_all));
-    if (in.reference_changed || ref_c_.size() < pixels || ref_interpolation_ != o.interpolation ||
-        ref_prefilter_ != o.prefilter) {
-      XCORR_RETURN_IF_ERROR(upload_image(in.reference, ref_img_, stream));
+    // The reference's coefficients, and its PixelTable when every listed point is a pixel centre
+    // (the grid of reference mode; incremental mode moves the centres with the points, and
+    // IC-GN then computes each reference subset), timed apart: stages().reference.
+    on_pixels_ = on_pixels(in);
+    const bool new_reference = in.reference_changed || ref_c_.size() < pixels ||
+                               ref_interpolation_ != o.interpolation ||
+                               ref_prefilter_ != o.prefilter;
+    const bool new_table = on_pixels_ && (new_reference || !table_fresh_);
+    if (new_reference) XCORR_RETURN_IF_ERROR(upload_image(in.reference, ref_img_, stream));
+    if (new_reference || new_table) XCORR_CUDA_TRY(cudaEventRecord(ref_ev_[0].get(), stream));
+    if (new_reference) {
       XCORR_RETURN_IF_ERROR(
           bspline_coefficients(ref_img_.get(), ref_c_, rows, cols, o, bspline_, stream));
+      table_fresh_ = false;
+    }
+    if (new_table) {
+      XCORR_RETURN_IF_ERROR(bspline_pixel_table(ref_c_.get(), ref_table_, rows, cols, o, stream));
+      table_fresh_ = true;
+    }
+    if (new_reference || new_table) XCORR_CUDA_TRY(cudaEventRecord(ref_ev_[1].get(), stream));
+    if (new_reference) {  // on the host while the device works
       ref_interpolation_ = o.interpolation;
       ref_prefilter_ = o.prefilter;
       noise_ = dic::noise_model(in.reference, o.interpolation, o.prefilter);
@@ -240,8 +275,9 @@ class GpuRegistrar final : public TimedRegistrar {
 
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
-    const IcgnArgs args = icgn_args(o, ref_c_.get(), def_c_.get(), rows, cols, cx_.get(), cy_.get(),
-                                    start_.get(), nullptr, count, noise_, out_.get());
+    const IcgnArgs args =
+        icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_c_.get(), rows, cols,
+                  cx_.get(), cy_.get(), start_.get(), nullptr, count, noise_, out_.get());
     XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
@@ -249,6 +285,7 @@ class GpuRegistrar final : public TimedRegistrar {
     XCORR_CUDA_TRY(cudaEventRecord(ev_[4].get(), stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     stages_.coefficients = ev_[1].seconds_since(ev_[0]);
+    stages_.reference = new_reference || new_table ? ref_ev_[1].seconds_since(ref_ev_[0]) : 0;
     stages_.integer_guess = ev_[2].seconds_since(ev_[1]);
     stages_.icgn = ev_[3].seconds_since(ev_[2]);
     stages_.download = ev_[4].seconds_since(ev_[3]);
@@ -368,9 +405,10 @@ class GpuRegistrar final : public TimedRegistrar {
         XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
         XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
         const IcgnArgs args =
-            icgn_args(o, ref_c_.get(), def_c_.get(), static_cast<int>(in.reference.rows),
-                      static_cast<int>(in.reference.cols), wave_cx_.get(), wave_cy_.get(), nullptr,
-                      wave_start_.get(), count, noise_, wave_out_.get());
+            icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_c_.get(),
+                      static_cast<int>(in.reference.rows), static_cast<int>(in.reference.cols),
+                      wave_cx_.get(), wave_cy_.get(), nullptr, wave_start_.get(), count, noise_,
+                      wave_out_.get());
         XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
         wave_h_.resize(wave.size());
         XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(),
@@ -455,7 +493,7 @@ class GpuRegistrar final : public TimedRegistrar {
   std::string configured_text_;
   double last_seconds_ = -1;
   GpuDicStages stages_;
-  CudaEvent ev_[5], guess_ev_[3];
+  CudaEvent ev_[5], guess_ev_[3], ref_ev_[2];
   // Host lists and results of the last frame (pinned, reused; see register_frame).
   PinnedBuffer<int> guess_of_h_;  // per guess: its index among the listed (active) points
   PinnedBuffer<double> cx_h_, cy_h_;
@@ -471,6 +509,9 @@ class GpuRegistrar final : public TimedRegistrar {
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
   DeviceBuffer<float> ref_c_, def_c_;
+  PixelTable ref_table_;      // of ref_c_ when table_fresh_
+  bool table_fresh_ = false;  // ref_table_ holds ref_c_'s table
+  bool on_pixels_ = false;    // the last frame's listed points are all pixel centres
   DeviceBuffer<double> cx_, cy_;
   BsplineScratch bspline_;  // the coefficients' float64 work
   // What the reference's coefficients were computed with.

@@ -44,23 +44,89 @@ __device__ inline bool subset_rect(const IcgnArgs& a, double x, double y, int h,
 
 // The reference subset centred at (x, y), clipped to `rect` (math::clipped_subset): values and
 // gradients into sf, sgx, sgy (shared, float; pixel q at offset (i0 + q % width, j0 + q / width);
-// the lane's pixels q = lane, lane + 32, ...), and the values' mean (every lane).
+// the lane's pixels q = lane, lane + 32, ...), and the lane's sum of the values. Read from the
+// reference's PixelTable when the launch has one (x, y integral: the clipped subset lies inside
+// the frame, reference_subset_rect, so every index does too), else computed; the same numbers
+// either way.
+__device__ inline double table_subset(const IcgnArgs& a, double x, double y, int lane,
+                                      const m::SubsetRect& rect, float* sf, float* sgx,
+                                      float* sgy) {
+  const int W = rect.width(), n = rect.pixels();
+  const long long origin =
+      (static_cast<long long>(y) + rect.j0) * a.cols + static_cast<long long>(x) + rect.i0;
+  double sum = 0;
+  for (int q = lane; q < n; q += 32) {
+    const long long at = origin + static_cast<long long>(q / W) * a.cols + q % W;
+    const double v = a.ref_value[at];
+    sf[q] = static_cast<float>(v);
+    sgx[q] = a.ref_gx[at];
+    sgy[q] = a.ref_gy[at];
+    sum += v;
+  }
+  return sum;
+}
 template <int D>
-__device__ inline double reference_subset(const IcgnArgs& a, double x, double y, int lane,
-                                          const m::SubsetRect& rect, float* sf, float* sgx,
-                                          float* sgy) {
+__device__ inline double computed_subset(const float* ref_c, int rows, int cols, double x, double y,
+                                         int lane, m::SubsetRect rect, float* sf, float* sgx,
+                                         float* sgy) {
   const int W = rect.width(), n = rect.pixels();
   double sum = 0;
   for (int q = lane; q < n; q += 32) {
     double v, gx, gy;
-    m::bspline_value_gradient<D>(a.ref_c, a.rows, a.cols, x + (rect.i0 + q % W),
-                                 y + (rect.j0 + q / W), v, gx, gy);
+    m::bspline_value_gradient<D>(ref_c, rows, cols, x + (rect.i0 + q % W), y + (rect.j0 + q / W), v,
+                                 gx, gy);
     sf[q] = static_cast<float>(v);
     sgx[q] = static_cast<float>(gx);
     sgy[q] = static_cast<float>(gy);
     sum += v;
   }
-  return warp_sum(sum) / n;
+  return sum;
+}
+// The subset's values' mean (every lane): from the table when Table (the launch has one), else
+// computed.
+template <int D, bool Table>
+__device__ inline double reference_subset(const IcgnArgs& a, double x, double y, int lane,
+                                          const m::SubsetRect& rect, float* sf, float* sgx,
+                                          float* sgy) {
+  double sum;
+  if constexpr (Table)
+    sum = table_subset(a, x, y, lane, rect, sf, sgx, sgy);
+  else
+    sum = computed_subset<D>(a.ref_c, a.rows, a.cols, x, y, lane, rect, sf, sgx, sgy);
+  return warp_sum(sum) / rect.pixels();
+}
+
+// The deformed frame's spline at (X, Y) px: the interior sum inline, the rare continuation past
+// the border out of line (__noinline__ keeps IC-GN's sampling loop small: its code, not its
+// arithmetic, stalled the H200's warps most, waiting for instructions; docs/perf/dic.md).
+template <int D>
+__device__ __noinline__ float border_value(const float* c, int rows, int cols, double X, double Y) {
+  return static_cast<float>(m::bspline_value<D, float>(c, rows, cols, X, Y));
+}
+// floor(v) and v - floor(v) of |v| < 2^31 without the conversion unit (16 results per clock
+// per SM on sm_80/sm_90, against 64 for float64 additions): v + 1.5 * 2^52 rounds v to an
+// integer n held in its low 32 bits, and n - 1 when that rounded up. Exact: the same numbers as
+// floor() and (long long) for every such v (tests: DicGpu against the CPU).
+struct Cell {
+  int index;       // floor(v)
+  float fraction;  // v - floor(v), rounded to float
+};
+__device__ inline Cell cell_of(double v) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  const double s = __dadd_rn(v, kRound);
+  double r = __dadd_rn(s, -kRound);
+  int index = __double2loint(s);
+  if (r > v) r -= 1, --index;
+  return {index, static_cast<float>(v - r)};
+}
+
+template <int D>
+__device__ inline float deformed_value(const IcgnArgs& a, double X, double Y) {
+  const Cell cx = cell_of(X), cy = cell_of(Y);
+  if (m::bspline_interior<D>(cx.index, cy.index, a.rows, a.cols))
+    return m::bspline_interior_value<D, float>(a.def_c, a.cols, cx.index, cy.index, cx.fraction,
+                                               cy.fraction);
+  return border_value<D>(a.def_c, a.rows, a.cols, X, Y);
 }
 
 // sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
@@ -94,7 +160,9 @@ struct LaneMoments {  // one lane's float sums of d = g - c
   float g, gg, fg, sdg[6];
 };
 
-template <int D>
+// Table: the launch has the reference's PixelTable (a separate instantiation: the computed
+// subsets' spline code in the same kernel cost the table's one 3 % in the H200's IC-GN).
+template <int D, bool Table>
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
@@ -125,7 +193,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   }
   const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
   // Reference subset, its mean and spread, steepest-descent constants and Hessian.
-  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
+  const double fm = reference_subset<D, Table>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0, f_sum = 0, hess[21] = {}, c_f[6] = {}, c_sum[6] = {};
   for (int q = lane; q < n; q += 32) {
     const double d = sf[q] - fm;
@@ -175,23 +243,23 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
         return false;
     }
     LaneMoments t{};
-    // Lane's pixels q = lane, lane + 32, ...: offsets (qi, qj) stepped without division.
-    int qi = lane % W, qj = lane / W;
+    // Lane's pixels q = lane, lane + 32, ...: offsets (i, j) from the centre stepped without
+    // division or conversion (small integers, exact as double and as float).
+    double i = i0 + lane % W, j = j0 + lane / W;
+    float fi = static_cast<float>(i), fj = static_cast<float>(j);
+    const double i_end = i0 + W;
     for (int q = lane; q < n; q += 32) {
-      const double i = i0 + qi, j = j0 + qj;
-      qi += 32;
-      while (qi >= W) qi -= W, ++qj;
       const double X = x + i + r.p[0] + r.p[1] * i + r.p[2] * j;
       const double Y = y + j + r.p[3] + r.p[4] * i + r.p[5] * j;
-      const float d =
-          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
-      const float fi = static_cast<float>(i), fj = static_cast<float>(j);
+      const float d = deformed_value<D>(a, X, Y) - shift;
       const float gx = sgx[q] * d, gy = sgy[q] * d;
       t.g += d;
       t.gg = fmaf(d, d, t.gg);
       t.fg = fmaf(sf[q], d, t.fg);
       t.sdg[0] += gx, t.sdg[1] = fmaf(gx, fi, t.sdg[1]), t.sdg[2] = fmaf(gx, fj, t.sdg[2]);
       t.sdg[3] += gy, t.sdg[4] = fmaf(gy, fi, t.sdg[4]), t.sdg[5] = fmaf(gy, fj, t.sdg[5]);
+      i += 32, fi += 32;
+      while (i >= i_end) i -= W, fi -= static_cast<float>(W), ++j, ++fj;
     }
     mo.g = warp_sum(t.g);
     mo.gg = warp_sum(t.gg);
@@ -204,14 +272,21 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     const double gm = mo.g / n;
     return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
   };
-  bool converged = false;
-  for (r.iterations = 1; r.iterations <= a.max_iterations; ++r.iterations) {
-    if (!sample(m::kIterationReach)) {
+  // Iterations, then one last pass at the final warp for its ZNCC (`last`); the one call of
+  // sample() keeps the kernel's code small.
+  bool converged = false, last = a.max_iterations < 1;
+  r.iterations = last ? 0 : 1;
+  for (;;) {
+    if (!sample(last ? m::kFootprintReach : m::kIterationReach)) {
       r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
     const double dg = spread();
     if (!(dg > 0)) return finish();  // flat deformed subset: diverged
+    if (last) {
+      r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
+      break;
+    }
     const double scale = df / dg, gm = mo.g / n;
     double b[6];
 #pragma unroll
@@ -223,19 +298,13 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     if (!m::compose_inverse(r.p, dp)) return finish();
     const double norm = m::warp_step_norm(dp, hd);
     if (!isfinite(norm)) return finish();
-    if (norm < a.convergence) {
-      converged = true;
-      break;
-    }
+    if (norm < a.convergence)
+      converged = last = true;
+    else if (r.iterations == a.max_iterations)
+      last = true;
+    else
+      ++r.iterations;
   }
-  if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample(m::kFootprintReach)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_image);
-    return finish();
-  }
-  const double dg = spread();
-  if (!(dg > 0)) return finish();
-  r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
   if (lane == 0) {
     const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
@@ -300,7 +369,9 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     return finish();
   }
   const int W = rect.width(), n = rect.pixels(), i0 = rect.i0, j0 = rect.j0;
-  const double fm = reference_subset<D>(a, x, y, lane, rect, sf, sgx, sgy);
+  const double fm = a.ref_value != nullptr
+                        ? reference_subset<D, true>(a, x, y, lane, rect, sf, sgx, sgy)
+                        : reference_subset<D, false>(a, x, y, lane, rect, sf, sgx, sgy);
   double ss = 0;
   for (int p = lane; p < n; p += 32) {
     sf[p] = static_cast<float>(sf[p] - fm);
@@ -357,8 +428,7 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
       const double i = i0 + p % W, j = j0 + p / W, ii = i * i / 2, ij = i * j, jj = j * j / 2;
       const double X = x + i + q[0] + q[1] * i + q[2] * j + q[3] * ii + q[4] * ij + q[5] * jj;
       const double Y = y + j + q[6] + q[7] * i + q[8] * j + q[9] * ii + q[10] * ij + q[11] * jj;
-      const float d =
-          static_cast<float>(m::bspline_value<D, float>(a.def_c, a.rows, a.cols, X, Y)) - shift;
+      const float d = deformed_value<D>(a, X, Y) - shift;
       sg[p] = d;
       tg += d;
       tgg += static_cast<double>(d) * d;
@@ -423,11 +493,17 @@ double icgn_band(const dic::DicOptions& o) {
 
 }  // namespace
 
-IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const float* def_c, int rows,
-                   int cols, const double* cx, const double* cy, const int2* start,
-                   const double* start_warp, int count, const m::NoiseModel& noise, IcgnOut* out) {
+IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTable* ref_table,
+                   const float* def_c, int rows, int cols, const double* cx, const double* cy,
+                   const int2* start, const double* start_warp, int count,
+                   const m::NoiseModel& noise, IcgnOut* out) {
   IcgnArgs a{};
   a.ref_c = ref_c;
+  if (ref_table != nullptr) {
+    a.ref_value = ref_table->value.get();
+    a.ref_gx = ref_table->gx.get();
+    a.ref_gy = ref_table->gy.get();
+  }
   a.def_c = def_c;
   a.rows = rows;
   a.cols = cols;
@@ -509,9 +585,14 @@ Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t 
     return launch_order(&icgn2_kernel<3>, &icgn2_kernel<5>, true, once2, "launch of icgn2_kernel",
                         args, o, stream);
   }
+  if (args.ref_value != nullptr) {
+    static OncePerDevice once_table;
+    return launch_order(&icgn_kernel<3, true>, &icgn_kernel<5, true>, false, once_table,
+                        "launch of icgn_kernel", args, o, stream);
+  }
   static OncePerDevice once;
-  return launch_order(&icgn_kernel<3>, &icgn_kernel<5>, false, once, "launch of icgn_kernel", args,
-                      o, stream);
+  return launch_order(&icgn_kernel<3, false>, &icgn_kernel<5, false>, false, once,
+                      "launch of icgn_kernel", args, o, stream);
 }
 
 }  // namespace xcorr::gpu

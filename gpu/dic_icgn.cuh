@@ -1,10 +1,12 @@
 // IC-GN on the device (gpu/dic_gpu.cu's stage 3): one warp per point; lanes split the subset's
-// pixels; reference values and gradients in shared memory, the Hessian (float64 sums, warp
-// reductions) once, then per iteration one pass over the deformed subset from the frame's spline
+// pixels; reference values and gradients in shared memory (read from the reference's PixelTable
+// when the points are pixel centres, else computed), the Hessian (float64 sums, warp reductions)
+// once, then per iteration one pass over the deformed subset from the frame's spline
 // accumulating the moments the ZNSSD step needs, the 6x6 solve and the inverse-compositional
 // update (math::*, the same code as the CPU path). Second order: the 12-parameter version,
-// written for agreement with the CPU rather than speed.
-// Instantiations: icgn_kernel and icgn2_kernel for the cubic (3) and quintic (5) B-spline.
+// written for agreement with the CPU rather than speed. Instantiations: icgn_kernel for the
+// cubic (3) and quintic (5) B-spline, each with and without the table; icgn2_kernel for each
+// B-spline.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +15,7 @@
 #include "core/dic/icgn_math.hpp"
 #include "core/dic/options.hpp"
 #include "core/status.hpp"
+#include "gpu/dic_bspline.cuh"
 
 namespace xcorr::gpu {
 
@@ -27,6 +30,11 @@ struct IcgnOut {
 struct IcgnArgs {
   const float* ref_c;  // B-spline coefficients (computed in float64, stored as float32)
   const float* def_c;
+  // ref_c's PixelTable, or null: when given, every point is a pixel centre (cx, cy integral)
+  // and its reference subset is read there; else it is computed from ref_c.
+  const double* ref_value;
+  const float* ref_gx;
+  const float* ref_gy;
   int rows, cols;
   const double* cx;
   const double* cy;
@@ -43,10 +51,10 @@ struct IcgnArgs {
 // The arguments of one IC-GN launch: the options' part from `o` (subset, iterations,
 // convergence, min_zncc, min_texture, the border band of its prefilter), the rest as given.
 // Every launch builds its arguments here.
-IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const float* def_c, int rows,
-                   int cols, const double* cx, const double* cy, const int2* start,
-                   const double* start_warp, int count, const dic::math::NoiseModel& noise,
-                   IcgnOut* out);
+IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTable* ref_table,
+                   const float* def_c, int rows, int cols, const double* cx, const double* cy,
+                   const int2* start, const double* start_warp, int count,
+                   const dic::math::NoiseModel& noise, IcgnOut* out);
 
 // Enqueues IC-GN of args.count points on `stream` (first or second order and the B-spline of
 // `o`), with as many warps per block as the device's shared memory holds.

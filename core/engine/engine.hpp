@@ -82,6 +82,9 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
 // its device parts), IC-GN, download.
 struct DicStages {
   double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
+  // The reference's coefficients and PixelTable when this frame made them (0 when it kept the
+  // last frame's), before the frame's own clock starts: not in last_gpu_frame_seconds.
+  double reference = 0;
   double guess_gather = 0, guess_search = 0;
   // Reliability-guided work after the independent pass (host wall seconds; 0 otherwise): its
   // checks, waves and the points the waves registered.
