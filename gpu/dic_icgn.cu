@@ -160,8 +160,8 @@ struct LaneMoments {  // one lane's float sums of d = g - c
   float g, gg, fg, sdg[6];
 };
 
-// Table: the launch has the reference's PixelTable (a separate instantiation: the computed
-// subsets' spline code in the same kernel cost the table's one 3 % in the H200's IC-GN).
+// Table: the launch has the reference's PixelTable. A separate instantiation: with the computed
+// subsets' spline code in the same kernel, IC-GN measured 20.1 ms instead of 19.5 on an H200.
 template <int D, bool Table>
 __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   extern __shared__ double smem_d[];
