@@ -1,8 +1,8 @@
 // DIC frame registration on the GPU (see gpu/dic_gpu.hpp): the orchestration of a frame's
 // stages, all on the device:
-//   1. B-spline coefficients of the reference and its PixelTable (when it or the interpolation
-//      options change) and
-//      of the frame (gpu/dic_bspline.cuh).
+//   1. B-spline coefficients of the reference (when it or the interpolation options change),
+//      its PixelTable (when the points are pixel centres) and those of the frame
+//      (gpu/dic_bspline.cuh).
 //   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
 //      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
 //      dispatcher's choice, or --method; gpu_zncc_tiled fuses the search, no score maps in
