@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and links every supported configuration besides the CI preset's (CUDA + Qt + OpenCV +
 # FFTW + MPI), so that no stub drifts from its header unseen, and runs each one's CLI:
-#   engine  - CUDA, no Qt, no OpenCV, no MPI (what the GPU machine runs; with its tests)
+#   engine  - CUDA, MPI, no Qt, no OpenCV: grey TIFF through libtiff alone (what the GPU machine
+#             runs; with its tests)
 #   nocuda  - no CUDA: Qt, OpenCV, FFTW, MPI on the CPU (programs only)
-#   minimal - nothing optional: no CUDA, Qt, OpenCV, FFTW or MPI (programs only)
+#   minimal - nothing optional: no CUDA, Qt, libtiff, OpenCV, FFTW or MPI (programs only)
 # They share the CI build's objects through ccache wherever the flags match (core and gpu are
 # compiled with the same flags in every configuration that has them); the cache's statistics
 # after each build say how much was shared. Each one's Python module, where it builds one, is
@@ -26,3 +27,26 @@ for preset in engine nocuda minimal; do
     PYTHONPATH="build/$preset/python" python3 -c "import xcorr; print('python: xcorr', xcorr.__version__, 'imports;', len(xcorr.variants()), 'variants')"
   fi
 done
+
+# The engine build reads and writes TIFF through libtiff alone: a stack that either build wrote
+# gives the CI build's CSV bytes in both, and a PNG or colour image is refused by name.
+t=build/tiff-only-check
+rm -rf "$t" && mkdir -p "$t/ci" "$t/engine"
+for b in ci engine; do
+  "build/$b/app/xcorr" speckle --out "$t/$b/stack.tif" --size 120,130 --frames 3 --shift 0.3,0.2 \
+    --noise 200 > /dev/null
+done
+for b in ci engine; do
+  for s in ci engine; do
+    "build/$b/app/xcorr" dic --reference "$t/$s/stack.tif" --roi rect:20,20,90,80 --subset 21 \
+      --step 6 --device cpu --quiet --out "$t/$b-reads-$s.csv"
+    cmp "$t/ci-reads-ci.csv" "$t/$b-reads-$s.csv"
+  done
+done
+build/ci/app/xcorr speckle --out "$t/one.png" --size 120,130 --bits 8 > /dev/null
+if build/engine/app/xcorr dic --reference "$t/one.png" --frames "$t/one.png" --roi rect:20,20,90,80 \
+  --device cpu --quiet --out "$t/png.csv" 2> "$t/png.err"; then
+  echo "the engine build read a PNG file"; exit 1
+fi
+grep -q "this build reads and writes grey TIFF only (built without OpenCV)" "$t/png.err" || { cat "$t/png.err"; exit 1; }
+echo "engine (libtiff, no OpenCV): TIFF stacks of either build give the CI build's CSV bytes; a PNG: $(head -1 "$t/png.err")"

@@ -1,4 +1,4 @@
-// core/batch/batch_run.hpp in a build without image support (no OpenCV, no libtiff): batch runs
+// core/batch/batch_run.hpp in a build without image support (no libtiff): batch runs
 // need images, so every call says why it cannot run.
 #include "core/batch/batch_run.hpp"
 
@@ -6,7 +6,7 @@ namespace xcorr::batch {
 namespace {
 
 Status no_images() {
-  return {ErrorCode::unsupported, "this build has no image support (built without OpenCV)"};
+  return {ErrorCode::unsupported, "this build has no image support (built without libtiff)"};
 }
 
 }  // namespace

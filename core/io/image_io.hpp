@@ -5,7 +5,8 @@
 // (RGB/RGBA TIFF of 8 or 16 bits, PNG, BMP, JPEG) become grey with OpenCV's weights
 // (0.299 R + 0.587 G + 0.114 B). Pixel type: u8 for unsigned <= 8 bits, u16 for 9-16 bits, f32
 // for the rest.
-// Built without OpenCV, every call returns ErrorCode::unsupported.
+// Built without OpenCV, colour images, PNG, BMP and JPEG are refused by name and only TIFF is
+// written; built without libtiff, every call returns ErrorCode::unsupported.
 #pragma once
 
 #include <filesystem>
@@ -28,7 +29,7 @@ struct ImageStack {
   std::vector<std::string> frame_sources;  // "name.tif" or "name.tif[page 3]", one per frame
 };
 
-bool images_supported();                                   // false when built without OpenCV
+bool images_supported();                                   // false when built without libtiff
 bool has_image_extension(const std::filesystem::path& p);  // .tif .tiff .png .bmp .jpg .jpeg
 
 // The image files of a folder (by extension), naturally sorted; an entry that cannot be examined

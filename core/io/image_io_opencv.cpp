@@ -1,13 +1,14 @@
+// The second decoder of core/io/image_decoders.hpp through OpenCV: colour TIFF pages (libtiff's
+// samples, OpenCV's grey), PNG, BMP, JPEG and tiled colour TIFF (cv::imreadmulti), and writing
+// (cv::imwrite, cv::imwritemulti).
 #include <fcntl.h>
 #include <tiffio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <memory>
 #include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -15,7 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/io/atomic_write.hpp"
-#include "core/io/image_io.hpp"
+#include "core/io/image_decoders.hpp"
 #include "core/io/tiff_integrity.hpp"
 #include "core/io/tiff_page.hpp"
 
@@ -40,27 +41,6 @@ Result<PixelType> pixel_type_of(const cv::Mat& m, const std::string& source) {
       return Status{ErrorCode::unsupported,
                     "'" + source + "' has a pixel type this reader does not support"};
   }
-}
-
-// A decoded page: float32 values as stored (libtiff's grey pages) or OpenCV's grey image of
-// another file (its depth gives the pixel type).
-struct Page {
-  cv::Mat pixels;
-  PixelType type = PixelType::u8;
-};
-
-struct TiffCloser {
-  void operator()(TIFF* t) const { TIFFClose(t); }
-};
-
-// Whether OpenCV should read this TIFF: page 0 is colour (RGB or RGBA of 8 or 16 bits), which
-// OpenCV turns into grey. Grey pages are libtiff's.
-bool colour_tiff(TIFF* tif) {
-  uint16_t bits = 0, samples = 1, format = SAMPLEFORMAT_UINT;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-  return (samples == 3 || samples == 4) && (bits == 8 || bits == 16) && format == SAMPLEFORMAT_UINT;
 }
 
 // The current colour page (RGB or RGBA, 8 or 16-bit unsigned, in strips; contiguous samples or
@@ -115,9 +95,6 @@ Status read_colour_page(TIFF* tif, const std::string& source, std::uint64_t file
   return Status::ok();
 }
 
-// Every page of a TIFF through libtiff: grey pages as stored (core/io/tiff_page.hpp), colour
-// pages as B, G, R images (read_colour_page) that `colour_pages` turns into grey or a channel.
-// Sets `colour` instead when page 0 is a colour page that OpenCV reads (tiled).
 // Grey or one channel of a B, G, R image as OpenCV gives it (luminance 0.299 R + 0.587 G +
 // 0.114 B, its weights and rounding).
 cv::Mat one_channel(const cv::Mat& bgr, Channel channel) {
@@ -129,70 +106,16 @@ cv::Mat one_channel(const cv::Mat& bgr, Channel channel) {
   return one;
 }
 
-Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel,
-                       std::vector<Page>& pages, std::vector<std::string>& sources, bool& colour) {
-  const std::string name = file.string();
-  capture_tiff_errors();
-  std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "rm"));
-  if (!tif) return {ErrorCode::io_error, "cannot decode '" + name + "': corrupt or truncated"};
-  colour = false;
-  std::error_code ec;
-  const auto file_bytes = static_cast<std::uint64_t>(fs::file_size(file, ec));
-  int page = 0;
-  double decoded = 0;  // bytes of the pages so far, as float32
-  do {
-    const std::string source =
-        expected_pages == 1 ? file.filename().string()
-                            : file.filename().string() + "[page " + std::to_string(page) + "]";
-    if (colour_tiff(tif.get())) {
-      cv::Mat bgr;
-      bool handled = false;
-      XCORR_RETURN_IF_ERROR(read_colour_page(tif.get(), source, file_bytes, decoded, bgr, handled));
-      if (!handled) {  // tiled: the whole file through OpenCV, once every page's size is checked
-        for (int later = page + 1; TIFFReadDirectory(tif.get()) == 1; ++later) {
-          if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes, decoded);
-              !why.empty())
-            return {ErrorCode::io_error, "cannot decode " + file.filename().string() + "[page " +
-                                             std::to_string(later) + "]: corrupt or truncated (" +
-                                             why + ")"};
-        }
-        colour = true;
-        pages.resize(pages.size() - static_cast<std::size_t>(page));
-        sources.resize(sources.size() - static_cast<std::size_t>(page));
-        return Status::ok();
-      }
-      cv::Mat one = one_channel(bgr, channel);
-      const PixelType type = one.depth() == CV_8U ? PixelType::u8 : PixelType::u16;
-      pages.push_back({std::move(one), type});
-      sources.push_back(source);
-      ++page;
-      continue;
-    }
-    auto layout = tiff_grey_layout(tif.get());
-    if (!layout.is_ok()) {
-      return {layout.status().code(),
-              "'" + name + "' page " + std::to_string(page) + " holds " +
-                  layout.status().message() +
-                  ": this reader takes grey pages (unsigned 1-16 and 32-bit, signed 8/16/32-bit, "
-                  "32/64-bit float) and RGB/RGBA pages of 8 or 16 bits"};
-    }
-    if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes, decoded);
-        !why.empty())
-      return {ErrorCode::io_error,
-              "cannot decode " + source + ": corrupt or truncated (" + why + ")"};
-    cv::Mat m(static_cast<int>(layout.value().height), static_cast<int>(layout.value().width),
-              CV_32F);
-    XCORR_RETURN_IF_ERROR(decode_tiff_page(tif.get(), layout.value(), m.ptr<float>(), source));
-    pages.push_back({std::move(m), layout.value().type});
-    sources.push_back(source);
-    ++page;
-  } while (TIFFReadDirectory(tif.get()) == 1);
-  if (page != expected_pages) {
-    return {ErrorCode::io_error, "cannot decode '" + name + "': only " + std::to_string(page) +
-                                     " of its " + std::to_string(expected_pages) +
-                                     " pages could be decoded"};
-  }
-  return Status::ok();
+// A grey OpenCV image as a decoded page (values as float32, exactly).
+DecodedPage page_of(const cv::Mat& grey, PixelType type) {
+  DecodedPage p;
+  p.rows = grey.rows;
+  p.cols = grey.cols;
+  p.type = type;
+  p.values.resize(static_cast<std::size_t>(p.rows * p.cols));
+  cv::Mat dst(grey.rows, grey.cols, CV_32F, p.values.data());
+  grey.convertTo(dst, CV_32F);
+  return p;
 }
 
 // Whether the file starts like a PNG, BMP or JPEG file (TIFF is checked on its own).
@@ -238,25 +161,24 @@ class QuietStderr {
   int saved_ = -1;
 };
 
-// All pages of one file, grey, appended to `pages`.
-Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
-                       std::vector<std::string>& sources, Channel channel) {
+}  // namespace
+
+Status read_colour_tiff_page(TIFF* tif, const std::string& source, std::uint64_t file_bytes,
+                             double& decoded, Channel channel, std::vector<DecodedPage>& pages,
+                             bool& handled) {
+  cv::Mat bgr;
+  XCORR_RETURN_IF_ERROR(read_colour_page(tif, source, file_bytes, decoded, bgr, handled));
+  if (!handled) return Status::ok();
+  const cv::Mat one = one_channel(bgr, channel);
+  pages.push_back(page_of(one, one.depth() == CV_8U ? PixelType::u8 : PixelType::u16));
+  return Status::ok();
+}
+
+Status read_other_image(const fs::path& file, int expected_pages, Channel channel,
+                        std::vector<DecodedPage>& pages, std::vector<std::string>& sources) {
   const std::string name = file.string();
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return {ErrorCode::not_found, "'" + name + "' does not exist"};
-  if (!fs::is_regular_file(file, ec))
-    return {ErrorCode::invalid_argument, "'" + name + "' is not a file"};
-  if (fs::file_size(file, ec) == 0)
-    return {ErrorCode::io_error, "'" + name + "' is empty (0 bytes)"};
-  int expected_pages = 0;  // 0: not a TIFF, any page count accepted
-  if (is_tiff_file(file)) {
-    const auto pages_in_file = check_tiff_integrity(file);
-    if (!pages_in_file.is_ok()) return pages_in_file.status();
-    expected_pages = pages_in_file.value();
-    bool colour = false;
-    XCORR_RETURN_IF_ERROR(read_tiff_pages(file, expected_pages, channel, pages, sources, colour));
-    if (!colour) return Status::ok();
-  }
+  cv::utils::logging::setLogLevel(
+      cv::utils::logging::LOG_LEVEL_SILENT);  // we report errors ourselves
   // OpenCV picks a decoder by content, among many (DICOM, GDAL, ...) that crash or print on
   // hostile files (the fuzz target found a gdcm assertion): only our four formats reach it.
   if (!(expected_pages > 0 || opencv_format(file))) {
@@ -292,89 +214,9 @@ Status read_file_pages(const fs::path& file, std::vector<Page>& pages,
     auto type = pixel_type_of(read[i], source);
     if (!type.is_ok()) return type.status();
     sources.push_back(source);
-    pages.push_back({std::move(read[i]), type.value()});
+    pages.push_back(page_of(read[i], type.value()));
   }
   return Status::ok();
-}
-
-}  // namespace
-
-bool images_supported() {
-  return true;
-}
-
-Result<Shape> image_shape(const fs::path& path) {
-  if (is_tiff_file(path)) {
-    auto opened = open_tiff(path);
-    if (!opened.is_ok()) return opened.status();
-    TIFF* tif = opened.value();
-    std::uint32_t w = 0, h = 0;
-    const bool ok = TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) == 1 &&
-                    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) == 1 && w > 0 && h > 0;
-    TIFFClose(tif);
-    (void)take_tiff_error();
-    if (ok) return Shape{static_cast<Index>(h), static_cast<Index>(w)};
-  } else {
-    std::array<unsigned char, 26> b{};
-    std::ifstream f(path, std::ios::binary);
-    f.read(reinterpret_cast<char*>(b.data()), b.size());
-    const auto be32 = [&](int i) {
-      return static_cast<Index>(std::uint32_t{b[i]} << 24 | std::uint32_t{b[i + 1]} << 16 |
-                                std::uint32_t{b[i + 2]} << 8 | b[i + 3]);
-    };
-    const auto le32 = [&](int i) {
-      return static_cast<Index>(static_cast<std::int32_t>(std::uint32_t{b[i + 3]} << 24 |
-                                                          std::uint32_t{b[i + 2]} << 16 |
-                                                          std::uint32_t{b[i + 1]} << 8 | b[i]));
-    };
-    const bool png = f.gcount() >= 24 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' &&
-                     b[3] == 'G' && b[12] == 'I' && b[13] == 'H' && b[14] == 'D' && b[15] == 'R';
-    if (png && be32(16) > 0 && be32(20) > 0) return Shape{be32(20), be32(16)};
-    const bool bmp = f.gcount() >= 26 && b[0] == 'B' && b[1] == 'M';
-    if (bmp && le32(18) > 0 && le32(22) != 0) return Shape{std::abs(le32(22)), le32(18)};
-  }
-  auto decoded = read_image_stack(path);  // JPEG, and headers that did not parse
-  if (!decoded.is_ok()) return decoded.status();
-  return decoded.value().frames.shape();
-}
-
-Result<ImageStack> read_image_stack(const fs::path& path, Channel channel) {
-  cv::utils::logging::setLogLevel(
-      cv::utils::logging::LOG_LEVEL_SILENT);  // we report errors ourselves
-  std::vector<Page> pages;
-  ImageStack stack;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    auto names = image_names_in(path);
-    if (!names.is_ok()) return names.status();
-    for (const auto& n : names.value())
-      XCORR_RETURN_IF_ERROR(read_file_pages(path / n, pages, stack.frame_sources, channel));
-  } else {
-    XCORR_RETURN_IF_ERROR(read_file_pages(path, pages, stack.frame_sources, channel));
-  }
-
-  stack.pixel_type = pages[0].type;
-  const int rows = pages[0].pixels.rows, cols = pages[0].pixels.cols;
-  stack.frames = Stack<float>(rows, cols, static_cast<Index>(pages.size()));
-  for (std::size_t i = 0; i < pages.size(); ++i) {
-    const cv::Mat& m = pages[i].pixels;
-    if (m.rows != rows || m.cols != cols) {
-      return Status{ErrorCode::size_mismatch,
-                    "frame '" + stack.frame_sources[i] + "' is " + std::to_string(m.rows) + "x" +
-                        std::to_string(m.cols) + " but '" + stack.frame_sources[0] + "' is " +
-                        std::to_string(rows) + "x" + std::to_string(cols) +
-                        ": all frames of a stack must have one size"};
-    }
-    if (pages[i].type != stack.pixel_type) {
-      return Status{ErrorCode::size_mismatch,
-                    "frame '" + stack.frame_sources[i] + "' is " + to_string(pages[i].type) +
-                        " but '" + stack.frame_sources[0] + "' is " + to_string(stack.pixel_type) +
-                        ": all frames need one pixel type"};
-    }
-    cv::Mat dst(rows, cols, CV_32F, stack.frames[static_cast<Index>(i)].data);
-    m.convertTo(dst, CV_32F);
-  }
-  return stack;
 }
 
 Status write_image_stack(const fs::path& path, StackView<const float> s, PixelType type) {

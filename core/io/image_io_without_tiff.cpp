@@ -1,4 +1,4 @@
-// image_io.hpp when built without OpenCV (the engine-only build): images are unavailable.
+// image_io.hpp when built without libtiff (XCORR_WITH_TIFF=OFF): images are unavailable.
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 
@@ -7,7 +7,7 @@ namespace {
 Status no_images(const std::filesystem::path& p) {
   return {ErrorCode::unsupported,
           "cannot read or write image '" + p.string() +
-              "': this build has no image support (XCORR_WITH_OPENCV=OFF); use matrix CSV"};
+              "': this build has no image support (built without libtiff); use matrix CSV"};
 }
 }  // namespace
 
