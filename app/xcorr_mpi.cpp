@@ -32,6 +32,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/option_flags.hpp"
@@ -43,6 +44,7 @@
 #include "core/mpi/batch_share.hpp"
 #include "core/mpi/text.hpp"
 #include "core/mpi/watch.hpp"
+#include "core/parallel.hpp"
 #include "core/register/register_stack.hpp"
 #include "core/version.hpp"
 
@@ -64,9 +66,21 @@ int main(int argc, char** argv) {
   }
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-  int local_rank = 0;
+  int local_rank = 0, local_ranks = 1;
   MPI_Comm_rank(host, &local_rank);
+  MPI_Comm_size(host, &local_ranks);
   MPI_Comm_free(&host);
+  // A rank's host threads (reading, consistency checks, CSV) run on the CPUs mpirun bound it to:
+  // Open MPI binds each of 1 or 2 ranks to one core by default, which leaves most of a GPU
+  // host's cores idle. Said once, by rank 0, for its host.
+  const int host_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (rank == 0 && xcorr::hardware_threads() * local_ranks * 2 < host_cpus)
+    std::fprintf(stderr,
+                 "xcorr-mpi: note: rank 0 runs on %d of this host's %d CPUs (mpirun's binding); "
+                 "`mpirun --map-by slot:PE=%d` gives each of the %d ranks here its share "
+                 "(docs/scale-out.md)\n",
+                 xcorr::hardware_threads(), host_cpus, std::max(1, host_cpus / local_ranks),
+                 local_ranks);
   xcorr::mpi::pick_device(local_rank);
   xcorr::app::install_stop_signal_handlers();
   xcorr::engine::install_gpu();

@@ -1,5 +1,7 @@
 #include "core/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -10,7 +12,13 @@
 
 namespace xcorr {
 
+// The CPUs this process may run on (its affinity: taskset, a cgroup's cpuset, an MPI rank's
+// binding), not every CPU of the host: a rank that mpirun bound to 16 of 32 cores runs 16 threads,
+// not 32 on 16 cores.
 int hardware_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

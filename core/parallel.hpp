@@ -11,7 +11,7 @@
 
 namespace xcorr {
 
-int hardware_threads();  // std::thread::hardware_concurrency(), at least 1
+int hardware_threads();  // the CPUs of the process's affinity mask (all where unknown), at least 1
 
 void parallel_for(Index n, Index grain, const std::function<void(Index begin, Index end)>& body);
 
