@@ -1,42 +1,75 @@
 #include "core/dic/results_csv.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "core/io/atomic_write.hpp"
+#include "core/parallel.hpp"
 #include "core/version.hpp"
 
 namespace xcorr::dic {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+// `v` as printf's "%.<digits>f" (fixed) or "%.<digits>g" (general) in the C locale: std::to_chars
+// writes exactly those characters, without parsing a format or reading the locale (several times
+// faster: a 2048^2 frame at step 4 has 255,025 rows of 11 numbers).
+void put(std::string& out, double v, std::chars_format form, int digits) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  char buf[400];  // the longest double in fixed form with 9 decimals, and its sign
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, form, digits);
+  out.append(buf, r.ptr);
+}
+
+void put_int(std::string& out, long v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
 // The frame's rows; with roi_only, only the grid points inside the ROI (whatever their status).
 void append_rows(std::string& out, const FrameResult& f, const Grid& grid, const CsvContext& c) {
   const io::ImageScale& s = c.scale;
-  const std::string time =
-      s.has_time() ? "," + fmt("%.9g", io::frame_time_s(s, c.frame_steps, f.frame)) : "";
+  constexpr auto fixed = std::chars_format::fixed;
+  constexpr auto general = std::chars_format::general;
+  std::string time;
+  if (s.has_time()) {
+    time = ",";
+    put(time, io::frame_time_s(s, c.frame_steps, f.frame), general, 9);
+  }
   for (std::size_t k = 0; k < f.points.size(); ++k) {
     const PointResult& p = f.points[k];
     if (c.options.roi_only == OnOff::on && k < grid.points.size() && !grid.points[k].valid)
       continue;
-    out += std::to_string(f.frame) + "," + fmt("%.1f", p.x) + "," + fmt("%.1f", p.y) + "," +
-           fmt("%.6f", p.u) + "," + fmt("%.6f", p.v) + "," + fmt("%.8f", p.exx) + "," +
-           fmt("%.8f", p.eyy) + "," + fmt("%.8f", p.exy) + "," + fmt("%.6f", p.zncc) + "," +
-           std::to_string(p.iterations) + "," + to_string(p.status) + "," + fmt("%.6f", p.sigma_u) +
-           "," + fmt("%.6f", p.sigma_v);
-    if (s.has_length()) {
-      out += "," + fmt("%.9g", s.to_unit_x(p.x)) + "," + fmt("%.9g", s.to_unit_y(p.y)) + "," +
-             fmt("%.9g", s.to_unit_x(p.u)) + "," + fmt("%.9g", s.to_unit_y(p.v)) + "," +
-             fmt("%.9g", s.to_unit_x(p.sigma_u)) + "," + fmt("%.9g", s.to_unit_y(p.sigma_v));
+    put_int(out, static_cast<long>(f.frame));
+    const std::pair<double, int> fields[] = {{p.x, 1},   {p.y, 1},   {p.u, 6},   {p.v, 6},
+                                             {p.exx, 8}, {p.eyy, 8}, {p.exy, 8}, {p.zncc, 6}};
+    for (const auto& [v, digits] : fields) {
+      out += ',';
+      put(out, v, fixed, digits);
     }
-    out += time + "\n";
+    out += ',';
+    put_int(out, p.iterations);
+    out += ',';
+    out += to_string(p.status);
+    out += ',';
+    put(out, p.sigma_u, fixed, 6);
+    out += ',';
+    put(out, p.sigma_v, fixed, 6);
+    if (s.has_length()) {
+      for (const double v : {s.to_unit_x(p.x), s.to_unit_y(p.y), s.to_unit_x(p.u), s.to_unit_y(p.v),
+                             s.to_unit_x(p.sigma_u), s.to_unit_y(p.sigma_v)}) {
+        out += ',';
+        put(out, v, general, 9);
+      }
+    }
+    out += time;
+    out += '\n';
   }
 }
 
@@ -83,8 +116,22 @@ std::string csv_header(const CsvContext& c) {
 }
 
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
+  // Each frame's rows on a host thread of its own, joined in frame order.
+  std::vector<std::string> rows(r.frames.size());
+  parallel_for(static_cast<Index>(rows.size()), 1, [&](Index first, Index last) {
+    for (Index i = first; i < last; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      append_rows(rows[k], r.frames[k], r.grid, c);
+    }
+  });
   std::string text = csv_header(c) + columns(c.scale);
-  for (const FrameResult& f : r.frames) append_rows(text, f, r.grid, c);
+  std::size_t bytes = text.size();
+  for (const std::string& f : rows) bytes += f.size();
+  text.reserve(bytes);
+  for (std::string& f : rows) {
+    text += f;
+    std::string().swap(f);
+  }
   return io::write_text_atomically(path, text);
 }
 

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <sstream>
 
 #include "tests/support/temp_dir.hpp"
@@ -93,6 +97,82 @@ TEST_F(ResultsCsv, AKnownScaleAddsPhysicalColumnsAfterThePixelOnes) {
   ctx.scale = io::apply_user_scale({}, "", "2s").value();  // time only
   ASSERT_TRUE(write_dic_csv(path("t.csv"), two_frames(), ctx).is_ok());
   EXPECT_NE(read(path("t.csv")).find("status,sigma_u,sigma_v,time_s\n"), std::string::npos);
+}
+
+// printf's "%.<d>f" / "%.<d>g" of v, "nan" for NaN: the characters every row had before the rows
+// were written with std::to_chars.
+std::string printf_form(const char* form, double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, form, v);
+  return buf;
+}
+
+// Every number of every row is printf's characters (fixed with 1, 6 and 8 decimals, %.9g in
+// units), for random values over many magnitudes and the cases rounding trips on: halfway
+// values, -0, subnormals, infinities, NaN, huge numbers. The rows of 40 frames are written on
+// several threads and must still come in frame order.
+TEST_F(ResultsCsv, RowsHavePrintfsCharactersForRandomAndEdgeValues) {
+  std::mt19937_64 rng(20261128);
+  std::uniform_real_distribution<double> mantissa(-1, 1);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  const double edge[] = {0.0,
+                         -0.0,
+                         0.05,
+                         0.25,
+                         -0.5,
+                         0.0000005,
+                         2.5e-9,
+                         0.125,
+                         1234567.8949999999,
+                         std::numeric_limits<double>::denorm_min(),
+                         -std::numeric_limits<double>::min(),
+                         1e300,
+                         -1e300,
+                         std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         std::nan("")};
+  std::size_t next_edge = 0;
+  const auto value = [&]() {
+    if (rng() % 4 == 0) return edge[next_edge++ % std::size(edge)];
+    return mantissa(rng) * std::pow(10.0, exponent(rng));
+  };
+  DicResult r;
+  r.grid.rows = 1;
+  r.grid.cols = 25;
+  r.grid.points.assign(25, {15, 15, true});
+  std::string expected;
+  CsvContext ctx{"ref.tif", {}, DicOptions{}, Roi{}, "cpu_fft", "cpu", {}, {}};
+  ctx.scale = io::apply_user_scale({}, "0.3x0.7um", "").value();
+  for (Index f = 1; f <= 40; ++f) {
+    FrameResult fr;
+    fr.frame = f;
+    for (int k = 0; k < 25; ++k) {
+      PointResult p;
+      p.x = value(), p.y = value(), p.u = value(), p.v = value(), p.exx = value();
+      p.eyy = value(), p.exy = value(), p.zncc = value(), p.sigma_u = value();
+      p.sigma_v = value();
+      p.iterations = k;
+      p.status = PointStatus::converged;
+      fr.points.push_back(p);
+      expected += std::to_string(f) + "," + printf_form("%.1f", p.x) + "," +
+                  printf_form("%.1f", p.y) + "," + printf_form("%.6f", p.u) + "," +
+                  printf_form("%.6f", p.v) + "," + printf_form("%.8f", p.exx) + "," +
+                  printf_form("%.8f", p.eyy) + "," + printf_form("%.8f", p.exy) + "," +
+                  printf_form("%.6f", p.zncc) + "," + std::to_string(k) + ",converged," +
+                  printf_form("%.6f", p.sigma_u) + "," + printf_form("%.6f", p.sigma_v);
+      for (const double u :
+           {p.x * 0.3, p.y * 0.7, p.u * 0.3, p.v * 0.7, p.sigma_u * 0.3, p.sigma_v * 0.7})
+        expected += "," + printf_form("%.9g", u);
+      expected += "\n";
+    }
+    r.frames.push_back(fr);
+  }
+  ASSERT_TRUE(write_dic_csv(path("edge.csv"), r, ctx).is_ok());
+  const std::string text = read(path("edge.csv"));
+  const std::size_t rows = text.find("\n1,");
+  ASSERT_NE(rows, std::string::npos) << text;
+  EXPECT_EQ(text.substr(rows + 1), expected);
 }
 
 TEST_F(ResultsCsv, OneFilePerFrame) {
