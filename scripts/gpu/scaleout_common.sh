@@ -17,7 +17,8 @@ timer=()
 with_peaks() {
   nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 100 > "$out/mem.csv" &
   local smi=$!
-  "${timer[@]}" "$@" 2>&1 | grep -v rendering | tee -a "$log"
+  # (progress bars, which redraw a line, left out)
+  "${timer[@]}" "$@" 2>&1 | tr '\r' '\n' | grep -v -e rendering -e 'frames/s ETA' | tee -a "$log"
   kill $smi; wait $smi 2>/dev/null
   awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "  GPU %s peak %d MiB\n", g, m[g] }' \
     "$out/mem.csv" | sort | tee -a "$log"
