@@ -1,5 +1,6 @@
 #include "core/dic/results_csv.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -116,21 +117,22 @@ std::string csv_header(const CsvContext& c) {
 }
 
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
-  // Each frame's rows on a host thread of its own, joined in frame order.
-  std::vector<std::string> rows(r.frames.size());
-  parallel_for(static_cast<Index>(rows.size()), 1, [&](Index first, Index last) {
-    for (Index i = first; i < last; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      append_rows(rows[k], r.frames[k], r.grid, c);
-    }
-  });
+  // The frames' rows formatted a chunk at a time, one frame per host thread, and appended in
+  // frame order: the text in memory once, plus one chunk.
   std::string text = csv_header(c) + columns(c.scale);
-  std::size_t bytes = text.size();
-  for (const std::string& f : rows) bytes += f.size();
-  text.reserve(bytes);
-  for (std::string& f : rows) {
-    text += f;
-    std::string().swap(f);
+  const auto frames = static_cast<Index>(r.frames.size());
+  const Index chunk = hardware_threads();
+  std::vector<std::string> rows(static_cast<std::size_t>(chunk));
+  for (Index first = 0; first < frames; first += chunk) {
+    const Index count = std::min(chunk, frames - first);
+    parallel_for(count, 1, [&](Index begin, Index end) {
+      for (Index i = begin; i < end; ++i) {
+        std::string& out = rows[static_cast<std::size_t>(i)];
+        out.clear();
+        append_rows(out, r.frames[static_cast<std::size_t>(first + i)], r.grid, c);
+      }
+    });
+    for (Index i = 0; i < count; ++i) text += rows[static_cast<std::size_t>(i)];
   }
   return io::write_text_atomically(path, text);
 }

@@ -141,7 +141,7 @@ if has 3 && [ "$count" -ge 2 ]; then
   batch killed $jobs8
   mpirun $(bind 2) -np 2 "$XM" run --quiet "$w/killed/batch.json" > "$out/killed-run.txt" 2>&1 &
   runner=$!
-  after=$(awk -v t="$wall2" 'BEGIN { printf "%.1f", t * 0.4 }')  # 40 % of a whole run on 2 ranks
+  after=$(awk -v t="${wall2:-10}" 'BEGIN { printf "%.1f", t * 0.4 }')  # 40 % of a whole run on 2 ranks
   sleep "$after"
   victim=""
   for p in $(pgrep -f "^$XM run"); do
