@@ -80,8 +80,10 @@ fs::path temporary_for(const fs::path& target) {
                    std::to_string(counter.fetch_add(1)) + target.extension().string());
 }
 
-// `text` into a new file at `path` (flushed to the disk); the reason on failure.
-Status write_whole_file(const fs::path& path, const std::string& text, const fs::path& target) {
+// `text` into a new file at `path` (flushed to the disk unless `durability` is system); the
+// reason on failure.
+Status write_whole_file(const fs::path& path, const std::string& text, const fs::path& target,
+                        Durability durability = Durability::disk) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + std::strerror(errno)};
@@ -92,7 +94,8 @@ Status write_whole_file(const fs::path& path, const std::string& text, const fs:
     if (n < 0 && errno != EINTR) error = errno;
     if (n > 0) done += static_cast<std::size_t>(n);
   }
-  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (error == 0 && durability == Durability::disk && ::fsync(fd) != 0 && errno != EINVAL)
+    error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0)
     return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + std::strerror(error)};
@@ -173,9 +176,10 @@ Status write_atomically(const fs::path& target,
   return Status::ok();
 }
 
-Status write_text_atomically(const fs::path& target, const std::string& text) {
-  return write_atomically(target,
-                          [&](const fs::path& tmp) { return write_whole_file(tmp, text, target); });
+Status write_text_atomically(const fs::path& target, const std::string& text,
+                             Durability durability) {
+  return write_atomically(
+      target, [&](const fs::path& tmp) { return write_whole_file(tmp, text, target, durability); });
 }
 
 Status write_texts_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {

@@ -32,9 +32,18 @@ Status write_atomically(
     const std::filesystem::path& target,
     const std::function<Status(const std::filesystem::path& temporary)>& writer);
 
+// How far write_text_atomically takes the bytes before it returns.
+//  - disk: flushed to the disk (fsync) before the rename, so the file survives a power loss.
+//  - system: handed to the operating system. The file survives the process (a kill, a crash)
+//    but after a power loss it may be missing, empty or cut short. Only for files that carry
+//    their own check and can be made again: resume commits (size and CRC-32 trailer,
+//    core/batch/commit.hpp), where a flush per frame would tie a run's speed to the disk's.
+enum class Durability { disk, system };
+
 // The common case: `text` written as the whole file (binary, so bytes are as given). A failed
 // write names its reason (e.g. "No space left on device").
-Status write_text_atomically(const std::filesystem::path& target, const std::string& text);
+Status write_text_atomically(const std::filesystem::path& target, const std::string& text,
+                             Durability durability = Durability::disk);
 
 // Several files as one step: every temporary file is written first, and only when all succeeded
 // are they renamed over their targets; otherwise none of the targets is touched.
