@@ -26,7 +26,10 @@ Status run_batch_file(const std::string& file, bool quiet, const std::string& de
   const dic::Batch& b = batch.value();
   std::unique_ptr<ProgressBar> bar;
   batch::BatchHooks hooks;
+  // A job's results are written while the next job runs (batch::run_batch): its bar ends when
+  // the next one starts.
   hooks.job_started = [&](std::size_t k) {
+    if (bar) bar->finish();
     bar = std::make_unique<ProgressBar>(
         "[" + dic::job_label(b, k) + " of " + std::to_string(b.size()) + "]", quiet);
   };
@@ -34,12 +37,9 @@ Status run_batch_file(const std::string& file, bool quiet, const std::string& de
     bar->update(done, total);
     return true;
   };
-  hooks.job_done = [&](std::size_t, const batch::JobReport&) { bar->finish(); };
   auto reports = batch::run_batch(b, engine::make_dic_registrar, hooks);
-  if (!reports.is_ok()) {
-    if (bar) bar->finish();
-    return reports.status();
-  }
+  if (bar) bar->finish();
+  if (!reports.is_ok()) return reports.status();
   std::size_t failed = 0;
   for (const batch::JobReport& r : reports.value()) {
     failed += r.failed.size();

@@ -1,13 +1,18 @@
 #include "core/batch/batch_run.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "core/batch/commit.hpp"
 #include "core/dic/result_writers.hpp"
@@ -266,9 +271,22 @@ Result<Index> count_frames(const dic::DicJob& job) {
   return static_cast<Index>(sources.value().frames.size());
 }
 
-Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
-                          const FrameProgress& progress, const ResultHook& result_hook,
-                          const std::shared_ptr<io::LazyStack>& open_stack) {
+namespace {
+
+// A DIC job whose frames are done: `write` formats, writes and flushes its results (once; when
+// the job writes nothing, it only returns the report) and returns the finished report.
+struct ComputedJob {
+  std::function<Result<JobReport>()> write;
+};
+
+Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
+                                const FrameProgress& progress, const ResultHook& result_hook,
+                                const std::shared_ptr<io::LazyStack>& open_stack) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [at = Clock::now()]() mutable {  // s since the last call (or the job's start)
+    const auto now = Clock::now();
+    return std::chrono::duration<double>(now - std::exchange(at, now)).count();
+  };
   auto sources = open_sources(job, open_stack);
   if (!sources.is_ok()) return sources.status();
   Sources& src = sources.value();
@@ -295,6 +313,7 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   auto session = dic::DicSession::create(*registrar.value(), shape, source, job.roi, job.options);
   if (!session.is_ok()) return session.status();
   dic::DicSession& s = session.value();
+  const double setup_s = since();
 
   JobReport report;
   report.name = job.name;
@@ -315,44 +334,51 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
       XCORR_RETURN_IF_ERROR(io::write_text_atomically(partial / "job.json", fingerprint));
   }
 
-  // Earlier commits: results, failures, and the state after the last committed frame.
+  // Earlier commits: results, failures, and the state after the last committed frame. Commits
+  // are handed to the operating system without a flush (Durability::system), so after a power
+  // loss one may be missing, empty or cut short: the first frame whose commit is damaged, or
+  // missing while a later frame has a record, is computed again with every later frame, from the
+  // state after the last good commit (the same results as a run that was never stopped).
   std::map<Index, dic::FrameResult> done;
   std::map<Index, FrameFailure> failed;
   dic::DicState last;
   Index last_frame = 0;
+  Index again = 0;  // the first frame computed again; 0: none
+  Index gap = 0;    // the first frame without a record (commit or failure); 0: none yet
   for (Index f = 1; persist && f <= report.frames; ++f) {
     const fs::path bin = partial / numbered("frame", f, ".bin");
     const fs::path bad = partial / numbered("failed", f, ".txt");
-    if (fs::exists(bin, ec)) {
-      auto bytes = io::read_file(bin);
-      dic::FrameResult fr;
-      dic::DicState st;
-      if (!bytes.is_ok() || !decode_commit(bytes.value(), fr, st) || fr.frame != f) {
-        // A damaged commit (checksum, size, content): it and every later one are dropped and
-        // computed again from the state after the last good one.
-        report.recomputed_from = f;
-        for (Index g = f; g <= report.frames; ++g) {
-          fs::remove(partial / numbered("frame", g, ".bin"), ec);
-          fs::remove(partial / numbered("failed", g, ".txt"), ec);
-        }
-        break;
-      }
-      done[f] = std::move(fr);
-      last = std::move(st);
-      last_frame = f;
-    } else if (fs::exists(bad, ec)) {
+    const bool has_bin = fs::exists(bin, ec);
+    if (!has_bin && !fs::exists(bad, ec)) {
+      if (gap == 0) gap = f;
+      continue;
+    }
+    if (gap != 0) {  // a record after a frame without one
+      again = gap;
+      break;
+    }
+    if (!has_bin) {
       auto reason = io::read_file(bad);
       failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
                    reason.is_ok() ? reason.value() : "unknown"};
+      continue;
     }
+    auto bytes = io::read_file(bin);
+    dic::FrameResult fr;
+    dic::DicState st;
+    if (!bytes.is_ok() || !decode_commit(bytes.value(), fr, st) || fr.frame != f) {
+      again = f;  // checksum, size or content
+      break;
+    }
+    done[f] = std::move(fr);
+    last = std::move(st);
+    last_frame = f;
   }
-  // A frame before the last commit without a commit of its own (its file was removed) cannot be
-  // computed again from the state it needs: it is listed as failed, never silently left out.
-  for (Index f = 1; f < last_frame; ++f) {
-    if (!done.count(f) && !failed.count(f)) {
-      failed[f] = {f, src.names[static_cast<std::size_t>(f - 1)],
-                   "its commit in '" + partial.string() +
-                       "' is missing; delete that folder to compute the job again"};
+  if (again != 0) {
+    report.recomputed_from = again;
+    for (Index g = again; g <= report.frames; ++g) {
+      fs::remove(partial / numbered("frame", g, ".bin"), ec);
+      fs::remove(partial / numbered("failed", g, ".txt"), ec);
     }
   }
   report.resumed = static_cast<Index>(done.size());
@@ -429,7 +455,8 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
                          dic::FrameResult fr = frame.get();
                          if (persist)
                            XCORR_RETURN_IF_ERROR(io::write_text_atomically(
-                               partial / numbered("frame", f, ".bin"), encode_commit(fr, state)));
+                               partial / numbered("frame", f, ".bin"), encode_commit(fr, state),
+                               io::Durability::system));
                          done[f] = std::move(fr);
                          ++report.computed;
                          return Status::ok();
@@ -448,24 +475,45 @@ Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_r
   result.grid = s.grid();
   result.device = s.device();
   result.guess_variant = s.state().guess_variant;  // restored with the state when resumed
-  for (auto& [f, fr] : done) result.frames.push_back(fr);
+  for (auto& [f, fr] : done) result.frames.push_back(std::move(fr));
   for (const auto& [f, x] : failed) report.failed.push_back(x);
   report.device = result.device;
   report.guess_variant = result.guess_variant;
+  report.setup_s = setup_s;
+  report.frames_s = since();
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   if (result_hook) result_hook(result);
-  if (!persist) return report;
+  if (!persist) return ComputedJob{[report]() -> Result<JobReport> { return report; }};
   dic::CsvContext ctx{src.reference->source(0), src.names,     job.options, job.roi,
                       result.guess_variant,     result.device, {},          {}};
   auto scale = stack_scale(*src.reference, job.options);
   if (!scale.is_ok()) return scale.status();
   ctx.scale = scale.value();
   ctx.frame_steps = frame_steps(src);
-  auto written = dic::write_results(job.out, job.per_frame, result, ctx);
-  if (!written.is_ok()) return written.status();
-  report.written = std::move(written).value();
-  return report;
+  // The results and what the writer needs are the write's own: it may run after this job's
+  // images are closed (run_batch writes one job while the next one runs).
+  auto shared = std::make_shared<std::tuple<JobReport, dic::DicResult, dic::CsvContext>>(
+      std::move(report), std::move(result), std::move(ctx));
+  return ComputedJob{[shared, out = job.out, per_frame = job.per_frame]() -> Result<JobReport> {
+    const auto start = Clock::now();
+    auto& [r, res, c] = *shared;
+    auto written = dic::write_results(out, per_frame, res, c);
+    if (!written.is_ok()) return written.status();
+    r.written = std::move(written).value();
+    r.writing_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return r;
+  }};
+}
+
+}  // namespace
+
+Result<JobReport> run_job(const dic::DicJob& job, const RegistrarFactory& make_registrar,
+                          const FrameProgress& progress, const ResultHook& result_hook,
+                          const std::shared_ptr<io::LazyStack>& open_stack) {
+  auto computed = compute_job(job, make_registrar, progress, result_hook, open_stack);
+  if (!computed.is_ok()) return computed.status();
+  return computed.value().write();
 }
 
 std::vector<Index> uncommitted_frames(const dic::Batch& b, std::size_t job, Index frames) {
@@ -542,6 +590,26 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
   }
   if (hooks.started) hooks.started(frames);
   std::vector<JobReport> reports;
+  // Jobs in a pipeline: a DIC job's results are written (formatted, written and flushed to the
+  // disk) on a thread of their own while the next job runs; job_done follows the write. A write
+  // that fails stops the batch with that job's message once the running job is done (its
+  // commits are kept).
+  struct Writing {
+    std::size_t job = 0;
+    std::future<Result<JobReport>> report;
+  };
+  std::optional<Writing> writing;
+  const auto written = [&]() -> Status {
+    if (!writing) return Status::ok();
+    const std::size_t k = writing->job;
+    auto report = writing->report.get();
+    writing.reset();
+    if (!report.is_ok()) return labelled(k, report.status());
+    report.value().job = k;
+    if (hooks.job_done) hooks.job_done(k, report.value());
+    reports.push_back(std::move(report).value());
+    return Status::ok();
+  };
   for (std::size_t k = 0; k < b.jobs.size(); ++k) {
     if (!runs(k)) continue;
     if (hooks.job_started) hooks.job_started(k);
@@ -550,12 +618,12 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
       progress = [&hooks, k](double done, Index total) { return hooks.frame(k, done, total); };
     ResultHook result;
     if (hooks.result) result = [&hooks, k](const dic::DicResult& r) { hooks.result(k, r); };
-    auto report = run_job(b.jobs[k], make_registrar, progress, result);
-    if (!report.is_ok()) return labelled(k, report.status());
-    report.value().job = k;
-    if (hooks.job_done) hooks.job_done(k, report.value());
-    reports.push_back(std::move(report).value());
+    auto computed = compute_job(b.jobs[k], make_registrar, progress, result, nullptr);
+    XCORR_RETURN_IF_ERROR(written());
+    if (!computed.is_ok()) return labelled(k, computed.status());
+    writing = Writing{k, std::async(std::launch::async, std::move(computed.value().write))};
   }
+  XCORR_RETURN_IF_ERROR(written());
   for (std::size_t r = 0; r < b.registrations.size(); ++r) {
     const std::size_t k = b.jobs.size() + r;
     if (!runs(k)) continue;

@@ -1,5 +1,7 @@
 #include "core/batch/report.hpp"
 
+#include <cstdio>
+
 namespace xcorr::batch {
 
 std::vector<std::string> summary_lines(const std::string& label, const JobReport& r) {
@@ -9,6 +11,12 @@ std::vector<std::string> summary_lines(const std::string& label, const JobReport
       label + ": " + std::to_string(r.frames) + " frames (" + std::to_string(r.computed) +
       " computed, " + std::to_string(r.resumed) + " resumed, " + std::to_string(r.failed.size()) +
       " failed) on " + r.device + ", guess " + r.guess_variant + " -> " + written};
+  if (r.setup_s + r.frames_s + r.writing_s > 0) {
+    char t[128];
+    std::snprintf(t, sizeof t, " in %.2f s (setup %.2f, frames %.2f, writing %.2f)",
+                  r.setup_s + r.frames_s + r.writing_s, r.setup_s, r.frames_s, r.writing_s);
+    lines[0] += t;
+  }
   for (const FrameFailure& f : r.failed) {
     lines.push_back("  FAILED frame " + std::to_string(f.frame) + " (" + f.source +
                     "): " + f.reason);
@@ -16,7 +24,7 @@ std::vector<std::string> summary_lines(const std::string& label, const JobReport
   if (r.recomputed_from > 0) {
     lines.push_back("  RECOMPUTED frames from " + std::to_string(r.recomputed_from) +
                     " on: the commit of frame " + std::to_string(r.recomputed_from) +
-                    " was damaged (checksum)");
+                    " was damaged (checksum) or missing");
   }
   return lines;
 }

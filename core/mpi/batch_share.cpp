@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -196,7 +197,7 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
       if (watch.lost(r)) return true;
     return false;
   };
-  double before = 0;            // frames of this rank's finished jobs
+  double before = 0;            // frames of this rank's jobs before the running one
   bool text_of_failure = true;  // false: the group's leader says it
   Result<std::vector<batch::JobReport>> reports = std::vector<batch::JobReport>{};
   // A registration shared by the group: rounds of blocks of frames (reg::RegisterShare).
@@ -246,8 +247,11 @@ int run_share(const dic::Batch& b, int rank, int ranks, bool quiet, RankWatch& w
       watch.set_frames(before + done);
       return true;
     };
-    hooks.job_done = [&](std::size_t k, const batch::JobReport&) {
-      before += static_cast<double>(frames[k]);
+    // A job's frames are all computed when the next job starts (its results may still be being
+    // written: batch::run_batch); the last job's when run_batch returns.
+    hooks.job_started = [&, last = std::optional<std::size_t>()](std::size_t k) mutable {
+      if (last) before += static_cast<double>(frames[*last]);
+      last = k;
       watch.set_frames(before);
     };
     try {
