@@ -1,7 +1,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <utility>
 
 #include "gpu/device_model.cuh"
 
@@ -27,14 +29,36 @@ double read_bandwidth_gbs(int device) {
   return 2.0 * khz * 1e3 * (bits / 8.0) * 1e-9;  // double data rate
 }
 
-// Why this build's kernels cannot run on `device` (the caller made it current); empty if they can.
-std::string probe(const DeviceInfo& d) {
+// Whether this build's kernels load on `device`: an empty kernel's attributes, read with the
+// device current. That creates the device's CUDA context (hundreds of MiB and a fraction of a
+// second), so the answer is kept per compute capability: on a host of like GPUs only the first
+// one probed gets a context, and a process that uses GPU 0 leaves the others untouched.
+cudaError_t probe(int device, int major, int minor) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, cudaError_t> known;
+  std::lock_guard lock(mutex);
+  if (auto it = known.find({major, minor}); it != known.end()) return it->second;
+  int previous = 0;
+  (void)cudaGetDevice(&previous);
+  if (cudaSetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return cudaErrorInvalidDevice;  // not kept: this device alone
+  }
   cudaFuncAttributes a{};
   const cudaError_t e = cudaFuncGetAttributes(&a, probe_kernel);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  (void)cudaSetDevice(previous);
+  known[{major, minor}] = e;
+  return e;
+}
+
+// Why this build's kernels cannot run on `d`; empty if they can.
+std::string unusable(const DeviceInfo& d) {
+  const cudaError_t e = probe(d.index, d.compute_major, d.compute_minor);
   if (e == cudaSuccess) return {};
-  (void)cudaGetLastError();
   const std::string gpu =
       "GPU " + std::to_string(d.index) + ", " + d.name + " (" + d.arch() + "): ";
+  if (e == cudaErrorInvalidDevice) return gpu + "cannot be made current";
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
     return gpu + "this build has no kernels for it (built for " + built_architectures() + ")";
   }
@@ -67,15 +91,7 @@ DeviceInfo read(int device) {
   d.max_blocks_per_multiprocessor = p.maxBlocksPerMultiProcessor;
   d.clock_ghz = read_clock_ghz(device);
   d.memory_bandwidth_gbs = read_bandwidth_gbs(device);
-  int previous = 0;
-  (void)cudaGetDevice(&previous);
-  if (cudaSetDevice(device) == cudaSuccess) {
-    d.unusable = probe(d);
-  } else {
-    (void)cudaGetLastError();
-    d.unusable = "GPU " + std::to_string(device) + ", " + d.name + ": cannot be made current";
-  }
-  (void)cudaSetDevice(previous);
+  d.unusable = unusable(d);
   auto seen = engine::emulate(d, engine::profile_from_environment());
   if (!seen.is_ok()) {
     d.unusable = seen.status().message();
