@@ -491,6 +491,7 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenPage
   };
   if (to_memory != nullptr) {
     Stack<float> out(out_shape.rows, out_shape.cols, static_cast<Index>(order.size()));
+    if (!tick(0)) return Status{ErrorCode::cancelled, "registration cancelled"};  // after 1 GB
     Index next = 0;
     const io::PixelType type = st.pixel_type();
     XCORR_RETURN_IF_ERROR(move_pages([&](const PageRows& rows) {
@@ -809,12 +810,18 @@ class StackRegistration {
   Result<RegisterReport> run() {
     XCORR_RETURN_IF_ERROR(refuse_channel_sum(o_));
     XCORR_RETURN_IF_ERROR(group_.agree(open()));
+    // Cancel is looked at between the steps of the setup too (a process of its own: a group's
+    // processes stop together, in the passes).
+    const auto alone_cancelled = [this] { return !group_.shared() && !tick(0); };
+    if (alone_cancelled()) return cancelled();
     XCORR_RETURN_IF_ERROR(make_estimator_with_plans());
+    if (alone_cancelled()) return cancelled();
     report_.drift.resize(static_cast<std::size_t>(n_));
     for (long k = 0; k < n_; ++k) report_.drift[static_cast<std::size_t>(k)].frame = k;
     passes_ = o_.reference == Reference::mean ? 3 : 2;
     XCORR_RETURN_IF_ERROR(open_projection());
     XCORR_RETURN_IF_ERROR(plan_blocks());
+    if (alone_cancelled()) return cancelled();
     XCORR_RETURN_IF_ERROR(pass(ref_, o_.reference == Reference::previous, true));
     if (!tick(1)) return cancelled();
     if (o_.reference == Reference::mean) XCORR_RETURN_IF_ERROR(mean_reference_pass());
