@@ -10,10 +10,15 @@
 #      a group share each frame's points), same bytes.
 #   3. The batch on 2 ranks, rank 1 killed mid-run (mpirun then ends the job), then run again on
 #      2 ranks: it resumes from the commits to the same bytes.
+#   0. (PARTS containing 0) what a run costs without work: `xcorr run` and xcorr-mpi on 1 and 2
+#      ranks of a job of one 64x64 frame, and the disk's speed for a flushed 4 MiB file (dd).
+# With .gpu/before/xcorr and .gpu/before/xcorr-mpi (another build), part 1 adds 1b: both
+# builds' `xcorr run` and xcorr-mpi on 1 and 2 ranks, interleaved, same bytes.
 # Each run's wall time, each GPU's peak memory and the largest process's peak RSS go to the log.
 # Usage: scripts/gpu/mpi_ranks.sh OUT_DIR. SIZE (default 1024) sets the frames' size, PARTS
-# (default "1 2 3") the parts to run; SIZE=256 DEVICE=cpu: a quick try on a machine without a
-# GPU, through the same packed programs.
+# (default "1 2 3") the parts to run, WORK (default /tmp/mpi-ranks) the folder of the stacks,
+# batch files, commits and CSV files (e.g. /dev/shm/mpi-ranks: memory, no disk); SIZE=256
+# DEVICE=cpu: a quick try on a machine without a GPU, through the same packed programs.
 set -uo pipefail
 out=${1:?output folder}
 log=$out/mpi-ranks.txt
@@ -34,14 +39,16 @@ XM=$G/bin/xcorr-mpi
 
 size=${SIZE:-1024}
 device=${DEVICE:-gpu}
-w=/tmp/mpi-ranks
+w=${WORK:-/tmp/mpi-ranks}
 rm -rf "$w" && mkdir -p "$w/data"
+echo "work folder $w: $(df -h --output=source,fstype,size,avail "$w" | tail -1)" | tee -a "$log"
 start=$(date +%s)
 for k in 1 2 3 4 5 6 7 8; do
   "$X" speckle --out "$w/data/j$k.tif" --size "$size,$size" --frames 51 --shift 0.04,0.07 \
     --noise 300 --seed "$k" > /dev/null &
 done
 has() { [[ " ${PARTS:-1 2 3} " == *" $1 "* ]]; }
+has 0 && "$X" speckle --out "$w/data/tiny.tif" --size 64,64 --frames 2 --seed 1 > /dev/null &
 has 2 && "$X" speckle --out "$w/data/long.tif" --size "$size,$size" --frames 401 \
   --shift 0.01,0.02 --noise 300 --seed 9 > /dev/null &
 wait
@@ -96,6 +103,27 @@ ranks_list="1"
 [ "$count" -ge 2 ] && ranks_list="$ranks_list 2"
 [ "$count" -ge 4 ] && ranks_list="$ranks_list 4"
 
+if has 0; then
+  echo "## 0. a run without work: one job of one 64x64 frame, 3 times each" | tee -a "$log"
+  for k in 1 2 3; do
+    size=64 batch "tiny-x$k" tiny
+    timed "xcorr run, tiny job" 1 "$X" run --quiet "$w/tiny-x$k/batch.json"
+    for n in $ranks_list; do
+      size=64 batch "tiny-$n-$k" tiny
+      timed "xcorr-mpi, $n rank(s), tiny job" 1 mpirun $(bind "$n") -np "$n" "$XM" run --quiet "$w/tiny-$n-$k/batch.json"
+    done
+  done
+  echo "disk of $w, 100 files of 4 MiB, each flushed (dd conv=fsync), then not flushed:" | tee -a "$log"
+  for sync in conv=fsync ""; do
+    t0=$(date +%s.%N)
+    for k in $(seq 100); do dd if=/dev/zero of="$w/dd.bin" bs=4M count=1 $sync status=none; done
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" -v m="${sync:-no flush}" \
+      'BEGIN { printf "  %s: %.3f s, %.0f MiB/s\n", m, b - a, 400 / (b - a) }' | tee -a "$log"
+  done
+  rm -f "$w/dd.bin"
+fi
+
 if has 1; then
 echo "## 1. a batch of 8 jobs of 50 frames (400 frames)" | tee -a "$log"
 batch ref $jobs8
@@ -109,19 +137,23 @@ for round in 1 2; do
   done
 done
 
-if [ -x "$G/before/xcorr" ] && [ "${BEFORE:-1}" = 1 ]; then  # another xcorr build, interleaved
-  echo "## 1b. xcorr run: .gpu/before/xcorr and this build, interleaved" | tee -a "$log"
+if [ -x "$G/before/xcorr-mpi" ] && [ "${BEFORE:-1}" = 1 ]; then  # another build, interleaved
+  echo "## 1b. .gpu/before and this build, interleaved: xcorr run, xcorr-mpi on 1 and 2 ranks" | tee -a "$log"
   for round in 1 2; do
     for b in before this; do
-      batch "$b-$round" $jobs8
-      exe=$X
-      [ "$b" = before ] && exe=$G/before/xcorr
-      timed "xcorr run, $b build, round $round" 400 "$exe" run --quiet "$w/$b-$round/batch.json"
-      same ref "$b-$round" | tee -a "$log"
+      exe=$X mexe=$XM
+      [ "$b" = before ] && exe=$G/before/xcorr mexe=$G/before/xcorr-mpi
+      batch "$b-x-$round" $jobs8
+      timed "xcorr run, $b build, round $round" 400 "$exe" run --quiet "$w/$b-x-$round/batch.json"
+      same ref "$b-x-$round" | tee -a "$log"
+      for n in $ranks_list; do
+        batch "$b-$n-$round" $jobs8
+        timed "xcorr-mpi, $b build, $n rank(s), round $round" 400 mpirun $(bind "$n") -np "$n" "$mexe" run --quiet "$w/$b-$n-$round/batch.json"
+        same ref "$b-$n-$round" | tee -a "$log"
+      done
     done
   done
 fi
-
 fi
 
 if has 2; then
