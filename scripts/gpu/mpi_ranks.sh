@@ -10,6 +10,9 @@
 #      a group share each frame's points), same bytes.
 #   3. The batch on 2 ranks, rank 1 killed mid-run (mpirun then ends the job), then run again on
 #      2 ranks: it resumes from the commits to the same bytes.
+#   4. (PARTS containing 4) one registration (drift only, GPU) of an 800-frame stack: `xcorr
+#      register`, then `xcorr-mpi register` on 1 rank and every rank count (blocks of frames
+#      shared by the ranks); every drift table must equal `xcorr register`'s, byte for byte.
 #   0. (PARTS containing 0) what a run costs without work: `xcorr run` and xcorr-mpi on 1 and 2
 #      ranks of a job of one 64x64 frame, and the disk's speed for a flushed 4 MiB file (dd).
 # With .gpu/before/xcorr and .gpu/before/xcorr-mpi (another build), part 1 adds 1b: both
@@ -49,6 +52,8 @@ for k in 1 2 3 4 5 6 7 8; do
 done
 has() { [[ " ${PARTS:-1 2 3} " == *" $1 "* ]]; }
 has 0 && "$X" speckle --out "$w/data/tiny.tif" --size 64,64 --frames 2 --seed 1 > /dev/null &
+has 4 && "$X" speckle --out "$w/data/drift.tif" --size "$size,$size" --frames 800 \
+  --shift 0.3,-0.2 --noise 300 --seed 11 > /dev/null &
 has 2 && "$X" speckle --out "$w/data/long.tif" --size "$size,$size" --frames 401 \
   --shift 0.01,0.02 --noise 300 --seed 9 > /dev/null &
 wait
@@ -187,4 +192,15 @@ if has 3 && [ "$count" -ge 2 ]; then
   timed "resumed on 2 ranks" 400 mpirun $(bind 2) -np 2 "$XM" run "$w/killed/batch.json"
   same ref killed | tee -a "$log"
 fi
-ls -la "$w/ref" | head -4 | tee -a "$log"
+if has 4; then
+  echo "## 4. one registration of 800 frames (drift table, GPU)" | tee -a "$log"
+  timed "xcorr register (one process, GPU 0)" 800 "$X" register "$w/data/drift.tif" --device "$device" \
+    --drift "$w/drift-ref.csv" --quiet
+  for n in $ranks_list; do
+    timed "xcorr-mpi register, $n rank(s)" 800 mpirun $(bind "$n") -np "$n" "$XM" register \
+      "$w/data/drift.tif" --device "$device" --drift "$w/drift-r$n.csv" --quiet
+    { cmp -s "$w/drift-ref.csv" "$w/drift-r$n.csv" && echo "  drift-r$n.csv byte-identical to xcorr register's" ||
+      echo "  DIFFERENT: drift-r$n.csv"; } | tee -a "$log"
+  done
+fi
+ls -la "$w/ref" 2>/dev/null | head -4 | tee -a "$log" || true
