@@ -273,8 +273,9 @@ Result<Index> count_frames(const dic::DicJob& job) {
 
 namespace {
 
-// A DIC job whose frames are done: `write` formats, writes and flushes its results (once; when
-// the job writes nothing, it only returns the report) and returns the finished report.
+// A DIC job whose frames are done: `write` formats, writes and flushes its results (call it
+// once; when the job writes nothing, it only returns the report) and returns the finished
+// report.
 struct ComputedJob {
   std::function<Result<JobReport>()> write;
 };
@@ -493,11 +494,9 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   ctx.frame_steps = frame_steps(src);
   // The results and what the writer needs are the write's own: it may run after this job's
   // images are closed (run_batch writes one job while the next one runs).
-  auto shared = std::make_shared<std::tuple<JobReport, dic::DicResult, dic::CsvContext>>(
-      std::move(report), std::move(result), std::move(ctx));
-  return ComputedJob{[shared, out = job.out, per_frame = job.per_frame]() -> Result<JobReport> {
+  return ComputedJob{[r = std::move(report), res = std::move(result), c = std::move(ctx),
+                      out = job.out, per_frame = job.per_frame]() mutable -> Result<JobReport> {
     const auto start = Clock::now();
-    auto& [r, res, c] = *shared;
     auto written = dic::write_results(out, per_frame, res, c);
     if (!written.is_ok()) return written.status();
     r.written = std::move(written).value();
@@ -525,10 +524,20 @@ std::vector<Index> uncommitted_frames(const dic::Batch& b, std::size_t job, Inde
   }
   const fs::path partial = partial_folder(b.jobs[job]);
   std::error_code ec;
+  bool recorded_after_gap = false;
   for (Index f = 1; f <= frames; ++f) {
     if (!fs::exists(partial / numbered("frame", f, ".bin"), ec) &&
         !fs::exists(partial / numbered("failed", f, ".txt"), ec))
       left.push_back(f);
+    else if (!left.empty())
+      recorded_after_gap = true;
+  }
+  // A frame without a record before a recorded one: the next run computes it and every later
+  // frame again (compute_job).
+  if (recorded_after_gap) {
+    const Index from = left.front();
+    left.clear();
+    for (Index f = from; f <= frames; ++f) left.push_back(f);
   }
   return left;
 }

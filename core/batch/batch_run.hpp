@@ -124,7 +124,8 @@ std::vector<JobRanks> share_batch(const std::vector<Index>& frames, int ranks);
 
 // The frames of the batch's job `job` (index as in count_batch_frames, whose count `frames` is)
 // that no run has committed yet: what the next run computes. DIC jobs: the deformed frames
-// (from 1) without a commit or a failure record in the .partial folder; registrations: the
+// (from 1) without a commit or a failure record in the .partial folder, and from the first such
+// frame on every frame when a later one has a record; registrations: the
 // frames after the committed drift (from 1; frame 0 is the reference).
 std::vector<Index> uncommitted_frames(const dic::Batch& b, std::size_t job, Index frames);
 

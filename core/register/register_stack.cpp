@@ -491,7 +491,8 @@ Status write_corrected(const RegisterJob& job, io::LazyStack& st, const OpenPage
   };
   if (to_memory != nullptr) {
     Stack<float> out(out_shape.rows, out_shape.cols, static_cast<Index>(order.size()));
-    if (!tick(0)) return Status{ErrorCode::cancelled, "registration cancelled"};  // after 1 GB
+    // Allocating the whole corrected stack can take a while: cancel is looked at after it.
+    if (!tick(0)) return Status{ErrorCode::cancelled, "registration cancelled"};
     Index next = 0;
     const io::PixelType type = st.pixel_type();
     XCORR_RETURN_IF_ERROR(move_pages([&](const PageRows& rows) {

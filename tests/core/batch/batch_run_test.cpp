@@ -250,6 +250,8 @@ TEST_F(BatchRun, AMissingCommitBeforeTheLastIsRecomputedWithTheLaterOnes) {
   const fs::path partial = partial_folder(j);
   ASSERT_TRUE(fs::exists(partial / "frame_000003.bin"));
   fs::remove(partial / "frame_000002.bin");
+  EXPECT_EQ(uncommitted_frames(dic::Batch{{j}, {}, {}}, 0, 5), (std::vector<Index>{2, 3, 4, 5}))
+      << "what the next run computes";
   auto r = run_job(j, cpu_factory());
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_TRUE(r.value().failed.empty());
