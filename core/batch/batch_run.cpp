@@ -480,8 +480,8 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   for (const auto& [f, x] : failed) report.failed.push_back(x);
   report.device = result.device;
   report.guess_variant = result.guess_variant;
-  report.setup_s = setup_s;
-  report.frames_s = since();
+  report.times.setup_s = setup_s;
+  report.times.frames_s = since();
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   if (result_hook) result_hook(result);
@@ -500,7 +500,7 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
     auto written = dic::write_results(out, per_frame, res, c);
     if (!written.is_ok()) return written.status();
     r.written = std::move(written).value();
-    r.writing_s = std::chrono::duration<double>(Clock::now() - start).count();
+    r.times.writing_s = std::chrono::duration<double>(Clock::now() - start).count();
     return r;
   }};
 }
@@ -663,6 +663,7 @@ Result<std::vector<JobReport>> run_batch(const dic::Batch& b,
     // Where it ran: the phase method's device; zncc wherever the engine's auto runs.
     report.device = done.value().device == "engine" ? "the engine (auto)" : done.value().device;
     report.guess_variant = label(job.options.method);
+    report.times = done.value().times;
     if (hooks.job_done) hooks.job_done(k, report);
     reports.push_back(std::move(report));
   }

@@ -11,11 +11,10 @@ std::vector<std::string> summary_lines(const std::string& label, const JobReport
       label + ": " + std::to_string(r.frames) + " frames (" + std::to_string(r.computed) +
       " computed, " + std::to_string(r.resumed) + " resumed, " + std::to_string(r.failed.size()) +
       " failed) on " + r.device + ", guess " + r.guess_variant + " -> " + written};
-  if (r.setup_s + r.frames_s + r.writing_s > 0) {
-    char t[128];
-    std::snprintf(t, sizeof t, " in %.2f s (setup %.2f, frames %.2f, writing %.2f)",
-                  r.setup_s + r.frames_s + r.writing_s, r.setup_s, r.frames_s, r.writing_s);
-    lines[0] += t;
+  if (r.times.total_s() > 0) {
+    char t[32];
+    std::snprintf(t, sizeof t, " in %.2f s (", r.times.total_s());
+    lines[0] += t + parts_text(r.times) + ")";
   }
   for (const FrameFailure& f : r.failed) {
     lines.push_back("  FAILED frame " + std::to_string(f.frame) + " (" + f.source +

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/job_times.hpp"
 #include "core/matrix.hpp"
 
 namespace xcorr::batch {
@@ -24,14 +25,14 @@ struct JobReport {
   Index recomputed_from = 0;  // > 0: that frame's commit was damaged or missing; it and later
                               // frames were recomputed
   std::string device, guess_variant;
-  // Wall time of the job in this process (s; DIC jobs): opening its images, the registrar and
-  // the reference (setup), the frames (read, registered, committed) and writing its results
-  // (formatted, written and flushed). 0 where not measured (registrations).
-  double setup_s = 0, frames_s = 0, writing_s = 0;
+  // Wall time of the job in this process: DIC jobs, opening its images, the registrar and the
+  // reference (setup), the frames (read, registered, committed) and writing its results
+  // (formatted, written and flushed); registrations, reg::RegisterReport's.
+  JobTimes times;
 };
 
 // "<label>: 5 frames (3 computed, 2 resumed, 0 failed) on cpu, guess auto -> out.csv in 1.20 s
-// (setup 0.10, frames 0.90, writing 0.20)", then one
+// (setup 0.10, frames 0.90, writing 0.20)" (and the frames' waits: parts_text), then one
 // "  FAILED frame N (source): reason" line per failed frame, and "  RECOMPUTED ..." when a damaged
 // or missing commit was found.
 std::vector<std::string> summary_lines(const std::string& label, const JobReport& r);

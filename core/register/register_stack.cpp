@@ -787,6 +787,21 @@ Status refuse_channel_sum(const RegisterOptions& o) {
                 "frames are measured on"};
 }
 
+// Adds the seconds from its making to its end to `to`.
+class AddTime {
+ public:
+  explicit AddTime(double& to) : to_(to), start_(std::chrono::steady_clock::now()) {}
+  AddTime(const AddTime&) = delete;
+  AddTime& operator=(const AddTime&) = delete;
+  ~AddTime() {
+    to_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double& to_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 // One registration of a stack, pass by pass: open the stack and the region, make the estimator
 // (with the leader's FFTW plans), plan the blocks (resume point, block size, device), measure
 // (first pass, with commits), the mean reference and its pass, then the outputs (the leader's).
@@ -809,6 +824,7 @@ class StackRegistration {
         identity_(memory != nullptr ? std::string() : job_identity(job)) {}
 
   Result<RegisterReport> run() {
+    const Clock::time_point start = Clock::now();
     XCORR_RETURN_IF_ERROR(refuse_channel_sum(o_));
     XCORR_RETURN_IF_ERROR(group_.agree(open()));
     // Cancel is looked at between the steps of the setup too (a process of its own: a group's
@@ -823,14 +839,22 @@ class StackRegistration {
     XCORR_RETURN_IF_ERROR(open_projection());
     XCORR_RETURN_IF_ERROR(plan_blocks());
     if (alone_cancelled()) return cancelled();
+    report_.times.setup_s = seconds_since(start);
+    const Clock::time_point passes = Clock::now();
     XCORR_RETURN_IF_ERROR(pass(ref_, o_.reference == Reference::previous, true));
     if (!tick(1)) return cancelled();
     if (o_.reference == Reference::mean) XCORR_RETURN_IF_ERROR(mean_reference_pass());
+    report_.times.frames_s = seconds_since(passes);
     if (!group_.leader()) return RegisterReport{};  // the leader writes
     return outputs();
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+
   static Status cancelled() { return Status{ErrorCode::cancelled, "registration cancelled"}; }
 
   bool tick(double frames) {
@@ -1016,6 +1040,11 @@ class StackRegistration {
     return group_.leader() ? Status::ok() : Group::orphaned();
   }
 
+  Status timed_commit(long upto) {
+    const AddTime timed(report_.times.commits_s);
+    return commit(upto);
+  }
+
   Status commit(long upto) {
     if (partial_.empty()) return Status::ok();  // in memory: nothing to resume
     std::error_code ec;
@@ -1072,6 +1101,7 @@ class StackRegistration {
   // this thread: progress is only ever called from it); false, once the reading has stopped,
   // when cancelled.
   bool wait_for_reading(std::future<ReadBlock>& reading, std::atomic<bool>& stop, ReadBlock& out) {
+    const AddTime timed(report_.times.reading_wait_s);
     while (reading.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
       if (!tick(0)) {
         stop.store(true);
@@ -1197,43 +1227,52 @@ class StackRegistration {
     // Shared: rounds of one block per process (process p: the round's block p); the leader
     // takes every process's measurements in frame order, commits and says whether to go on.
     // Alone (from the start, or once the group lost a process): block after block.
+    // Either way, this process's next block is read and cleaned on the host while this one is
+    // measured (and, shared, exchanged): the block P blocks on (alone, P is 1; a leader left
+    // alone goes on from the round after, which is where its next block starts).
     const long P = group_.count();
     const long block = block_;
     long next = start;  // the first frame not entered yet
-    // Alone: the next block is read and cleaned on the host while this one is measured.
     std::atomic<bool> stop_reading{false};
-    std::future<ReadBlock> ahead;  // the block from `next`, when it is being read
+    std::future<ReadBlock> ahead;  // the block from `ahead_first`, when it is being read
+    long ahead_first = -1;
     const auto stop_ahead = [&] {
       stop_reading.store(true);
       if (ahead.valid()) ahead.wait();
+    };
+    // Whatever way this pass ends, the reading ahead stops first (it uses this object).
+    const struct StopAhead {
+      const decltype(stop_ahead)& stop;
+      ~StopAhead() { stop(); }
+    } stop_at_end{stop_ahead};
+    // Frames [first, first + count): the block read ahead, or read now; then the block `step`
+    // blocks on starts reading. false: cancelled.
+    const auto take = [&](long first, long count, long step, ReadBlock& b) {
+      const bool read = ahead.valid() && ahead_first == first
+                            ? wait_for_reading(ahead, stop_reading, b)
+                            : read_now(first, count, b);
+      if (!read) return false;
+      const long after = first + step * block;
+      if (after < n_) {
+        const long then = std::min(block, n_ - after);
+        ahead_first = after;
+        ahead = std::async(std::launch::async, [this, after, then, &stop_reading] {
+          return read_block(after, then, stop_reading);
+        });
+      }
+      return true;
     };
     while (next < n_) {
       if (!group_.shared()) {
         const long count = std::min(block, n_ - next);
         ReadBlock b;
-        const bool read =
-            ahead.valid() ? wait_for_reading(ahead, stop_reading, b) : read_now(next, count, b);
-        if (!read) return cancelled();
-        if (next + count < n_) {
-          const long after = next + count, then = std::min(block, n_ - after);
-          ahead = std::async(std::launch::async, [this, after, then, &stop_reading] {
-            return read_block(after, then, stop_reading);
-          });
-        }
+        if (!take(next, count, 1, b)) return cancelled();
         auto rows = measure_read(std::move(b), previous, last);
-        if (!rows.is_ok()) {
-          stop_ahead();
-          return rows.status();
-        }
+        if (!rows.is_ok()) return rows.status();
         apply(rows.value(), previous);
-        if (const Status c = commits ? commit(next + count) : Status::ok(); !c.is_ok()) {
-          stop_ahead();
+        if (const Status c = commits ? timed_commit(next + count) : Status::ok(); !c.is_ok())
           return c;
-        }
-        if (!tick(static_cast<double>(count))) {
-          stop_ahead();
-          return cancelled();
-        }
+        if (!tick(static_cast<double>(count))) return cancelled();
         next += count;
         continue;
       }
@@ -1241,12 +1280,21 @@ class StackRegistration {
       const long first = round + group_.index() * block;
       Result<std::vector<Measured>> own = std::vector<Measured>{};
       if (first < n_) {
-        Stack<float> before = previous ? last_before(first, reference) : reference;
-        own = measure_block(first, std::min(block, n_ - first), previous, before);
+        ReadBlock b;
+        if (take(first, std::min(block, n_ - first), P, b)) {
+          Stack<float> before = previous ? last_before(first, reference) : reference;
+          own = measure_read(std::move(b), previous, before);
+        } else {
+          own = cancelled();
+        }
       }
       std::vector<std::string> all;
-      const bool gathered = group_.gather(
-          own.is_ok() ? measured_text(own.value()) : "E " + own.status().message(), all);
+      bool gathered = false;
+      {
+        const AddTime timed(report_.times.exchanges_s);
+        gathered = group_.gather(
+            own.is_ok() ? measured_text(own.value()) : "E " + own.status().message(), all);
+      }
       if (!gathered && !group_.leader()) return Group::orphaned();
       std::string verdict;
       if (!gathered) {  // the group lost a process: the leader measures the round's blocks itself
@@ -1270,11 +1318,16 @@ class StackRegistration {
           for (const std::string& t : all) apply(parse_measured(t), previous);
       }
       if (group_.leader() && verdict.empty()) {
-        Status ok = commits ? commit(upto) : Status::ok();
+        Status ok = commits ? timed_commit(upto) : Status::ok();
         if (!ok.is_ok()) verdict = ok.message();
         if (verdict.empty() && !tick(static_cast<double>(upto - round))) verdict = "cancelled";
       }
-      if (!group_.broadcast_or_leave(verdict)) return Group::orphaned();
+      bool told = false;
+      {
+        const AddTime timed(report_.times.exchanges_s);
+        told = group_.broadcast_or_leave(verdict);
+      }
+      if (!told) return Group::orphaned();
       if (verdict == "cancelled") return cancelled();
       if (!verdict.empty()) return Status{ErrorCode::internal, verdict};
       next = upto;
@@ -1360,10 +1413,12 @@ class StackRegistration {
     }
     const OpenPages open = [this](const io::PlaneSelection& plane) { return open_stack(plane); };
     const auto ticked = [this](double f) { return tick(f); };
+    const Clock::time_point start = Clock::now();
     XCORR_RETURN_IF_ERROR(finish_registration(
         job_, report_, shape_, memory_ != nullptr, corrected_, partial_, [&](Stack<float>* to) {
           return write_corrected(job_, *opened_, open, report_, ticked, to);
         }));
+    report_.times.writing_s = seconds_since(start);
     return report_;
   }
 

@@ -22,6 +22,7 @@
 #include "core/io/image_io.hpp"
 #include "core/io/image_metadata.hpp"
 #include "core/io/scale.hpp"
+#include "core/job_times.hpp"
 #include "core/register/affine.hpp"
 #include "core/register/job.hpp"
 #include "core/register/options.hpp"
@@ -60,6 +61,10 @@ struct RegisterReport {
   Shape frame{};                                       // the stack's frames (px)
   bool volumes = false;  // dims 3: x, y, z drift of each time point's volume
   double spacing_z = 0;  // z step in scale.unit (volumes; 0: not known)
+  // Where this process's time went (the leader's: the outputs too). Setup: opening, the
+  // reference, the estimator and its plans, the blocks; frames: the passes over the frames;
+  // writing: the corrected stack and the drift table.
+  JobTimes times;
 };
 
 // done / total over both passes (estimate, then write); false cancels (ErrorCode::cancelled,

@@ -12,13 +12,18 @@
 #      2 ranks: it resumes from the commits to the same bytes.
 #   4. (PARTS containing 4) one registration (drift only, GPU) of an 800-frame stack: `xcorr
 #      register`, then `xcorr-mpi register` on 1 rank and every rank count (blocks of frames
-#      shared by the ranks); every drift table must equal `xcorr register`'s, byte for byte.
+#      shared by the ranks), twice each (and .gpu/before/xcorr-mpi, interleaved, where it is
+#      there); every drift table must equal `xcorr register`'s, byte for byte. The summary lines
+#      say where each run's time went (setup, frames, writing; the waits for reading, for the
+#      other ranks and for commits).
 #   0. (PARTS containing 0) what a run costs without work: `xcorr run` and xcorr-mpi on 1 and 2
 #      ranks of a job of one 64x64 frame, and the disk's speed for a flushed 4 MiB file (dd).
 # With .gpu/before/xcorr and .gpu/before/xcorr-mpi (another build), part 1 adds 1b: both
 # builds' `xcorr run` and xcorr-mpi on 1 and 2 ranks, interleaved, same bytes.
 # Each run's wall time, each GPU's peak memory and the largest process's peak RSS go to the log.
-# Usage: scripts/gpu/mpi_ranks.sh OUT_DIR. SIZE (default 1024) sets the frames' size, PARTS
+# Usage: scripts/gpu/mpi_ranks.sh OUT_DIR. SIZE (default 1024) sets the frames' size, STEP
+# (default 8) the jobs' grid step (px), CLEAN=1 removes each run's CSV files once compared (the
+# 2048² step-4 batch writes 1.7 GB per job), PARTS
 # (default "1 2 3") the parts to run, WORK (default /tmp/mpi-ranks) the folder of the stacks,
 # batch files, commits and CSV files (e.g. /dev/shm/mpi-ranks: memory, no disk); SIZE=256
 # DEVICE=cpu: a quick try on a machine without a GPU, through the same packed programs.
@@ -59,7 +64,8 @@ has 2 && "$X" speckle --out "$w/data/long.tif" --size "$size,$size" --frames 401
 wait
 echo "stacks: 8 x 51 (and for part 2, 1 x 401) pages of ${size}x$size, 16-bit, in $(($(date +%s) - start)) s" | tee -a "$log"
 
-# batch DIR JOB...: DIR/batch.json with one DIC job per stack name (GPU, subset 31, step 8, R 10).
+# batch DIR JOB...: DIR/batch.json with one DIC job per stack name (GPU, subset 31, step STEP,
+# R 10).
 batch() {
   local dir=$w/$1 sep=""
   shift
@@ -68,7 +74,7 @@ batch() {
     printf '{"jobs": ['
     for j in "$@"; do
       printf '%s{"name": "%s", "reference": "../data/%s.tif", "out": "%s.csv", ' "$sep" "$j" "$j" "$j"
-      printf '"roi": ["rect:24,24,%d,%d"], "subset": 31, "step": 8, "search_radius": 10, ' $((size - 48)) $((size - 48))
+      printf '"roi": ["rect:24,24,%d,%d"], "subset": 31, "step": %d, "search_radius": 10, ' $((size - 48)) $((size - 48)) "${STEP:-8}"
       printf '"device": "%s"}' "$device"
       sep=", "
     done
@@ -82,6 +88,8 @@ same() {
     cmp -s "$f" "$dir/$(basename "$f")" || { echo "  DIFFERENT: $2/$(basename "$f")"; bad=1; }
   done
   [ "$bad" = 0 ] && echo "  $2: all $(ls "$ref"/*.csv | wc -l) CSV files byte-identical to $1's"
+  [ "${CLEAN:-0}" = 1 ] && rm -f "$dir"/*.csv
+  return 0
 }
 # timed LABEL FRAMES CMD...: the command with its wall time, frames/s and peaks.
 timed() {
@@ -195,12 +203,22 @@ fi
 if has 4; then
   echo "## 4. one registration of 800 frames (drift table, GPU)" | tee -a "$log"
   timed "xcorr register (one process, GPU 0)" 800 "$X" register "$w/data/drift.tif" --device "$device" \
-    --drift "$w/drift-ref.csv" --quiet
-  for n in $ranks_list; do
-    timed "xcorr-mpi register, $n rank(s)" 800 mpirun $(bind "$n") -np "$n" "$XM" register \
-      "$w/data/drift.tif" --device "$device" --drift "$w/drift-r$n.csv" --quiet
-    { cmp -s "$w/drift-ref.csv" "$w/drift-r$n.csv" && echo "  drift-r$n.csv byte-identical to xcorr register's" ||
-      echo "  DIFFERENT: drift-r$n.csv"; } | tee -a "$log"
+    --drift "$w/drift-ref.csv"
+  # With .gpu/before/xcorr-mpi (BEFORE=1): that build too, interleaved, round by round.
+  builds="this"
+  [ -x "$G/before/xcorr-mpi" ] && [ "${BEFORE:-1}" = 1 ] && builds="before this"
+  for round in 1 2; do
+    for b in $builds; do
+      mexe=$XM
+      [ "$b" = before ] && mexe=$G/before/xcorr-mpi
+      for n in $ranks_list; do
+        d=$w/drift-$b-r$n-$round.csv
+        timed "xcorr-mpi register, $b build, $n rank(s), round $round" 800 mpirun $(bind "$n") -np "$n" \
+          "$mexe" register "$w/data/drift.tif" --device "$device" --drift "$d"
+        { cmp -s "$w/drift-ref.csv" "$d" && echo "  $(basename "$d") byte-identical to xcorr register's" ||
+          echo "  DIFFERENT: $(basename "$d")"; } | tee -a "$log"
+      done
+    done
   done
 fi
 ls -la "$w/ref" 2>/dev/null | head -4 | tee -a "$log" || true

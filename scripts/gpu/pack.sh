@@ -18,7 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake --preset engine > /dev/null
-cmake --build --preset engine
+# XCORR_PACK_TARGETS (e.g. "xcorr xcorr-mpi"): only those targets are built (default: all).
+cmake --build --preset engine ${XCORR_PACK_TARGETS:+--target $XCORR_PACK_TARGETS}
 if [ "${XCORR_PACK_SM80:-1}" = 1 ]; then
   cmake --preset engine-sm80 > /dev/null
   cmake --build --preset engine-sm80

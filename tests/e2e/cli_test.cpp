@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -500,7 +501,11 @@ TEST_F(Cli, RegisterWritesTheDriftAndTheCorrectedStack) {
   const CliRun r = xcorr("register " + sample + " --out " + path("c.tif") + " --drift " +
                          path("d.csv") + " --pixel-size 0.5um --frame-interval 2s --crop");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("registered 6 frame(s)"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("registered 6 frame\\(s\\) in [0-9.]+ s \\([0-9.]+ "
+                           "frames/s, measured on the [a-z' ]+; setup [0-9.]+, frames "
+                           "[0-9.]+, writing [0-9.]+[;)]")))
+      << r.output;
   std::ifstream f(path("d.csv"));
   const std::string csv((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   // The sample moves by (dx, dy) = (-0.35, 0.6) px per frame (resources/sample/README.md).

@@ -426,6 +426,11 @@ TEST_F(Mpi, RegisterSharesAStacksFramesWithTheSameBytes) {
                   std::string::npos)
             << testing::read_bytes(out);
       }
+      // The leader's times, as `xcorr run` prints a job's.
+      EXPECT_TRUE(std::regex_search(
+          testing::read_bytes(out),
+          std::regex(" in [0-9.]+ s \\(setup [0-9.]+, frames [0-9.]+, writing [0-9.]+[;)]")))
+          << testing::read_bytes(out);
     }
   }
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +115,24 @@ TEST_F(Register, EveryReferenceAndMethodFindsTheDrift) {
   auto p = register_stack(plain, cpu_engine());
   ASSERT_TRUE(p.is_ok());
   EXPECT_GT(worst(p.value()), 0.05);
+}
+
+// The report says where the time went: its parts add up to no more than the call's wall time,
+// each phase took time, and a job of one process spent none in exchanges.
+TEST_F(Register, TheReportSaysWhereTheTimeWent) {
+  const auto start = std::chrono::steady_clock::now();
+  auto r = register_stack(job("timed"), cpu_engine());
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const JobTimes& t = r.value().times;
+  EXPECT_GT(t.setup_s, 0);
+  EXPECT_GT(t.frames_s, 0);
+  EXPECT_GT(t.writing_s, 0);  // the corrected stack and the drift table
+  EXPECT_LE(t.total_s(), wall);
+  EXPECT_LE(t.reading_wait_s + t.commits_s, t.frames_s);
+  EXPECT_GT(t.commits_s, 0);  // a commit per block
+  EXPECT_EQ(t.exchanges_s, 0);
 }
 
 TEST_F(Register, TheCorrectedStackComesBackOntoTheReferenceWithItsScale) {
