@@ -455,9 +455,9 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
                         state = persist ? s.state() : dic::DicState{}]() mutable -> Status {
                          dic::FrameResult fr = frame.get();
                          if (persist)
-                           XCORR_RETURN_IF_ERROR(io::write_text_atomically(
-                               partial / numbered("frame", f, ".bin"), encode_commit(fr, state),
-                               io::Durability::system));
+                           XCORR_RETURN_IF_ERROR(io::write_parts_atomically(
+                               partial / numbered("frame", f, ".bin"),
+                               CommitParts(fr, state).parts(), io::Durability::system));
                          done[f] = std::move(fr);
                          ++report.computed;
                          return Status::ok();

@@ -2,33 +2,14 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
+#include "core/parallel.hpp"
+
 namespace xcorr::batch {
 namespace {
-
-class Writer {
- public:
-  template <class T>
-  void put(const T& v) {
-    const auto* p = reinterpret_cast<const char*>(&v);
-    bytes_.append(p, sizeof(T));
-  }
-  template <class T>
-  void put_all(const std::vector<T>& v) {
-    put<std::uint64_t>(v.size());
-    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  }
-  void put_text(const std::string& s) {
-    put<std::uint64_t>(s.size());
-    bytes_ += s;
-  }
-  const std::string& bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
 
 class Reader {
  public:
@@ -66,14 +47,100 @@ class Reader {
 // "XCF4": XCF3 (XCF2: size and CRC-32 trailer; + window) + sigma_u, sigma_v per point.
 constexpr std::uint32_t kMagic = 0x34464358;
 
+// Bytes of a trivially copyable value, or of a vector's elements (no copy).
+template <class T>
+std::string_view bytes_of(const T& v) {
+  return {reinterpret_cast<const char*>(&v), sizeof(T)};
+}
+template <class T>
+std::string_view bytes_of_all(const std::vector<T>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)};
+}
+
+// zlib's CRC-32 of the parts one after the other; parts of 8 MiB and more in chunks of 4 MiB
+// over the host's threads, joined with crc32_combine (the same value as one pass).
+std::uint32_t crc_of(const std::vector<std::string_view>& parts) {
+  constexpr std::size_t kChunk = std::size_t{4} << 20;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (const std::string_view part : parts) {
+    if (part.empty()) continue;  // (crc32 of a null pointer is the start value: not a no-op)
+    if (part.size() < 2 * kChunk) {
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(part.data()), static_cast<uInt>(part.size()));
+      continue;
+    }
+    const std::size_t chunks = (part.size() + kChunk - 1) / kChunk;
+    std::vector<uLong> crcs(chunks);
+    parallel_for(static_cast<Index>(chunks), 1, [&](Index first, Index last) {
+      for (auto c = static_cast<std::size_t>(first); c < static_cast<std::size_t>(last); ++c) {
+        const std::size_t at = c * kChunk, n = std::min(kChunk, part.size() - at);
+        crcs[c] = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(part.data() + at),
+                        static_cast<uInt>(n));
+      }
+    });
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::size_t n = std::min(kChunk, part.size() - c * kChunk);
+      crc = crc32_combine(crc, crcs[c], static_cast<z_off_t>(n));
+    }
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+// The size (uint64) and CRC-32 (uint32) of the payload `parts`.
+std::string trailer(const std::vector<std::string_view>& parts) {
+  std::uint64_t size = 0;
+  for (const std::string_view p : parts) size += p.size();
+  const std::uint32_t crc = crc_of(parts);
+  std::string t(bytes_of(size));
+  t += bytes_of(crc);
+  return t;
+}
+
 }  // namespace
 
+CommitParts::CommitParts(const dic::FrameResult& fr, const dic::DicState& st) {
+  // Small fields gather in the last held string; an array is a view of its own after its size.
+  const auto small = [this](std::string_view bytes) {
+    if (parts_.empty() || held_.empty() || parts_.back().data() != held_.back().data()) {
+      held_.emplace_back();
+      parts_.emplace_back();
+    }
+    held_.back() += bytes;
+    parts_.back() = held_.back();
+  };
+  const auto all = [&](const auto& v) {
+    small(bytes_of(static_cast<std::uint64_t>(v.size())));
+    parts_.push_back(bytes_of_all(v));
+  };
+  small(bytes_of(kMagic));
+  small(bytes_of(static_cast<std::int64_t>(fr.frame)));
+  all(fr.points);  // PointResult: plain doubles and ints
+  small(bytes_of(static_cast<std::int64_t>(st.ref_frame)));
+  small(bytes_of(static_cast<std::uint64_t>(st.guess_variant.size())));
+  small(st.guess_variant);
+  all(st.cx);
+  all(st.cy);
+  all(st.ref_u);
+  all(st.ref_v);
+  all(st.active);
+  all(st.predicted);
+  for (const Index v : {st.window.x, st.window.y, st.window.rows, st.window.cols})
+    small(bytes_of(static_cast<std::int64_t>(v)));
+  held_.push_back(trailer(parts_));
+  parts_.push_back(held_.back());
+}
+
+std::string encode_commit(const dic::FrameResult& fr, const dic::DicState& st) {
+  const CommitParts c(fr, st);
+  std::size_t size = 0;
+  for (const std::string_view p : c.parts()) size += p.size();
+  std::string bytes;
+  bytes.reserve(size);
+  for (const std::string_view p : c.parts()) bytes += p;
+  return bytes;
+}
+
 std::string with_commit_trailer(std::string payload) {
-  const std::uint64_t size = payload.size();
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size())));
-  payload.append(reinterpret_cast<const char*>(&size), sizeof size);
-  payload.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  payload += trailer({payload});
   return payload;
 }
 
@@ -89,29 +156,10 @@ bool without_trailer(std::string_view bytes, std::string_view& payload) {
   std::memcpy(&crc, bytes.data() + bytes.size() - sizeof crc, sizeof crc);
   if (size != bytes.size() - kTrailer) return false;
   payload = bytes.substr(0, bytes.size() - kTrailer);
-  return crc == static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()),
-                                                 static_cast<uInt>(payload.size())));
+  return crc == crc_of({payload});
 }
 
 }  // namespace
-
-std::string encode_commit(const dic::FrameResult& fr, const dic::DicState& st) {
-  Writer w;
-  w.put(kMagic);
-  w.put<std::int64_t>(fr.frame);
-  w.put_all(fr.points);  // PointResult: plain doubles and ints
-  w.put<std::int64_t>(st.ref_frame);
-  w.put_text(st.guess_variant);
-  w.put_all(st.cx);
-  w.put_all(st.cy);
-  w.put_all(st.ref_u);
-  w.put_all(st.ref_v);
-  w.put_all(st.active);
-  w.put_all(st.predicted);
-  for (const Index v : {st.window.x, st.window.y, st.window.rows, st.window.cols})
-    w.put<std::int64_t>(v);
-  return with_commit_trailer(w.bytes());
-}
 
 bool decode_commit(std::string_view bytes, dic::FrameResult& fr, dic::DicState& st) {
   std::string_view payload;

@@ -80,19 +80,21 @@ fs::path temporary_for(const fs::path& target) {
                    std::to_string(counter.fetch_add(1)) + target.extension().string());
 }
 
-// `text` into a new file at `path` (flushed to the disk unless `durability` is system); the
-// reason on failure.
-Status write_whole_file(const fs::path& path, const std::string& text, const fs::path& target,
-                        Durability durability = Durability::disk) {
+// `parts`, one after the other, into a new file at `path` (flushed to the disk unless
+// `durability` is system); the reason on failure.
+Status write_whole_file(const fs::path& path, const std::vector<std::string_view>& parts,
+                        const fs::path& target, Durability durability = Durability::disk) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return {ErrorCode::io_error, "cannot write '" + target.string() + "': " + std::strerror(errno)};
-  std::size_t done = 0;
   int error = 0;
-  while (done < text.size() && error == 0) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno != EINTR) error = errno;
-    if (n > 0) done += static_cast<std::size_t>(n);
+  for (const std::string_view text : parts) {
+    std::size_t done = 0;
+    while (done < text.size() && error == 0) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno != EINTR) error = errno;
+      if (n > 0) done += static_cast<std::size_t>(n);
+    }
   }
   if (error == 0 && durability == Durability::disk && ::fsync(fd) != 0 && errno != EINVAL)
     error = errno;
@@ -178,8 +180,14 @@ Status write_atomically(const fs::path& target,
 
 Status write_text_atomically(const fs::path& target, const std::string& text,
                              Durability durability) {
-  return write_atomically(
-      target, [&](const fs::path& tmp) { return write_whole_file(tmp, text, target, durability); });
+  return write_parts_atomically(target, {text}, durability);
+}
+
+Status write_parts_atomically(const fs::path& target, const std::vector<std::string_view>& parts,
+                              Durability durability) {
+  return write_atomically(target, [&](const fs::path& tmp) {
+    return write_whole_file(tmp, parts, target, durability);
+  });
 }
 
 Status write_texts_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
@@ -197,7 +205,7 @@ Status write_texts_atomically(const std::vector<std::pair<fs::path, std::string>
       remove_stale_temporaries(target.has_parent_path() ? target.parent_path() : fs::path("."));
       const fs::path tmp = temporary_for(target);
       written.emplace_back(tmp, track(tmp));
-      s = write_whole_file(tmp, text, target);
+      s = write_whole_file(tmp, {text}, target);
     }
     if (!s.is_ok()) {
       discard();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,12 @@ enum class Durability { disk, system };
 // write names its reason (e.g. "No space left on device").
 Status write_text_atomically(const std::filesystem::path& target, const std::string& text,
                              Durability durability = Durability::disk);
+
+// `parts` written one after the other as the whole file (write_text_atomically with the bytes
+// in several places, none copied: e.g. a commit's arrays).
+Status write_parts_atomically(const std::filesystem::path& target,
+                              const std::vector<std::string_view>& parts,
+                              Durability durability = Durability::disk);
 
 // Several files as one step: every temporary file is written first, and only when all succeeded
 // are they renamed over their targets; otherwise none of the targets is touched.

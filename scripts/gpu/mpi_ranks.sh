@@ -22,7 +22,8 @@
 # builds' `xcorr run` and xcorr-mpi on 1 and 2 ranks, interleaved, same bytes.
 # Each run's wall time, each GPU's peak memory and the largest process's peak RSS go to the log.
 # Usage: scripts/gpu/mpi_ranks.sh OUT_DIR. SIZE (default 1024) sets the frames' size, STEP
-# (default 8) the jobs' grid step (px), CLEAN=1 removes each run's CSV files once compared (the
+# (default 8) the jobs' grid step (px), ROUNDS (default "1 2") the rounds of parts 1, 1b and 4,
+# BEFORE_RANKS (default every rank count) the rank counts of part 1b, CLEAN=1 removes each run's CSV files once compared (the
 # 2048² step-4 batch writes 1.7 GB per job), PARTS
 # (default "1 2 3") the parts to run, WORK (default /tmp/mpi-ranks) the folder of the stacks,
 # batch files, commits and CSV files (e.g. /dev/shm/mpi-ranks: memory, no disk); SIZE=256
@@ -141,7 +142,7 @@ if has 1; then
 echo "## 1. a batch of 8 jobs of 50 frames (400 frames)" | tee -a "$log"
 batch ref $jobs8
 timed "xcorr run (one process, GPU 0)" 400 "$X" run "$w/ref/batch.json"
-for round in 1 2; do
+for round in ${ROUNDS:-1 2}; do
   for n in $ranks_list; do
     batch "r$n-$round" $jobs8
     timed "xcorr-mpi, $n rank(s), round $round" 400 mpirun $(bind "$n") -np "$n" "$XM" run "$w/r$n-$round/batch.json"
@@ -152,14 +153,14 @@ done
 
 if [ -x "$G/before/xcorr-mpi" ] && [ "${BEFORE:-1}" = 1 ]; then  # another build, interleaved
   echo "## 1b. .gpu/before and this build, interleaved: xcorr run, xcorr-mpi on 1 and 2 ranks" | tee -a "$log"
-  for round in 1 2; do
+  for round in ${ROUNDS:-1 2}; do
     for b in before this; do
       exe=$X mexe=$XM
       [ "$b" = before ] && exe=$G/before/xcorr mexe=$G/before/xcorr-mpi
       batch "$b-x-$round" $jobs8
       timed "xcorr run, $b build, round $round" 400 "$exe" run --quiet "$w/$b-x-$round/batch.json"
       same ref "$b-x-$round" | tee -a "$log"
-      for n in $ranks_list; do
+      for n in ${BEFORE_RANKS:-$ranks_list}; do
         batch "$b-$n-$round" $jobs8
         timed "xcorr-mpi, $b build, $n rank(s), round $round" 400 mpirun $(bind "$n") -np "$n" "$mexe" run --quiet "$w/$b-$n-$round/batch.json"
         same ref "$b-$n-$round" | tee -a "$log"
@@ -207,7 +208,7 @@ if has 4; then
   # With .gpu/before/xcorr-mpi (BEFORE=1): that build too, interleaved, round by round.
   builds="this"
   [ -x "$G/before/xcorr-mpi" ] && [ "${BEFORE:-1}" = 1 ] && builds="before this"
-  for round in 1 2; do
+  for round in ${ROUNDS:-1 2}; do
     for b in $builds; do
       mexe=$XM
       [ "$b" = before ] && mexe=$G/before/xcorr-mpi
