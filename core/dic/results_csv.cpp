@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -117,24 +118,18 @@ std::string csv_header(const CsvContext& c) {
 }
 
 Status write_dic_csv(const std::filesystem::path& path, const DicResult& r, const CsvContext& c) {
-  // The frames' rows formatted a chunk at a time, one frame per host thread, and appended in
-  // frame order: the text in memory once, plus one chunk.
-  std::string text = csv_header(c) + columns(c.scale);
-  const auto frames = static_cast<Index>(r.frames.size());
-  const Index chunk = hardware_threads();
-  std::vector<std::string> rows(static_cast<std::size_t>(chunk));
-  for (Index first = 0; first < frames; first += chunk) {
-    const Index count = std::min(chunk, frames - first);
-    parallel_for(count, 1, [&](Index begin, Index end) {
-      for (Index i = begin; i < end; ++i) {
-        std::string& out = rows[static_cast<std::size_t>(i)];
-        out.clear();
-        append_rows(out, r.frames[static_cast<std::size_t>(first + i)], r.grid, c);
-      }
-    });
-    for (Index i = 0; i < count; ++i) text += rows[static_cast<std::size_t>(i)];
-  }
-  return io::write_text_atomically(path, text);
+  // Each frame's rows formatted into a text of its own, one frame per host thread, and the texts
+  // written in frame order as they are: the text in memory once, never joined (a 2048^2 job at
+  // step 4 writes 1.7 GB).
+  const std::string head = csv_header(c) + columns(c.scale);
+  std::vector<std::string> rows(r.frames.size());
+  parallel_for(static_cast<Index>(rows.size()), 1, [&](Index begin, Index end) {
+    for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i)
+      append_rows(rows[i], r.frames[i], r.grid, c);
+  });
+  std::vector<std::string_view> parts{head};
+  parts.insert(parts.end(), rows.begin(), rows.end());
+  return io::write_parts_atomically(path, parts);
 }
 
 Result<std::vector<std::filesystem::path>> write_dic_csv_per_frame(
