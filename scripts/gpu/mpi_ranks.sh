@@ -24,7 +24,7 @@
 # Usage: scripts/gpu/mpi_ranks.sh OUT_DIR. SIZE (default 1024) sets the frames' size, STEP
 # (default 8) the jobs' grid step (px), ROUNDS (default "1 2") the rounds of parts 1, 1b and 4,
 # BEFORE_RANKS (default every rank count) the rank counts of part 1b, CLEAN=1 removes each run's CSV files once compared (the
-# 2048² step-4 batch writes 1.7 GB per job), PARTS
+# 2048² step-4 batch writes about 1.8 GB per job), PARTS
 # (default "1 2 3") the parts to run, WORK (default /tmp/mpi-ranks) the folder of the stacks,
 # batch files, commits and CSV files (e.g. /dev/shm/mpi-ranks: memory, no disk); SIZE=256
 # DEVICE=cpu: a quick try on a machine without a GPU, through the same packed programs.
