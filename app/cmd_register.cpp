@@ -49,12 +49,13 @@ Status run_register(RegisterCommandOptions o) {
     double largest = 0;
     for (const reg::DriftRow& d : rep.drift)
       if (d.failed.empty()) largest = std::max(largest, std::hypot(d.dx, d.dy));
+    // Where the time went (not measured for volumes: dims 3).
+    const std::string parts = rep.times.total_s() > 0 ? "; " + parts_text(rep.times) : "";
     std::printf(
         "registered %ld frame(s) in %.2f s (%.1f frames/s, measured on the %s%s); largest "
         "drift %.3f px; %s\n",
         frames - rep.failed, seconds, static_cast<double>(frames) / seconds,
-        rep.device == "engine" ? "engine's choice" : rep.device.c_str(),
-        rep.times.total_s() > 0 ? ("; " + parts_text(rep.times)).c_str() : "", largest,
+        rep.device == "engine" ? "engine's choice" : rep.device.c_str(), parts.c_str(), largest,
         io::describe(rep.scale).c_str());
     if (rep.resumed > 0)
       std::printf("resumed the drift of %ld frame(s) measured by an interrupted run\n",

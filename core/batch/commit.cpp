@@ -99,10 +99,12 @@ std::string trailer(const std::vector<std::string_view>& parts) {
 
 CommitParts::CommitParts(const dic::FrameResult& fr, const dic::DicState& st) {
   // Small fields gather in the last held string; an array is a view of its own after its size.
-  const auto small = [this](std::string_view bytes) {
-    if (parts_.empty() || held_.empty() || parts_.back().data() != held_.back().data()) {
+  bool growing = false;  // the last part is held_.back(), which small fields extend
+  const auto small = [&](std::string_view bytes) {
+    if (!growing) {
       held_.emplace_back();
       parts_.emplace_back();
+      growing = true;
     }
     held_.back() += bytes;
     parts_.back() = held_.back();
@@ -110,6 +112,7 @@ CommitParts::CommitParts(const dic::FrameResult& fr, const dic::DicState& st) {
   const auto all = [&](const auto& v) {
     small(bytes_of(static_cast<std::uint64_t>(v.size())));
     parts_.push_back(bytes_of_all(v));
+    growing = false;
   };
   small(bytes_of(kMagic));
   small(bytes_of(static_cast<std::int64_t>(fr.frame)));

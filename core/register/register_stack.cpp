@@ -787,19 +787,23 @@ Status refuse_channel_sum(const RegisterOptions& o) {
                 "frames are measured on"};
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
 // Adds the seconds from its making to its end to `to`.
 class AddTime {
  public:
-  explicit AddTime(double& to) : to_(to), start_(std::chrono::steady_clock::now()) {}
+  explicit AddTime(double& to) : to_(to) {}
   AddTime(const AddTime&) = delete;
   AddTime& operator=(const AddTime&) = delete;
-  ~AddTime() {
-    to_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  ~AddTime() { to_ += seconds_since(start_); }
 
  private:
   double& to_;
-  std::chrono::steady_clock::time_point start_;
+  Clock::time_point start_ = Clock::now();
 };
 
 // One registration of a stack, pass by pass: open the stack and the region, make the estimator
@@ -850,11 +854,6 @@ class StackRegistration {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  static double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
-
   static Status cancelled() { return Status{ErrorCode::cancelled, "registration cancelled"}; }
 
   bool tick(double frames) {
@@ -1236,15 +1235,15 @@ class StackRegistration {
     std::atomic<bool> stop_reading{false};
     std::future<ReadBlock> ahead;  // the block from `ahead_first`, when it is being read
     long ahead_first = -1;
-    const auto stop_ahead = [&] {
-      stop_reading.store(true);
-      if (ahead.valid()) ahead.wait();
-    };
     // Whatever way this pass ends, the reading ahead stops first (it uses this object).
     const struct StopAhead {
-      const decltype(stop_ahead)& stop;
-      ~StopAhead() { stop(); }
-    } stop_at_end{stop_ahead};
+      std::atomic<bool>& stop;
+      std::future<ReadBlock>& reading;
+      ~StopAhead() {
+        stop.store(true);
+        if (reading.valid()) reading.wait();
+      }
+    } stop_at_end{stop_reading, ahead};
     // Frames [first, first + count): the block read ahead, or read now; then the block `step`
     // blocks on starts reading. false: cancelled.
     const auto take = [&](long first, long count, long step, ReadBlock& b) {
