@@ -7,8 +7,10 @@ namespace xcorr::ui {
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
   qRegisterMetaType<Status>();
-  connect(&watcher_, &QFutureWatcher<Status>::finished, this,
-          [this] { emit finished(watcher_.result()); });
+  connect(&watcher_, &QFutureWatcher<Status>::finished, this, [this] {
+    busy_ = false;
+    emit finished(watcher_.result());
+  });
 }
 
 JobRunner::~JobRunner() {
@@ -18,6 +20,7 @@ JobRunner::~JobRunner() {
 
 bool JobRunner::start(Job job) {
   if (busy()) return false;
+  busy_ = true;
   cancel_ = false;
   first_ = -1;
   posted_ms_ = -1000;

@@ -24,7 +24,9 @@ class JobRunner : public QObject {
   explicit JobRunner(QObject* parent = nullptr);
   ~JobRunner() override;
 
-  bool busy() const { return watcher_.isRunning(); }
+  // From start() until finished() is emitted (not only while the job's thread runs: a job that
+  // ended but whose outcome the window has not been told of still holds the runner).
+  bool busy() const { return busy_; }
   bool start(Job job);  // false when a job is already running
   void cancel() { cancel_ = true; }
 
@@ -35,6 +37,7 @@ class JobRunner : public QObject {
 
  private:
   QFutureWatcher<Status> watcher_;
+  bool busy_ = false;  // the GUI thread's only
   std::atomic<bool> cancel_{false};
   QElapsedTimer clock_;
   double first_ = -1;     // units done at the first report (the job's thread only)

@@ -10,16 +10,20 @@
 #include <QStatusBar>
 #include <QTest>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/io/image_io.hpp"
 #include "tests/support/sample_files.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "ui/batch_dialog.hpp"
 #include "ui/dic_panel.hpp"
+#include "ui/job_runner.hpp"
 #include "ui/main_window.hpp"
 
 namespace xcorr::ui {
@@ -130,6 +134,32 @@ TEST_F(LongWork, TheBatchDialogShowsProgressInsideTheFrameAndCancelsInsideIt) {
   EXPECT_EQ(finished.first().first().value<Status>().code(), ErrorCode::cancelled);
   EXPECT_LT(since_cancel.elapsed(), 5000);
   EXPECT_FALSE(std::filesystem::exists(path("pair.csv.partial/frame_000001.bin")));
+}
+
+// A job that ends at once still holds the runner until the window is told its outcome: busy()
+// is what the window's Run and Cancel actions read, and a job started in between would replace
+// the first one's outcome unheard (the main window test's F6 check once raced this).
+TEST(JobRunnerTest, BusyFromStartUntilTheOutcomeIsDelivered) {
+  JobRunner runner;
+  QSignalSpy finished(&runner, &JobRunner::finished);
+  std::atomic<bool> ran{false};
+  ASSERT_TRUE(runner.start([&ran](const JobProgress&) {
+    ran = true;
+    return Status{};
+  }));
+  // The job's thread ends long before the event loop runs again.
+  for (int k = 0; k < 1000 && !ran; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(ran.load());
+  EXPECT_TRUE(runner.busy());
+  EXPECT_FALSE(runner.start([](const JobProgress&) { return Status{}; }))
+      << "a second job while the first one's outcome is undelivered";
+  ASSERT_TRUE(finished.wait(10000));
+  EXPECT_FALSE(runner.busy());
+  EXPECT_EQ(finished.count(), 1);
+  ASSERT_TRUE(runner.start([](const JobProgress&) { return Status{}; }));
+  ASSERT_TRUE(finished.wait(10000));
+  EXPECT_EQ(finished.count(), 2);
 }
 
 }  // namespace
