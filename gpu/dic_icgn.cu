@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   // CPU's rule, math::inside_sampling: a corner of the whole subset further than
   // kIterationReach past the pixel centres while iterating, kFootprintReach at the end).
   Moments mo;
-  auto sample = [&](double reach) {
+  auto inside = [&](double reach) {
     // The warped subset is a parallelogram: inside iff its 4 corners are.
     for (int c = 0; c < 4; ++c) {
       const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
@@ -242,6 +242,10 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
                               y + j + r.p[3] + r.p[4] * i + r.p[5] * j, a.rows, a.cols, reach))
         return false;
     }
+    return true;
+  };
+  auto sample = [&](double reach) {
+    if (!inside(reach)) return false;
     LaneMoments t{};
     // Lane's pixels q = lane, lane + 32, ...: offsets (i, j) from the centre stepped without
     // division or conversion (small integers, exact as double and as float).
@@ -272,21 +276,23 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     const double gm = mo.g / n;
     return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
   };
-  // Iterations, then one last pass at the final warp for its ZNCC (`last`); the one call of
-  // sample() keeps the kernel's code small.
-  bool converged = false, last = a.max_iterations < 1;
-  r.iterations = last ? 0 : 1;
+  // Iterations; the ZNCC is that of the last iteration's samples (IcgnResult::zncc);
+  // without iterations (max_iterations 0) one pass at the start. The one call of sample() keeps
+  // the kernel's code small.
+  const bool iterate = a.max_iterations >= 1;
+  bool converged = false;
+  double zncc = 0;  // of the last samples, reported once the final warp stands
+  r.iterations = 0;
   for (;;) {
-    if (!sample(last ? m::kFootprintReach : m::kIterationReach)) {
+    if (!sample(iterate ? m::kIterationReach : m::kFootprintReach)) {
       r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
     const double dg = spread();
     if (!(dg > 0)) return finish();  // flat deformed subset: diverged
-    if (last) {
-      r.zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
-      break;
-    }
+    zncc = mo.fg / (df * dg);        // = 1 - ZNSSD / 2
+    if (!iterate) break;
+    ++r.iterations;
     const double scale = df / dg, gm = mo.g / n;
     double b[6];
 #pragma unroll
@@ -298,13 +304,18 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     if (!m::compose_inverse(r.p, dp)) return finish();
     const double norm = m::warp_step_norm(dp, hd);
     if (!isfinite(norm)) return finish();
-    if (norm < a.convergence)
-      converged = last = true;
-    else if (r.iterations == a.max_iterations)
-      last = true;
-    else
-      ++r.iterations;
+    if (norm < a.convergence) {
+      converged = true;
+      break;
+    }
+    if (r.iterations == a.max_iterations) break;
   }
+  // The final warp's footprint (the CPU's rule, math::inside_sampling at kFootprintReach).
+  if (iterate && !inside(m::kFootprintReach)) {
+    r.status = static_cast<int>(dic::PointStatus::outside_image);
+    return finish();
+  }
+  r.zncc = zncc;
   if (lane == 0) {
     const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
@@ -403,15 +414,19 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
   // CPU's rule: while iterating, a pixel of the whole subset further than kIterationReach past
   // the pixel centres; at the end, a corner of it under q's first-order part further than
   // kFootprintReach).
+  auto inside_footprint = [&] {
+    for (int c = 0; c < 4; ++c) {
+      const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
+      if (!m::inside_sampling(x + i + q[0] + q[1] * i + q[2] * j,
+                              y + j + q[6] + q[7] * i + q[8] * j, a.rows, a.cols))
+        return false;
+    }
+    return true;
+  };
   auto sample = [&](bool final) {
     bool inside = true;
     if (final) {
-      for (int c = 0; c < 4; ++c) {
-        const double i = (c & 1) ? h : -h, j = (c & 2) ? h : -h;
-        if (!m::inside_sampling(x + i + q[0] + q[1] * i + q[2] * j,
-                                y + j + q[6] + q[7] * i + q[8] * j, a.rows, a.cols))
-          return false;
-      }
+      if (!inside_footprint()) return false;
     } else {
       for (int p = lane; p < S * S; p += 32) {
         const double i = p % S - h, j = p / S - h, ii = i * i / 2, ij = i * j, jj = j * j / 2;
@@ -468,15 +483,17 @@ __global__ void __launch_bounds__(32 * kIcgn2Warps) icgn2_kernel(IcgnArgs a) {
     }
   }
   if (r.iterations > a.max_iterations) r.iterations = a.max_iterations;
-  if (!sample(true)) {
+  // The final warp's footprint; without iterations, one pass at the start for the ZNCC.
+  const bool iterated = a.max_iterations >= 1;
+  if (!(iterated ? inside_footprint() : sample(true))) {
     r.status = static_cast<int>(dic::PointStatus::outside_image);
     return finish();
   }
   if (!(dg > 0)) return finish();
+  // The ZNCC of the samples in sg: the last iteration's (IcgnResult::zncc).
   double fg = 0;
   for (int p = lane; p < n; p += 32) fg += static_cast<double>(sf[p]) * (sg[p] - gm);
-  fg = warp_sum(fg);
-  r.zncc = fg / (df * dg);
+  r.zncc = warp_sum(fg) / (df * dg);
   if (lane == 0) {
     const double2 sigma = point_sigma2(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;

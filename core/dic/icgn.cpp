@@ -108,16 +108,20 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   // order's curvature terms are too uncertain at the corners to decide it) or it is flat
   // (diverged).
   double gm = 0, dg = 0;
+  auto inside_footprint = [&] {
+    const Warp w = Shape::to_warp(p);
+    for (const double i : {-hd, hd})
+      for (const double j : {-hd, hd})
+        if (!math::inside_sampling(x + i + w[0] + w[1] * i + w[2] * j,
+                                   y + j + w[3] + w[4] * i + w[5] * j, def.rows(), def.cols())) {
+          r.status = PointStatus::outside_image;
+          return false;
+        }
+    return true;
+  };
   auto sample = [&](bool final) {
     if (final) {
-      const Warp w = Shape::to_warp(p);
-      for (const double i : {-hd, hd})
-        for (const double j : {-hd, hd})
-          if (!math::inside_sampling(x + i + w[0] + w[1] * i + w[2] * j,
-                                     y + j + w[3] + w[4] * i + w[5] * j, def.rows(), def.cols())) {
-            r.status = PointStatus::outside_image;
-            return false;
-          }
+      if (!inside_footprint()) return false;
     } else {
       for (int j = -h; j <= h; ++j)
         for (int i = -h; i <= h; ++i) {
@@ -177,8 +181,10 @@ IcgnResult icgn_with(const BSplineImage& ref, const BSplineImage& def, double x,
   }
   r.p = Shape::to_warp(p);
   if (r.iterations > o.max_iterations) r.iterations = o.max_iterations;
+  // The final warp's footprint, and the ZNCC of the samples in g: the last iteration's
+  // (IcgnResult::zncc); without iterations, one pass at the start.
   const PointStatus reached = r.status;
-  if (!sample(true)) return r;
+  if (!(o.max_iterations >= 1 ? inside_footprint() : sample(true))) return r;
   r.status = reached;
   double znssd = 0;
   for (int k = 0; k < n; ++k) {

@@ -53,7 +53,8 @@ using Warp = std::array<double, 6>;  // u, ux, uy, v, vx, vy (px, dimensionless)
 
 struct IcgnResult {
   Warp p{};
-  double zncc = 0;  // 1 - ZNSSD / 2 at the final warp
+  double zncc = 0;  // 1 - ZNSSD / 2 of the last iteration's samples (a step < convergence
+                    // before the final warp; docs/dic.md)
   int iterations = 0;
   PointStatus status = PointStatus::diverged;
   // Noise-based standard uncertainty of u and v (px; math::noise_sigma), at the final warp;
