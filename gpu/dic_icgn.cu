@@ -142,7 +142,8 @@ __device__ __noinline__ double2 point_sigma(const double* chol, double df, doubl
 }
 
 constexpr int kIcgnWarps = 4;
-constexpr int kIcgnConsts = 33;  // doubles per warp: Cholesky factor (21) + 2 x 6 constants
+// doubles per warp: Cholesky factor (21) + 2 x 6 constants + the last samples' ZNCC
+constexpr int kIcgnConsts = 34;
 
 // One pass over the deformed subset at warp p gives everything an iteration needs: with
 // g~ = g - mean(g) and the constants sum(SD_a f~) and sum(SD_a) of the reference,
@@ -173,6 +174,8 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   double* chol = consts;         // 21
   double* sd_f = consts + 21;    // sum(SD_a f~), 6
   double* sd_sum = consts + 27;  // sum(SD_a), 6
+  double* zncc = consts + 33;    // of the last samples (in shared memory: no register held
+                                 // across the iterations)
   float* sf = reinterpret_cast<float*>(smem_d + warps * kIcgnConsts) +
               static_cast<long long>(warp) * 3 * S * S;
   float* sgx = sf + S * S;
@@ -230,9 +233,9 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     for (int u = 0; u < 6; ++u) sd_f[u] = c_f[u], sd_sum[u] = c_sum[u];
   }
   __syncwarp();
-  // Moments of the deformed subset at r.p; false when it is carried out of the frame (the
-  // CPU's rule, math::inside_sampling: a corner of the whole subset further than
-  // kIterationReach past the pixel centres while iterating, kFootprintReach at the end).
+  // inside(reach): whether the subset under r.p stays in the frame (the CPU's rule,
+  // math::inside_sampling: no corner of the whole subset further than kIterationReach past the
+  // pixel centres while iterating, kFootprintReach at the end); sample(): its moments.
   Moments mo;
   auto inside = [&](double reach) {
     // The warped subset is a parallelogram: inside iff its 4 corners are.
@@ -244,8 +247,7 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     }
     return true;
   };
-  auto sample = [&](double reach) {
-    if (!inside(reach)) return false;
+  auto sample = [&] {
     LaneMoments t{};
     // Lane's pixels q = lane, lane + 32, ...: offsets (i, j) from the centre stepped without
     // division or conversion (small integers, exact as double and as float).
@@ -270,27 +272,27 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     mo.fg = warp_sum(t.fg) + shift * f_sum;  // sum(f~ g)
 #pragma unroll
     for (int u = 0; u < 6; ++u) mo.sdg[u] = warp_sum(t.sdg[u]);
-    return true;
   };
   auto spread = [&]() {  // dg (of g - c: the same)
     const double gm = mo.g / n;
     return sqrt(fmax(mo.gg - n * gm * gm, 0.0));
   };
-  // Iterations; the ZNCC is that of the last iteration's samples (IcgnResult::zncc);
-  // without iterations (max_iterations 0) one pass at the start. The one call of sample() keeps
-  // the kernel's code small.
+  // Iterations; the ZNCC is that of the last iteration's samples (IcgnResult::zncc), and the
+  // final warp's footprint is checked once more (`done`); without iterations (max_iterations 0)
+  // one pass at the start. One call each of inside() and sample() keeps the kernel's code small.
   const bool iterate = a.max_iterations >= 1;
-  bool converged = false;
-  double zncc = 0;  // of the last samples, reported once the final warp stands
+  bool converged = false, done = false;
   r.iterations = 0;
   for (;;) {
-    if (!sample(iterate ? m::kIterationReach : m::kFootprintReach)) {
+    if (!inside(iterate && !done ? m::kIterationReach : m::kFootprintReach)) {
       r.status = static_cast<int>(dic::PointStatus::outside_image);
       return finish();
     }
+    if (done) break;
+    sample();
     const double dg = spread();
-    if (!(dg > 0)) return finish();  // flat deformed subset: diverged
-    zncc = mo.fg / (df * dg);        // = 1 - ZNSSD / 2
+    if (!(dg > 0)) return finish();            // flat deformed subset: diverged
+    if (lane == 0) *zncc = mo.fg / (df * dg);  // = 1 - ZNSSD / 2
     if (!iterate) break;
     ++r.iterations;
     const double scale = df / dg, gm = mo.g / n;
@@ -304,18 +306,13 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
     if (!m::compose_inverse(r.p, dp)) return finish();
     const double norm = m::warp_step_norm(dp, hd);
     if (!isfinite(norm)) return finish();
-    if (norm < a.convergence) {
-      converged = true;
-      break;
-    }
-    if (r.iterations == a.max_iterations) break;
+    if (norm < a.convergence)
+      converged = done = true;
+    else if (r.iterations == a.max_iterations)
+      done = true;
   }
-  // The final warp's footprint (the CPU's rule, math::inside_sampling at kFootprintReach).
-  if (iterate && !inside(m::kFootprintReach)) {
-    r.status = static_cast<int>(dic::PointStatus::outside_image);
-    return finish();
-  }
-  r.zncc = zncc;
+  __syncwarp();
+  r.zncc = *zncc;
   if (lane == 0) {
     const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
     r.sigma_u = sigma.x, r.sigma_v = sigma.y;
