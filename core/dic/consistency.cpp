@@ -1,7 +1,10 @@
 #include "core/dic/consistency.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "core/parallel.hpp"
 
@@ -9,7 +12,64 @@ namespace xcorr::dic {
 
 namespace {
 constexpr Index kGrain = 16384;  // points per chunk of the host's threads
+
+// The median of v[0, n), 1 <= n <= 8, finite values: the rest padded with +inf and the eight
+// sorted by Knuth's 19 compare-exchanges, each a min and a max without branches (an insertion
+// sort mispredicted about half its branches on a real frame's warps: 8.5 ms for a 2048^2 frame
+// at step 4 on 16 cores, docs/perf/dic.md). The same value as sorting v[0, n).
+double median_of_8(double (&v)[8], int n) {
+  for (int i = n; i < 8; ++i) v[i] = std::numeric_limits<double>::infinity();
+  constexpr int kNetwork[19][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6},
+                                   {3, 7}, {0, 1}, {2, 3}, {4, 5}, {6, 7}, {2, 4}, {3, 5},
+                                   {1, 4}, {3, 6}, {1, 2}, {3, 4}, {5, 6}};
+  for (const auto& [a, b] : kNetwork) {
+    const double lo = std::min(v[a], v[b]), hi = std::max(v[a], v[b]);
+    v[a] = lo, v[b] = hi;
+  }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 }  // namespace
+
+double kth_smallest(std::vector<double> values, std::size_t k) {
+  // Keys that order as the doubles do (negative ones with every bit flipped, the others with
+  // the sign bit set); their top 16 bits a bucket.
+  const auto key = [](double d) {
+    const auto b = std::bit_cast<std::uint64_t>(d);
+    return (b >> 63) != 0 ? ~b : b | (std::uint64_t{1} << 63);
+  };
+  constexpr Index kSmall = 1 << 16, kBuckets = 1 << 16;
+  const auto n = static_cast<Index>(values.size());
+  if (n > kSmall) {
+    // Each chunk's bucket counts, added up; then only the k-th value's bucket is selected in.
+    const Index chunks = (n + kGrain * 4 - 1) / (kGrain * 4);
+    std::vector<std::uint32_t> counts(static_cast<std::size_t>(chunks * kBuckets));
+    parallel_for(chunks, 1, [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        std::uint32_t* mine = counts.data() + c * kBuckets;
+        for (Index i = c * kGrain * 4; i < std::min(n, (c + 1) * kGrain * 4); ++i)
+          ++mine[key(values[static_cast<std::size_t>(i)]) >> 48];
+      }
+    });
+    std::vector<std::uint64_t> total(kBuckets);
+    parallel_for(kBuckets, 4096, [&](Index first, Index last) {
+      for (Index b = first; b < last; ++b)
+        for (Index c = 0; c < chunks; ++c)
+          total[static_cast<std::size_t>(b)] += counts[static_cast<std::size_t>(c * kBuckets + b)];
+    });
+    std::uint64_t below = 0;
+    std::uint64_t bucket = 0;
+    while (below + total[bucket] <= k) below += total[bucket++];
+    const std::vector<std::size_t> in = parallel_select(n, kGrain, [&](Index i) {
+      return key(values[static_cast<std::size_t>(i)]) >> 48 == bucket;
+    });
+    std::vector<double> part(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) part[i] = values[in[i]];
+    values = std::move(part);
+    k -= below;
+  }
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
 
 std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>& active,
                                        const std::vector<IcgnResult>& points) {
@@ -48,8 +108,8 @@ std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
   parallel_for(m, kGrain, [&](Index first, Index last) {
     for (Index i = first; i < last; ++i) loss[static_cast<std::size_t>(i)] = loss_of(i);
   });
-  std::nth_element(loss.begin(), loss.begin() + static_cast<long>(loss.size() / 2), loss.end());
-  const double limit = std::max(kZnccOutlierFactor * loss[loss.size() / 2], kZnccOutlierFloor);
+  const double median = kth_smallest(std::move(loss), converged.size() / 2);
+  const double limit = std::max(kZnccOutlierFactor * median, kZnccOutlierFloor);
   std::vector<std::size_t> out =
       parallel_select(m, kGrain, [&](Index i) { return loss_of(i) > limit; });
   for (std::size_t& k : out) k = converged[k];
@@ -71,11 +131,6 @@ std::vector<Suspect> find_suspects(const Grid& grid, const std::vector<double>& 
     if (r < 0 || c < 0 || r >= grid.rows || c >= grid.cols) return false;
     const auto k = static_cast<std::size_t>(r * grid.cols + c);
     return active[k] != 0 && points[k].status == PointStatus::converged;
-  };
-  const auto median = [](double* v, int n) {  // of n <= 8 values (insertion-sorts them)
-    for (int i = 1; i < n; ++i)
-      for (int j = i; j > 0 && v[j - 1] > v[j]; --j) std::swap(v[j - 1], v[j]);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   };
   // Rows in parallel (a 505 x 505 grid took 115 ms on one core of the GPU machine's host), each
   // row's suspects in its own list, joined in grid order.
@@ -102,8 +157,8 @@ std::vector<Suspect> find_suspects(const Grid& grid, const std::vector<double>& 
         if (count == 0) continue;
         Suspect s;
         s.index = k;
-        s.median[0] = median(u, count);
-        s.median[3] = median(v, count);
+        s.median[0] = median_of_8(u, count);
+        s.median[3] = median_of_8(v, count);
         const Warp& p = points[k].p;
         if (std::abs(p[0] - s.median[0]) <= max_deviation &&
             std::abs(p[3] - s.median[3]) <= max_deviation)
@@ -112,7 +167,7 @@ std::vector<Suspect> find_suspects(const Grid& grid, const std::vector<double>& 
         for (const std::size_t i : {1, 2, 4, 5}) {
           double g[8];
           for (int e = 0; e < count; ++e) g[e] = points[nb[e]].p[i];
-          s.median[i] = median(g, count);
+          s.median[i] = median_of_8(g, count);
         }
         per_row[static_cast<std::size_t>(r)].push_back(s);
       }

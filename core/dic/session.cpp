@@ -321,6 +321,7 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   // Independent points came from their integer search (reliability-guided propagation checks
   // its seeds in the registrar; the others start from a neighbour's warp).
   const bool independent = o_.propagation == Propagation::independent;
+  auto t = std::chrono::steady_clock::now();
   if (independent) {
     parallel_for(static_cast<Index>(points.size()), 16384, [&](Index first, Index last) {
       for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k)
@@ -328,14 +329,18 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
           points[k].status = PointStatus::outside_image;
     });
   }
+  times_.range = lap(t);
   if (o_.max_deviation <= 0) return Status::ok();
   for (const std::size_t k : find_zncc_outliers(state_.active, points))
     points[k].status = PointStatus::inconsistent;
+  times_.outliers = lap(t);
   for (const std::size_t k : find_isolated(grid_, state_.active, points))
     points[k].status = PointStatus::inconsistent;
+  times_.isolated = lap(t);
   if (!independent) return Status::ok();
   const std::vector<Suspect> suspects =
       find_suspects(grid_, state_.cx, state_.cy, state_.active, points, o_.max_deviation);
+  times_.neighbours = lap(t);
   if (suspects.empty()) return Status::ok();
   DicState& st = state_;
   std::vector<char> active(points.size(), 0);
@@ -349,7 +354,6 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
                  &predicted,           nullptr};
   in.deformed_changed = false;  // the frame registered just before
-  auto t = std::chrono::steady_clock::now();
   auto reg = registrar_->register_frame(in, again);
   if (!reg.is_ok()) return reg.status();
   times_.recheck = lap(t);
@@ -416,7 +420,9 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
   });
   times_.copy = lap(t);
   XCORR_RETURN_IF_ERROR(check_consistency(registered));
+  auto marks = std::chrono::steady_clock::now();
   mark_missing(registered);
+  times_.missing = lap(marks);
   times_.consistency = lap(t);
 
   // This frame's slot, free once the frame two before it has finished.

@@ -38,8 +38,11 @@ struct DicState {
 // points) and the missing-data marks, the per-point results, and the reference update with the
 // window's growth. (The strain and the reported points finish on a thread of their own:
 // PendingFrame.)
+// The consistency check's parts: the search range (beyond_search), the ZNCC outliers, the
+// isolated points, the neighbours' medians (find_suspects), the missing-data marks.
 struct FrameTimes {
   double prepare = 0, registrar = 0, copy = 0, consistency = 0, recheck = 0, points = 0, update = 0;
+  double range = 0, outliers = 0, isolated = 0, neighbours = 0, missing = 0;
   std::size_t suspects = 0;
 };
 

@@ -172,5 +172,104 @@ TEST(Consistency, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
   }
 }
 
+// The fast paths of the check against plain ones on fresh random data (seed printed): the k-th
+// smallest value against std::nth_element (sizes tiny, odd, prime and past the bucketed path's
+// 65,536; negative values, duplicates, every value in one bucket), and the suspects against
+// medians taken by std::sort (grids of 1 x 1 to 101 x 103, random statuses, warps with ties).
+TEST(Consistency, TheFastPathsEqualPlainOnes) {
+  std::mt19937_64 rng(testing::run_seed() + 405);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{31},
+                              std::size_t{65537}, std::size_t{100003}, std::size_t{300007}}) {
+    for (int form = 0; form < 3; ++form) {
+      std::vector<double> v(n);
+      for (double& x : v) {
+        if (form == 0) x = unit(rng) * 2 - 0.01;             // 1 - ZNCC: a few negative
+        if (form == 1) x = std::round(unit(rng) * 50) / 64;  // duplicates
+        if (form == 2) x = 0.003 + unit(rng) * 1e-6;         // one bucket
+      }
+      for (const std::size_t k : {std::size_t{0}, n / 2, n - 1,
+                                  static_cast<std::size_t>(unit(rng) * static_cast<double>(n))}) {
+        if (k >= n) continue;
+        std::vector<double> plain = v;
+        std::nth_element(plain.begin(), plain.begin() + static_cast<std::ptrdiff_t>(k),
+                         plain.end());
+        ASSERT_EQ(kth_smallest(v, k), plain[k]) << "n " << n << ", form " << form << ", k " << k;
+      }
+    }
+  }
+  const auto sorted_median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    const std::size_t n = x.size();
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  };
+  for (const auto& [rows, cols] : std::vector<std::pair<Index, Index>>{
+           {1, 1}, {1, 7}, {2, 2}, {13, 17}, {31, 33}, {101, 103}}) {
+    Grid g;
+    g.rows = rows, g.cols = cols;
+    const auto n = static_cast<std::size_t>(rows * cols);
+    std::vector<IcgnResult> pts(n);
+    std::vector<char> active(n);
+    std::vector<double> cx(n), cy(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      cx[k] = 5.0 * static_cast<double>(k % static_cast<std::size_t>(cols)) + unit(rng);
+      cy[k] = 5.0 * static_cast<double>(k / static_cast<std::size_t>(cols)) + unit(rng);
+      active[k] = unit(rng) < 0.9;
+      pts[k].status = unit(rng) < 0.8 ? PointStatus::converged : PointStatus::diverged;
+      for (double& w : pts[k].p) w = std::round(unit(rng) * 8) / 4 - 1;  // ties
+      pts[k].p[1] /= 10, pts[k].p[2] /= 10, pts[k].p[4] /= 10, pts[k].p[5] /= 10;
+    }
+    const double limit = 0.2 + unit(rng);
+    std::vector<Suspect> plain;
+    const auto ok = [&](Index r, Index c) {
+      if (r < 0 || c < 0 || r >= rows || c >= cols) return false;
+      const auto k = static_cast<std::size_t>(r * cols + c);
+      return active[k] != 0 && pts[k].status == PointStatus::converged;
+    };
+    for (Index r = 0; r < rows; ++r)
+      for (Index c = 0; c < cols; ++c) {
+        if (!ok(r, c)) continue;
+        const auto k = static_cast<std::size_t>(r * cols + c);
+        std::vector<std::size_t> nb;
+        std::vector<double> u, v;
+        for (Index dr = -1; dr <= 1; ++dr)
+          for (Index dc = -1; dc <= 1; ++dc) {
+            if ((dr == 0 && dc == 0) || !ok(r + dr, c + dc)) continue;
+            const auto m = static_cast<std::size_t>((r + dr) * cols + c + dc);
+            const Warp& w = pts[m].p;
+            const double dx = cx[k] - cx[m], dy = cy[k] - cy[m];
+            nb.push_back(m);
+            u.push_back(w[0] + w[1] * dx + w[2] * dy);
+            v.push_back(w[3] + w[4] * dx + w[5] * dy);
+          }
+        if (nb.empty()) continue;
+        Suspect s;
+        s.index = k;
+        s.median[0] = sorted_median(u);
+        s.median[3] = sorted_median(v);
+        if (std::abs(pts[k].p[0] - s.median[0]) <= limit &&
+            std::abs(pts[k].p[3] - s.median[3]) <= limit)
+          continue;
+        for (const std::size_t i : {1, 2, 4, 5}) {
+          std::vector<double> gi;
+          for (const std::size_t m : nb) gi.push_back(pts[m].p[i]);
+          s.median[i] = sorted_median(gi);
+        }
+        plain.push_back(s);
+      }
+    const std::vector<Suspect> fast = find_suspects(g, cx, cy, active, pts, limit);
+    ASSERT_EQ(fast.size(), plain.size()) << rows << " x " << cols;
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      EXPECT_EQ(fast[i].index, plain[i].index);
+      for (int e = 0; e < 6; ++e) {
+        EXPECT_EQ(fast[i].median[e], plain[i].median[e]) << i << ", " << e;
+      }
+    }
+    if (rows * cols > 100) {
+      EXPECT_GT(plain.size(), 0u) << "the data makes suspects";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xcorr::dic
