@@ -95,25 +95,31 @@ std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>
 std::vector<std::size_t> find_zncc_outliers(const std::vector<char>& active,
                                             const std::vector<IcgnResult>& points) {
   const auto n = static_cast<Index>(points.size());
-  const std::vector<std::size_t> converged = parallel_select(n, kGrain, [&](Index k) {
-    const auto i = static_cast<std::size_t>(k);
+  const auto counts = [&](std::size_t i) {
     return active[i] && points[i].status == PointStatus::converged;
-  });
-  if (converged.empty()) return {};
-  const auto m = static_cast<Index>(converged.size());
-  const auto loss_of = [&](Index i) {
-    return 1 - points[converged[static_cast<std::size_t>(i)]].zncc;
   };
-  std::vector<double> loss(converged.size());
-  parallel_for(m, kGrain, [&](Index first, Index last) {
-    for (Index i = first; i < last; ++i) loss[static_cast<std::size_t>(i)] = loss_of(i);
+  // Every point's 1 - ZNCC, +inf where it does not count: the median of the m that count is then
+  // the (m / 2)-th smallest of all. One pass, m counted per chunk.
+  std::vector<double> loss(points.size());
+  std::vector<std::size_t> per_chunk(static_cast<std::size_t>((n + kGrain - 1) / kGrain));
+  parallel_for(n, kGrain, [&](Index first, Index last) {
+    std::size_t m = 0;
+    for (auto i = static_cast<std::size_t>(first); i < static_cast<std::size_t>(last); ++i) {
+      const bool in = counts(i);
+      loss[i] = in ? 1 - points[i].zncc : std::numeric_limits<double>::infinity();
+      m += in;
+    }
+    per_chunk[static_cast<std::size_t>(first / kGrain)] = m;
   });
-  const double median = kth_smallest(std::move(loss), converged.size() / 2);
+  std::size_t m = 0;
+  for (const std::size_t c : per_chunk) m += c;
+  if (m == 0) return {};
+  const double median = kth_smallest(std::move(loss), m / 2);
   const double limit = std::max(kZnccOutlierFactor * median, kZnccOutlierFloor);
-  std::vector<std::size_t> out =
-      parallel_select(m, kGrain, [&](Index i) { return loss_of(i) > limit; });
-  for (std::size_t& k : out) k = converged[k];
-  return out;
+  return parallel_select(n, kGrain, [&](Index k) {
+    const auto i = static_cast<std::size_t>(k);
+    return counts(i) && 1 - points[i].zncc > limit;
+  });
 }
 
 bool beyond_search(const IcgnResult& r, const Warp& predicted, int radius) {

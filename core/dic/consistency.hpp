@@ -34,7 +34,7 @@ std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>
 // matches at ZNCC 0.62 confirmed each other on the consistency test's seed
 // 12109977308375779237, where the median 1 - ZNCC was about 0.003); reported inconsistent.
 constexpr double kZnccOutlierFactor = 10, kZnccOutlierFloor = 0.05;
-// The k-th smallest of `values` (k < size, finite values): std::nth_element's value, found over
+// The k-th smallest of `values` (k < size, no NaN): std::nth_element's value, found over
 // the host's threads for large inputs (a bucket count of the values' top bits, then the k-th
 // value's bucket alone).
 double kth_smallest(std::vector<double> values, std::size_t k);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 
 #include "core/dic/dic.hpp"
@@ -174,19 +175,22 @@ TEST(Consistency, NoConvergedPointIsAGrossErrorWhenTheMotionLeavesTheImage) {
 
 // The fast paths of the check against plain ones on fresh random data (seed printed): the k-th
 // smallest value against std::nth_element (sizes tiny, odd, prime and past the bucketed path's
-// 65,536; negative values, duplicates, every value in one bucket), and the suspects against
+// 65,536; negative values, duplicates, every value in one bucket, +inf), and the suspects against
 // medians taken by std::sort (grids of 1 x 1 to 101 x 103, random statuses, warps with ties).
 TEST(Consistency, TheFastPathsEqualPlainOnes) {
   std::mt19937_64 rng(testing::run_seed() + 405);
   std::uniform_real_distribution<double> unit(0, 1);
   for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{31},
                               std::size_t{65537}, std::size_t{100003}, std::size_t{300007}}) {
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < 4; ++form) {
       std::vector<double> v(n);
       for (double& x : v) {
         if (form == 0) x = unit(rng) * 2 - 0.01;             // 1 - ZNCC: a few negative
         if (form == 1) x = std::round(unit(rng) * 50) / 64;  // duplicates
         if (form == 2) x = 0.003 + unit(rng) * 1e-6;         // one bucket
+        if (form == 3) {                                     // the points that do not count: +inf
+          x = unit(rng) < 0.3 ? std::numeric_limits<double>::infinity() : unit(rng) * 0.01;
+        }
       }
       for (const std::size_t k : {std::size_t{0}, n / 2, n - 1,
                                   static_cast<std::size_t>(unit(rng) * static_cast<double>(n))}) {
