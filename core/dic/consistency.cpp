@@ -77,7 +77,7 @@ std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>
     const Index r = i / grid.cols, c = i % grid.cols;
     const auto k = static_cast<std::size_t>(i);
     if (!active[k] || points[k].status != PointStatus::converged) return false;
-    int registered = 0, converged = 0;
+    bool registered = false;
     for (Index dr = -1; dr <= 1; ++dr)
       for (Index dc = -1; dc <= 1; ++dc) {
         const Index nr = r + dr, nc = c + dc;
@@ -85,10 +85,10 @@ std::vector<std::size_t> find_isolated(const Grid& grid, const std::vector<char>
           continue;
         const auto n = static_cast<std::size_t>(nr * grid.cols + nc);
         if (!active[n]) continue;
-        ++registered;
-        converged += points[n].status == PointStatus::converged;
+        if (points[n].status == PointStatus::converged) return false;  // confirmed
+        registered = true;
       }
-    return registered > 0 && converged == 0;
+    return registered;
   });
 }
 
@@ -161,11 +161,20 @@ std::vector<Suspect> find_suspects(const Grid& grid, const std::vector<double>& 
             v[count++] = w[3] + w[4] * dx + w[5] * dy;
           }
         if (count == 0) continue;
+        // Every prediction within max_deviation: so are their medians (a median lies between two
+        // of them, and the rounded |p - m| grows with |p - m|). The usual case, decided without
+        // sorting.
+        const Warp& p = points[k].p;
+        bool all_near = true;
+        for (int e = 0; e < count; ++e) {
+          all_near &= std::abs(p[0] - u[e]) <= max_deviation;
+          all_near &= std::abs(p[3] - v[e]) <= max_deviation;
+        }
+        if (all_near) continue;
         Suspect s;
         s.index = k;
         s.median[0] = median_of_8(u, count);
         s.median[3] = median_of_8(v, count);
-        const Warp& p = points[k].p;
         if (std::abs(p[0] - s.median[0]) <= max_deviation &&
             std::abs(p[3] - s.median[3]) <= max_deviation)
           continue;
