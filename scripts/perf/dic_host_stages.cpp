@@ -6,8 +6,8 @@
 //       build/ci/core/*.a -Wl,--end-group -lpthread -lfftw3f -lfftw3f_threads \
 //       -o dic_host_stages && ./dic_host_stages
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -89,7 +89,7 @@ int main() {
     q.status = dic::PointStatus::converged;
     q.zncc = 1 - 0.003 * std::exp(0.5 * noise(rng));
     q.p = {0.7 + 0.01 * noise(rng), 0.002 + 1e-4 * noise(rng), 1e-4 * noise(rng),
-           0.3 + 0.01 * noise(rng), 1e-4 * noise(rng), -0.001 + 1e-4 * noise(rng)};
+           0.3 + 0.01 * noise(rng), 1e-4 * noise(rng),         -0.001 + 1e-4 * noise(rng)};
   }
   auto time = [&](const char* what, auto f) {
     f();

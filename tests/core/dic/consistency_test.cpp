@@ -207,8 +207,9 @@ TEST(Consistency, TheFastPathsEqualPlainOnes) {
     const std::size_t n = x.size();
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
   };
-  for (const auto& [rows, cols] : std::vector<std::pair<Index, Index>>{
+  for (const auto& size : std::vector<std::pair<Index, Index>>{
            {1, 1}, {1, 7}, {2, 2}, {13, 17}, {31, 33}, {101, 103}}) {
+    const Index rows = size.first, cols = size.second;
     Grid g;
     g.rows = rows, g.cols = cols;
     const auto n = static_cast<std::size_t>(rows * cols);
