@@ -353,7 +353,8 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   again.search_radius = 1;  // around the neighbours' warp
   FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
                  &predicted,           nullptr};
-  in.deformed_changed = false;  // the frame registered just before
+  in.deformed_changed = false;           // the frame registered just before
+  t = std::chrono::steady_clock::now();  // the recheck's registration alone
   auto reg = registrar_->register_frame(in, again);
   if (!reg.is_ok()) return reg.status();
   times_.recheck = lap(t);

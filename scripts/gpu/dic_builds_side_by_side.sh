@@ -23,11 +23,7 @@ for round in $(seq "${ROUNDS:-2}"); do
       grep -E '^(gpu|  stages)' | tail -2 | tee -a "$log"
     if [ "$name" != "$first" ]; then
       echo "  every point against $first:" | tee -a "$log"
-      paste -d, "/tmp/points-$first.csv" "/tmp/points-$name.csv" | awk -F, '
-        NR > 1 { for (c = 1; c <= 9; ++c) { d = $c - $(c + 9); if (d < 0) d = -d;
-                 if (d > 0) ++n[c]; if (d > m[c]) m[c] = d } }
-        END { split("x y u v zncc sigma_u sigma_v iterations status", name, " ");
-              for (c = 1; c <= 9; ++c) printf "    %s: %d differ, max |difference| %.3g\n", name[c], n[c], m[c] }' |
+      scripts/gpu/compare_points.sh "/tmp/points-$first.csv" "/tmp/points-$name.csv" "    " |
         tee -a "$log"
     fi
     echo "== $name, round $round: 100-frame stack" | tee -a "$log"

@@ -36,14 +36,7 @@ for round in 1 2; do
     if [ -z "$config" ]; then
       if cmp -s /tmp/points-before.csv /tmp/points-after.csv; then same=identical; else same=DIFFERENT; fi
       echo "every point's result, before vs after: $same ($(($(wc -l < /tmp/points-after.csv) - 1)) points)" | tee -a "$log"
-      # Column by column (x,y,u,v,zncc,sigma_u,sigma_v,iterations,status): how many points
-      # differ in each, and the largest difference.
-      paste -d, /tmp/points-before.csv /tmp/points-after.csv | awk -F, '
-        NR > 1 { for (c = 1; c <= 9; ++c) { d = $c - $(c + 9); if (d < 0) d = -d;
-                 if (d > 0) ++n[c]; if (d > m[c]) m[c] = d } }
-        END { split("x y u v zncc sigma_u sigma_v iterations status", name, " ");
-              for (c = 1; c <= 9; ++c) printf "  %s: %d differ, max |difference| %.3g\n", name[c], n[c], m[c] }' |
-        tee -a "$log"
+      scripts/gpu/compare_points.sh /tmp/points-before.csv /tmp/points-after.csv | tee -a "$log"
     fi
   done
 done
