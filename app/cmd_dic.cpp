@@ -12,6 +12,7 @@
 #include "core/dic/job.hpp"
 #include "core/engine/engine.hpp"
 #include "core/io/atomic_write.hpp"
+#include "core/job_times.hpp"
 
 namespace xcorr::app {
 namespace {
@@ -98,6 +99,7 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   const batch::JobReport& r = report.value();
   if (!quiet) {
     for (const auto& w : r.written) std::printf("wrote %s\n", w.c_str());
+    std::printf("time: %s\n", parts_text(r.times).c_str());  // where it went
   }
   if (!r.failed.empty()) {
     const auto lines = batch::summary_lines(job.name.empty() ? "dic" : job.name, r);

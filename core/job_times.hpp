@@ -2,6 +2,7 @@
 // app's batch dialog print it (one wording).
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace xcorr {
@@ -22,5 +23,20 @@ struct JobTimes {
 // "setup 0.10, frames 0.90, writing 0.20", then, for the waits of at least 0.005 s,
 // "; the frames waited 0.50 s for reading, 0.10 s for the other processes, 0.02 s for commits".
 std::string parts_text(const JobTimes& t);
+
+// Adds the seconds from its making to its end to `to` (a JobTimes part).
+class AddTime {
+ public:
+  explicit AddTime(double& to) : to_(to) {}
+  AddTime(const AddTime&) = delete;
+  AddTime& operator=(const AddTime&) = delete;
+  ~AddTime() {
+    to_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double& to_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace xcorr

@@ -96,6 +96,20 @@ CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions&
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
+// A deformed frame on the device: its pixels and B-spline coefficients, what they were made
+// with (rows -1: nothing usable), and the events around the coefficients' work.
+struct Deformed {
+  DeviceBuffer<float> img, c;
+  int rows = -1, cols = -1;
+  dic::Interpolation interpolation = dic::Interpolation::quintic;
+  double prefilter = -1;
+  CudaEvent ev[2];
+  // Whether they are of an image of r x k px, made with o's interpolation and prefilter.
+  bool made_for(int r, int k, const dic::DicOptions& o) const {
+    return rows == r && cols == k && interpolation == o.interpolation && prefilter == o.prefilter;
+  }
+};
+
 class GpuRegistrar final : public TimedRegistrar {
  public:
   explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
@@ -160,32 +174,27 @@ class GpuRegistrar final : public TimedRegistrar {
       ref_prefilter_ = o.prefilter;
       noise_ = dic::noise_model(in.reference, o.interpolation, o.prefilter);
     }
-    // The same deformed frame again (the consistency check's second pass): its image and
-    // coefficients are still on the device.
-    const bool same_deformed = !in.deformed_changed && def_rows_ == rows && def_cols_ == cols &&
-                               def_interpolation_ == o.interpolation &&
-                               def_prefilter_ == o.prefilter;
-    if (!same_deformed) {
-      def_rows_ = -1;  // until the coefficients below are made
-      XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_img_, stream));
+    // The deformed frame's pixels and coefficients: preloaded (they were enqueued while the host
+    // worked, timed apart: stages().coefficients), or the same frame again (the consistency
+    // check's second pass; still on the device), or made here.
+    const bool preloaded = in.deformed_preloaded && next_->made_for(rows, cols, o);
+    if (preloaded) std::swap(def_, next_);
+    const bool have_deformed = preloaded || (!in.deformed_changed && def_->made_for(rows, cols, o));
+    if (in.deformed_changed || in.deformed_preloaded) next_->rows = -1;  // used, or stale
+    if (!have_deformed) {
+      def_->rows = -1;  // until the coefficients below are made
+      XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_->img, stream));
     }
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
+    if (!have_deformed) XCORR_RETURN_IF_ERROR(make_coefficients(*def_, rows, cols, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
-    if (!same_deformed) {
-      XCORR_RETURN_IF_ERROR(
-          bspline_coefficients(def_img_.get(), def_c_, rows, cols, o, bspline_, stream));
-      def_rows_ = rows, def_cols_ = cols;
-      def_interpolation_ = o.interpolation;
-      def_prefilter_ = o.prefilter;
-    }
-    XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
 
-    // Points to compute (while the device computes the coefficients), their positions, and the
-    // integer guesses of those whose rounded subset lies in the reference (the others keep
-    // (0, 0) and IC-GN reports them outside_roi). The grid goes in chunks over the host's
-    // threads: count per chunk, then write in place from the chunk's offsets (one thread took
-    // ~5 ms at 2048^2 step 4, a quarter of the device's whole integer guess).
+    // Points to compute (while the device computes the coefficients, unless preloaded), their
+    // positions, and the integer guesses of those whose rounded subset lies in the reference (the
+    // others keep (0, 0) and IC-GN reports them outside_roi). The grid goes in chunks over the
+    // host's threads: count per chunk, then write in place from the chunk's offsets (one thread
+    // took ~5 ms at 2048^2 step 4, a quarter of the device's whole integer guess).
     const int h = S / 2;
     const int win = guess_window(o, rows, cols), R = (win - S) / 2;
     const std::vector<double>& cx = *in.cx;
@@ -262,7 +271,7 @@ class GpuRegistrar final : public TimedRegistrar {
     }
     XCORR_RETURN_IF_ERROR(integer_guess(*g, guess_h_.get(), guesses, S, win, cols, o, stream));
     reg.variant = g->info().name;
-    XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
     // Progress (when asked for) at the two stages' ends: a frame takes milliseconds here, about
     // a second for 10^7 points; the extra synchronisation costs microseconds.
     const dic::PointProgress* progress =
@@ -276,19 +285,20 @@ class GpuRegistrar final : public TimedRegistrar {
     // IC-GN.
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
     const IcgnArgs args =
-        icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_c_.get(), rows, cols,
+        icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_->c.get(), rows, cols,
                   cx_.get(), cy_.get(), start_.get(), nullptr, count, noise_, out_.get());
     XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
-    XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
                                    cudaMemcpyDeviceToHost, stream));
-    XCORR_CUDA_TRY(cudaEventRecord(ev_[4].get(), stream));
+    XCORR_CUDA_TRY(cudaEventRecord(ev_[3].get(), stream));
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
-    stages_.coefficients = ev_[1].seconds_since(ev_[0]);
+    stages_.preloaded = preloaded;
+    stages_.coefficients = preloaded || !have_deformed ? def_->ev[1].seconds_since(def_->ev[0]) : 0;
     stages_.reference = new_reference || new_table ? ref_ev_[1].seconds_since(ref_ev_[0]) : 0;
-    stages_.integer_guess = ev_[2].seconds_since(ev_[1]);
-    stages_.icgn = ev_[3].seconds_since(ev_[2]);
-    stages_.download = ev_[4].seconds_since(ev_[3]);
+    stages_.integer_guess = ev_[1].seconds_since(ev_[0]);
+    stages_.icgn = ev_[2].seconds_since(ev_[1]);
+    stages_.download = ev_[3].seconds_since(ev_[2]);
     if (guesses > 0) {  // the last batch's (one batch up to kGuessBatch points)
       stages_.guess_gather = guess_ev_[1].seconds_since(guess_ev_[0]);
       stages_.guess_search = guess_ev_[2].seconds_since(guess_ev_[1]);
@@ -324,7 +334,44 @@ class GpuRegistrar final : public TimedRegistrar {
     return &reg_;
   }
 
+  void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
+    next_->rows = -1;
+    const Status s = [&]() -> Status {
+      const int rows = static_cast<int>(deformed.rows), cols = static_cast<int>(deformed.cols);
+      const auto pixels = static_cast<std::size_t>(rows) * cols;
+      // Into pinned memory on the host's threads (the previous preload's copy from it is done
+      // first), then to the device and through the coefficients without waiting.
+      XCORR_CUDA_TRY(cudaEventSynchronize(next_uploaded_.get()));
+      XCORR_RETURN_IF_ERROR(next_h_.allocate(pixels));
+      float* host = next_h_.get();
+      parallel_for(rows, std::max(1, 262144 / std::max(1, cols)), [&](Index first, Index last) {
+        for (Index r = first; r < last; ++r)
+          std::copy(deformed.row(r), deformed.row(r) + cols, host + r * cols);
+      });
+      cudaStream_t stream = nullptr;
+      XCORR_RETURN_IF_ERROR(next_->img.allocate(pixels));
+      XCORR_CUDA_TRY(cudaMemcpyAsync(next_->img.get(), host, pixels * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream));
+      XCORR_CUDA_TRY(cudaEventRecord(next_uploaded_.get(), stream));
+      return make_coefficients(*next_, rows, cols, o, stream);
+    }();
+    if (!s.is_ok()) next_->rows = -1;  // the frame's own call starts over
+  }
+
  private:
+  // The B-spline coefficients of d.img (rows x cols px) with o's interpolation, enqueued on
+  // `stream` between d.ev's records; d describes them once enqueued.
+  Status make_coefficients(Deformed& d, int rows, int cols, const dic::DicOptions& o,
+                           cudaStream_t stream) {
+    XCORR_CUDA_TRY(cudaEventRecord(d.ev[0].get(), stream));
+    XCORR_RETURN_IF_ERROR(bspline_coefficients(d.img.get(), d.c, rows, cols, o, bspline_, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(d.ev[1].get(), stream));
+    d.rows = rows, d.cols = cols;
+    d.interpolation = o.interpolation;
+    d.prefilter = o.prefilter;
+    return Status::ok();
+  }
+
   // Reliability-guided work on the GPU: every point has had its independent pass (integer guess,
   // IC-GN); the points that did not converge are then started from their best converged
   // 4-neighbour's warp (highest ZNCC, as the CPU's propagation starts them), in waves: each wave
@@ -405,7 +452,7 @@ class GpuRegistrar final : public TimedRegistrar {
         XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
         XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
         const IcgnArgs args =
-            icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_c_.get(),
+            icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_->c.get(),
                       static_cast<int>(in.reference.rows), static_cast<int>(in.reference.cols),
                       wave_cx_.get(), wave_cy_.get(), nullptr, wave_start_.get(), count, noise_,
                       wave_out_.get());
@@ -458,7 +505,7 @@ class GpuRegistrar final : public TimedRegistrar {
       XCORR_RETURN_IF_ERROR(windows_.allocate(static_cast<std::size_t>(count) * win * win));
       XCORR_RETURN_IF_ERROR(peaks_.allocate(static_cast<std::size_t>(count) * kPeakFields));
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[0].get(), stream));
-      gather_kernel<<<count, 128, 0, stream>>>(ref_img_.get(), def_img_.get(), cols, points_.get(),
+      gather_kernel<<<count, 128, 0, stream>>>(ref_img_.get(), def_->img.get(), cols, points_.get(),
                                                S, win, templates_.get(), windows_.get());
       XCORR_LAUNCH_TRY("gather_kernel");
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[1].get(), stream));
@@ -493,7 +540,7 @@ class GpuRegistrar final : public TimedRegistrar {
   std::string configured_text_;
   double last_seconds_ = -1;
   GpuDicStages stages_;
-  CudaEvent ev_[5], guess_ev_[3], ref_ev_[2];
+  CudaEvent ev_[4], guess_ev_[3], ref_ev_[2];
   // Host lists and results of the last frame (pinned, reused; see register_frame).
   PinnedBuffer<int> guess_of_h_;  // per guess: its index among the listed (active) points
   PinnedBuffer<double> cx_h_, cy_h_;
@@ -507,8 +554,8 @@ class GpuRegistrar final : public TimedRegistrar {
     int listed = 0, guessed = 0, first_listed = 0, first_guess = 0;
   };
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
-  DeviceBuffer<float> ref_img_, def_img_, templates_, windows_, peaks_;
-  DeviceBuffer<float> ref_c_, def_c_;
+  DeviceBuffer<float> ref_img_, templates_, windows_, peaks_;
+  DeviceBuffer<float> ref_c_;
   PixelTable ref_table_;      // of ref_c_ when table_fresh_
   bool table_fresh_ = false;  // ref_table_ holds ref_c_'s table
   bool on_pixels_ = false;    // the last frame's listed points are all pixel centres
@@ -517,10 +564,11 @@ class GpuRegistrar final : public TimedRegistrar {
   // What the reference's coefficients were computed with.
   dic::Interpolation ref_interpolation_ = dic::Interpolation::quintic;
   double ref_prefilter_ = -1;
-  // What def_img_ and def_c_ hold (def_rows_ -1: nothing usable).
-  int def_rows_ = -1, def_cols_ = -1;
-  dic::Interpolation def_interpolation_ = dic::Interpolation::quintic;
-  double def_prefilter_ = -1;
+  Deformed slots_[2];
+  Deformed* def_ = &slots_[0];   // the frame registered last
+  Deformed* next_ = &slots_[1];  // a preloaded frame (preload())
+  PinnedBuffer<float> next_h_;   // its pixels, for an upload that does not hold the host
+  CudaEvent next_uploaded_;      // next_h_ may be written again
   dic::math::NoiseModel noise_;
   DeviceBuffer<int2> start_;
   // The reliability waves' points: positions, start warps (6 each), results.

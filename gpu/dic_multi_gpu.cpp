@@ -126,6 +126,19 @@ class DeviceThreads final : public dic::PartTransport {
     parts_stages_ = last_gpu_stage_seconds(*lanes_[0]->registrar);
     return Status::ok();
   }
+  // Every lane keeps the whole frame (its part's subsets may reach anywhere): each one starts on
+  // it on its own device, all at once.
+  void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
+    std::vector<std::future<Status>> running;
+    for (auto& lane : lanes_) {
+      dic::FrameRegistrar& r = *lane->registrar;
+      running.push_back(on_device(lane->device, [&r, deformed, &o]() -> Status {
+        r.preload(deformed, o);
+        return Status::ok();
+      }));
+    }
+    for (auto& r : running) r.wait();
+  }
 
  private:
   std::vector<std::unique_ptr<Lane>> lanes_;
@@ -152,6 +165,9 @@ class MultiGpuRegistrar final : public TimedRegistrar {
   Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
                std::vector<dic::IcgnResult>& points) override {
     return inner_->waves(in, o, points);
+  }
+  void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
+    inner_->preload(deformed, o);
   }
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,

@@ -22,6 +22,7 @@
 #include "core/io/image_io.hpp"
 #include "core/io/lazy_stack.hpp"
 #include "core/io/read_file.hpp"
+#include "core/job_times.hpp"
 #include "core/register/register_stack.hpp"
 
 namespace xcorr::batch {
@@ -401,27 +402,45 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   // frame order; `done` and report.computed are the committing thread's until it is waited for.
   // (Declared after everything it reads: on an early return its destructor waits for it first.)
   std::future<Status> committing;
-  const auto committed = [&committing]() -> Status {
+  const auto committed = [&committing, &report]() -> Status {
+    const AddTime waited(report.times.commits_s);
     return committing.valid() ? committing.get() : Status::ok();
   };
   // And the next frame read (decoded, its window cut) while this one registers, with the window
   // as it is before this frame: read again when the frame moved the window.
   const auto to_compute = [&](Index f) { return f > last_frame && !failed.count(f); };
+  // It is handed to the session as the upcoming frame (dic::UpcomingFrame) when the frame being
+  // registered asks for it: the registrar starts on it while the host checks that frame.
   struct ReadAhead {
     Index frame = 0;
     dic::Window window;
     std::future<Result<Stack<float>>> image;
+    std::optional<Result<Stack<float>>> got;  // taken from `image` for the upcoming frame
   } ahead;
   const auto read = [&](Index f) -> Result<Stack<float>> {
-    if (ahead.image.valid()) {
-      auto image = ahead.image.get();
+    if (ahead.image.valid()) ahead.got = ahead.image.get();
+    if (ahead.got) {
+      auto image = std::move(*ahead.got);
+      ahead.got.reset();
       if (ahead.frame == f && ahead.window == s.window()) return image;
     }
     return source(f, s.window());
   };
+  const dic::UpcomingFrame upcoming = [&]() -> dic::Upcoming {
+    if (!ahead.image.valid()) return {};
+    {  // waited for here rather than before the next frame (the read takes as long either way)
+      const AddTime waited(report.times.reading_wait_s);
+      ahead.got = ahead.image.get();
+    }
+    if (!ahead.got->is_ok() || ahead.window != s.window()) return {};
+    return {ahead.frame, ahead.got->value()[0]};
+  };
   for (Index f = 1; f <= report.frames; ++f) {
     if (!to_compute(f)) continue;
-    auto img = read(f);
+    auto img = [&] {
+      const AddTime waited(report.times.reading_wait_s);
+      return read(f);
+    }();
     Index next = f + 1;
     while (next <= report.frames && !to_compute(next)) ++next;
     if (next <= report.frames) {
@@ -439,7 +458,7 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
                             static_cast<double>(done_units) / static_cast<double>(units),
                         report.frames);
       };
-      auto pending = s.start_window(std::move(img).value(), f, inside);
+      auto pending = s.start_window(std::move(img).value(), f, inside, upcoming);
       if (!pending.is_ok()) {
         if (pending.status().code() == ErrorCode::cancelled) {
           XCORR_RETURN_IF_ERROR(committed());

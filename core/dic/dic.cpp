@@ -30,10 +30,15 @@ Result<DicResult> run_dic(FrameRegistrar& registrar, MatrixView<const float> ref
   DicResult result;
   result.grid = s.grid();
   result.device = s.device();
-  // A stack pipeline: frame f's results finish while frame f + 1 registers.
+  // A stack pipeline: frame f's results finish while frame f + 1 registers, and frame f + 1 is
+  // handed to the registrar while the host checks frame f.
   std::optional<PendingFrame> pending;
   for (Index f = 0; f < frames.count; ++f) {
-    auto started = s.start(frames[f], f + 1);
+    const UpcomingFrame upcoming = [&frames, f]() -> Upcoming {
+      if (f + 1 >= frames.count) return {};
+      return {f + 2, frames[f + 1]};
+    };
+    auto started = s.start(frames[f], f + 1, {}, upcoming);
     if (!started.is_ok()) return started.status();
     if (pending) result.frames.push_back(pending->get());
     pending = std::move(started).value();

@@ -35,6 +35,9 @@ struct FrameInputs {
   // false: the same deformed image as in the previous call (the consistency check registers a
   // frame's suspects a second time), whose interpolation a registrar may keep.
   bool deformed_changed = true;
+  // true: `deformed` holds the pixels last handed to preload() (deformed_changed stays true, for
+  // registrars that keep nothing).
+  bool deformed_preloaded = false;
 };
 
 struct FrameRegistration {
@@ -51,6 +54,17 @@ class FrameRegistrar {
   // page faults per frame, a quarter of the GPU's whole frame).
   virtual Result<const FrameRegistration*> register_frame(const FrameInputs& in,
                                                           const DicOptions& o) = 0;
+  // The deformed image of the next call but those that repeat the current frame
+  // (deformed_changed false), handed early: a stack pipeline has the next frame before its host
+  // work on this one. A registrar may start on it here and return at once (the GPU's uploads it
+  // and computes its interpolation coefficients on its stream while the host works); the call
+  // that registers it has in.deformed_preloaded set, and results are those without a preload,
+  // bit for bit. `deformed` may change or be freed once this returns. Nothing is reported here:
+  // a preload that failed is dropped, and the call that registers the frame starts over (and
+  // meets the error itself).
+  virtual void preload(MatrixView<const float> deformed, const DicOptions& o) {
+    (void)deformed, (void)o;
+  }
 
   // Sharing one frame's points among registrars (other GPUs, other MPI ranks) with the results
   // of one registrar bit for bit: each registers a part with o.method set to guess_method() of

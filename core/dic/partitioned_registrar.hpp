@@ -32,6 +32,10 @@ class PartTransport {
   virtual Status register_parts(const FrameInputs& in, const DicOptions& part,
                                 const std::vector<std::size_t>& bounds,
                                 std::vector<IcgnResult>& points, std::string& variant) = 0;
+  // FrameRegistrar::preload for every worker that keeps a frame (none by default).
+  virtual void preload(MatrixView<const float> deformed, const DicOptions& o) {
+    (void)deformed, (void)o;
+  }
 };
 
 class PartitionedRegistrar : public FrameRegistrar {
@@ -41,6 +45,9 @@ class PartitionedRegistrar : public FrameRegistrar {
   std::string device() const override;
   Result<const FrameRegistration*> register_frame(const FrameInputs& in,
                                                   const DicOptions& o) override;
+  void preload(MatrixView<const float> deformed, const DicOptions& o) override {
+    transport_->preload(deformed, o);
+  }
   Result<std::string> guess_method(const DicOptions& o, Index rows, Index cols,
                                    Index points) const override;
   bool has_waves() const override;

@@ -274,6 +274,7 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
     reference_ = copy_of(reference_frame);
   }
   state_ = std::move(s);
+  next_number_ = 0;
   return load_reference_window();
 }
 
@@ -292,7 +293,8 @@ Result<FrameResult> DicSession::next_window(Stack<float> window_image, Index num
 }
 
 Result<PendingFrame> DicSession::start(MatrixView<const float> image, Index number,
-                                       const PointProgress& progress) {
+                                       const PointProgress& progress,
+                                       const UpcomingFrame& upcoming) {
   if (image.shape() != image_) {
     return Status{ErrorCode::size_mismatch,
                   "frame " + std::to_string(number) + " is " + to_string(image.shape()) +
@@ -301,20 +303,53 @@ Result<PendingFrame> DicSession::start(MatrixView<const float> image, Index numb
   if (source_)
     return Status{ErrorCode::internal, "a session over a region source takes next_window()"};
   auto t = std::chrono::steady_clock::now();
-  copy_window(image, state_.window, frame_window_);
   times_ = FrameTimes{};
+  const bool preloaded = take_upcoming(number, image.data);
+  if (!preloaded) copy_window(image, state_.window, frame_window_);
   times_.prepare = lap(t);
-  return register_window(&image, number, progress);
+  return register_window(&image, number, progress, preloaded, upcoming);
 }
 
 Result<PendingFrame> DicSession::start_window(Stack<float> window_image, Index number,
-                                              const PointProgress& progress) {
+                                              const PointProgress& progress,
+                                              const UpcomingFrame& upcoming) {
   const Window& w = state_.window;
   if (window_image.rows() != w.rows || window_image.cols() != w.cols || window_image.count() != 1)
     return Status{ErrorCode::internal, "frame " + std::to_string(number) + ": not the window"};
-  frame_window_ = std::move(window_image);
   times_ = FrameTimes{};
-  return register_window(nullptr, number, progress);
+  const bool preloaded = take_upcoming(number, window_image.data());
+  if (!preloaded) frame_window_ = std::move(window_image);
+  return register_window(nullptr, number, progress, preloaded, upcoming);
+}
+
+bool DicSession::take_upcoming(Index number, const float* pixels) {
+  const bool same = next_number_ > 0 && next_number_ == number && next_pixels_ == pixels &&
+                    next_at_ == state_.window;
+  next_number_ = 0;
+  if (!same) return false;
+  std::swap(frame_window_, next_window_);
+  frame_missing_.swap(next_missing_);
+  return true;
+}
+
+void DicSession::prepare_upcoming(const Upcoming& u) {
+  next_number_ = 0;
+  const Window& w = state_.window;
+  if (u.number <= 0 || u.pixels.data == nullptr) return;
+  if (!source_ && u.pixels.shape() == image_) {
+    copy_window(u.pixels, w, next_window_);
+  } else if (source_ && u.pixels.rows == w.rows && u.pixels.cols == w.cols) {
+    copy_window(u.pixels, Window{0, 0, w.rows, w.cols}, next_window_);
+  } else {
+    return;
+  }
+  auto missing = fill_missing(next_window_, "frame " + std::to_string(u.number));
+  if (!missing.is_ok()) return;  // its own start() says so
+  next_missing_ = std::move(missing).value();
+  registrar_->preload(next_window_[0], o_);
+  next_number_ = u.number;
+  next_pixels_ = u.pixels.data;
+  next_at_ = w;
 }
 
 Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
@@ -395,19 +430,25 @@ void DicSession::mark_missing(std::vector<IcgnResult>& points) const {
 }
 
 Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* image, Index number,
-                                                 const PointProgress& progress) {
+                                                 const PointProgress& progress, bool preloaded,
+                                                 const UpcomingFrame& upcoming) {
   auto t = std::chrono::steady_clock::now();
-  auto missing = fill_missing(frame_window_, "frame " + std::to_string(number));
-  if (!missing.is_ok()) return missing.status();
-  frame_missing_ = std::move(missing).value();
+  if (!preloaded) {
+    auto missing = fill_missing(frame_window_, "frame " + std::to_string(number));
+    if (!missing.is_ok()) return missing.status();
+    frame_missing_ = std::move(missing).value();
+  }
   times_.prepare += lap(t);
   DicState& st = state_;
   const std::size_t n = grid_.points.size();
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
                  &st.active,           &st.predicted,    &progress};
+  in.deformed_preloaded = preloaded;
   auto reg = registrar_->register_frame(in, o_);
   if (!reg.is_ok()) return reg.status();
   times_.registrar = lap(t);
+  if (upcoming) prepare_upcoming(upcoming());
+  times_.upcoming = lap(t);
   reference_changed_ = false;
   if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
   // A copy: the registrar reuses its memory in the consistency check's second call.

@@ -40,8 +40,11 @@ struct DicState {
 // PendingFrame.)
 // The consistency check's parts: the search range (beyond_search), the ZNCC outliers, the
 // isolated points, the neighbours' medians (find_suspects), the missing-data marks.
+// `upcoming`: the next frame prepared and handed to the registrar (UpcomingFrame), between the
+// registrar's call and the copy.
 struct FrameTimes {
-  double prepare = 0, registrar = 0, copy = 0, consistency = 0, recheck = 0, points = 0, update = 0;
+  double prepare = 0, registrar = 0, upcoming = 0, copy = 0, consistency = 0, recheck = 0,
+         points = 0, update = 0;
   double range = 0, outliers = 0, isolated = 0, neighbours = 0, missing = 0;
   std::size_t suspects = 0;
 };
@@ -57,6 +60,19 @@ class PendingFrame {
   friend class DicSession;
   std::future<FrameResult> result_;
 };
+
+// The frame after this one, where the caller has its pixels already (a stack pipeline reads
+// ahead): `number` 0 = none; `pixels`: exactly what the next start() (the whole image) or
+// start_window() (the window() as it is now) will be given, unchanged until then.
+struct Upcoming {
+  Index number = 0;
+  MatrixView<const float> pixels;
+};
+// Asked once per frame, right after the frame's registration: the upcoming frame's window is cut,
+// its missing pixels filled, and the registrar handed it (FrameRegistrar::preload), which starts
+// on it (a GPU: upload, coefficients) while the host checks this frame. The next frame's results
+// are the same with or without it, bit for bit; it is not used when the window grew meanwhile.
+using UpcomingFrame = std::function<Upcoming()>;
 
 class DicSession {
  public:
@@ -92,11 +108,14 @@ class DicSession {
   // Returns once the state for the next frame is ready; the frame's results finish on a host
   // thread while the caller goes on (a stack pipeline: get() them after starting the next
   // frame). The results are those of next(), bit for bit; at most two frames finish at once.
+  // `upcoming`: the next frame, when the caller has it (see UpcomingFrame).
   Result<PendingFrame> start(MatrixView<const float> image, Index number,
-                             const PointProgress& progress = {});
+                             const PointProgress& progress = {},
+                             const UpcomingFrame& upcoming = {});
   // Sessions over a region source: frame `number`'s pixels of window() (read them just before).
   Result<PendingFrame> start_window(Stack<float> window_image, Index number,
-                                    const PointProgress& progress = {});
+                                    const PointProgress& progress = {},
+                                    const UpcomingFrame& upcoming = {});
   // The same, waiting for the results.
   Result<FrameResult> next(MatrixView<const float> image, Index number,
                            const PointProgress& progress = {});
@@ -124,8 +143,17 @@ class DicSession {
   // The consistency check of independent points (core/dic/consistency.hpp) on a frame's
   // registration, in place.
   Status check_consistency(std::vector<IcgnResult>& points);
+  // frame_window_ holds frame `number`'s pixels (`preloaded`: the upcoming frame's, missing
+  // pixels filled and handed to the registrar).
   Result<PendingFrame> register_window(const MatrixView<const float>* image, Index number,
-                                       const PointProgress& progress);
+                                       const PointProgress& progress, bool preloaded,
+                                       const UpcomingFrame& upcoming);
+  // The upcoming frame prepared (next_*) and preloaded, when it can be.
+  void prepare_upcoming(const Upcoming& u);
+  // Whether frame `number`, whose pixels are at `pixels`, is the prepared upcoming frame of the
+  // current window: then frame_window_ and frame_missing_ are its (the preparation is used up
+  // either way).
+  bool take_upcoming(Index number, const float* pixels);
 
   FrameRegistrar* registrar_ = nullptr;
   DicOptions o_;
@@ -145,6 +173,13 @@ class DicSession {
   // Marks missing_data the active points whose reference subset or match touches a missing pixel.
   void mark_missing(std::vector<IcgnResult>& points) const;
   bool reference_changed_ = true;
+  // The upcoming frame, prepared: its number (0: none), pixels' address, window and missing
+  // pixels.
+  Index next_number_ = 0;
+  const float* next_pixels_ = nullptr;
+  Window next_at_;
+  Stack<float> next_window_;
+  std::vector<char> next_missing_;
   DicState state_;
   // A frame's working vectors, reused frame after frame (fresh ones for a 2048^2 grid at step 4
   // cost tens of milliseconds of page faults per frame).

@@ -81,7 +81,10 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
 // guess (host point lists and the dispatcher's choice included; guess_gather and guess_search
 // its device parts), IC-GN, download.
 struct DicStages {
+  // coefficients: the frame's own; when it was preloaded (FrameRegistrar::preload), enqueued
+  // then, while the host worked, and not in last_gpu_frame_seconds.
   double coefficients = 0, integer_guess = 0, icgn = 0, download = 0;
+  bool preloaded = false;  // the frame's pixels and coefficients came from a preload
   // The reference's coefficients and PixelTable when this frame made them (0 when it kept the
   // last frame's), before the frame's own clock starts: not in last_gpu_frame_seconds.
   double reference = 0;

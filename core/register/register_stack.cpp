@@ -793,19 +793,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Adds the seconds from its making to its end to `to`.
-class AddTime {
- public:
-  explicit AddTime(double& to) : to_(to) {}
-  AddTime(const AddTime&) = delete;
-  AddTime& operator=(const AddTime&) = delete;
-  ~AddTime() { to_ += seconds_since(start_); }
-
- private:
-  double& to_;
-  Clock::time_point start_ = Clock::now();
-};
-
 // One registration of a stack, pass by pass: open the stack and the region, make the estimator
 // (with the leader's FFTW plans), plan the blocks (resume point, block size, device), measure
 // (first pass, with commits), the mean reference and its pass, then the outputs (the leader's).

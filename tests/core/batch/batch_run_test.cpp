@@ -196,7 +196,8 @@ TEST_F(BatchRun, AFailedWriteWhileTheNextJobRunsStopsTheBatchWithItsJobsMessage)
 // A batch job reads each frame's window while the frame before registers (a read-ahead with the
 // window as it was) and finishes and commits a frame while the next registers. With a window that
 // grows (points that travel 4-5 px a frame from a small ROI), so that read-aheads are refused and
-// read again: the results equal run_dic's on the same frames in memory, bit for bit.
+// read again: the results equal run_dic's on the same frames in memory, bit for bit. Read-aheads
+// that are ready are handed to the session early (dic::UpcomingFrame).
 TEST_F(BatchRun, AGrowingWindowReadAheadGivesTheInMemoryResultsBitForBit) {
   const testing::TravellingStack t = testing::travelling_stack(29, 2.2);
   const auto kFrames = static_cast<Index>(t.frames.size());
@@ -221,8 +222,17 @@ TEST_F(BatchRun, AGrowingWindowReadAheadGivesTheInMemoryResultsBitForBit) {
     SCOPED_TRACE(mode == dic::StackMode::reference ? "reference" : "incremental");
     j.options.stack_mode = mode;
     dic::DicResult batch;
-    auto report = run_job(j, cpu_factory(), {}, [&](const dic::DicResult& r) { batch = r; });
+    // Its registrar counts the frames handed over early (the read-ahead, once read).
+    const auto cpu = dic::make_cpu_registrar(cpu_engine());
+    testing::PreloadCounts counts;
+    const RegistrarFactory counting =
+        [&](const dic::DicOptions&) -> Result<std::unique_ptr<dic::FrameRegistrar>> {
+      return std::unique_ptr<dic::FrameRegistrar>(
+          std::make_unique<testing::CountingRegistrar>(*cpu, counts));
+    };
+    auto report = run_job(j, counting, {}, [&](const dic::DicResult& r) { batch = r; });
     ASSERT_TRUE(report.is_ok()) << report.status().message();
+    EXPECT_GE(counts.preloaded_calls, 1) << "no frame came from the read-ahead handed over early";
     auto memory = dic::run_dic(
         cpu_engine(), pages[0],
         StackView<const float>{pages[1].data, 200, 200, kFrames, 200, 200 * 200}, j.roi, j.options);
@@ -232,9 +242,9 @@ TEST_F(BatchRun, AGrowingWindowReadAheadGivesTheInMemoryResultsBitForBit) {
       EXPECT_GE(testing::expect_same_frame(batch.frames[f], memory.value().frames[f]), 20);
     // The same stack grows a session's window (so read-aheads were refused and read again).
     const auto registrar = dic::make_cpu_registrar(cpu_engine());
-    const auto [first, last] = testing::expect_pipeline_equals_sequential(
+    const testing::PipelineRun run = testing::expect_pipeline_equals_sequential(
         *registrar, t.reference[0], t.frames, t.roi, j.options);
-    EXPECT_NE(first, last) << "the test needs a grown window";
+    EXPECT_NE(run.first, run.last) << "the test needs a grown window";
   }
 }
 
