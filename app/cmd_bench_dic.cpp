@@ -100,13 +100,7 @@ Status run_bench_dic(BenchDicOptions o) {
         auto r = session.value().start(frames[f % frames.count()], f + 1, {}, upcoming);
         if (!r.is_ok()) return r.status();
         registrar_s += std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
-        const dic::FrameTimes& t = session.value().last_times();
-        sum.prepare += t.prepare, sum.registrar += t.registrar, sum.copy += t.copy;
-        sum.upcoming += t.upcoming;
-        sum.consistency += t.consistency, sum.points += t.points, sum.update += t.update;
-        sum.recheck += t.recheck, sum.suspects += t.suspects;
-        sum.range += t.range, sum.outliers += t.outliers, sum.isolated += t.isolated;
-        sum.neighbours += t.neighbours, sum.missing += t.missing;
+        sum += session.value().last_times();
         if (pending) take();
         pending = std::move(r).value();
         if (o.sequential) take(), pending.reset();
@@ -118,17 +112,11 @@ Status run_bench_dic(BenchDicOptions o) {
       std::printf(
           "%s, devices %s, %s: %d frames of %zu points in %.3f s = %.2f frames/s "
           "(registrar %.1f ms per frame, the rest %.1f ms)\n"
-          "  per frame, ms: prepare %.1f, registrar call %.1f, the next frame handed over %.1f, "
-          "copy %.1f, consistency %.1f (search range %.1f, ZNCC outliers %.1f, isolated %.1f, "
-          "neighbours %.1f, the suspects' registration %.1f of %.0f suspects, missing data "
-          "%.1f), points %.1f, update %.1f, waiting for results %.1f\n",
+          "  per frame, ms: %s, waiting for results %.1f\n",
           registrar.value()->device().c_str(), o.dic.devices.c_str(),
           o.sequential ? "sequential" : "pipelined", o.frames, points, wall, o.frames / wall,
-          registrar_s * ms, (wall - registrar_s) * ms, sum.prepare * ms, sum.registrar * ms,
-          sum.upcoming * ms, sum.copy * ms, sum.consistency * ms, sum.range * ms, sum.outliers * ms,
-          sum.isolated * ms, sum.neighbours * ms, sum.recheck * ms,
-          static_cast<double>(sum.suspects) / o.frames, sum.missing * ms, sum.points * ms,
-          sum.update * ms, wait_s * ms);
+          registrar_s * ms, (wall - registrar_s) * ms, dic::per_frame_text(sum, o.frames).c_str(),
+          wait_s * ms);
       rows.push_back({{"device", registrar.value()->device()},
                       {"devices", o.dic.devices},
                       {"size", o.size},

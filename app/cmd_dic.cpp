@@ -23,6 +23,7 @@ struct DicCommandOptions {
   std::vector<std::string> roi;
   std::string save_job;  // write the job file instead of running it
   bool quiet = false;
+  bool timings = false;  // also print the frames' phases (--timings)
 };
 
 // Per-frame means of the converged points, and the totals.
@@ -58,7 +59,7 @@ void print_table(const dic::DicResult& r, const dic::DicOptions& o, double secon
 // before any work, frames read one at a time, a frame that cannot be used listed as failed (exit
 // 2, the others written), committed to <out>.partial while it runs (an interrupted run resumes;
 // the folder is removed when the job is done).
-Status run_job(const dic::DicJob& job, bool quiet) {
+Status run_job(const dic::DicJob& job, bool quiet, bool timings) {
   XCORR_RETURN_IF_ERROR(batch::validate_job(job));
   const auto t0 = std::chrono::steady_clock::now();
   bool progress_line = false;  // a progress line is open on stderr (ended before other output)
@@ -100,6 +101,14 @@ Status run_job(const dic::DicJob& job, bool quiet) {
   if (!quiet) {
     for (const auto& w : r.written) std::printf("wrote %s\n", w.c_str());
     std::printf("time: %s\n", parts_text(r.times).c_str());  // where it went
+    if (timings && r.computed > 0) {  // the device's part where a GPU registered
+      char device[64] = "";
+      if (r.registrar_device_s > 0)
+        std::snprintf(device, sizeof device, "; the registrar's device work %.1f",
+                      1e3 * r.registrar_device_s / static_cast<double>(r.computed));
+      std::printf("per frame, ms: %s%s\n", dic::per_frame_text(r.frame_phases, r.computed).c_str(),
+                  device);
+    }
   }
   if (!r.failed.empty()) {
     const auto lines = batch::summary_lines(job.name.empty() ? "dic" : job.name, r);
@@ -115,7 +124,7 @@ Status run_dic_command(DicCommandOptions o) {
   if (!o.job_file.empty()) {
     auto job = dic::read_dic_job(o.job_file);
     if (!job.is_ok()) return job.status();
-    return run_job(job.value(), o.quiet);
+    return run_job(job.value(), o.quiet, o.timings);
   }
   dic::DicJob& job = o.job;
   if (job.reference.empty() || job.out.empty())
@@ -132,7 +141,7 @@ Status run_dic_command(DicCommandOptions o) {
       std::printf("wrote %s (run it with: xcorr run %s)\n", o.save_job.c_str(), o.save_job.c_str());
     return Status::ok();
   }
-  return run_job(job, o.quiet);
+  return run_job(job, o.quiet, o.timings);
 }
 
 }  // namespace
@@ -168,6 +177,9 @@ Command add_dic_command(CLI::App& app) {
                 "of running them")
       ->excludes("--job");
   c->add_flag("--quiet", o->quiet, "Print nothing on success");
+  c->add_flag("--timings", o->timings,
+              "Also print where each frame's time went (ms per frame: the registrar, the checks, "
+              "...)");
   return {c, [o] { return run_dic_command(*o); }};
 }
 

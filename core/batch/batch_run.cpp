@@ -1,5 +1,6 @@
 #include "core/batch/batch_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -467,6 +468,9 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
         }
         XCORR_RETURN_IF_ERROR(fail_frame(f, pending.status().message()));
       } else {
+        report.frame_phases += s.last_times();
+        report.registrar_device_s +=
+            std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
         XCORR_RETURN_IF_ERROR(committed());
         committing =
             std::async(std::launch::async,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dic/session.hpp"
 #include "core/job_times.hpp"
 #include "core/matrix.hpp"
 
@@ -29,6 +30,10 @@ struct JobReport {
   // reference (setup), the frames (read, registered, committed) and writing its results
   // (formatted, written and flushed); registrations, reg::RegisterReport's.
   JobTimes times;
+  // DIC jobs: the session's phases summed over the frames computed here (`xcorr dic --timings`),
+  // and the GPU registrar's own seconds (engine::last_gpu_frame_seconds; 0 on the CPU).
+  dic::FrameTimes frame_phases;
+  double registrar_device_s = 0;
 };
 
 // "<label>: 5 frames (3 computed, 2 resumed, 0 failed) on cpu, guess auto -> out.csv in 1.20 s

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <future>
 #include <limits>
@@ -276,6 +277,29 @@ Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) 
   state_ = std::move(s);
   next_number_ = 0;
   return load_reference_window();
+}
+
+FrameTimes& FrameTimes::operator+=(const FrameTimes& t) {
+  prepare += t.prepare, registrar += t.registrar, upcoming += t.upcoming, copy += t.copy;
+  consistency += t.consistency, recheck += t.recheck, points += t.points, update += t.update;
+  range += t.range, outliers += t.outliers, isolated += t.isolated;
+  neighbours += t.neighbours, missing += t.missing, suspects += t.suspects;
+  return *this;
+}
+
+std::string per_frame_text(const FrameTimes& sum, Index frames) {
+  const double ms = frames > 0 ? 1e3 / static_cast<double>(frames) : 0;
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "prepare %.1f, registrar call %.1f, the next frame handed over %.1f, copy %.1f, "
+                "consistency %.1f (search range %.1f, ZNCC outliers %.1f, isolated %.1f, "
+                "neighbours %.1f, the suspects' registration %.1f of %.0f suspects, missing data "
+                "%.1f), points %.1f, update %.1f",
+                sum.prepare * ms, sum.registrar * ms, sum.upcoming * ms, sum.copy * ms,
+                sum.consistency * ms, sum.range * ms, sum.outliers * ms, sum.isolated * ms,
+                sum.neighbours * ms, sum.recheck * ms, static_cast<double>(sum.suspects) * ms / 1e3,
+                sum.missing * ms, sum.points * ms, sum.update * ms);
+  return text;
 }
 
 Result<FrameResult> DicSession::next(MatrixView<const float> image, Index number,

@@ -5,7 +5,8 @@
 # decoded, registered, checked, written as CSV). Each run's wall time, `xcorr dic`'s own
 # summary, its peak host RSS and the GPU's peak memory in use (nvidia-smi, sampled every 0.1 s);
 # the CSVs compared byte for byte with the first build's.
-# Usage: scripts/gpu/dic_stack_before_after.sh OUT NAME=EXE NAME=EXE  (after tar -xJf .gpu.txz)
+# Usage: scripts/gpu/dic_stack_before_after.sh OUT NAME=EXE [NAME=EXE ...]  (after tar -xJf
+# .gpu.txz); DIC_ARGS: more `xcorr dic` arguments for every build (e.g. --timings).
 # Writes OUT/dic-stack.txt.
 set -uo pipefail
 out=$1
@@ -30,7 +31,7 @@ import resource, subprocess, sys
 rc = subprocess.call(sys.argv[1:])
 print("  peak host RSS %.0f MiB" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
 sys.exit(rc)' timeout 300 "$exe" dic --reference "$work/stack.tif" --out "$work/$name.csv" \
-      --subset 31 --step 4 --search-radius 10 --device gpu 2>&1 | grep -E 'points in|peak|^time:' |
+      --subset 31 --step 4 --search-radius 10 --device gpu ${DIC_ARGS:-} 2>&1 | grep -E 'points in|peak|^time:|^per frame' |
       tee -a "$log"
     echo "  wall $(awk "BEGIN { print $(date +%s.%N) - $start }") s" | tee -a "$log"
     kill "$sampler"
