@@ -327,8 +327,15 @@ TEST_F(Cli, DicOnTheBundledSampleRecoversTheField) {
   const std::string s = std::string(XCORR_SOURCE_DIR) + "/resources/sample/";
   const CliRun r =
       xcorr("dic --reference " + s + "dic_stack.tif --roi ellipse:127.5,127.5,110,100 " +
-            "--subset 31 --step 8 --out " + path("dic.csv"));
+            "--subset 31 --step 8 --timings --out " + path("dic.csv"));
   ASSERT_EQ(r.code, 0) << r.output;
+  // Where the time went (--timings): the job's parts and the frames' phases.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("\ntime: setup [0-9.]+, frames [0-9.]+, "
+                                                     "writing [0-9.]+")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("\nper frame, ms: prepare [0-9.]+, "
+                                                     "registrar call [0-9.]+,.* update [0-9.]+")))
+      << r.output;
   std::string header;
   const auto rows = csv_rows(path("dic.csv"), &header);
   ASSERT_FALSE(rows.empty());
