@@ -1,4 +1,5 @@
-// A CUDA event owned by value (created in the constructor, destroyed in the destructor).
+// A CUDA event and a CUDA stream owned by value (created in the constructor on the current
+// device, destroyed in the destructor).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,6 +21,25 @@ class CudaEvent {
 
  private:
   cudaEvent_t e_{};
+};
+
+// A stream that does not wait for the legacy default stream (work on both may overlap; order
+// them with events), of the device's highest priority: its blocks are scheduled before those
+// of streams waiting beside it.
+class CudaStream {
+ public:
+  CudaStream() {
+    int least = 0, greatest = 0;
+    (void)cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest);
+  }
+  ~CudaStream() { cudaStreamDestroy(s_); }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
 };
 
 }  // namespace xcorr::gpu

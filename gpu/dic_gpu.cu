@@ -3,10 +3,12 @@
 //   1. B-spline coefficients of the reference (when it or the interpolation options change),
 //      its PixelTable (when the points are pixel centres) and those of the frame
 //      (gpu/dic_bspline.cuh).
-//   2. Integer guess: a gather kernel cuts the reference subsets and the search windows into
-//      two stacks, the engine's GPU variant for the n_to_mn valid zncc peak request (its
-//      dispatcher's choice, or --method; gpu_zncc_tiled fuses the search, no score maps in
-//      memory) finds each pair's maximum, a small kernel turns each record into (u, v).
+//   2. Integer guess: by strips of a grid row's points (gpu/dic_guess_strips.cuh; --method auto
+//      with the fast accuracy), while the frame's coefficients are made on a stream of their
+//      own; or, for a named --method or the exact accuracy, a gather kernel cuts the reference
+//      subsets and the search windows into two stacks, the engine's GPU variant for the n_to_mn
+//      valid zncc peak request finds each pair's maximum, a small kernel turns each record into
+//      (u, v).
 //   3. IC-GN, one warp per point (gpu/dic_icgn.cuh).
 // Then, for reliability-guided propagation, the waves (GpuRegistrar::waves).
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/dic/consistency.hpp"
+#include "core/dic/guess_strips.hpp"
 #include "core/dic/initial_guess.hpp"
 #include "core/parallel.hpp"
 #include "core/round.hpp"
@@ -26,6 +29,7 @@
 #include "gpu/device_model.cuh"
 #include "gpu/dic_bspline.cuh"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/dic_guess_strips.cuh"
 #include "gpu/dic_icgn.cuh"
 #include "gpu/dic_timed.hpp"
 #include "gpu/engine.hpp"
@@ -52,10 +56,7 @@ bool on_pixels(const dic::FrameInputs& in) {
   return all;
 }
 
-struct GuessPoint {
-  int x, y;    // subset centre in the reference (rounded), px
-  int wx, wy;  // search window origin in the frame, px
-};
+using GuessPoint = dic::GuessWindow;
 
 // Block k: template k (S x S from the reference) and window k (win x win from the frame).
 __global__ void gather_kernel(const float* __restrict__ ref, const float* __restrict__ def,
@@ -93,6 +94,11 @@ CorrelationProblem guess_shape(int count, int S, int win, const dic::DicOptions&
   return dic::guess_shape(count, S, win, o.accuracy);
 }
 
+// Whether o asks for the strip search: by name, or auto where the fast accuracy allows it.
+bool strip_method(const dic::DicOptions& o) {
+  return o.method == kStripGuessMethod || (o.method == "auto" && o.accuracy == Accuracy::fast);
+}
+
 constexpr Index kHostChunks = 64;    // the grid's chunks for the host's passes over it
 constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB each at R = 10)
 
@@ -100,6 +106,7 @@ constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB e
 // with (rows -1: nothing usable), and the events around the coefficients' work.
 struct Deformed {
   DeviceBuffer<float> img, c;
+  ImageMean mean;  // of img (the strip search's shift)
   int rows = -1, cols = -1;
   dic::Interpolation interpolation = dic::Interpolation::quintic;
   double prefilter = -1;
@@ -162,6 +169,7 @@ class GpuRegistrar final : public TimedRegistrar {
     if (new_reference) {
       XCORR_RETURN_IF_ERROR(
           bspline_coefficients(ref_img_.get(), ref_c_, rows, cols, o, bspline_, stream));
+      XCORR_RETURN_IF_ERROR(ref_mean_.compute(ref_img_.get(), pixels, stream));
       table_fresh_ = false;
     }
     if (new_table) {
@@ -187,7 +195,10 @@ class GpuRegistrar final : public TimedRegistrar {
     }
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
-    if (!have_deformed) XCORR_RETURN_IF_ERROR(make_coefficients(*def_, rows, cols, o, stream));
+    // The coefficients on a stream of their own: the integer guess reads the pixels, only IC-GN
+    // waits for them (their filters leave most of the device idle).
+    if (!have_deformed)
+      XCORR_RETURN_IF_ERROR(make_coefficients(*def_, rows, cols, o, stream, coefficients_.get()));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[0].get(), stream));
 
     // Points to compute (while the device computes the coefficients, unless preloaded), their
@@ -205,6 +216,14 @@ class GpuRegistrar final : public TimedRegistrar {
       y = round_half_away(cy[k]);
       return x - h >= 0 && y - h >= 0 && x + h < cols && y + h < rows;
     };
+    // The integer guess by strips (gpu/dic_guess_strips.cuh) unless another method is asked for.
+    const std::size_t budget = strip_method(o) ? strip_budget(S, win) : 0;
+    if (o.method == kStripGuessMethod && budget == 0) {
+      return Status{ErrorCode::unsupported,
+                    std::string(kStripGuessMethod) + ": one subset of " + std::to_string(S) +
+                        " px does not fit this GPU's shared memory (use --method auto)"};
+    }
+    const bool by_strips = budget > 0;
     const std::size_t per = (n_all + kHostChunks - 1) / kHostChunks;
     parallel_for(kHostChunks, 1, [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
@@ -227,7 +246,7 @@ class GpuRegistrar final : public TimedRegistrar {
     }
     parallel_for(kHostChunks, 1, [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
-        const Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        Chunk& ch = chunks_[static_cast<std::size_t>(c)];
         int i = ch.first_listed, g = ch.first_guess;
         for (std::size_t k = ch.begin; k < ch.end; ++k) {
           if (!active[k]) continue;
@@ -241,6 +260,11 @@ class GpuRegistrar final : public TimedRegistrar {
             guess_of_h_[g++] = i;
           }
           ++i;
+        }
+        ch.strips.clear();
+        if (by_strips) {
+          (void)dic::plan_strips(guess_h_.get(), ch.first_guess, g, S, win, budget, dic::kStripSpan,
+                                 ch.strips);
         }
       }
     });
@@ -259,18 +283,24 @@ class GpuRegistrar final : public TimedRegistrar {
     XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(int2) * count, stream));
     XCORR_RETURN_IF_ERROR(
         upload(guess_of_h_.get(), static_cast<std::size_t>(guesses), guess_of_, stream));
-    // One variant for the whole frame, chosen for its listed points (one batch at most): a device
-    // that registers part of a frame (gpu/dic_multi_gpu.cpp) is handed the same choice, so the
-    // results do not depend on how a frame is split.
-    auto chosen = guess_variant(guess_shape(std::min(count, kGuessBatch), S, win, o), o.method);
-    if (!chosen.is_ok()) return chosen.status();
-    const auto* g = dynamic_cast<const GpuCorrelator*>(chosen.value());
-    if (g == nullptr) {
-      return Status{ErrorCode::invalid_argument,
-                    "--method " + o.method + " is not a GPU variant (the GPU DIC path needs one)"};
+    if (by_strips) {
+      XCORR_RETURN_IF_ERROR(strip_integer_guess(guesses, S, win, budget, rows, cols, stream));
+      reg.variant = kStripGuessMethod;
+    } else {
+      // One variant for the whole frame, chosen for its listed points (one batch at most): a
+      // device that registers part of a frame (gpu/dic_multi_gpu.cpp) is handed the same choice,
+      // so the results do not depend on how a frame is split.
+      auto chosen = guess_variant(guess_shape(std::min(count, kGuessBatch), S, win, o), o.method);
+      if (!chosen.is_ok()) return chosen.status();
+      const auto* g = dynamic_cast<const GpuCorrelator*>(chosen.value());
+      if (g == nullptr) {
+        return Status{ErrorCode::invalid_argument, "--method " + o.method +
+                                                       " is not a GPU variant (the GPU DIC path "
+                                                       "needs one)"};
+      }
+      XCORR_RETURN_IF_ERROR(integer_guess(*g, guess_h_.get(), guesses, S, win, cols, o, stream));
+      reg.variant = g->info().name;
     }
-    XCORR_RETURN_IF_ERROR(integer_guess(*g, guess_h_.get(), guesses, S, win, cols, o, stream));
-    reg.variant = g->info().name;
     XCORR_CUDA_TRY(cudaEventRecord(ev_[1].get(), stream));
     // Progress (when asked for) at the two stages' ends: a frame takes milliseconds here, about
     // a second for 10^7 points; the extra synchronisation costs microseconds.
@@ -282,7 +312,8 @@ class GpuRegistrar final : public TimedRegistrar {
         return Status{ErrorCode::cancelled, "cancelled inside a frame"};
     }
 
-    // IC-GN.
+    // IC-GN, once the frame's coefficients are made.
+    XCORR_CUDA_TRY(cudaStreamWaitEvent(stream, def_->ev[1].get(), 0));
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
     const IcgnArgs args =
         icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_->c.get(), rows, cols,
@@ -353,19 +384,26 @@ class GpuRegistrar final : public TimedRegistrar {
       XCORR_CUDA_TRY(cudaMemcpyAsync(next_->img.get(), host, pixels * sizeof(float),
                                      cudaMemcpyHostToDevice, stream));
       XCORR_CUDA_TRY(cudaEventRecord(next_uploaded_.get(), stream));
-      return make_coefficients(*next_, rows, cols, o, stream);
+      return make_coefficients(*next_, rows, cols, o, stream, stream);
     }();
     if (!s.is_ok()) next_->rows = -1;  // the frame's own call starts over
   }
 
  private:
-  // The B-spline coefficients of d.img (rows x cols px) with o's interpolation, enqueued on
-  // `stream` between d.ev's records; d describes them once enqueued.
+  // d.img's mean, enqueued on `stream`, and its B-spline coefficients (rows x cols px) with o's
+  // interpolation, enqueued on `side` after what `stream` holds, between d.ev's records (work
+  // on `stream` that reads d.c waits for d.ev[1]); d describes them once enqueued.
   Status make_coefficients(Deformed& d, int rows, int cols, const dic::DicOptions& o,
-                           cudaStream_t stream) {
-    XCORR_CUDA_TRY(cudaEventRecord(d.ev[0].get(), stream));
-    XCORR_RETURN_IF_ERROR(bspline_coefficients(d.img.get(), d.c, rows, cols, o, bspline_, stream));
-    XCORR_CUDA_TRY(cudaEventRecord(d.ev[1].get(), stream));
+                           cudaStream_t stream, cudaStream_t side) {
+    XCORR_RETURN_IF_ERROR(
+        d.mean.compute(d.img.get(), static_cast<std::size_t>(rows) * cols, stream));
+    if (side != stream) {
+      XCORR_CUDA_TRY(cudaEventRecord(side_ready_.get(), stream));
+      XCORR_CUDA_TRY(cudaStreamWaitEvent(side, side_ready_.get(), 0));
+    }
+    XCORR_CUDA_TRY(cudaEventRecord(d.ev[0].get(), side));
+    XCORR_RETURN_IF_ERROR(bspline_coefficients(d.img.get(), d.c, rows, cols, o, bspline_, side));
+    XCORR_CUDA_TRY(cudaEventRecord(d.ev[1].get(), side));
     d.rows = rows, d.cols = cols;
     d.interpolation = o.interpolation;
     d.prefilter = o.prefilter;
@@ -519,6 +557,35 @@ class GpuRegistrar final : public TimedRegistrar {
     return Status::ok();
   }
 
+  // The strips of every chunk (planned on the host's threads) -> the device, then the search;
+  // start_[guess_of_[i]] = (u, v) of guess i. Timed as the guess's search (no gather).
+  Status strip_integer_guess(int n, int S, int win, std::size_t budget, int rows, int cols,
+                             cudaStream_t stream) {
+    std::size_t n_strips = 0;
+    for (const Chunk& ch : chunks_) n_strips += ch.strips.size();
+    XCORR_RETURN_IF_ERROR(strips_h_.allocate(n_strips));
+    std::size_t at = 0;
+    for (const Chunk& ch : chunks_) {
+      std::copy(ch.strips.begin(), ch.strips.end(), strips_h_.get() + at);
+      at += ch.strips.size();
+    }
+    XCORR_RETURN_IF_ERROR(upload(guess_h_.get(), static_cast<std::size_t>(n), points_, stream));
+    XCORR_RETURN_IF_ERROR(upload(strips_h_.get(), n_strips, strips_, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[0].get(), stream));
+    XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[1].get(), stream));
+    StripSearch s;
+    s.ref = ref_img_.get(), s.def = def_->img.get();
+    s.rows = rows, s.cols = cols;
+    s.ref_mean = ref_mean_.get(), s.def_mean = def_->mean.get();
+    s.guesses = points_.get(), s.strips = strips_.get();
+    s.strip_count = static_cast<int>(n_strips);
+    s.subset = S, s.window = win, s.budget = budget;
+    s.dest = guess_of_.get(), s.start = start_.get();
+    XCORR_RETURN_IF_ERROR(strip_guess(s, stream));
+    XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[2].get(), stream));
+    return Status::ok();
+  }
+
   // `method`: auto, a variant name, or "name:param=value,..." (a configured variant, kept).
   Result<const Correlator*> guess_variant(const CorrelationProblem& shape,
                                           const std::string& method) {
@@ -541,10 +608,13 @@ class GpuRegistrar final : public TimedRegistrar {
   double last_seconds_ = -1;
   GpuDicStages stages_;
   CudaEvent ev_[4], guess_ev_[3], ref_ev_[2];
+  CudaStream coefficients_;  // the frame's coefficients beside the integer guess
+  CudaEvent side_ready_;     // what the main stream held when they were enqueued
   // Host lists and results of the last frame (pinned, reused; see register_frame).
   PinnedBuffer<int> guess_of_h_;  // per guess: its index among the listed (active) points
   PinnedBuffer<double> cx_h_, cy_h_;
   PinnedBuffer<GuessPoint> guess_h_;
+  PinnedBuffer<dic::GuessStrip> strips_h_;
   PinnedBuffer<IcgnOut> results_h_;
   dic::FrameRegistration reg_;
   // The grid's chunks for the host passes: grid points [begin, end), their listed (active)
@@ -552,6 +622,7 @@ class GpuRegistrar final : public TimedRegistrar {
   struct Chunk {
     std::size_t begin = 0, end = 0;
     int listed = 0, guessed = 0, first_listed = 0, first_guess = 0;
+    std::vector<dic::GuessStrip> strips;  // of its guesses, when the guess goes by strips
   };
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, templates_, windows_, peaks_;
@@ -577,6 +648,8 @@ class GpuRegistrar final : public TimedRegistrar {
   std::vector<IcgnOut> wave_h_;
   DeviceBuffer<int> guess_of_;
   DeviceBuffer<GuessPoint> points_;
+  DeviceBuffer<dic::GuessStrip> strips_;
+  ImageMean ref_mean_;  // of ref_img_
   DeviceBuffer<IcgnOut> out_;
 };
 
@@ -596,6 +669,8 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 
 Result<std::string> gpu_guess_method(const Registry& engine, const dic::DicOptions& o, int rows,
                                      int cols, Index points) {
+  if (strip_method(o) && strip_budget(o.subset, guess_window(o, rows, cols)) > 0)
+    return std::string(kStripGuessMethod);
   return dic::frame_guess_method(engine, o.method, o.accuracy, rows, cols, o.subset,
                                  o.search_radius, points, kGuessBatch, "gpu");
 }

@@ -1,7 +1,8 @@
 // DIC frame registration on the GPU (CUDA-free header). Per frame only the deformed image goes
 // up (the reference when it changes) and per-point results come back; everything between stays
-// on the device: B-spline coefficients (float64), the integer guess (device-resident subsets and
-// windows through the engine's GPU variant chosen by its dispatcher, then an argmax kernel) and
+// on the device: B-spline coefficients (float64), the integer guess (by strips of a grid row's
+// points, gpu/dic_guess_strips.cuh; or device-resident subsets and windows through the engine's
+// GPU variant chosen by its dispatcher, then an argmax kernel) and
 // IC-GN (one warp per point, float64 sums, the arithmetic of core/dic/icgn_math.hpp).
 // Independent points, and reliability-guided work as an independent pass followed by waves that
 // start the failed points from their best converged neighbour (GpuRegistrar::reliability_waves);
@@ -29,7 +30,8 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_gpu_registrar(const Registry& 
 Result<std::unique_ptr<dic::FrameRegistrar>> make_multi_gpu_registrar(std::vector<int> devices);
 
 // The integer-guess variant a GPU registrar uses for a `rows` x `cols` frame with `points` points
-// to compute, as method text ("name" or "name:param=value,...").
+// to compute, as method text ("name" or "name:param=value,..."): gpu_guess_strips for auto with
+// the fast accuracy where one subset's strip fits the current GPU's shared memory.
 Result<std::string> gpu_guess_method(const Registry& engine, const dic::DicOptions& o, int rows,
                                      int cols, Index points);
 
@@ -40,7 +42,7 @@ double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 // That time by stage (CUDA events), seconds; all zero before the first frame or on the CPU.
 // integer_guess spans the host's point lists and the dispatcher's choice too (the device waits
 // for them); guess_gather and guess_search are its two device parts: cutting subsets and
-// windows, and the engine's peak search.
+// windows, and the engine's peak search (by strips: no gather, the search alone).
 using GpuDicStages = engine::DicStages;  // core/engine/engine.hpp
 GpuDicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
 
