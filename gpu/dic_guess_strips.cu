@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(kThreads) strip_guess_kernel(StripArgs a) {
   const int fw = width + exa - 1;           // frame region's columns
   const int fp = fw | 1, fr = S + eya - 1;  // its pitch and rows
 
-  // Per point: template sum and ss, window variance, best key, band column, offsets, flat.
+  // Per point: template sum, 1 / sqrt(its ss), the flat-window bound, best key, band column,
+  // offsets, flat template.
   double* t_sum = reinterpret_cast<double*>(smem);
   double* t_inv = t_sum + kMaxPoints;   // 1 / sqrt(template ss)
   double* w_flat = t_inv + kMaxPoints;  // a subset of the window at most this ss is flat

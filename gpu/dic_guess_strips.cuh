@@ -23,8 +23,7 @@
 
 namespace xcorr::gpu {
 
-// The guess method's name (integer-guess text, `--method`).
-inline constexpr const char* kStripGuessMethod = "gpu_guess_strips";
+using dic::kStripGuessMethod;  // its name as a guess method
 
 // An image's mean pixel value, float64 on the device, the same on every device and call (a fixed
 // grid and summation order).

@@ -11,9 +11,14 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 namespace xcorr::dic {
+
+// The strip search's name as a guess method (`--method`; what `auto` runs on the GPU with the
+// fast accuracy). Not a correlation variant of the engine: the GPU DIC path's own.
+inline constexpr std::string_view kStripGuessMethod = "gpu_guess_strips";
 
 // One point's search, in pixels: subset centre (x, y) in the reference (integral, the subset
 // inside it) and the origin (wx, wy) of its window x window search window in the frame (inside

@@ -73,7 +73,8 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
           text_field<O>(
               "method",
               "Guess variant",
-              "Correlation variant of the integer guess: auto or a name from `xcorr list`",
+              "Correlation variant of the integer guess: auto (on the GPU: gpu_guess_strips, "
+              "the DIC's own search), gpu_guess_strips or a name from `xcorr list`",
               &O::method, {"auto"}, false),
           enum_field<O>("accuracy", "Guess accuracy",
                         "fast: the fastest guess variant; exact: only direct ones, each ZNCC its "

@@ -8,6 +8,7 @@
 
 #include "core/cpu/add_variants.hpp"
 #include "core/device_list.hpp"
+#include "core/dic/guess_strips.hpp"
 #include "core/engine/gpu_backend.hpp"
 #include "core/register/split_phase_engine.hpp"
 
@@ -101,14 +102,24 @@ bool is_gpu_variant(const Correlator& c) {
 
 Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOptions& o) {
   // An unknown guess method is the job's error, found before any frame (not a failure of each).
-  if (o.method != "auto") {
+  // The strip search is the GPU path's own (gpu/dic_guess_strips.cuh), not an engine variant.
+  const bool strips = o.method == dic::kStripGuessMethod;
+  if (o.method != "auto" && !strips) {
     auto named = find_method(registry(), o.method);
     if (!named.is_ok()) return named.status();
   }
   const bool cpu_only = o.device == "cpu";
+  if (strips && cpu_only) {
+    return Status{ErrorCode::invalid_argument,
+                  "--method " + o.method + " runs on the GPU, not with --device cpu"};
+  }
   if (!cpu_only) {
     const GpuBackend* g = gpu_backend();
     if (const Status usable = gpu_usable(); !usable.is_ok()) {
+      if (strips) {
+        return Status{ErrorCode::unsupported,
+                      "method '" + o.method + "' needs a GPU: " + usable.message()};
+      }
       if (o.device == "gpu") return usable;
       return dic::make_cpu_registrar(registry());
     }
@@ -128,7 +139,7 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_dic_registrar(const dic::DicOp
       gpu = list.value() == std::vector<int>{0} ? g->make_dic_registrar(registry())
                                                 : g->make_multi_dic_registrar(list.value());
     }
-    if (gpu.is_ok() || o.device == "gpu") return gpu;
+    if (gpu.is_ok() || o.device == "gpu" || strips) return gpu;
   }
   return dic::make_cpu_registrar(registry());
 }

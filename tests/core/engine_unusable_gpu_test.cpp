@@ -97,6 +97,25 @@ TEST_F(UnusableGpu, DicAutoRunsOnTheCpuAndGpuFailsWithTheReason) {
   EXPECT_TRUE(make_dic_registrar(o).is_ok());
 }
 
+// The GPU DIC path's own guess method: named, it needs the GPU whatever --device says.
+TEST_F(UnusableGpu, TheStripGuessMethodNeedsTheGpu) {
+  dic::DicOptions o;
+  o.method = "gpu_guess_strips";
+  for (const char* device : {"auto", "gpu"}) {
+    o.device = device;
+    auto r = make_dic_registrar(o);
+    ASSERT_FALSE(r.is_ok()) << device;
+    EXPECT_EQ(r.status().code(), ErrorCode::unsupported) << device;
+    EXPECT_EQ(r.status().message(), std::string("method 'gpu_guess_strips' needs a GPU: ") + kWhy);
+  }
+  o.device = "cpu";
+  auto cpu = make_dic_registrar(o);
+  ASSERT_FALSE(cpu.is_ok());
+  EXPECT_EQ(cpu.status().code(), ErrorCode::invalid_argument);
+  EXPECT_EQ(cpu.status().message(),
+            "--method gpu_guess_strips runs on the GPU, not with --device cpu");
+}
+
 TEST_F(UnusableGpu, RegistrationAutoRunsOnTheCpuAndGpuFailsWithTheReason) {
   const reg::PhaseOptions o;
   auto cpu = make_phase_engine({64, 64}, o, 1, "auto");
