@@ -111,7 +111,7 @@ std::string csv_header(const CsvContext& c) {
   std::string roi;
   for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
   h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";
-  h += "# initial guess: ZNCC integer search (n_to_mn valid-mode peak request), ran " +
+  h += "# initial guess: ZNCC integer search over +-search_radius px, ran " +
        (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + "\n";
   h += "# registered on: " + (c.device.empty() ? std::string("-") : c.device) + "\n";
   return h;
