@@ -7,7 +7,8 @@
 // from column sums and their S-column window sums; the template's sums and the window's variance
 // (the flat rule) are per point in float64. Each value is computed from the point's own pixels
 // in a fixed order, so a point's result does not depend on which strip it falls in (a frame
-// split among GPUs gives the same guesses). ZNCC: core/zncc_rule.hpp; the maximum per point with
+// split among GPUs gives the same guesses). ZNCC: core/zncc_rule.hpp's formula, flat rules and
+// clamp, its final ratio taken in float32 (rsqrtf); the maximum per point with
 // the smaller row-major index winning ties (gpu/peak_key.cuh), as the engine's peak search.
 // Float32 products and sums (the engine's gpu_zncc_tiled does the same): on near-equal maxima
 // the chosen displacement may differ from a float64 search's.
