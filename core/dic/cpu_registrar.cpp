@@ -61,7 +61,7 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
   FrameRegistration& reg = reg_;
   reg.variant.clear();
   reg.points.assign(n, IcgnResult{});
-  // Integer guesses for every active point whose rounded subset lies in the reference.
+  // Initial guesses for every active point whose rounded subset lies in the reference.
   std::vector<GuessRequest> requests;
   std::vector<std::size_t> owner;
   for (std::size_t k = 0; k < n; ++k) {
@@ -100,7 +100,8 @@ Result<const FrameRegistration*> CpuRegistrar::register_frame(const FrameInputs&
     if (reg.variant.empty()) reg.variant = g.value().variant;
     for (std::size_t i = first; i < last; ++i) {
       const IntegerGuess& q = g.value().guesses[i - first];
-      guess[owner[i]] = {static_cast<double>(q.u), 0, 0, static_cast<double>(q.v), 0, 0};
+      guess[owner[i]] = {static_cast<double>(q.u) + q.du, 0, 0,
+                         static_cast<double>(q.v) + q.dv, 0, 0};
       guess_zncc[owner[i]] = q.zncc;
     }
     if (!advance(static_cast<Index>(last - first))) return cancelled;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/dic/guess_fit.hpp"
+#include "core/parallel.hpp"
 #include "core/params.hpp"
 #include "core/peak.hpp"
 
@@ -84,6 +86,19 @@ Result<GuessOutput> integer_guess(const Registry& r, std::string_view method, Ac
       g.v = wy[k] + peak.row - (q.y - h);
       g.zncc = peak.value;
     }
+    parallel_for(count, 16, [&](Index begin, Index end) {
+      for (Index k = begin; k < end; ++k) {
+        const GuessRequest& q = requests[first + static_cast<std::size_t>(k)];
+        IntegerGuess& g = out.guesses[first + static_cast<std::size_t>(k)];
+        const GuessWindow pt{static_cast<int>(q.x), static_cast<int>(q.y),
+                             static_cast<int>(wx[static_cast<std::size_t>(k)]),
+                             static_cast<int>(wy[static_cast<std::size_t>(k)])};
+        const PeakFit fit = fit_guess(ref, def, pt, static_cast<int>(g.u), static_cast<int>(g.v),
+                                      subset, static_cast<int>(win));
+        g.du = fit.col_offset;
+        g.dv = fit.row_offset;
+      }
+    });
   }
   return out;
 }

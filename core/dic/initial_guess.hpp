@@ -1,9 +1,9 @@
-// Integer-pixel initial guess through the correlation engine: one n_to_mn peak request (valid
-// mode, ZNCC, the maximum per pair without refinement; core/correlation.hpp), whose templates are
-// the reference subsets and whose windows are (subset + 2 R)^2 regions of the deformed image
-// around each predicted position (clamped into the image). The engine's dispatcher picks the
-// variant (the GPU when present; fused peak search where a variant has one); batches of at most
-// 8192 points.
+// Initial guess through the correlation engine: one n_to_mn peak request (valid mode, ZNCC, the
+// maximum per pair without refinement; core/correlation.hpp), whose templates are the reference
+// subsets and whose windows are (subset + 2 R)^2 regions of the deformed image around each
+// predicted position (clamped into the image). The engine's dispatcher picks the variant (the
+// GPU when present; fused peak search where a variant has one); batches of at most 8192 points.
+// Each integer maximum is then refined to IC-GN's sub-pixel start (core/dic/guess_fit.hpp).
 #pragma once
 
 #include <string>
@@ -21,8 +21,9 @@ struct GuessRequest {
 };
 
 struct IntegerGuess {
-  Index u = 0, v = 0;  // px
-  double zncc = 0;     // peak value
+  Index u = 0, v = 0;     // px, the ZNCC's integer maximum
+  double du = 0, dv = 0;  // px, fit_guess's offsets from it (|du|, |dv| <= 1; 0: not refined)
+  double zncc = 0;        // the value at (u, v)
 };
 
 struct GuessOutput {

@@ -111,7 +111,8 @@ std::string csv_header(const CsvContext& c) {
   std::string roi;
   for (const RoiShape& s : c.roi.shapes) roi += (roi.empty() ? "" : " ") + to_string(s);
   h += "# roi: " + (roi.empty() ? std::string("whole image") : roi) + "\n";
-  h += "# initial guess: ZNCC integer search over +-search_radius px, ran " +
+  h += "# initial guess: ZNCC integer search over +-search_radius px, its maximum refined by a "
+       "quadratic fit of the 3x3 values around it, ran " +
        (c.guess_variant.empty() ? std::string("-") : c.guess_variant) + "\n";
   h += "# registered on: " + (c.device.empty() ? std::string("-") : c.device) + "\n";
   return h;

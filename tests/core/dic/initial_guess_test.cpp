@@ -1,9 +1,12 @@
 // integer_guess through the engine's peak request: a known integer shift is found for every
 // point, with the ZNCC of the match, the window clamped into the image near the border, and the
-// variant that ran reported.
+// variant that ran reported; the maximum's sub-pixel offsets (kGuessFit) bring a fractional
+// shift closer, and are 0 where the maximum lies on the search range's border.
 #include "core/dic/initial_guess.hpp"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "core/synth/speckle.hpp"
 #include "tests/support/cpu_registry.hpp"
@@ -33,6 +36,44 @@ TEST(IntegerGuess, FindsAnIntegerShiftForEveryPoint) {
       EXPECT_EQ(g.value().guesses[k].u, 4) << method << " point " << k;
       EXPECT_EQ(g.value().guesses[k].v, -3) << method << " point " << k;
       EXPECT_GT(g.value().guesses[k].zncc, 0.99) << method << " point " << k;
+    }
+  }
+}
+
+TEST(IntegerGuess, TheFitOfTheMaximumMovesTheStartTowardsAFractionalShift) {
+  synth::SpeckleOptions o;
+  o.rows = 120;
+  o.cols = 110;
+  o.seed = 4;
+  o.noise_sigma = 100;
+  const double dy = -2.35, dx = 3.6;  // rounds to (4, -2), 0.4 and 0.35 px away
+  const auto ref = synth::render_speckle(o, 0, 0);
+  const auto def = synth::render_speckle(o, dy, dx);
+  std::vector<GuessRequest> requests;
+  for (Index y = 20; y <= 100; y += 20) {
+    for (Index x = 20; x <= 90; x += 35) requests.push_back({x, y, 0, 0});
+  }
+  for (const char* method : {"cpu_direct", "cpu_fft"}) {
+    for (const int radius : {6, 0}) {
+      const auto g = integer_guess(testing::cpu_registry(), method, Accuracy::fast, ref[0], def[0],
+                                   requests, 21, radius);
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      for (std::size_t k = 0; k < requests.size(); ++k) {
+        const IntegerGuess& q = g.value().guesses[k];
+        SCOPED_TRACE(std::string(method) + " radius " + std::to_string(radius) + " point " +
+                     std::to_string(k));
+        if (radius == 0) {  // one displacement: the maximum is on the border, not refined
+          EXPECT_EQ(q.u, 0);
+          EXPECT_EQ(q.v, 0);
+          EXPECT_EQ(q.du, 0.0);
+          EXPECT_EQ(q.dv, 0.0);
+          continue;
+        }
+        EXPECT_EQ(q.u, 4);
+        EXPECT_EQ(q.v, -2);
+        EXPECT_NEAR(static_cast<double>(q.u) + q.du, dx, 0.15);
+        EXPECT_NEAR(static_cast<double>(q.v) + q.dv, dy, 0.15);
+      }
     }
   }
 }
