@@ -29,6 +29,7 @@
 #include "gpu/device_model.cuh"
 #include "gpu/dic_bspline.cuh"
 #include "gpu/dic_gpu.hpp"
+#include "gpu/dic_guess_fit.cuh"
 #include "gpu/dic_guess_strips.cuh"
 #include "gpu/dic_icgn.cuh"
 #include "gpu/dic_timed.hpp"
@@ -278,9 +279,11 @@ class GpuRegistrar final : public TimedRegistrar {
     const auto n_listed = static_cast<std::size_t>(count);
     XCORR_RETURN_IF_ERROR(upload(cx_h_.get(), n_listed, cx_, stream));
     XCORR_RETURN_IF_ERROR(upload(cy_h_.get(), n_listed, cy_, stream));
-    // Integer guesses go straight into start_ on the device (points without one keep (0, 0)).
+    // Integer guesses go straight into peak_ on the device, their refined starts into start_
+    // (points without a guess start at (0, 0)).
+    XCORR_RETURN_IF_ERROR(peak_.allocate(n_listed));
     XCORR_RETURN_IF_ERROR(start_.allocate(n_listed));
-    XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(int2) * count, stream));
+    XCORR_CUDA_TRY(cudaMemsetAsync(start_.get(), 0, sizeof(double2) * count, stream));
     XCORR_RETURN_IF_ERROR(
         upload(guess_of_h_.get(), static_cast<std::size_t>(guesses), guess_of_, stream));
     if (by_strips) {
@@ -530,8 +533,8 @@ class GpuRegistrar final : public TimedRegistrar {
         dev.get(), stream);
   }
 
-  // Batches of gather -> `g` (device-resident) -> argmax; start_[guess_of_[i]] = (u, v) of
-  // guess[i].
+  // Batches of gather -> `g` (device-resident) -> argmax; peak_[guess_of_[i]] = (u, v) of
+  // guess[i], start_[guess_of_[i]] its refined start.
   Status integer_guess(const GpuCorrelator& g, const GuessPoint* guess, int n, int S, int win,
                        int cols, const dic::DicOptions& o, cudaStream_t stream) {
     for (int first = 0; first < n; first += kGuessBatch) {
@@ -551,14 +554,16 @@ class GpuRegistrar final : public TimedRegistrar {
       XCORR_RETURN_IF_ERROR(g.run_device(dp, peaks_.get(), stream));
       XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[2].get(), stream));
       guess_from_peaks_kernel<<<(count + 127) / 128, 128, 0, stream>>>(
-          peaks_.get(), count, points_.get(), S, guess_of_.get() + first, start_.get());
+          peaks_.get(), count, points_.get(), S, guess_of_.get() + first, peak_.get());
       XCORR_LAUNCH_TRY("guess_from_peaks_kernel");
+      XCORR_RETURN_IF_ERROR(fit_starts(count, guess_of_.get() + first, S, win, cols, stream));
     }
     return Status::ok();
   }
 
   // The strips of every chunk (planned on the host's threads) -> the device, then the search;
-  // start_[guess_of_[i]] = (u, v) of guess i. Timed as the guess's search (no gather).
+  // peak_[guess_of_[i]] = (u, v) of guess i, start_[guess_of_[i]] its refined start. Timed as
+  // the guess's search (no gather).
   Status strip_integer_guess(int n, int S, int win, std::size_t budget, int rows, int cols,
                              cudaStream_t stream) {
     std::size_t n_strips = 0;
@@ -580,10 +585,21 @@ class GpuRegistrar final : public TimedRegistrar {
     s.guesses = points_.get(), s.strips = strips_.get();
     s.strip_count = static_cast<int>(n_strips);
     s.subset = S, s.window = win, s.budget = budget;
-    s.dest = guess_of_.get(), s.start = start_.get();
+    s.dest = guess_of_.get(), s.start = peak_.get();
     XCORR_RETURN_IF_ERROR(strip_guess(s, stream));
+    XCORR_RETURN_IF_ERROR(fit_starts(n, guess_of_.get(), S, win, cols, stream));
     XCORR_CUDA_TRY(cudaEventRecord(guess_ev_[2].get(), stream));
     return Status::ok();
+  }
+
+  // The refined starts of the `n` guesses in points_ (core/dic/guess_fit.hpp): start_[dest[i]]
+  // from peak_[dest[i]].
+  Status fit_starts(int n, const int* dest, int S, int win, int cols, cudaStream_t stream) {
+    GuessFitArgs a;
+    a.ref = ref_img_.get(), a.def = def_->img.get(), a.cols = cols;
+    a.guesses = points_.get(), a.count = n, a.subset = S, a.window = win;
+    a.dest = dest, a.peak = peak_.get(), a.start = start_.get();
+    return fit_guesses(a, stream);
   }
 
   // `method`: auto, a variant name, or "name:param=value,..." (a configured variant, kept).
@@ -641,7 +657,8 @@ class GpuRegistrar final : public TimedRegistrar {
   PinnedBuffer<float> next_h_;   // its pixels, for an upload that does not hold the host
   CudaEvent next_uploaded_;      // next_h_ may be written again
   dic::math::NoiseModel noise_;
-  DeviceBuffer<int2> start_;
+  DeviceBuffer<int2> peak_;      // per listed point: the integer guess (u, v), px
+  DeviceBuffer<double2> start_;  // and IC-GN's start from it (guess_fit), px
   // The reliability waves' points: positions, start warps (6 each), results.
   DeviceBuffer<double> wave_cx_, wave_cy_, wave_start_;
   DeviceBuffer<IcgnOut> wave_out_;

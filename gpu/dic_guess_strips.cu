@@ -6,6 +6,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_model.cuh"
 #include "gpu/dic_guess.hpp"
+#include "gpu/dic_guess_fit.cuh"
 #include "gpu/dic_guess_strips.cuh"
 #include "gpu/once_per_device.cuh"
 #include "gpu/peak_key.cuh"
@@ -357,6 +358,48 @@ Result<std::vector<std::array<int, 2>>> strip_guesses(MatrixView<const float> re
       cudaMemcpy(got.data(), start.get(), got.size() * sizeof(int2), cudaMemcpyDeviceToHost));
   std::vector<std::array<int, 2>> out(got.size());
   for (std::size_t i = 0; i < got.size(); ++i) out[i] = {got[i].x, got[i].y};
+  return out;
+}
+
+Result<std::vector<std::array<double, 2>>> guess_starts(
+    MatrixView<const float> ref, MatrixView<const float> def,
+    const std::vector<dic::GuessWindow>& points, const std::vector<std::array<int, 2>>& peaks,
+    int subset, int window) {
+  if (ref.rows != def.rows || ref.cols != def.cols || peaks.size() != points.size())
+    return Status{ErrorCode::invalid_argument, "the images differ in size, or the peaks in count"};
+  DeviceBuffer<float> r, d;
+  DeviceBuffer<dic::GuessWindow> g;
+  DeviceBuffer<int> dest;
+  DeviceBuffer<int2> peak;
+  DeviceBuffer<double2> start;
+  XCORR_RETURN_IF_ERROR(upload_matrix(ref, r));
+  XCORR_RETURN_IF_ERROR(upload_matrix(def, d));
+  XCORR_RETURN_IF_ERROR(upload_vector(points, g));
+  const int n = static_cast<int>(points.size());
+  std::vector<int> order(points.size());
+  std::vector<int2> p(points.size());
+  for (int i = 0; i < n; ++i) {
+    order[static_cast<std::size_t>(i)] = n - 1 - i;  // slots in reverse: dest is followed
+    p[static_cast<std::size_t>(n - 1 - i)] =
+        make_int2(peaks[static_cast<std::size_t>(i)][0], peaks[static_cast<std::size_t>(i)][1]);
+  }
+  XCORR_RETURN_IF_ERROR(upload_vector(order, dest));
+  XCORR_RETURN_IF_ERROR(upload_vector(p, peak));
+  XCORR_RETURN_IF_ERROR(start.allocate(points.size()));
+  XCORR_CUDA_TRY(cudaMemset(start.get(), 0xff, points.size() * sizeof(double2)));  // NaN poison
+  GuessFitArgs a;
+  a.ref = r.get(), a.def = d.get(), a.cols = static_cast<int>(ref.cols);
+  a.guesses = g.get(), a.count = n, a.subset = subset, a.window = window;
+  a.dest = dest.get(), a.peak = peak.get(), a.start = start.get();
+  XCORR_RETURN_IF_ERROR(fit_guesses(a, nullptr));
+  std::vector<double2> got(points.size());
+  XCORR_CUDA_TRY(
+      cudaMemcpy(got.data(), start.get(), got.size() * sizeof(double2), cudaMemcpyDeviceToHost));
+  std::vector<std::array<double, 2>> out(got.size());
+  for (int i = 0; i < n; ++i) {
+    const double2 v = got[static_cast<std::size_t>(n - 1 - i)];
+    out[static_cast<std::size_t>(i)] = {v.x, v.y};
+  }
   return out;
 }
 

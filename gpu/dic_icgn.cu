@@ -19,7 +19,7 @@ __device__ inline double warp_sum(double v) {
 }
 
 // Point k's starting parameters (N = 6: first order, u then v; N = 12: second order, whose u
-// and v halves start at 0 and 6): the wave's warp when given, else the integer guess.
+// and v halves start at 0 and 6): the wave's warp when given, else the initial guess.
 template <int N>
 __device__ inline void start_parameters(const IcgnArgs& a, int k, double (&q)[N]) {
   if (a.start_warp != nullptr) {
@@ -509,7 +509,7 @@ double icgn_band(const dic::DicOptions& o) {
 
 IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTable* ref_table,
                    const float* def_c, int rows, int cols, const double* cx, const double* cy,
-                   const int2* start, const double* start_warp, int count,
+                   const double2* start, const double* start_warp, int count,
                    const m::NoiseModel& noise, IcgnOut* out) {
   IcgnArgs a{};
   a.ref_c = ref_c;

@@ -38,7 +38,7 @@ struct IcgnArgs {
   int rows, cols;
   const double* cx;
   const double* cy;
-  const int2* start;         // integer guess per listed point
+  const double2* start;      // initial guess (u, v) per listed point, px
   const double* start_warp;  // or, when not null, 6 warp parameters per point (reliability waves)
   int count;
   int subset, max_iterations;
@@ -53,7 +53,7 @@ struct IcgnArgs {
 // Every launch builds its arguments here.
 IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTable* ref_table,
                    const float* def_c, int rows, int cols, const double* cx, const double* cy,
-                   const int2* start, const double* start_warp, int count,
+                   const double2* start, const double* start_warp, int count,
                    const dic::math::NoiseModel& noise, IcgnOut* out);
 
 // Enqueues IC-GN of args.count points on `stream` (first or second order and the B-spline of

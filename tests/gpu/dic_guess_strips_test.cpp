@@ -3,7 +3,8 @@
 // camera noise, pure noise (near-equal maxima), flat patches (the flat rules), subsets of 7, 11
 // and 31 px, radii 0..10, odd image sizes, windows clamped at the borders and predictions that
 // differ from point to point. Every output starts poisoned. A point's result must not depend on
-// how the points group into strips (the split of a frame among GPUs relies on it).
+// how the points group into strips (the split of a frame among GPUs relies on it). IC-GN's start
+// from each maximum (gpu/dic_guess_fit.cuh) against the CPU's float64 fit_guess on the same data.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dic/guess_fit.hpp"
 #include "core/dic/guess_strips.hpp"
 #include "core/synth/speckle.hpp"
 #include "core/zncc_rule.hpp"
@@ -65,7 +67,14 @@ struct Case {
   int S = 0, R = 0;
   std::vector<dic::GuessWindow> points;
   int win() const { return S + 2 * R; }
+  bool moved = false;  // def is ref moved by (dx, dy) px
+  double dx = 0, dy = 0;
 };
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
 
 // Grid rows of points (random steps and holes), windows around a prediction that varies
 // smoothly with x plus a jitter, clamped into the frame.
@@ -96,7 +105,7 @@ std::vector<Case> cases(std::mt19937& rng) {
   };
   {
     auto [r, d] = speckle(97, 131, 1.3, -2.6, 300);
-    out.push_back({"speckle 97x131, S 11, R 4", r, d, 11, 4, {}});
+    out.push_back({"speckle 97x131, S 11, R 4", r, d, 11, 4, {}, true, -2.6, 1.3});
   }
   {
     auto [r, d] = speckle(61, 89, 0.4, 0.7, 100);
@@ -104,7 +113,11 @@ std::vector<Case> cases(std::mt19937& rng) {
   }
   {
     auto [r, d] = speckle(131, 127, -3.4, 5.5, 500);
-    out.push_back({"speckle 131x127, S 31, R 10", r, d, 31, 10, {}});
+    out.push_back({"speckle 131x127, S 31, R 10", r, d, 31, 10, {}, true, 5.5, -3.4});
+  }
+  {  // a subset wider than a warp (lanes take two columns)
+    auto [r, d] = speckle(101, 149, 0.45, -1.35, 200);
+    out.push_back({"speckle 101x149, S 41, R 3", r, d, 41, 3, {}, true, -1.35, 0.45});
   }
   {  // pure noise: maxima close to each other
     Stack<float> r(73, 83, 1), d(73, 83, 1);
@@ -163,6 +176,54 @@ TEST(DicGuessStrips, FindsTheFloat64MaximumWhateverTheStrips) {
           << "point " << k << " at (" << p.x << ", " << p.y << ")";
     }
     EXPECT_GE(exact, static_cast<int>(c.points.size() * 99 / 100)) << near << " near";
+  }
+}
+
+// IC-GN's start on the device: from each point's integer maximum (the strip search's), the
+// CPU's float64 fit within 1e-3 px (but where the fit is ill-conditioned: at most 1 %), never
+// poison, never more than 1 px from the maximum, and closer to a known fractional shift.
+TEST(DicGuessFit, TheDeviceStartIsTheFloat64Fit) {
+  XCORR_SKIP_WITHOUT_GPU();
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (const Case& c : cases(rng)) {
+    SCOPED_TRACE(c.name);
+    const int S = c.S, win = c.win();
+    auto peaks = strip_guesses(c.ref[0], c.def[0], c.points, S, win);
+    ASSERT_TRUE(peaks.is_ok()) << peaks.status().message();
+    auto starts = guess_starts(c.ref[0], c.def[0], c.points, peaks.value(), S, win);
+    ASSERT_TRUE(starts.is_ok()) << starts.status().message();
+    int refined = 0, off = 0, inside = 0;
+    // Points whose true match lies at least 1 px inside their search range (the predictions
+    // vary, so not all do): distances (px) of the maximum and the start from it.
+    std::vector<double> peak_error, start_error;
+    for (std::size_t k = 0; k < c.points.size(); ++k) {
+      const auto [u, v] = peaks.value()[k];
+      const auto [su, sv] = starts.value()[k];
+      ASSERT_TRUE(std::abs(su - u) <= 1 && std::abs(sv - v) <= 1)
+          << "point " << k << ": start (" << su << ", " << sv << ") for (" << u << ", " << v << ")";
+      const PeakFit fit = dic::fit_guess(c.ref[0], c.def[0], c.points[k], u, v, S, win);
+      if (std::abs(su - u - fit.col_offset) > 1e-3 || std::abs(sv - v - fit.row_offset) > 1e-3)
+        ++off;
+      const dic::GuessWindow& p = c.points[k];
+      const double tx = p.x + c.dx - S / 2 - p.wx, ty = p.y + c.dy - S / 2 - p.wy;
+      if (c.moved && tx >= 1 && ty >= 1 && tx <= win - S - 1 && ty <= win - S - 1) {
+        ++inside;
+        refined += fit.refined ? 1 : 0;
+        peak_error.push_back(std::hypot(u - c.dx, v - c.dy));
+        start_error.push_back(std::hypot(su - c.dx, sv - c.dy));
+      }
+    }
+    EXPECT_LE(off, static_cast<int>(c.points.size() / 100)) << "of " << c.points.size();
+    if (inside >= 20) {
+      EXPECT_GT(refined, inside * 9 / 10);
+      const double pe = median(peak_error), se = median(start_error);
+      EXPECT_LT(se, 0.5 * pe) << "median distance from the shift; integer " << pe;
+      if (S >= 31) {
+        EXPECT_LT(se, 0.1);
+      }
+    }
   }
 }
 
