@@ -4,7 +4,8 @@
 # in alternation, ROUNDS rounds (default 2): the product's own path (TIFF pages read ahead,
 # decoded, registered, checked, written as CSV). Each run's wall time, `xcorr dic`'s own
 # summary, its peak host RSS and the GPU's peak memory in use (nvidia-smi, sampled every 0.1 s);
-# the CSVs compared byte for byte with the first build's.
+# the CSVs compared byte for byte with the first build's, and where they differ, column by column
+# (scripts/gpu/compare_csv.py).
 # Usage: scripts/gpu/dic_stack_before_after.sh OUT NAME=EXE [NAME=EXE ...]  (after tar -xJf
 # .gpu.txz); DIC_ARGS: more `xcorr dic` arguments for every build (e.g. --timings).
 # Writes OUT/dic-stack.txt.
@@ -37,8 +38,12 @@ sys.exit(rc)' timeout 300 "$exe" dic --reference "$work/stack.tif" --out "$work/
     kill "$sampler"
     echo "  GPU memory in use, peak $(sort -n "$work/gpu-mem" | tail -1) MiB" | tee -a "$log"
     if [ "$name" != "$first" ]; then
-      cmp "$work/$first.csv" "$work/$name.csv" && echo "  CSV: the same bytes as $first's" |
-        tee -a "$log"
+      if cmp -s "$work/$first.csv" "$work/$name.csv"; then
+        echo "  CSV: the same bytes as $first's" | tee -a "$log"
+      else  # which rows and columns differ, and by how much (the header's lines included)
+        python3 scripts/gpu/compare_csv.py "$work/$first.csv" "$work/$name.csv" --show 3 |
+          sed 's/^/  /' | tee -a "$log"
+      fi
     fi
   done
 done
