@@ -12,6 +12,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dic/guess_fit.hpp"
@@ -136,12 +137,18 @@ std::vector<Case> cases(std::mt19937& rng) {
   return out;
 }
 
+// Fresh cases, and the seed they came from for the failure messages.
+std::pair<std::vector<Case>, std::string> fresh_cases() {
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  return {cases(rng), "seed " + std::to_string(seed)};
+}
+
 TEST(DicGuessStrips, FindsTheFloat64MaximumWhateverTheStrips) {
   XCORR_SKIP_WITHOUT_GPU();
-  const unsigned seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
-  for (const Case& c : cases(rng)) {
+  const auto [all, seed] = fresh_cases();
+  SCOPED_TRACE(seed);
+  for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const int S = c.S, win = c.win(), L = win - S + 1, h = S / 2;
     const auto one = dic::strip_smem_bytes(S, S, L, L);
@@ -184,10 +191,9 @@ TEST(DicGuessStrips, FindsTheFloat64MaximumWhateverTheStrips) {
 // poison, never more than 1 px from the maximum, and closer to a known fractional shift.
 TEST(DicGuessFit, TheDeviceStartIsTheFloat64Fit) {
   XCORR_SKIP_WITHOUT_GPU();
-  const unsigned seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
-  for (const Case& c : cases(rng)) {
+  const auto [all, seed] = fresh_cases();
+  SCOPED_TRACE(seed);
+  for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const int S = c.S, win = c.win();
     auto peaks = strip_guesses(c.ref[0], c.def[0], c.points, S, win);
