@@ -27,7 +27,11 @@ namespace xcorr::dic {
 inline constexpr SubpixelMethod kGuessFit = SubpixelMethod::quadratic2d;
 
 // The ZNCC of n template values t and window values w (each less any offset) from their sums:
-// st = sum t, stt = sum t^2, sw, sww likewise, stw = sum t w. 0 when either side is flat.
+// st = sum t, stt = sum t^2, sw, sww likewise, stw = sum t w. 0 when either side is flat. The
+// formula of core/zncc_rule.hpp, but not its zncc_from_sums: that returns float32 (the fit wants
+// the float64 value) and its flat-window rule needs the whole search window's variance, which
+// the fit does not read; here a side is flat when its sum of squares about its mean is at most
+// kFlatRelative times that about the offset.
 XCORR_HD inline double neighbour_zncc(double n, double st, double stt, double sw, double sww,
                                       double stw) {
   const double tss = stt - st * st / n, wss = sww - sw * sw / n;
