@@ -16,6 +16,7 @@ packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev        # desktop app
   libgif-dev                                       # its movies (animated GIF)
   xvfb xauth                                       # GUI tests and screenshots without a display
+  qt6-wayland fonts-dejavu-core patchelf debootstrap  # the bundle (scripts/bundle.sh) and its check
   clang libclang-rt-14-dev                         # libFuzzer targets (scripts/fuzz.sh)
   clang-format clang-tidy                          # style checks (.clang-format, .clang-tidy)
 )

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Builds the .deb and .tar.gz (CPack, installer/) from a configured build folder, unpacks the .deb
+# Builds the .deb (CPack, installer/) from a configured build folder, unpacks the .deb
 # into a scratch root and runs the installed programs from there: `xcorr --version` and
 # `xcorr run` on the installed sample batch, and checks that they link no CUDA library (they
-# start without the CUDA toolkit). Usage: scripts/package.sh [build folder]
+# start without the CUDA toolkit). Then writes the self-contained bundle for other distributions
+# (scripts/bundle.sh) and runs it in minimal Debian 13 and Debian 12 roots
+# (scripts/bundle_check.sh). Usage: scripts/package.sh [build folder]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
 (cd "$build" && cpack --config CPackConfig.cmake > cpack.log) || { cat "$build/cpack.log"; exit 1; }
 deb=$(ls "$build"/xcorr-studio_*.deb | head -n 1)
-ls -l "$deb" "$build"/xcorr-studio-*.tar.gz
+rm -f "$build"/xcorr-studio-*-Linux.tar.gz  # what CPack wrote before the bundle replaced it
+ls -l "$deb"
 dpkg-deb -f "$deb" Package Version Depends
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -34,3 +37,5 @@ done
 "$root/usr/bin/xcorr" run "$root/usr/share/xcorr-studio/sample/sample-batch.json"
 head -n 3 "$root/usr/share/xcorr-studio/sample/sample_dic.csv"
 echo "package ok: $deb"
+scripts/bundle.sh "$build"
+scripts/bundle_check.sh "$build"

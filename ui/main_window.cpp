@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFileInfo>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -672,7 +673,7 @@ void MainWindow::build_menus() {
            "microscope image stacks.<br>License: GPL-3.0-or-later.<br>Documentation: the "
            "<a href=\"https://github.com/xcorr-studio/xcorr/tree/main/docs\">docs</a> folder "
            "(docs/gui.md for this window, docs/dic.md for the method), installed under "
-           "share/doc/xcorr.")
+           "share/doc/xcorr-studio.")
             .arg(kVersion));
   });
 }
@@ -1192,7 +1193,12 @@ void MainWindow::refresh_frame_list() {
 }
 
 Status MainWindow::open_sample() {
-  XCORR_RETURN_IF_ERROR(open_stack(QString(XCORR_SAMPLE_DIR) + "/dic_stack.tif"));
+  // Installed (the .deb, the bundle): share/xcorr-studio/sample beside the program's bin folder;
+  // in a build tree, the source tree's resources/sample.
+  QString stack =
+      QCoreApplication::applicationDirPath() + "/../share/xcorr-studio/sample/dic_stack.tif";
+  if (!QFileInfo::exists(stack)) stack = QString(XCORR_SAMPLE_DIR) + "/dic_stack.tif";
+  XCORR_RETURN_IF_ERROR(open_stack(stack));
   add_roi_shape(dic::parse_roi_shape("ellipse:127.5,127.5,110,100").value());
   return Status::ok();
 }
