@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds and links every supported configuration besides the CI preset's (CUDA + Qt + OpenCV +
-# FFTW + MPI), so that no stub drifts from its header unseen, and runs each one's CLI:
-#   engine  - CUDA, MPI, no Qt, no OpenCV: grey TIFF through libtiff alone (what the GPU machine
-#             runs; with its tests)
-#   nocuda  - no CUDA: Qt, OpenCV, FFTW, MPI on the CPU (programs only)
-#   minimal - nothing optional: no CUDA, Qt, libtiff, OpenCV, FFTW or MPI (programs only)
+# Builds and links every supported configuration besides the CI preset's (CUDA + Qt + codecs +
+# OpenCV + FFTW + MPI), so that no stub drifts from its header unseen, and runs each one's CLI:
+#   engine  - CUDA, MPI, no Qt, codecs or OpenCV: grey TIFF through libtiff alone (what the GPU
+#             machine runs; with its tests)
+#   nocuda  - no CUDA: Qt, codecs, FFTW, MPI on the CPU (programs only)
+#   minimal - nothing optional: no CUDA, Qt, libtiff, codecs, OpenCV, FFTW or MPI (programs only)
 # They share the CI build's objects through ccache wherever the flags match (core and gpu are
 # compiled with the same flags in every configuration that has them); the cache's statistics
 # after each build say how much was shared. Each one's Python module, where it builds one, is
@@ -48,5 +48,5 @@ if build/engine/app/xcorr dic --reference "$t/one.png" --frames "$t/one.png" --r
   --device cpu --quiet --out "$t/png.csv" 2> "$t/png.err"; then
   echo "the engine build read a PNG file"; exit 1
 fi
-grep -q "this build reads and writes grey TIFF only (built without OpenCV)" "$t/png.err" || { cat "$t/png.err"; exit 1; }
-echo "engine (libtiff, no OpenCV): TIFF stacks of either build give the CI build's CSV bytes; a PNG: $(head -1 "$t/png.err")"
+grep -q "this build reads and writes grey TIFF only (built without XCORR_WITH_CODECS)" "$t/png.err" || { cat "$t/png.err"; exit 1; }
+echo "engine (libtiff, no codecs): TIFF stacks of either build give the CI build's CSV bytes; a PNG: $(head -1 "$t/png.err")"

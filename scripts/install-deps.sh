@@ -8,7 +8,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev                  # CLI, job files
   libfftw3-dev                                     # cpu_fft
   zlib1g-dev                                       # CRC-32 of batch commits
-  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libtiff-dev  # image I/O
+  libtiff-dev libpng-dev libjpeg-dev libstb-dev     # image I/O (stb: its BMP reader alone)
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev  # references in tests, bench
   libxml2-dev                                      # OME-XML metadata
   libzip-dev                                       # ImageJ ROI Manager files (.zip)
   python3-dev python3-pip                          # the Python package (python/)

@@ -1,8 +1,9 @@
 // What read_image_stack (image_io_tiff.cpp: TIFF through libtiff) leaves to a second decoder:
 // colour TIFF pages, files that are not TIFF (PNG, BMP, JPEG) and the writing of images.
-// image_io_opencv.cpp implements these through OpenCV; image_io_tiff_only.cpp (a build with
-// libtiff and no OpenCV: the GPU machine's, an HPC node's) refuses colour and non-TIFF images by
-// name and writes TIFF through TiffWriter. Internal to core/io.
+// image_io_codecs.cpp implements these (XCORR_WITH_CODECS: libtiff, libpng, libjpeg, stb_image's
+// BMP reader); image_io_tiff_only.cpp (a build without them: the GPU machine's, an HPC node's)
+// refuses colour and non-TIFF images by name and writes TIFF only. Both write TIFF through
+// TiffWriter. Internal to core/io.
 #pragma once
 
 #include <cstdint>
@@ -29,14 +30,12 @@ bool colour_tiff_page(tiff* tif);
 
 // The current colour page of `tif` as one grey page (`channel`), appended to `pages`.
 // `source` names the page in errors; `file_bytes` and `decoded` as in tiff_page_data_problem.
-// `handled` false: a layout the whole file of which goes to read_other_image (tiled colour).
 Status read_colour_tiff_page(tiff* tif, const std::string& source, std::uint64_t file_bytes,
-                             double& decoded, Channel channel, std::vector<DecodedPage>& pages,
-                             bool& handled);
+                             double& decoded, Channel channel, std::vector<DecodedPage>& pages);
 
-// Every page of a file that is not TIFF (PNG, BMP, JPEG; checked by its first bytes here), or of
-// a TIFF of `expected_pages` pages (> 0) that libtiff leaves to it, appended with their names.
-Status read_other_image(const std::filesystem::path& file, int expected_pages, Channel channel,
+// The one page of a file that is not TIFF (PNG, BMP, JPEG; told by its first bytes here),
+// appended with its name.
+Status read_other_image(const std::filesystem::path& file, Channel channel,
                         std::vector<DecodedPage>& pages, std::vector<std::string>& sources);
 
 }  // namespace xcorr::io

@@ -3,10 +3,10 @@
 // 40000 stays 40000.0f, a 12-bit TIFF's 2793 stays 2793.0f, a 1-bit TIFF gives 0 and 1. Grey
 // TIFF pages are read with libtiff (core/io/tiff_page.hpp: every depth it lists); colour images
 // (RGB/RGBA TIFF of 8 or 16 bits, PNG, BMP, JPEG) become grey with OpenCV's weights
-// (0.299 R + 0.587 G + 0.114 B). Pixel type: u8 for unsigned <= 8 bits, u16 for 9-16 bits, f32
-// for the rest.
-// Built without OpenCV, colour images, PNG, BMP and JPEG are refused by name and only TIFF is
-// written; built without libtiff, every call returns ErrorCode::unsupported.
+// (0.299 R + 0.587 G + 0.114 B; core/io/codecs.hpp) or give one channel. Pixel type: u8 for
+// unsigned <= 8 bits, u16 for 9-16 bits, f32 for the rest.
+// Built without XCORR_WITH_CODECS, colour images, PNG, BMP and JPEG are refused by name and only
+// TIFF is written; built without libtiff, every call returns ErrorCode::unsupported.
 #pragma once
 
 #include <filesystem>

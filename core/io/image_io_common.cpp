@@ -1,4 +1,4 @@
-// The parts of image_io.hpp that do not need OpenCV.
+// The parts of image_io.hpp that need no image library.
 #include <algorithm>
 #include <cctype>
 

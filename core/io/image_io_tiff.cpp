@@ -23,16 +23,13 @@ struct TiffCloser {
 };
 
 // Every page of a TIFF through libtiff: grey pages as stored (core/io/tiff_page.hpp), colour
-// pages as one grey page each (read_colour_tiff_page). Sets `colour` instead when page 0 is a
-// colour page that the second decoder reads whole (tiled).
+// pages as one grey page each (read_colour_tiff_page).
 Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel,
-                       std::vector<DecodedPage>& pages, std::vector<std::string>& sources,
-                       bool& colour) {
+                       std::vector<DecodedPage>& pages, std::vector<std::string>& sources) {
   const std::string name = file.string();
   capture_tiff_errors();
   std::unique_ptr<TIFF, TiffCloser> tif(TIFFOpen(name.c_str(), "rm"));
   if (!tif) return {ErrorCode::io_error, "cannot decode '" + name + "': corrupt or truncated"};
-  colour = false;
   std::error_code ec;
   const auto file_bytes = static_cast<std::uint64_t>(fs::file_size(file, ec));
   int page = 0;
@@ -42,22 +39,8 @@ Status read_tiff_pages(const fs::path& file, int expected_pages, Channel channel
         expected_pages == 1 ? file.filename().string()
                             : file.filename().string() + "[page " + std::to_string(page) + "]";
     if (colour_tiff_page(tif.get())) {
-      bool handled = false;
       XCORR_RETURN_IF_ERROR(
-          read_colour_tiff_page(tif.get(), source, file_bytes, decoded, channel, pages, handled));
-      if (!handled) {  // tiled: the whole file to the second decoder, once every page is checked
-        for (int later = page + 1; TIFFReadDirectory(tif.get()) == 1; ++later) {
-          if (const std::string why = tiff_page_data_problem(tif.get(), file_bytes, decoded);
-              !why.empty())
-            return {ErrorCode::io_error, "cannot decode " + file.filename().string() + "[page " +
-                                             std::to_string(later) + "]: corrupt or truncated (" +
-                                             why + ")"};
-        }
-        colour = true;
-        pages.resize(pages.size() - static_cast<std::size_t>(page));
-        sources.resize(sources.size() - static_cast<std::size_t>(page));
-        return Status::ok();
-      }
+          read_colour_tiff_page(tif.get(), source, file_bytes, decoded, channel, pages));
       sources.push_back(source);
       ++page;
       continue;
@@ -102,16 +85,12 @@ Status read_file_pages(const fs::path& file, std::vector<DecodedPage>& pages,
     return {ErrorCode::invalid_argument, "'" + name + "' is not a file"};
   if (fs::file_size(file, ec) == 0)
     return {ErrorCode::io_error, "'" + name + "' is empty (0 bytes)"};
-  int expected_pages = 0;  // 0: not a TIFF, any page count accepted
   if (is_tiff_file(file)) {
     const auto pages_in_file = check_tiff_integrity(file);
     if (!pages_in_file.is_ok()) return pages_in_file.status();
-    expected_pages = pages_in_file.value();
-    bool colour = false;
-    XCORR_RETURN_IF_ERROR(read_tiff_pages(file, expected_pages, channel, pages, sources, colour));
-    if (!colour) return Status::ok();
+    return read_tiff_pages(file, pages_in_file.value(), channel, pages, sources);
   }
-  return read_other_image(file, expected_pages, channel, pages, sources);
+  return read_other_image(file, channel, pages, sources);
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,
                       const std::vector<std::uint8_t>& rgb);
 
 // The value a page of `type` stores for `v`: u8, u16 rounded to the nearest integer (ties to
-// even) and clamped to the type's range; f32 as it is.
+// even) and clamped to the type's range, NaN (no data) as 0; f32 as it is.
 inline float stored_value(PixelType type, float v) {
+  if (type != PixelType::f32 && std::isnan(v)) return 0.0f;
   if (type == PixelType::u8) return std::clamp(std::nearbyint(v), 0.0f, 255.0f);
   if (type == PixelType::u16) return std::clamp(std::nearbyint(v), 0.0f, 65535.0f);
   return v;

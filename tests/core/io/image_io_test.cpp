@@ -1,4 +1,6 @@
-// Real image files through OpenCV: round trips and every kind of bad input.
+// Real image files through the codecs (libtiff, libpng, libjpeg, stb_image's BMP reader): round
+// trips, colour layouts and every kind of bad input. tests/core/opencv_agreement_test.cpp reads
+// colour files against OpenCV.
 #include "core/io/image_io.hpp"
 
 #include <gtest/gtest.h>
@@ -7,9 +9,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "tests/support/matrix_testing.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/tiff_writing.hpp"
 
 namespace xcorr::io {
 namespace {
@@ -66,6 +70,81 @@ TEST_F(ImageIo, BmpRoundTripsAndJpegReadsBack) {
   ASSERT_EQ(j.value().frames.shape(), (Shape{32, 32}));
   for (std::size_t i = 0; i < smooth.values().size(); ++i)
     EXPECT_NEAR(j.value().frames.values()[i], smooth.values()[i], 8.0f);
+}
+
+TEST_F(ImageIo, SixteenBitPngRoundTripsExactly) {
+  Stack<float> s = integers(23, 41, 1, 65535.0f, 7);  // odd and prime sides
+  s[0](0, 0) = 0.0f;
+  s[0](22, 40) = 65535.0f;
+  ASSERT_TRUE(write_image_stack(dir_ / "w.png", s.view(), PixelType::u16).is_ok());
+  const auto back = read_image_stack(dir_ / "w.png");
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back.value().pixel_type, PixelType::u16);
+  EXPECT_EQ(back.value().frames.values(), s.values());
+  // Values are rounded and saturated as in TIFF; NaN (no data) is stored as 0.
+  Stack<float> odd(1, 4, 1);
+  odd[0](0, 0) = -3.0f;
+  odd[0](0, 1) = 70000.0f;
+  odd[0](0, 2) = 2.5f;
+  odd[0](0, 3) = std::nanf("");
+  ASSERT_TRUE(write_image_stack(dir_ / "odd.png", odd.view(), PixelType::u16).is_ok());
+  EXPECT_EQ(read_image_stack(dir_ / "odd.png").value().frames.values(),
+            (std::vector<float>{0.0f, 65535.0f, 2.0f, 0.0f}));
+}
+
+// Tiled colour pages (contiguous samples, RGB and RGBA, 8 and 16 bits, tiles that overhang the
+// page) read as the same pixels in strips, for every channel choice.
+TEST_F(ImageIo, TiledColourTiffReadsAsStrips) {
+  for (const std::uint16_t samples : {3, 4}) {
+    for (const std::uint16_t bits : {8, 16}) {
+      testing::TiffPageSpec strips{37, 19, bits, SAMPLEFORMAT_UINT, samples, 0, 4, {}};
+      std::mt19937 random(bits + samples);
+      std::uniform_int_distribution<int> value(0, bits == 8 ? 255 : 65535);
+      for (int i = 0; i < 37 * 19 * samples; ++i) strips.values.push_back(value(random));
+      testing::TiffPageSpec tiles = strips;
+      tiles.tile = 16;
+      testing::write_tiff(dir_ / "strips.tif", {strips, strips});
+      testing::write_tiff(dir_ / "tiles.tif", {tiles, tiles});
+      for (const Channel c : {Channel::luminance, Channel::red, Channel::green, Channel::blue}) {
+        const auto a = read_image_stack(dir_ / "strips.tif", c);
+        const auto b = read_image_stack(dir_ / "tiles.tif", c);
+        ASSERT_TRUE(a.is_ok()) << a.status().message();
+        ASSERT_TRUE(b.is_ok()) << b.status().message();
+        EXPECT_EQ(b.value().frames.count(), 2);
+        EXPECT_EQ(b.value().pixel_type, bits == 8 ? PixelType::u8 : PixelType::u16);
+        EXPECT_EQ(b.value().frames.values(), a.value().frames.values()) << bits << " " << samples;
+        if (c == Channel::green) {
+          EXPECT_EQ(b.value().frames[1](18, 36),
+                    static_cast<float>(strips.values[(18 * 37 + 36) * samples + 1]));
+        }
+      }
+    }
+  }
+}
+
+// A PNG, JPEG or BMP cut short, or with its body replaced by noise, is refused in one line that
+// names the file; nothing crashes.
+TEST_F(ImageIo, DamagedPngJpegAndBmpAreNamed) {
+  const Stack<float> s = integers(29, 31, 1, 255.0f, 8);
+  for (const std::string name : {"d.png", "d.jpg", "d.bmp"}) {
+    ASSERT_TRUE(write_image_stack(dir_ / name, s.view(), PixelType::u8).is_ok());
+    const auto whole = read_image_stack(dir_ / name);
+    ASSERT_TRUE(whole.is_ok()) << whole.status().message();
+    fs::resize_file(dir_ / name, fs::file_size(dir_ / name) / 2);
+    const auto cut = read_image_stack(dir_ / name);
+    ASSERT_FALSE(cut.is_ok()) << name << " cut in half was read";
+    EXPECT_NE(cut.status().message().find("cannot decode '" + (dir_ / name).string() + "'"),
+              std::string::npos)
+        << cut.status().message();
+    EXPECT_EQ(cut.status().message().find('\n'), std::string::npos) << cut.status().message();
+  }
+  std::string noise = "\x89PNG\r\n\x1a\n";
+  std::mt19937 random(9);
+  for (int i = 0; i < 400; ++i) noise.push_back(static_cast<char>(random()));
+  std::ofstream(dir_ / "noise.png", std::ios::binary) << noise;
+  const auto r = read_image_stack(dir_ / "noise.png");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("noise.png"), std::string::npos) << r.status().message();
 }
 
 TEST_F(ImageIo, FolderIsReadInNaturalOrder) {
