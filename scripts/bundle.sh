@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
+started=$(date +%s)
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 name=xcorr-studio-$version-linux-x86_64
 top=$build/bundle
@@ -132,7 +133,7 @@ tar -C "$top" -czf "$build/$name.tar.gz" "$name"
 echo "bundle: $build/$name.tar.gz: $(du -m "$build/$name.tar.gz" | cut -f1) MiB packed," \
      "$(du -sm "$stage" | cut -f1) MiB unpacked, $(ls "$stage/lib" | wc -l) libraries" \
      "($(du -cm "$stage"/lib/* | tail -n 1 | cut -f1) MiB), $(wc -l < "$top/packages.txt") Debian packages;" \
-     "floor: $(tr '\n' ' ' < "$docs/floor.txt")"
+     "floor: $(tr '\n' ' ' < "$docs/floor.txt")(written in $(( $(date +%s) - started )) s)"
 # Start-up: the mean of 20 starts of each program (every library loaded and relocated).
 for exe in xcorr xcorr-studio; do
   t0=$(date +%s%N)

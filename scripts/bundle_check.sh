@@ -7,6 +7,9 @@
 #   xcorr register on a small drifting stack (drift table and stack = the build tree's);
 #   xcorr-studio --sample --run --screenshot under Xvfb (DIC on the sample in the window) (the host's, over TCP: the root has no X server),
 #   saved as build/bundle-check/<suite>.png.
+#   xcorr-mpi: refused in one line (no Open MPI in the roots).
+# And on this host, with its Open MPI: the bundle's xcorr-mpi on 2 ranks over the sample batch
+# (CSV bytes = the build tree's).
 # Needs root (debootstrap, chroot, /proc mounted in the root). Usage: scripts/bundle_check.sh
 # [build folder]   (default build/ci; its bundle must have been written)
 set -euo pipefail
@@ -28,6 +31,22 @@ cp installer/sample-batch.json resources/sample/dic_stack.tif resources/sample/s
   > /dev/null
 "$host" register "$out/drift.tif" --device cpu --out "$out/tree/registered.tif" \
   --drift "$out/tree/drift.csv" --quiet > /dev/null
+
+# The optional xcorr-mpi with the host's Open MPI (loopback only, allowed as root).
+if command -v mpirun > /dev/null && [ -x "$build/app/xcorr-mpi" ]; then
+  mkdir -p "$out/host" "$out/mpi"
+  tar -xzf "$bundle" -C "$out/host"
+  cp installer/sample-batch.json resources/sample/dic_stack.tif resources/sample/speckle_stack.tif \
+     "$out/mpi/"
+  env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
+    OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
+    OMPI_MCA_rmaps_base_oversubscribe=1 timeout 300 mpirun -np 2 "$out/host/$name/xcorr-mpi" run \
+    --quiet "$out/mpi/sample-batch.json" > "$out/mpi.log" 2>&1 || { cat "$out/mpi.log"; exit 1; }
+  for csv in sample_dic.csv sample_speckle.csv; do cmp "$out/tree/$csv" "$out/mpi/$csv"; done
+  echo "bundle-check host: xcorr-mpi on 2 ranks (the host's Open MPI" \
+       "$(mpirun --version | grep -o '[0-9][0-9.]*' | head -n 1)): CSVs equal the build tree's"
+  rm -rf "$out/host"
+fi
 
 display=:73
 Xvfb "$display" -screen 0 1280x800x24 -nolisten unix -listen tcp -ac > "$out/xvfb.log" 2>&1 &
@@ -70,6 +89,12 @@ for suite in trixie bookworm; do
   cmp "$out/tree/drift.csv" "$root/tmp/check/drift.csv"
   cmp "$out/tree/registered.tif" "$root/tmp/check/registered.tif"
   echo "bundle-check $suite: xcorr register: drift table and registered stack equal the build tree's"
+  if in_root "$b/xcorr-mpi" --version > "$out/$suite-mpi.txt" 2>&1 ||
+     [ "$(wc -l < "$out/$suite-mpi.txt")" -ne 1 ]; then
+    echo "bundle-check $suite: xcorr-mpi without Open MPI did not stop with one line:"
+    cat "$out/$suite-mpi.txt"; exit 1
+  fi
+  echo "bundle-check $suite: $(cat "$out/$suite-mpi.txt")"
   in_root DISPLAY="127.0.0.1$display" QT_QPA_PLATFORM=xcb "$b/xcorr-studio" --sample --run \
     --screenshot /tmp/check/studio.png > "$out/$suite-studio.log" 2>&1 ||
     { cat "$out/$suite-studio.log"; exit 1; }
