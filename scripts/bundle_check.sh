@@ -3,11 +3,12 @@
 # Debian 12 (bookworm, no development package), made by debootstrap from Debian's package
 # registry under build/roots/ (kept: a second run reuses them), the bundle unpacked in each, and
 # in a chroot there:
-#   xcorr --version; xcorr run on the bundled sample batch (CSV bytes = the build tree's);
+#   xcorr --version, also through a link on the PATH;
+#   xcorr run on the bundled sample batch (CSV bytes = the build tree's);
 #   xcorr register on a small drifting stack (drift table and stack = the build tree's);
-#   xcorr-studio --sample --run --screenshot under Xvfb (DIC on the sample in the window) (the host's, over TCP: the root has no X server),
-#   saved as build/bundle-check/<suite>.png.
-#   xcorr-mpi: refused in one line (no Open MPI in the roots).
+#   xcorr-mpi: refused in one line (no Open MPI in the roots);
+#   xcorr-studio --sample --run --screenshot (DIC on the sample in the window) under the host's
+#   Xvfb, over TCP (the root has no X server), saved as build/bundle-check/<suite>.png.
 # And on this host, with its Open MPI: the bundle's xcorr-mpi on 2 ranks over the sample batch
 # (CSV bytes = the build tree's).
 # Needs root (debootstrap, chroot, /proc mounted in the root). Usage: scripts/bundle_check.sh
@@ -73,12 +74,17 @@ for suite in trixie bookworm; do
   rm -rf "$root/opt/xcorr" "$root/tmp/check" && mkdir -p "$root/opt/xcorr" "$root/tmp/check"
   tar -xzf "$bundle" -C "$root/opt/xcorr"
   mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-  in_root() { chroot "$root" env -i PATH=/usr/bin:/bin HOME=/tmp "$@"; }
+  in_root() { chroot "$root" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp "$@"; }
   b=/opt/xcorr/$name
   echo "bundle-check $suite: Debian $(cat "$root/etc/debian_version"), glibc" \
        "$(in_root ldd --version | head -n 1 | grep -o '[0-9.]*$'), $(in_root dpkg-query -W -f '.' | wc -c)" \
        "packages, root made or reused in ${made} s"
   in_root "$b/xcorr" --version
+  # The launchers run from any folder, also through a link on the PATH.
+  ln -sf "$b/xcorr" "$root/usr/local/bin/xcorr"
+  echo "bundle-check $suite: through a link on the PATH, from /tmp:" \
+       "$(in_root sh -c 'cd /tmp && xcorr --version' | head -n 1)"
+  rm "$root/usr/local/bin/xcorr"
   cp installer/sample-batch.json resources/sample/dic_stack.tif resources/sample/speckle_stack.tif \
      "$out/drift.tif" "$root/tmp/check/"
   in_root "$b/xcorr" run --quiet /tmp/check/sample-batch.json > /dev/null
