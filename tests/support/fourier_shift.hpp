@@ -33,8 +33,26 @@ inline Stack<float> random_image(Index rows, Index cols, unsigned seed) {
   return out;
 }
 
+#if defined(__x86_64__)
+// Clears the upper halves of the calling thread's AVX registers (vzeroupper). Qt's GUI
+// (QGuiApplication's construction, painting) leaves them dirty on the main thread on this VM's
+// AVX-512 Xeon, and nothing clears them: every call from SSE code into libm (VEX) then costs
+// about 20x (5 x 10^6 sin: 0.03 s before QGuiApplication, 0.65 s after, 0.03 s after a
+// vzeroupper), which made fourier_shift's 16 x 10^6 sines per 160^2 image 8x slower in the Qt
+// tests once OpenCV (whose reader happened to clear them) no longer read their PNGs.
+__attribute__((target("avx"))) inline void clear_upper_vector_state_avx() {
+  __builtin_ia32_vzeroupper();
+}
+inline void clear_upper_vector_state() {
+  if (__builtin_cpu_supports("avx")) clear_upper_vector_state_avx();
+}
+#else
+inline void clear_upper_vector_state() {}
+#endif
+
 // out(x, y) = in(x - dx, y - dy), periodic, band-limited (separable DFT in float64).
 inline Stack<float> fourier_shift(const Stack<float>& in, double dx, double dy) {
+  clear_upper_vector_state();
   const Index rows = in.rows(), cols = in.cols();
   using C = std::complex<double>;
   std::vector<C> a(static_cast<std::size_t>(rows * cols));
