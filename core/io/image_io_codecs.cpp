@@ -199,15 +199,7 @@ Status write_image_stack(const fs::path& path, StackView<const float> s, PixelTy
   if (type == PixelType::u16 && ext != ".png" && !tiff) {
     return {ErrorCode::invalid_argument, "'" + path.string() + "': 16-bit needs TIFF or PNG"};
   }
-  if (tiff) {
-    return write_atomically(path, [&](const fs::path& tmp) -> Status {
-      auto w =
-          TiffWriter::create(tmp, type, s.shape(), static_cast<long>(s.count), "", ImageScale{});
-      if (!w.is_ok()) return w.status();
-      for (Index i = 0; i < s.count; ++i) XCORR_RETURN_IF_ERROR(w.value()->add_page(s[i]));
-      return w.value()->close();
-    });
-  }
+  if (tiff) return write_tiff_stack(path, s, type);
   const MatrixView<const float> m = s[0];
   SampleImage grey;
   grey.rows = m.rows;

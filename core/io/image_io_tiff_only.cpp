@@ -2,7 +2,6 @@
 // codecs (XCORR_WITH_CODECS=OFF: the GPU machine's build, an HPC node's): grey TIFF pages are
 // read as in every build; colour pages, PNG, BMP and JPEG are refused by name, and images are
 // written as TIFF only (TiffWriter, as in every build).
-#include "core/io/atomic_write.hpp"
 #include "core/io/image_decoders.hpp"
 #include "core/io/tiff_writer.hpp"
 
@@ -34,12 +33,7 @@ Status write_image_stack(const fs::path& path, StackView<const float> s, PixelTy
             "nothing to write to '" + path.string() + "' (no matrices)"};
   const std::string ext = lowercase_extension(path);
   if (ext != ".tif" && ext != ".tiff") return no_codecs("cannot write '" + path.string() + "'");
-  return write_atomically(path, [&](const fs::path& tmp) -> Status {
-    auto w = TiffWriter::create(tmp, type, s.shape(), static_cast<long>(s.count), "", ImageScale{});
-    if (!w.is_ok()) return w.status();
-    for (Index i = 0; i < s.count; ++i) XCORR_RETURN_IF_ERROR(w.value()->add_page(s[i]));
-    return w.value()->close();
-  });
+  return write_tiff_stack(path, s, type);
 }
 
 }  // namespace xcorr::io

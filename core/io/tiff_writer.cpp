@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/io/atomic_write.hpp"
 #include "core/io/tiff_integrity.hpp"
 
 namespace xcorr::io {
@@ -201,6 +202,16 @@ std::string derived_description(const StackMetadata& source, Shape shape, long f
   if (scale.has_length() && source.spacing_z > 0) d += "spacing=" + number(source.spacing_z) + "\n";
   if (scale.has_time()) d += "finterval=" + number(scale.frame_interval_s) + "\n";
   return d;
+}
+
+Status write_tiff_stack(const std::filesystem::path& path, StackView<const float> s,
+                        PixelType type) {
+  return write_atomically(path, [&](const std::filesystem::path& tmp) -> Status {
+    auto w = TiffWriter::create(tmp, type, s.shape(), static_cast<long>(s.count), "", ImageScale{});
+    if (!w.is_ok()) return w.status();
+    for (Index i = 0; i < s.count; ++i) XCORR_RETURN_IF_ERROR(w.value()->add_page(s[i]));
+    return w.value()->close();
+  });
 }
 
 Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,

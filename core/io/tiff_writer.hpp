@@ -24,6 +24,11 @@ namespace xcorr::io {
 Status write_rgb_tiff(const std::filesystem::path& path, Shape shape,
                       const std::vector<std::uint8_t>& rgb);
 
+// `s` as a multi-page TIFF of `type` without description or scale, written atomically
+// (write_image_stack's TIFF in every build).
+Status write_tiff_stack(const std::filesystem::path& path, StackView<const float> s,
+                        PixelType type);
+
 // The value a page of `type` stores for `v`: u8, u16 rounded to the nearest integer (ties to
 // even) and clamped to the type's range, NaN (no data) as 0; f32 as it is.
 inline float stored_value(PixelType type, float v) {
