@@ -16,11 +16,15 @@ __global__ void to_double_kernel(const float* __restrict__ in, double* __restric
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     out[i] = in[i];
 }
-__global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out,
-                                long long n) {
+// The coefficients `in` (rows x cols) as float with `pad` continued ones around them
+// (math::continued_coefficient): `out` is (rows + 2 pad) x (cols + 2 pad), row-major.
+__global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out, int rows,
+                                int cols, int pad) {
+  const long long pc = cols + 2LL * pad, n = (rows + 2LL * pad) * pc;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = static_cast<float>(in[i]);
+    out[i] =
+        static_cast<float>(m::continued_coefficient(in, rows, cols, i / pc - pad, i % pc - pad));
 }
 template <int D>
 __global__ void prefilter_rows_kernel(double* c, int rows, int cols) {
@@ -94,11 +98,12 @@ Status bspline_pixel_table(const float* c, PixelTable& t, int rows, int cols,
 }
 
 Status bspline_coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
-                            const dic::DicOptions& o, BsplineScratch& scratch,
-                            cudaStream_t stream) {
+                            const dic::DicOptions& o, BsplineScratch& scratch, cudaStream_t stream,
+                            int pad) {
   const long long n = static_cast<long long>(rows) * cols;
   XCORR_RETURN_IF_ERROR(scratch.work.allocate(static_cast<std::size_t>(n)));
-  XCORR_RETURN_IF_ERROR(c.allocate(static_cast<std::size_t>(n)));
+  XCORR_RETURN_IF_ERROR(
+      c.allocate(static_cast<std::size_t>((rows + 2LL * pad) * (cols + 2LL * pad))));
   const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
   GaussianTaps g{};
   g.r = m::gaussian_taps(o.prefilter, g.w);
@@ -117,7 +122,7 @@ Status bspline_coefficients(const float* image, DeviceBuffer<float>& c, int rows
     prefilter_rows_kernel<3><<<(rows + 63) / 64, 64, 0, stream>>>(work, rows, cols);
     prefilter_cols_kernel<3><<<(cols + 63) / 64, 64, 0, stream>>>(work, rows, cols);
   }
-  to_float_kernel<<<blocks, 256, 0, stream>>>(work, c.get(), n);
+  to_float_kernel<<<blocks, 256, 0, stream>>>(work, c.get(), rows, cols, pad);
   XCORR_LAUNCH_TRY("bspline prefilter kernels");
   return Status::ok();
 }

@@ -20,9 +20,12 @@ struct BsplineScratch {
 };
 
 // The coefficients of `image` (rows x cols px, device memory) into `c` (allocated here) with
-// o.prefilter and o.interpolation, enqueued on `stream`.
+// o.prefilter and o.interpolation, enqueued on `stream`; with `pad` > 0 surrounded by that many
+// continued coefficients on every side (math::continued_coefficient): c is then
+// (rows + 2 pad) x (cols + 2 pad), row-major, coefficient (0, 0) at (pad, pad).
 Status bspline_coefficients(const float* image, DeviceBuffer<float>& c, int rows, int cols,
-                            const dic::DicOptions& o, BsplineScratch& scratch, cudaStream_t stream);
+                            const dic::DicOptions& o, BsplineScratch& scratch, cudaStream_t stream,
+                            int pad = 0);
 
 // The spline's value and gradient at every pixel of a frame: what IC-GN's reference subsets
 // read at integer positions, computed once per reference instead of once per subset (each pixel

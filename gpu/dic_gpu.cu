@@ -106,8 +106,8 @@ constexpr int kGuessBatch = 262144;  // points per engine call (memory: ~12 KB e
 // A deformed frame on the device: its pixels and B-spline coefficients, what they were made
 // with (rows -1: nothing usable), and the events around the coefficients' work.
 struct Deformed {
-  DeviceBuffer<float> img, c;
-  ImageMean mean;  // of img (the strip search's shift)
+  DeviceBuffer<float> img, c;  // c: with kDeformedPad continued coefficients around (IC-GN's)
+  ImageMean mean;              // of img (the strip search's shift)
   int rows = -1, cols = -1;
   dic::Interpolation interpolation = dic::Interpolation::quintic;
   double prefilter = -1;
@@ -318,9 +318,10 @@ class GpuRegistrar final : public TimedRegistrar {
     // IC-GN, once the frame's coefficients are made.
     XCORR_CUDA_TRY(cudaStreamWaitEvent(stream, def_->ev[1].get(), 0));
     XCORR_RETURN_IF_ERROR(out_.allocate(static_cast<std::size_t>(count)));
-    const IcgnArgs args =
-        icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_->c.get(), rows, cols,
-                  cx_.get(), cy_.get(), start_.get(), nullptr, count, noise_, out_.get());
+    XCORR_RETURN_IF_ERROR(factor_.allocate(static_cast<std::size_t>(count)));
+    const IcgnArgs args = icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr,
+                                    def_->c.get(), rows, cols, cx_.get(), cy_.get(), start_.get(),
+                                    nullptr, count, noise_, out_.get(), factor_.get());
     XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
     XCORR_CUDA_TRY(cudaEventRecord(ev_[2].get(), stream));
     XCORR_CUDA_TRY(cudaMemcpyAsync(results_h_.get(), out_.get(), n_listed * sizeof(IcgnOut),
@@ -405,7 +406,8 @@ class GpuRegistrar final : public TimedRegistrar {
       XCORR_CUDA_TRY(cudaStreamWaitEvent(side, side_ready_.get(), 0));
     }
     XCORR_CUDA_TRY(cudaEventRecord(d.ev[0].get(), side));
-    XCORR_RETURN_IF_ERROR(bspline_coefficients(d.img.get(), d.c, rows, cols, o, bspline_, side));
+    XCORR_RETURN_IF_ERROR(
+        bspline_coefficients(d.img.get(), d.c, rows, cols, o, bspline_, side, kDeformedPad));
     XCORR_CUDA_TRY(cudaEventRecord(d.ev[1].get(), side));
     d.rows = rows, d.cols = cols;
     d.interpolation = o.interpolation;
@@ -492,11 +494,12 @@ class GpuRegistrar final : public TimedRegistrar {
         XCORR_RETURN_IF_ERROR(upload(wy.data(), wave.size(), wave_cy_, stream));
         XCORR_RETURN_IF_ERROR(upload(warps.data(), warps.size(), wave_start_, stream));
         XCORR_RETURN_IF_ERROR(wave_out_.allocate(wave.size()));
+        XCORR_RETURN_IF_ERROR(factor_.allocate(wave.size()));
         const IcgnArgs args =
             icgn_args(o, ref_c_.get(), on_pixels_ ? &ref_table_ : nullptr, def_->c.get(),
                       static_cast<int>(in.reference.rows), static_cast<int>(in.reference.cols),
                       wave_cx_.get(), wave_cy_.get(), nullptr, wave_start_.get(), count, noise_,
-                      wave_out_.get());
+                      wave_out_.get(), factor_.get());
         XCORR_RETURN_IF_ERROR(launch_icgn(args, o, stream));
         wave_h_.resize(wave.size());
         XCORR_CUDA_TRY(cudaMemcpyAsync(wave_h_.data(), wave_out_.get(),
@@ -668,6 +671,7 @@ class GpuRegistrar final : public TimedRegistrar {
   DeviceBuffer<dic::GuessStrip> strips_;
   ImageMean ref_mean_;  // of ref_img_
   DeviceBuffer<IcgnOut> out_;
+  DeviceBuffer<IcgnFactor> factor_;  // first-order IC-GN's, for the points' sigma
 };
 
 }  // namespace

@@ -96,13 +96,6 @@ __device__ inline double reference_subset(const IcgnArgs& a, double x, double y,
   return warp_sum(sum) / rect.pixels();
 }
 
-// The deformed frame's spline at (X, Y) px: the interior sum inline, the rare continuation past
-// the border out of line (__noinline__ keeps IC-GN's sampling loop small: its code, not its
-// arithmetic, stalled the H200's warps most, waiting for instructions; docs/perf/dic.md).
-template <int D>
-__device__ __noinline__ float border_value(const float* c, int rows, int cols, double X, double Y) {
-  return static_cast<float>(m::bspline_value<D, float>(c, rows, cols, X, Y));
-}
 // floor(v) and v - floor(v) of |v| < 2^31 without the conversion unit (16 results per clock
 // per SM on sm_80/sm_90, against 64 for float64 additions): v + 1.5 * 2^52 rounds v to an
 // integer n held in its low 32 bits, and n - 1 when that rounded up. Exact: the same numbers as
@@ -120,25 +113,17 @@ __device__ inline Cell cell_of(double v) {
   return {index, static_cast<float>(v - r)};
 }
 
+// The deformed frame's spline at (X, Y) px, within kIterationReach of its pixel centres: the
+// interior sum over the padded coefficients (kDeformedPad), no branch at the border (the
+// continuation out of line took 8 % of IC-GN's time on the H200, docs/perf/dic.md).
+static_assert(kDeformedPad >= static_cast<int>(m::kIterationReach) + 1 + 3,
+              "IC-GN's samples and their quintic taps stay in the padded coefficients");
 template <int D>
 __device__ inline float deformed_value(const IcgnArgs& a, double X, double Y) {
   const Cell cx = cell_of(X), cy = cell_of(Y);
-  if (m::bspline_interior<D>(cx.index, cy.index, a.rows, a.cols))
-    return m::bspline_interior_value<D, float>(a.def_c, a.cols, cx.index, cy.index, cx.fraction,
-                                               cy.fraction);
-  return border_value<D>(a.def_c, a.rows, a.cols, X, Y);
-}
-
-// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`. Not inlined:
-// its 6 x 6 matrices would otherwise take registers from IC-GN's loop (ptxas: the kernel's stack
-// frame and spills grew 2.6x with it inlined, and IC-GN took 50 % longer on the H200).
-__device__ __noinline__ double2 point_sigma(const double* chol, double df, double zncc,
-                                            m::SubsetRect rect, const m::NoiseModel& noise) {
-  double basis[6];
-  m::basis_moments<3>(rect, basis);
-  double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, rect.pixels(), 0, 3, noise, sigma.x, sigma.y);
-  return sigma;
+  return m::bspline_interior_value<D, float>(a.def_c, a.cols + 2LL * kDeformedPad,
+                                             cx.index + kDeformedPad, cy.index + kDeformedPad,
+                                             cx.fraction, cy.fraction);
 }
 
 constexpr int kIcgnWarps = 4;
@@ -186,8 +171,9 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   IcgnOut r{};
   start_parameters(a, k, r.p);
   r.status = static_cast<int>(dic::PointStatus::diverged);
+  // The result; a point that stops early has no sigma (df < 0 tells icgn_sigma_kernel).
   auto finish = [&] {
-    if (lane == 0) a.out[k] = r;
+    if (lane == 0) a.out[k] = r, a.factor[k].df = -1;
   };
   m::SubsetRect rect;
   if (!subset_rect(a, x, y, h, rect)) {
@@ -313,12 +299,36 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   }
   __syncwarp();
   r.zncc = *zncc;
-  if (lane == 0) {
-    const double2 sigma = point_sigma(chol, df, r.zncc, rect, a.noise);
-    r.sigma_u = sigma.x, r.sigma_v = sigma.y;
-  }
   if (converged && r.zncc >= a.min_zncc) r.status = static_cast<int>(dic::PointStatus::converged);
-  finish();
+  // The factor for the point's sigma (icgn_sigma_kernel): 32 lanes would each repeat its 6 x 6
+  // algebra (it took 11 % of this kernel's time on the H200, docs/perf/dic.md).
+  if (lane < 21) a.factor[k].chol[lane] = chol[lane];
+  if (lane == 0) a.out[k] = r, a.factor[k].df = df;
+}
+
+// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`.
+__device__ inline double2 point_sigma(const double* chol, double df, double zncc,
+                                      m::SubsetRect rect, const m::NoiseModel& noise) {
+  double basis[6];
+  m::basis_moments<3>(rect, basis);
+  double2 sigma;
+  m::noise_sigma<6>(chol, basis, df, zncc, rect.pixels(), 0, 3, noise, sigma.x, sigma.y);
+  return sigma;
+}
+// The first-order points' sigma, a thread per point, after icgn_kernel: from the factor it left
+// (IcgnFactor) and the ZNCC of its result; points that stopped early keep sigma 0.
+__global__ void icgn_sigma_kernel(IcgnArgs a) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.count) return;
+  const IcgnFactor& f = a.factor[k];
+  if (!(f.df >= 0)) return;
+  m::SubsetRect rect;
+  subset_rect(a, a.cx[k], a.cy[k], a.subset / 2, rect);  // as icgn_kernel found it
+  double chol[21];
+  for (int e = 0; e < 21; ++e) chol[e] = f.chol[e];
+  const double2 sigma = point_sigma(chol, f.df, a.out[k].zncc, rect, a.noise);
+  a.out[k].sigma_u = sigma.x;
+  a.out[k].sigma_v = sigma.y;
 }
 
 // Second-order IC-GN (q = u, ux, uy, uxx, uxy, uyy, v, ...; the CPU's SecondOrder in
@@ -510,7 +520,7 @@ double icgn_band(const dic::DicOptions& o) {
 IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTable* ref_table,
                    const float* def_c, int rows, int cols, const double* cx, const double* cy,
                    const double2* start, const double* start_warp, int count,
-                   const m::NoiseModel& noise, IcgnOut* out) {
+                   const m::NoiseModel& noise, IcgnOut* out, IcgnFactor* factor) {
   IcgnArgs a{};
   a.ref_c = ref_c;
   if (ref_table != nullptr) {
@@ -534,6 +544,7 @@ IcgnArgs icgn_args(const dic::DicOptions& o, const float* ref_c, const PixelTabl
   a.noise = noise;
   a.band = icgn_band(o);
   a.out = out;
+  a.factor = factor;
   return a;
 }
 
@@ -601,12 +612,16 @@ Status launch_icgn(const IcgnArgs& args, const dic::DicOptions& o, cudaStream_t 
   }
   if (args.ref_value != nullptr) {
     static OncePerDevice once_table;
-    return launch_order(&icgn_kernel<3, true>, &icgn_kernel<5, true>, false, once_table,
-                        "launch of icgn_kernel", args, o, stream);
+    XCORR_RETURN_IF_ERROR(launch_order(&icgn_kernel<3, true>, &icgn_kernel<5, true>, false,
+                                       once_table, "launch of icgn_kernel", args, o, stream));
+  } else {
+    static OncePerDevice once;
+    XCORR_RETURN_IF_ERROR(launch_order(&icgn_kernel<3, false>, &icgn_kernel<5, false>, false, once,
+                                       "launch of icgn_kernel", args, o, stream));
   }
-  static OncePerDevice once;
-  return launch_order(&icgn_kernel<3, false>, &icgn_kernel<5, false>, false, once,
-                      "launch of icgn_kernel", args, o, stream);
+  constexpr int kThreads = 128;
+  icgn_sigma_kernel<<<(args.count + kThreads - 1) / kThreads, kThreads, 0, stream>>>(args);
+  return cuda_status(cudaGetLastError(), "launch of icgn_sigma_kernel");
 }
 
 }  // namespace xcorr::gpu

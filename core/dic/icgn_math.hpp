@@ -162,6 +162,16 @@ XCORR_HD inline double continued_tap_row(const T* c, long long rows, long long c
   return r.sign > 0 ? in : 2 * continued_row_sum<D>(c + r.anchor * cols, cols, x0, w) - in;
 }
 
+// Coefficient (y, x) of the continued coefficients c (rows x cols, row-major), for any y and x:
+// the value continued_tap_row reads there.
+template <class T>
+XCORR_HD inline double continued_coefficient(const T* c, long long rows, long long cols,
+                                             long long y, long long x) {
+  const Continued r = point_mirror(y, rows);
+  const double in = continued_sample(c + r.index * cols, x, cols, 1);
+  return r.sign > 0 ? in : 2 * continued_sample(c + r.anchor * cols, x, cols, 1) - in;
+}
+
 // Value and gradient (grey values per px) at (x, y) px of the degree-D spline with
 // coefficients c (rows x cols, row-major).
 template <int D, class T>
@@ -215,8 +225,8 @@ XCORR_HD inline bool bspline_interior(long long ix, long long iy, long long rows
 // bspline_value's interior sum at fraction (tx, ty) of the cell (ix, iy) (bspline_interior):
 // consecutive rows and columns, each coefficient read once. Kept apart from the border path on
 // purpose: routing the interior through offset arrays measured 17.5 ms instead of 15.0 for the
-// 2048^2 IC-GN on the H200 (docs/perf/dic.md), and the GPU's IC-GN calls the border path out of
-// line to keep its loop small.
+// 2048^2 IC-GN on the H200 (docs/perf/dic.md). The GPU's IC-GN uses it alone, on coefficients
+// padded with their continuation (continued_coefficient).
 template <int D, class R, class T>
 XCORR_HD inline R bspline_interior_value(const T* c, long long cols, long long ix, long long iy,
                                          R tx, R ty) {

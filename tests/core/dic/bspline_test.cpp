@@ -1,7 +1,8 @@
 // B-spline interpolation (cubic and quintic): it passes through every pixel, reproduces a smooth
 // band-limited image between pixels, its gradient equals the derivative of its own values, the
 // Gaussian prefilter is the sampled Gaussian, and past the border both continue the image
-// point-symmetrically (a linear ramp continues as itself).
+// point-symmetrically (a linear ramp continues as itself), also through coefficients padded with
+// their continuation (the GPU IC-GN's frame).
 #include "core/dic/bspline.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <random>
+#include <vector>
+
+#include "core/dic/icgn_math.hpp"
 
 namespace xcorr::dic {
 namespace {
@@ -130,6 +135,49 @@ TEST(BSplineImage, GradientIsTheDerivativeOfTheInterpolant) {
         EXPECT_NEAR(gy, (b.value(x, y + e) - b.value(x, y - e)) / (2 * e), 1e-4);
       }
     }
+  }
+}
+
+// The GPU's IC-GN samples the frame through coefficients padded with pad continued ones
+// (math::continued_coefficient) by the interior sum alone: within 2 px past the pixel centres
+// (its reach) that must equal the spline's own continuation (math::bspline_value), on fresh random
+// coefficients of odd and tiny sizes.
+template <int D>
+void expect_padded_equals_continued(long long rows, long long cols, std::mt19937& rng) {
+  constexpr int kPad = 6, L = math::BSpline<D>::kLeft;
+  std::uniform_real_distribution<double> grey(-500, 3000);
+  std::vector<double> c(static_cast<std::size_t>(rows * cols));
+  for (double& v : c) v = grey(rng);
+  const long long pc = cols + 2 * kPad;
+  std::vector<double> padded(static_cast<std::size_t>((rows + 2 * kPad) * pc));
+  for (long long y = -kPad; y < rows + kPad; ++y)
+    for (long long x = -kPad; x < cols + kPad; ++x)
+      padded[static_cast<std::size_t>((y + kPad) * pc + x + kPad)] =
+          math::continued_coefficient(c.data(), rows, cols, y, x);
+  std::uniform_real_distribution<double> px(-2.0, static_cast<double>(cols) + 1.0),
+      py(-2.0, static_cast<double>(rows) + 1.0);
+  double worst = 0;
+  for (int k = 0; k < 400; ++k) {
+    const double x = px(rng), y = py(rng);
+    const double fx = std::floor(x), fy = std::floor(y);
+    const auto ix = static_cast<long long>(fx), iy = static_cast<long long>(fy);
+    ASSERT_GE(std::min(ix, iy) - L + kPad, 0);
+    const double want = math::bspline_value<D>(c.data(), rows, cols, x, y);
+    const double got = math::bspline_interior_value<D, double>(padded.data(), pc, ix + kPad,
+                                                               iy + kPad, x - fx, y - fy);
+    worst = std::max(worst, std::abs(got - want) / 3000);
+  }
+  EXPECT_LT(worst, 1e-12) << "degree " << D << ", " << rows << " x " << cols;
+}
+
+TEST(BSplineImage, PaddedCoefficientsAreTheContinuation) {
+  const unsigned seed = std::random_device{}();
+  std::printf("seed %u\n", seed);
+  std::mt19937 rng(seed);
+  for (const auto& [rows, cols] :
+       {std::pair<long long, long long>{1, 1}, {2, 3}, {7, 5}, {13, 31}, {37, 41}}) {
+    expect_padded_equals_continued<3>(rows, cols, rng);
+    expect_padded_equals_continued<5>(rows, cols, rng);
   }
 }
 
