@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -399,13 +400,24 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   if (last_frame > 0 && progress && !progress(static_cast<double>(last_frame), report.frames))
     return Status{ErrorCode::cancelled, "cancelled before frame " + std::to_string(last_frame + 1)};
   // A stack pipeline: frame f's results are finished (DicSession's PendingFrame) and committed
-  // on a thread of their own while frame f + 1 is read and registered. One commit at a time, in
-  // frame order; `done` and report.computed are the committing thread's until it is waited for.
-  // (Declared after everything it reads: on an early return its destructor waits for it first.)
-  std::future<Status> committing;
-  const auto committed = [&committing, &report]() -> Status {
+  // on threads of their own while frame f + 1 is read and registered: up to kCommitsInFlight
+  // frames at a time, each to its own file (one commit at a time made the frames wait: a
+  // commit took longer than a GPU's frame). `done` and report.computed are the committing
+  // threads', under `commit_lock`, until they are waited for. A kill may leave a frame's commit
+  // without its predecessor's: the resume above computes again from the first gap.
+  // (Declared after everything they read: on an early return their destructors wait first.)
+  constexpr std::size_t kCommitsInFlight = 2;
+  std::mutex commit_lock;
+  std::deque<std::future<Status>> committing;
+  // Waits for the oldest commits until at most `keep` are in flight; the first failure.
+  const auto committed = [&committing, &report](std::size_t keep = 0) -> Status {
     const AddTime waited(report.times.commits_s);
-    return committing.valid() ? committing.get() : Status::ok();
+    Status first = Status::ok();
+    for (; committing.size() > keep; committing.pop_front()) {
+      Status c = committing.front().get();
+      if (first.is_ok()) first = std::move(c);
+    }
+    return first;
   };
   // And the next frame read (decoded, its window cut) while this one registers, with the window
   // as it is before this frame: read again when the frame moved the window.
@@ -471,20 +483,21 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
         report.frame_phases += s.last_times();
         report.registrar_device_s +=
             std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
-        XCORR_RETURN_IF_ERROR(committed());
-        committing =
-            std::async(std::launch::async,
-                       [&done, &report, &partial, persist, f, frame = std::move(pending).value(),
-                        state = persist ? s.state() : dic::DicState{}]() mutable -> Status {
-                         dic::FrameResult fr = frame.get();
-                         if (persist)
-                           XCORR_RETURN_IF_ERROR(io::write_parts_atomically(
-                               partial / numbered("frame", f, ".bin"),
-                               CommitParts(fr, state).parts(), io::Durability::system));
-                         done[f] = std::move(fr);
-                         ++report.computed;
-                         return Status::ok();
-                       });
+        XCORR_RETURN_IF_ERROR(committed(kCommitsInFlight - 1));
+        committing.push_back(std::async(
+            std::launch::async,
+            [&done, &report, &partial, &commit_lock, persist, f, frame = std::move(pending).value(),
+             state = persist ? s.state() : dic::DicState{}]() mutable -> Status {
+              dic::FrameResult fr = frame.get();
+              if (persist)
+                XCORR_RETURN_IF_ERROR(io::write_parts_atomically(
+                    partial / numbered("frame", f, ".bin"), CommitParts(fr, state).parts(),
+                    io::Durability::system));
+              const std::lock_guard lock(commit_lock);
+              done[f] = std::move(fr);
+              ++report.computed;
+              return Status::ok();
+            }));
       }
     }
     if (progress && !progress(static_cast<double>(f), report.frames)) {
