@@ -306,13 +306,16 @@ __global__ void __launch_bounds__(32 * kIcgnWarps, 4) icgn_kernel(IcgnArgs a) {
   if (lane == 0) a.out[k] = r, a.factor[k].df = df;
 }
 
-// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`.
+// sigma_u, sigma_v of a point (math::noise_sigma) from its Hessian's factor `chol`: N = 6
+// (first order) or 12 (second order) parameters, u's first and v's from N / 2.
+template <int N>
 __device__ inline double2 point_sigma(const double* chol, double df, double zncc,
                                       m::SubsetRect rect, const m::NoiseModel& noise) {
-  double basis[6];
-  m::basis_moments<3>(rect, basis);
+  constexpr int M = N / 2;
+  double basis[M * (M + 1) / 2];
+  m::basis_moments<M>(rect, basis);
   double2 sigma;
-  m::noise_sigma<6>(chol, basis, df, zncc, rect.pixels(), 0, 3, noise, sigma.x, sigma.y);
+  m::noise_sigma<N>(chol, basis, df, zncc, rect.pixels(), 0, M, noise, sigma.x, sigma.y);
   return sigma;
 }
 // The first-order points' sigma, a thread per point, after icgn_kernel: from the factor it left
@@ -326,7 +329,7 @@ __global__ void icgn_sigma_kernel(IcgnArgs a) {
   subset_rect(a, a.cx[k], a.cy[k], a.subset / 2, rect);  // as icgn_kernel found it
   double chol[21];
   for (int e = 0; e < 21; ++e) chol[e] = f.chol[e];
-  const double2 sigma = point_sigma(chol, f.df, a.out[k].zncc, rect, a.noise);
+  const double2 sigma = point_sigma<6>(chol, f.df, a.out[k].zncc, rect, a.noise);
   a.out[k].sigma_u = sigma.x;
   a.out[k].sigma_v = sigma.y;
 }
@@ -350,13 +353,10 @@ __device__ inline double sd2(int a, double gx, double gy, double i, double j) {
   return (a < 6 ? gx : gy) * b;
 }
 
+// Out of line: inside the warp kernel its 12 x 12 algebra would take the loop's registers.
 __device__ __noinline__ double2 point_sigma2(const double* chol, double df, double zncc,
                                              m::SubsetRect rect, const m::NoiseModel& noise) {
-  double basis[21];
-  m::basis_moments<6>(rect, basis);
-  double2 sigma;
-  m::noise_sigma<12>(chol, basis, df, zncc, rect.pixels(), 0, 6, noise, sigma.x, sigma.y);
-  return sigma;
+  return point_sigma<12>(chol, df, zncc, rect, noise);
 }
 
 template <int D>
