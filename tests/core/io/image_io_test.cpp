@@ -147,6 +147,30 @@ TEST_F(ImageIo, DamagedPngJpegAndBmpAreNamed) {
   EXPECT_NE(r.status().message().find("noise.png"), std::string::npos) << r.status().message();
 }
 
+// A short BMP whose header claims millions of pixels is refused at once, before stb_image would
+// decode them from nothing: the codecs fuzz target's 93-byte file (a negative compression field,
+// which stb_image decodes as uncompressed, 13,041,799 x 10 px; it took 45 s under the sanitizers)
+// and an OS/2-header BMP (16-bit sizes) of 20,000 x 20,000 px in 26 bytes.
+TEST_F(ImageIo, AShortBmpClaimingManyPixelsIsRefusedAtOnce) {
+  std::string os2 = "BM";
+  for (const int byte :
+       {26,   0,    0,    0,    0, 0, 0,  0, 26, 0, 0, 0,  // size, reserved, offset 26
+        12,   0,    0,    0,                               // BITMAPCOREHEADER
+        0x20, 0x4e, 0x20, 0x4e, 1, 0, 24, 0})              // 20000 x 20000, 1 plane, 24 bits
+    os2.push_back(static_cast<char>(byte));
+  std::ofstream(dir_ / "os2.bmp", std::ios::binary) << os2;
+  const fs::path fuzzed =
+      fs::path(XCORR_SOURCE_DIR) / "tests/fuzz/corpus/codecs/bmp-negative-compression.bmp";
+  for (const fs::path& p : {fuzzed, dir_ / "os2.bmp"}) {
+    const auto r = read_image_stack(p);
+    ASSERT_FALSE(r.is_ok()) << p;
+    EXPECT_NE(r.status().message().find("corrupt or truncated"), std::string::npos)
+        << r.status().message();
+    EXPECT_NE(r.status().message().find(p.filename().string()), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST_F(ImageIo, FolderIsReadInNaturalOrder) {
   fs::create_directories(dir_ / "seq");
   for (int k : {10, 2, 1}) {
