@@ -32,7 +32,7 @@ void append(void* to, void* data, int size) {
 // ("" when it is not, or when stb_image refuses the file itself: RLE, JPEG or PNG inside, an
 // unknown header). stb_image reads missing bytes as 0, so a short file whose header claims
 // millions of pixels would be decoded from nothing, slowly (the codecs fuzz target found a
-// 280-byte file that took 45 s). As stb_image reads them: the OS/2 header (12 bytes) has 16-bit
+// 93-byte file that took 45 s). As stb_image reads them: the OS/2 header (12 bytes) has 16-bit
 // sizes and no compression field; the others 32-bit sizes (a negative height: top-down rows) and
 // a signed compression, where only 1, 2 and 4 and above are refused.
 std::string short_file(const std::string& b) {
