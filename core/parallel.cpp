@@ -29,10 +29,12 @@ struct Job {
   const std::function<void(Index, Index)>* body = nullptr;
   Index n = 0, grain = 1, chunks = 0;
   std::atomic<Index> next{0};
-  std::atomic<int> helpers{0};  // pool threads still inside this job
+  int wanted = 0;   // the most pool threads that may join it (guarded by the pool's mutex)
+  int helpers = 0;  // pool threads inside it now (guarded by the pool's mutex)
   std::exception_ptr error;
   std::mutex error_mutex;
 
+  bool has_chunks() const { return next.load() < chunks; }
   void work() {
     for (;;) {
       const Index chunk = next.fetch_add(1);
@@ -49,9 +51,11 @@ struct Job {
 };
 
 // hardware_threads() - 1 threads started once and kept (starting 15 threads for every loop
-// cost milliseconds per DIC frame on a 16-core host). One loop at a time: a loop that finds the
-// pool busy (another host thread's loop, or a loop inside a loop's body) starts threads of its
-// own, as every loop did before the pool.
+// cost milliseconds per DIC frame on a 16-core host; and starting 31 more for a second host
+// thread's loop cost a multi-GPU frame milliseconds per pass). Loops of several host threads
+// at once share it: each caller works on its own loop, and each pool thread joins a loop that
+// still has chunks and wants more helpers, then the next one. A loop inside a loop's body is
+// one more such loop, its caller working on it too, so no thread waits on work only it could do.
 class Pool {
  public:
   static Pool& get() {
@@ -59,55 +63,49 @@ class Pool {
     return *pool;
   }
 
-  // False when the pool is busy (also for a loop inside a loop's body on the same thread).
-  bool try_run(Job& job, int helpers) {
-    bool idle = false;
-    if (!busy_.compare_exchange_strong(idle, true)) return false;
+  // Runs `job` on the calling thread with up to `helpers` pool threads; returns when all its
+  // chunks are done.
+  void run(Job& job, int helpers) {
     {
       std::lock_guard lock(mutex_);
-      job_ = &job;
-      wanted_ = std::min<int>(helpers, static_cast<int>(workers_.size()));
-      job.helpers = wanted_;
-      ++generation_;
+      job.wanted = std::min<int>(helpers, static_cast<int>(workers_.size()));
+      if (job.wanted > 0) jobs_.push_back(&job);
     }
-    wake_.notify_all();
+    if (job.wanted > 0) wake_.notify_all();
     job.work();
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return job.helpers.load() == 0; });
-    job_ = nullptr;
-    busy_.store(false);
-    return true;
+    std::erase(jobs_, &job);  // no thread joins it from here
+    done_.wait(lock, [&] { return job.helpers == 0; });
   }
 
  private:
   Pool() {
-    for (int t = 1; t < hardware_threads(); ++t) workers_.emplace_back([this, t] { loop(t); });
+    for (int t = 1; t < hardware_threads(); ++t) workers_.emplace_back([this] { loop(); });
     for (std::thread& w : workers_) w.detach();
   }
 
-  void loop(int id) {
-    unsigned long seen = 0;
+  Job* open_job() const {  // under mutex_
+    for (Job* job : jobs_)
+      if (job->helpers < job->wanted && job->has_chunks()) return job;
+    return nullptr;
+  }
+
+  void loop() {
+    std::unique_lock lock(mutex_);
     for (;;) {
       Job* job = nullptr;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (id > wanted_) continue;  // this loop asked for fewer helpers
-        job = job_;
-      }
+      wake_.wait(lock, [&] { return (job = open_job()) != nullptr; });
+      ++job->helpers;
+      lock.unlock();
       job->work();
-      std::lock_guard lock(mutex_);
+      lock.lock();
       if (--job->helpers == 0) done_.notify_all();
     }
   }
 
-  std::atomic<bool> busy_{false};  // a loop has the pool
-  std::mutex mutex_;               // guards job_, wanted_, generation_
+  std::mutex mutex_;  // guards jobs_ and every listed job's wanted and helpers
   std::condition_variable wake_, done_;
-  Job* job_ = nullptr;
-  int wanted_ = 0;
-  unsigned long generation_ = 0;
+  std::vector<Job*> jobs_;  // the loops that pool threads may join
   std::vector<std::thread> workers_;
 };
 
@@ -127,12 +125,7 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
   job.n = n;
   job.grain = grain;
   job.chunks = chunks;
-  if (!Pool::get().try_run(job, threads - 1)) {
-    std::vector<std::jthread> own;
-    for (int t = 1; t < threads; ++t) own.emplace_back([&job] { job.work(); });
-    job.work();
-    own.clear();  // joins
-  }
+  Pool::get().run(job, threads - 1);
   if (job.error) std::rethrow_exception(job.error);
 }
 
