@@ -78,9 +78,10 @@ Status run_bench_dic(BenchDicOptions o) {
       if (!session.is_ok()) return session.status();
       const auto t0 = std::chrono::steady_clock::now();
       std::size_t points = 0;
-      double registrar_s = 0;  // the registrar's own seconds (see the file's comment)
-      dic::FrameTimes sum;     // the session's phases (session.hpp), summed over the frames
-      double wait_s = 0;       // waiting for a frame's finishing (the pipeline's bubble)
+      double registrar_s = 0;    // the registrar's own seconds (see the file's comment)
+      dic::FrameTimes sum;       // the session's phases (session.hpp), summed over the frames
+      double wait_s = 0;         // waiting for a frame's finishing (the pipeline's bubble)
+      engine::DicStages stages;  // the registrar's stages (engine.hpp), summed over the frames
       // A stack pipeline as a batch run's: frame f's results are taken after frame f + 1 has
       // started.
       std::optional<dic::PendingFrame> pending;
@@ -101,6 +102,11 @@ Status run_bench_dic(BenchDicOptions o) {
         if (!r.is_ok()) return r.status();
         registrar_s += std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
         sum += session.value().last_times();
+        const engine::DicStages st = engine::last_gpu_stage_seconds(*registrar.value());
+        stages.integer_guess += st.integer_guess, stages.icgn += st.icgn;
+        stages.download += st.download, stages.part_slowest += st.part_slowest;
+        stages.part_fastest += st.part_fastest, stages.parts += st.parts;
+        stages.images_wait += st.images_wait, stages.results_host += st.results_host;
         if (pending) take();
         pending = std::move(r).value();
         if (o.sequential) take(), pending.reset();
@@ -117,6 +123,18 @@ Status run_bench_dic(BenchDicOptions o) {
           o.sequential ? "sequential" : "pipelined", o.frames, points, wall, o.frames / wall,
           registrar_s * ms, (wall - registrar_s) * ms, dic::per_frame_text(sum, o.frames).c_str(),
           wait_s * ms);
+      if (registrar.value()->device() == "gpu") {
+        std::printf(
+            "  the registrar per frame, ms: waiting for the frame's images %.1f, integer "
+            "guess %.1f, IC-GN %.1f, download %.1f, results to the grid %.1f%s",
+            stages.images_wait * ms, stages.integer_guess * ms, stages.icgn * ms,
+            stages.download * ms, stages.results_host * ms,
+            stages.parts > 0 ? " (the first device's); the devices' parts: " : "\n");
+        if (stages.parts > 0) {
+          std::printf("slowest %.1f, fastest %.1f, the call over them %.1f\n",
+                      stages.part_slowest * ms, stages.part_fastest * ms, stages.parts * ms);
+        }
+      }
       rows.push_back({{"device", registrar.value()->device()},
                       {"devices", o.dic.devices},
                       {"size", o.size},

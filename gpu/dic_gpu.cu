@@ -194,8 +194,10 @@ class GpuRegistrar final : public TimedRegistrar {
       def_->rows = -1;  // until the coefficients below are made
       XCORR_RETURN_IF_ERROR(upload_image(in.deformed, def_->img, stream));
     }
+    const auto wait0 = std::chrono::steady_clock::now();
     XCORR_CUDA_TRY(cudaStreamSynchronize(stream));
     const auto t0 = std::chrono::steady_clock::now();  // images on the device from here
+    stages_.images_wait = std::chrono::duration<double>(t0 - wait0).count();
     // The coefficients on a stream of their own: the integer guess reads the pixels, only IC-GN
     // waits for them (their filters leave most of the device idle).
     if (!have_deformed)
@@ -339,6 +341,7 @@ class GpuRegistrar final : public TimedRegistrar {
       stages_.guess_search = guess_ev_[2].seconds_since(guess_ev_[1]);
     }
     // Results back to their grid points, chunk by chunk; inactive points get the default.
+    const auto results0 = std::chrono::steady_clock::now();
     parallel_for(kHostChunks, 1, [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
         const Chunk& ch = chunks_[static_cast<std::size_t>(c)];
@@ -353,6 +356,8 @@ class GpuRegistrar final : public TimedRegistrar {
         }
       }
     });
+    stages_.results_host =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - results0).count();
     stages_.propagation = 0;
     stages_.waves = 0;
     stages_.wave_points = 0;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dic/partitioned_registrar.hpp"
+#include "core/parallel.hpp"
 #include "gpu/device.hpp"
 #include "gpu/dic_gpu.hpp"
 #include "gpu/dic_timed.hpp"
@@ -27,7 +28,12 @@ struct Lane {
   std::unique_ptr<dic::FrameRegistrar> registrar;
   std::vector<char> active;  // the frame's active points in this lane's part
   const dic::FrameRegistration* result = nullptr;
+  double seconds = 0;  // host wall time of its last part (register_parts)
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 // Lane 0's registrar with every call on its device: the lead of the partitioned registrar.
 class OnDevice final : public dic::FrameRegistrar {
@@ -91,22 +97,31 @@ class DeviceThreads final : public dic::PartTransport {
   Status register_parts(const dic::FrameInputs& in, const dic::DicOptions& part,
                         const std::vector<std::size_t>& bounds,
                         std::vector<dic::IcgnResult>& points, std::string& variant) override {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::vector<char>& active = *in.active;
     const std::size_t n = active.size();
     std::vector<std::future<Status>> running;
     for (std::size_t l = 0; l < lanes_.size(); ++l) {
       Lane& ln = *lanes_[l];
+      const auto first = static_cast<std::ptrdiff_t>(bounds[l]);
+      const auto last = static_cast<std::ptrdiff_t>(bounds[l + 1]);
       ln.active.assign(n, 0);
-      std::copy(active.begin() + static_cast<std::ptrdiff_t>(bounds[l]),
-                active.begin() + static_cast<std::ptrdiff_t>(bounds[l + 1]),
-                ln.active.begin() + static_cast<std::ptrdiff_t>(bounds[l]));
-      running.push_back(on_device(ln.device, [&ln, &in, &part]() -> Status {
+      std::copy(active.begin() + first, active.begin() + last, ln.active.begin() + first);
+      // Each lane copies its part's results into `points` on its own thread (the parts are
+      // disjoint), as soon as its device is done.
+      running.push_back(on_device(ln.device, [&ln, &in, &part, &points, first, last]() -> Status {
+        const auto start = std::chrono::steady_clock::now();
         dic::FrameInputs mine = in;
         mine.active = &ln.active;
         mine.progress = nullptr;  // the partitioned registrar reports on the caller's thread
         auto r = ln.registrar->register_frame(mine, part);
         if (!r.is_ok()) return r.status();
         ln.result = r.value();
+        const std::vector<dic::IcgnResult>& got = ln.result->points;
+        parallel_for(last - first, 8192, [&](Index b, Index e) {  // ~10 MB: over threads
+          std::copy(got.begin() + first + b, got.begin() + first + e, points.begin() + first + b);
+        });
+        ln.seconds = seconds_since(start);
         return Status::ok();
       }));
     }
@@ -116,14 +131,15 @@ class DeviceThreads final : public dic::PartTransport {
       if (failed.is_ok() && !s.is_ok()) failed = std::move(s);
     }
     if (!failed.is_ok()) return failed;
-    for (std::size_t l = 0; l < lanes_.size(); ++l) {
-      const std::vector<dic::IcgnResult>& got = lanes_[l]->result->points;
-      std::copy(got.begin() + static_cast<std::ptrdiff_t>(bounds[l]),
-                got.begin() + static_cast<std::ptrdiff_t>(bounds[l + 1]),
-                points.begin() + static_cast<std::ptrdiff_t>(bounds[l]));
-      if (variant.empty()) variant = lanes_[l]->result->variant;
-    }
+    for (std::size_t l = 0; l < lanes_.size() && variant.empty(); ++l)
+      variant = lanes_[l]->result->variant;
     parts_stages_ = last_gpu_stage_seconds(*lanes_[0]->registrar);
+    parts_stages_.part_slowest = parts_stages_.part_fastest = lanes_[0]->seconds;
+    for (const auto& lane : lanes_) {
+      parts_stages_.part_slowest = std::max(parts_stages_.part_slowest, lane->seconds);
+      parts_stages_.part_fastest = std::min(parts_stages_.part_fastest, lane->seconds);
+    }
+    parts_stages_.parts = seconds_since(t0);
     return Status::ok();
   }
   // Every lane keeps the whole frame (its part's subsets may reach anywhere): each one starts on

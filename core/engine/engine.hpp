@@ -94,6 +94,14 @@ struct DicStages {
   double propagation = 0;
   int waves = 0;
   long long wave_points = 0;
+  // Several devices (host wall seconds): the slowest and the fastest device's part, each from
+  // its host thread's start to its results in the frame's list, and the whole call that
+  // registered the parts (its excess over the slowest part is the threads' start and join).
+  double part_slowest = 0, part_fastest = 0, parts = 0;
+  // Host wall seconds inside the frame's call: waiting for its images and coefficients on the
+  // device (a preload not yet done) before its clock starts, and putting the results back to
+  // their grid points after it.
+  double images_wait = 0, results_host = 0;
 };
 double last_gpu_frame_seconds(const dic::FrameRegistrar& r);
 DicStages last_gpu_stage_seconds(const dic::FrameRegistrar& r);
