@@ -441,10 +441,10 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   };
   const dic::UpcomingFrame upcoming = [&]() -> dic::Upcoming {
     if (!ahead.image.valid()) return {};
-    {  // waited for here rather than before the next frame (the read takes as long either way)
-      const AddTime waited(report.times.reading_wait_s);
-      ahead.got = ahead.image.get();
-    }
+    // Waited for here, on the session's thread beside the frame's registration, so not counted
+    // as the frames' wait for reading: what of it outlasts the registration is the frame's
+    // "next frame handed over" time (--timings).
+    ahead.got = ahead.image.get();
     if (!ahead.got->is_ok() || ahead.window != s.window()) return {};
     return {ahead.frame, ahead.got->value()[0]};
   };

@@ -356,24 +356,22 @@ bool DicSession::take_upcoming(Index number, const float* pixels) {
   return true;
 }
 
-void DicSession::prepare_upcoming(const Upcoming& u) {
-  next_number_ = 0;
+Index DicSession::stage_upcoming(const Upcoming& u) {
   const Window& w = state_.window;
-  if (u.number <= 0 || u.pixels.data == nullptr) return;
+  if (u.number <= 0 || u.pixels.data == nullptr) return 0;
   if (!source_ && u.pixels.shape() == image_) {
     copy_window(u.pixels, w, next_window_);
   } else if (source_ && u.pixels.rows == w.rows && u.pixels.cols == w.cols) {
     copy_window(u.pixels, Window{0, 0, w.rows, w.cols}, next_window_);
   } else {
-    return;
+    return 0;
   }
   auto missing = fill_missing(next_window_, "frame " + std::to_string(u.number));
-  if (!missing.is_ok()) return;  // its own start() says so
+  if (!missing.is_ok()) return 0;  // its own start() says so
   next_missing_ = std::move(missing).value();
-  registrar_->preload(next_window_[0], o_);
-  next_number_ = u.number;
   next_pixels_ = u.pixels.data;
   next_at_ = w;
+  return u.number;
 }
 
 Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
@@ -468,10 +466,20 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
   FrameInputs in{reference_window_[0], frame_window_[0], reference_changed_, &grid_, &st.cx, &st.cy,
                  &st.active,           &st.predicted,    &progress};
   in.deformed_preloaded = preloaded;
+  // The upcoming frame's window cut and its missing pixels filled on another thread while this
+  // frame registers (that reads none of what it writes); handed to the registrar once it is done.
+  std::future<Index> staged;
+  if (upcoming) {
+    staged =
+        std::async(std::launch::async, [this, &upcoming] { return stage_upcoming(upcoming()); });
+  }
   auto reg = registrar_->register_frame(in, o_);
-  if (!reg.is_ok()) return reg.status();
   times_.registrar = lap(t);
-  if (upcoming) prepare_upcoming(upcoming());
+  if (const Index next = staged.valid() ? staged.get() : 0; next > 0 && reg.is_ok()) {
+    registrar_->preload(next_window_[0], o_);
+    next_number_ = next;
+  }
+  if (!reg.is_ok()) return reg.status();
   times_.upcoming = lap(t);
   reference_changed_ = false;
   if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;

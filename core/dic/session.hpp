@@ -73,10 +73,12 @@ struct Upcoming {
   Index number = 0;
   MatrixView<const float> pixels;
 };
-// Asked once per frame, right after the frame's registration: the upcoming frame's window is cut,
-// its missing pixels filled, and the registrar handed it (FrameRegistrar::preload), which starts
-// on it (a GPU: upload, coefficients) while the host checks this frame. The next frame's results
-// are the same with or without it, bit for bit; it is not used when the window grew meanwhile.
+// Asked once per frame, on a thread of its own while the frame registers (so it must not touch
+// what the caller's PointProgress does): the upcoming frame's window is cut and its missing pixels
+// filled meanwhile, and once the frame is registered the registrar is handed it
+// (FrameRegistrar::preload), which starts on it (a GPU: upload, coefficients) while the host
+// checks this frame. The next frame's results are the same with or without it, bit for bit; it
+// is not used when the window grew meanwhile.
 using UpcomingFrame = std::function<Upcoming()>;
 
 class DicSession {
@@ -153,8 +155,10 @@ class DicSession {
   Result<PendingFrame> register_window(const MatrixView<const float>* image, Index number,
                                        const PointProgress& progress, bool preloaded,
                                        const UpcomingFrame& upcoming);
-  // The upcoming frame prepared (next_*) and preloaded, when it can be.
-  void prepare_upcoming(const Upcoming& u);
+  // The upcoming frame's window cut and its missing pixels filled (next_window_, next_missing_,
+  // next_pixels_, next_at_), when it can be: its number, else 0. Host memory only (it runs while
+  // the registrar works); the caller preloads it and sets next_number_.
+  Index stage_upcoming(const Upcoming& u);
   // Whether frame `number`, whose pixels are at `pixels`, is the prepared upcoming frame of the
   // current window: then frame_window_ and frame_missing_ are its (the preparation is used up
   // either way).
