@@ -120,8 +120,11 @@ struct Deformed {
 
 class GpuRegistrar final : public TimedRegistrar {
  public:
-  explicit GpuRegistrar(const Registry& engine) : engine_(engine) {}
+  // On the device current on the creating thread; any thread may call it (the session's
+  // "registered ahead" thread, a lane's): every call makes that device current first.
+  explicit GpuRegistrar(const Registry& engine) : engine_(engine) { (void)cudaGetDevice(&device_); }
   std::string device() const override { return "gpu"; }
+  bool may_run_ahead() const override { return true; }
   double last_seconds() const override { return last_seconds_; }
   Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
                                    Index points) const override {
@@ -132,6 +135,7 @@ class GpuRegistrar final : public TimedRegistrar {
   // with the coefficients of the frame it registered last.
   Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
                std::vector<dic::IcgnResult>& pts) override {
+    XCORR_CUDA_TRY(cudaSetDevice(device_));
     stages_.waves = 0;
     stages_.wave_points = 0;
     return reliability_waves(in, o, pts, nullptr);
@@ -140,6 +144,7 @@ class GpuRegistrar final : public TimedRegistrar {
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
+    XCORR_CUDA_TRY(cudaSetDevice(device_));
     const int S = o.subset;
     XCORR_RETURN_IF_ERROR(check_shared_bytes(
         "the GPU IC-GN", icgn_warp_bytes(S, o.shape == dic::ShapeFunction::second_order),
@@ -273,9 +278,12 @@ class GpuRegistrar final : public TimedRegistrar {
     });
     dic::FrameRegistration& reg = reg_;
     reg.variant.clear();
+    if (reg.points.size() != n_all)
+      for (Chunk& ch : chunks_) ch.defaults = false;  // other chunks
     reg.points.resize(n_all);
     if (count == 0) {
       std::fill(reg.points.begin(), reg.points.end(), dic::IcgnResult{});
+      for (Chunk& ch : chunks_) ch.defaults = true;
       return &reg_;
     }
     const auto n_listed = static_cast<std::size_t>(count);
@@ -344,7 +352,9 @@ class GpuRegistrar final : public TimedRegistrar {
     const auto results0 = std::chrono::steady_clock::now();
     parallel_for(kHostChunks, 1, [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
-        const Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        Chunk& ch = chunks_[static_cast<std::size_t>(c)];
+        if (ch.listed == 0 && ch.defaults) continue;
+        ch.defaults = ch.listed == 0;
         int i = ch.first_listed;
         for (std::size_t k = ch.begin; k < ch.end; ++k) {
           dic::IcgnResult& q = reg.points[k];
@@ -362,6 +372,7 @@ class GpuRegistrar final : public TimedRegistrar {
     stages_.waves = 0;
     stages_.wave_points = 0;
     if (o.propagation == dic::Propagation::reliability_guided) {
+      for (Chunk& ch : chunks_) ch.defaults = false;  // the waves write points
       const auto w0 = std::chrono::steady_clock::now();
       XCORR_RETURN_IF_ERROR(reliability_waves(in, o, reg_.points, stream));
       stages_.propagation =
@@ -377,10 +388,13 @@ class GpuRegistrar final : public TimedRegistrar {
   void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
     next_->rows = -1;
     const Status s = [&]() -> Status {
+      XCORR_CUDA_TRY(cudaSetDevice(device_));
       const int rows = static_cast<int>(deformed.rows), cols = static_cast<int>(deformed.cols);
       const auto pixels = static_cast<std::size_t>(rows) * cols;
       // Into pinned memory on the host's threads (the previous preload's copy from it is done
-      // first), then to the device and through the coefficients without waiting.
+      // first), then to the device and through the coefficients without waiting: the
+      // coefficients on their own stream, as a frame's own are, so that the call that takes the
+      // frame waits only for its pixels (the integer guess reads them; IC-GN waits for d.ev[1]).
       XCORR_CUDA_TRY(cudaEventSynchronize(next_uploaded_.get()));
       XCORR_RETURN_IF_ERROR(next_h_.allocate(pixels));
       float* host = next_h_.get();
@@ -393,7 +407,7 @@ class GpuRegistrar final : public TimedRegistrar {
       XCORR_CUDA_TRY(cudaMemcpyAsync(next_->img.get(), host, pixels * sizeof(float),
                                      cudaMemcpyHostToDevice, stream));
       XCORR_CUDA_TRY(cudaEventRecord(next_uploaded_.get(), stream));
-      return make_coefficients(*next_, rows, cols, o, stream, stream);
+      return make_coefficients(*next_, rows, cols, o, stream, coefficients_.get());
     }();
     if (!s.is_ok()) next_->rows = -1;  // the frame's own call starts over
   }
@@ -627,6 +641,7 @@ class GpuRegistrar final : public TimedRegistrar {
   }
 
   const Registry& engine_;
+  int device_ = 0;  // the CUDA device it works on
   std::unique_ptr<Correlator> configured_;
   std::string configured_text_;
   double last_seconds_ = -1;
@@ -647,6 +662,9 @@ class GpuRegistrar final : public TimedRegistrar {
     std::size_t begin = 0, end = 0;
     int listed = 0, guessed = 0, first_listed = 0, first_guess = 0;
     std::vector<dic::GuessStrip> strips;  // of its guesses, when the guess goes by strips
+    // reg_.points[begin, end) hold only defaults: a chunk without listed points, written so
+    // once and skipped while it stays so (a GPU's part of a shared frame leaves most chunks so).
+    bool defaults = false;
   };
   std::vector<Chunk> chunks_ = std::vector<Chunk>(kHostChunks);
   DeviceBuffer<float> ref_img_, templates_, windows_, peaks_;

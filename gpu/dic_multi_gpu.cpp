@@ -185,6 +185,7 @@ class MultiGpuRegistrar final : public TimedRegistrar {
   void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
     inner_->preload(deformed, o);
   }
+  bool may_run_ahead() const override { return true; }
 
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {

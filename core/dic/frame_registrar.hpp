@@ -65,6 +65,12 @@ class FrameRegistrar {
   virtual void preload(MatrixView<const float> deformed, const DicOptions& o) {
     (void)deformed, (void)o;
   }
+  // Whether a session may register the next frame on a thread of its own while the host checks
+  // this one (DicSession: "the next frame registered ahead"): registrars whose work runs on a
+  // device, so that the host's threads stay free, and whose frames take milliseconds (such a call
+  // reports no progress). Not the CPU's (it uses every host thread; a frame takes seconds) nor an
+  // MPI group's (its messages stay on the caller's thread).
+  virtual bool may_run_ahead() const { return false; }
 
   // Sharing one frame's points among registrars (other GPUs, other MPI ranks) with the results
   // of one registrar bit for bit: each registers a part with o.method set to guess_method() of
