@@ -21,6 +21,7 @@
 #include "core/dic/dic.hpp"
 #include "core/dic/session.hpp"
 #include "core/engine/engine.hpp"
+#include "core/engine/summed_times.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/synth/speckle.hpp"
 
@@ -74,14 +75,14 @@ Status run_bench_dic(BenchDicOptions o) {
       std::copy(d.values().begin(), d.values().end(), frames[k].data);
     }
     for (int rep = 0; rep < o.repeats; ++rep) {
-      auto session = dic::DicSession::create(*registrar.value(), ref[0], dic::Roi{}, o.dic);
-      if (!session.is_ok()) return session.status();
+      engine::SummedTimes timed(*registrar.value());  // GPU timings over the stack's calls
+      std::optional<Result<dic::DicSession>> session;
+      session.emplace(dic::DicSession::create(timed, ref[0], dic::Roi{}, o.dic));
+      if (!session->is_ok()) return session->status();
       const auto t0 = std::chrono::steady_clock::now();
       std::size_t points = 0;
-      double registrar_s = 0;    // the registrar's own seconds (see the file's comment)
-      dic::FrameTimes sum;       // the session's phases (session.hpp), summed over the frames
-      double wait_s = 0;         // waiting for a frame's finishing (the pipeline's bubble)
-      engine::DicStages stages;  // the registrar's stages (engine.hpp), summed over the frames
+      dic::FrameTimes sum;  // the session's phases (session.hpp), summed over the frames
+      double wait_s = 0;    // waiting for a frame's finishing (the pipeline's bubble)
       // A stack pipeline as a batch run's: frame f's results are taken after frame f + 1 has
       // started.
       std::optional<dic::PendingFrame> pending;
@@ -98,15 +99,9 @@ Status run_bench_dic(BenchDicOptions o) {
             return {f + 2, frames[(f + 1) % frames.count()]};
           };
         }
-        auto r = session.value().start(frames[f % frames.count()], f + 1, {}, upcoming);
+        auto r = session->value().start(frames[f % frames.count()], f + 1, {}, upcoming);
         if (!r.is_ok()) return r.status();
-        registrar_s += std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
-        sum += session.value().last_times();
-        const engine::DicStages st = engine::last_gpu_stage_seconds(*registrar.value());
-        stages.integer_guess += st.integer_guess, stages.icgn += st.icgn;
-        stages.download += st.download, stages.part_slowest += st.part_slowest;
-        stages.part_fastest += st.part_fastest, stages.parts += st.parts;
-        stages.images_wait += st.images_wait, stages.results_host += st.results_host;
+        sum += session->value().last_times();
         if (pending) take();
         pending = std::move(r).value();
         if (o.sequential) take(), pending.reset();
@@ -114,6 +109,9 @@ Status run_bench_dic(BenchDicOptions o) {
       if (pending) take();
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      session.reset();                             // no frame registers ahead after this
+      const double registrar_s = timed.seconds();  // the registrar's own (the file's comment)
+      const engine::DicStages stages = timed.stages();
       const double ms = 1e3 / o.frames;
       std::printf(
           "%s, devices %s, %s: %d frames of %zu points in %.3f s = %.2f frames/s "

@@ -20,6 +20,7 @@
 #include "core/dic/result_writers.hpp"
 #include "core/dic/session.hpp"
 #include "core/engine/engine.hpp"
+#include "core/engine/summed_times.hpp"
 #include "core/io/atomic_write.hpp"
 #include "core/io/image_io.hpp"
 #include "core/io/lazy_stack.hpp"
@@ -294,8 +295,10 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   auto sources = open_sources(job, open_stack);
   if (!sources.is_ok()) return sources.status();
   Sources& src = sources.value();
-  auto registrar = make_registrar(job.options);
-  if (!registrar.is_ok()) return registrar.status();
+  auto made = make_registrar(job.options);
+  if (!made.is_ok()) return made.status();
+  // Its GPU time summed over its calls (a frame may register ahead, on the session's thread).
+  engine::SummedTimes registrar(*made.value());
   // Frames are read a window at a time (DicSession): only the pixels DIC works on are decoded.
   const Shape shape = src.reference->shape();
   // Called by the session (a reference's window) and by the read-ahead below, on two threads:
@@ -314,7 +317,7 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
     }
     return stack->region(index, w.y, w.x, w.rows, w.cols);
   };
-  auto session = dic::DicSession::create(*registrar.value(), shape, source, job.roi, job.options);
+  auto session = dic::DicSession::create(registrar, shape, source, job.roi, job.options);
   if (!session.is_ok()) return session.status();
   dic::DicSession& s = session.value();
   const double setup_s = since();
@@ -481,8 +484,6 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
         XCORR_RETURN_IF_ERROR(fail_frame(f, pending.status().message()));
       } else {
         report.frame_phases += s.last_times();
-        report.registrar_device_s +=
-            std::max(0.0, engine::last_gpu_frame_seconds(*registrar.value()));
         XCORR_RETURN_IF_ERROR(committed(kCommitsInFlight - 1));
         committing.push_back(std::async(
             std::launch::async,
@@ -518,6 +519,7 @@ Result<ComputedJob> compute_job(const dic::DicJob& job, const RegistrarFactory& 
   report.guess_variant = result.guess_variant;
   report.times.setup_s = setup_s;
   report.times.frames_s = since();
+  report.registrar_device_s = registrar.seconds();
   if (result.frames.empty())
     return Status{ErrorCode::invalid_argument, "no frame of '" + job.reference + "' could be used"};
   if (result_hook) result_hook(result);

@@ -31,7 +31,7 @@ struct JobReport {
   // (formatted, written and flushed); registrations, reg::RegisterReport's.
   JobTimes times;
   // DIC jobs: the session's phases summed over the frames computed here (`xcorr dic --timings`),
-  // and the GPU registrar's own seconds (engine::last_gpu_frame_seconds; 0 on the CPU).
+  // and the GPU registrar's own seconds over its calls (engine::SummedTimes; 0 on the CPU).
   dic::FrameTimes frame_phases;
   double registrar_device_s = 0;
 };

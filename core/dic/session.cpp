@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <future>
 #include <limits>
@@ -114,7 +115,12 @@ Grid DicSession::grid_of(const Window& w) const {
   return make_grid(w.rows, w.cols, o_.subset, o_.step, local.render(w.rows, w.cols));
 }
 
+DicSession::~DicSession() {
+  ahead_.wait();
+}
+
 Status DicSession::move_to(const Window& w, Grid grid) {
+  ahead_.wait();  // it reads the grid and the state
   const Window old = state_.window;
   const Grid old_grid = std::move(grid_);
   grid_ = std::move(grid);
@@ -250,6 +256,8 @@ Status DicSession::start(FrameRegistrar& registrar, Shape image, const Roi& roi,
 }
 
 Status DicSession::restore(DicState s, MatrixView<const float> reference_frame) {
+  ahead_.wait();
+  if (ahead_.a) ahead_.a->number = 0;
   if (s.window != state_.window) {  // the run had grown its window: work on that one
     const Window& w = s.window;
     if (w.rows < 1 || w.cols < 1 || w.x < 0 || w.y < 0 || w.x + w.cols > image_.cols ||
@@ -284,21 +292,24 @@ FrameTimes& FrameTimes::operator+=(const FrameTimes& t) {
   consistency += t.consistency, recheck += t.recheck, points += t.points, update += t.update;
   range += t.range, outliers += t.outliers, isolated += t.isolated;
   neighbours += t.neighbours, missing += t.missing, suspects += t.suspects;
+  ahead += t.ahead, again += t.again;
   return *this;
 }
 
 std::string per_frame_text(const FrameTimes& sum, Index frames) {
   const double ms = frames > 0 ? 1e3 / static_cast<double>(frames) : 0;
-  char text[512];
+  char text[640];
   std::snprintf(text, sizeof text,
                 "prepare %.1f, registrar call %.1f, the next frame handed over %.1f, copy %.1f, "
                 "consistency %.1f (search range %.1f, ZNCC outliers %.1f, isolated %.1f, "
                 "neighbours %.1f, the suspects' registration %.1f of %.0f suspects, missing data "
-                "%.1f), points %.1f, update %.1f",
+                "%.1f), points %.1f, update %.1f; %zu of %lld frames registered ahead, %.0f "
+                "points a frame registered again",
                 sum.prepare * ms, sum.registrar * ms, sum.upcoming * ms, sum.copy * ms,
                 sum.consistency * ms, sum.range * ms, sum.outliers * ms, sum.isolated * ms,
                 sum.neighbours * ms, sum.recheck * ms, static_cast<double>(sum.suspects) * ms / 1e3,
-                sum.missing * ms, sum.points * ms, sum.update * ms);
+                sum.missing * ms, sum.points * ms, sum.update * ms, sum.ahead,
+                static_cast<long long>(frames), static_cast<double>(sum.again) * ms / 1e3);
   return text;
 }
 
@@ -350,7 +361,10 @@ bool DicSession::take_upcoming(Index number, const float* pixels) {
   const bool same = next_number_ > 0 && next_number_ == number && next_pixels_ == pixels &&
                     next_at_ == state_.window;
   next_number_ = 0;
-  if (!same) return false;
+  if (!same) {
+    ahead_.wait();  // a frame registered ahead reads the prepared window
+    return false;
+  }
   std::swap(frame_window_, next_window_);
   frame_missing_.swap(next_missing_);
   return true;
@@ -374,7 +388,7 @@ Index DicSession::stage_upcoming(const Upcoming& u) {
   return u.number;
 }
 
-Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
+Status DicSession::check_consistency(Index number, std::vector<IcgnResult>& points) {
   // Independent points came from their integer search (reliability-guided propagation checks
   // its seeds in the registrar; the others start from a neighbour's warp).
   const bool independent = o_.propagation == Propagation::independent;
@@ -410,9 +424,12 @@ Status DicSession::check_consistency(std::vector<IcgnResult>& points) {
   again.search_radius = 1;  // around the neighbours' warp
   FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &active,
                  &predicted,           nullptr};
-  in.deformed_changed = false;           // the frame registered just before
   t = std::chrono::steady_clock::now();  // the recheck's registration alone
+  ahead_.wait();                         // the registrar is the next frame's until then
+  // The frame registered just before, unless the next one was registered ahead meanwhile.
+  in.deformed_changed = registrar_frame_ != number;
   auto reg = registrar_->register_frame(in, again);
+  registrar_frame_ = reg.is_ok() ? number : 0;
   if (!reg.is_ok()) return reg.status();
   times_.recheck = lap(t);
   times_.suspects = suspects.size();
@@ -451,6 +468,85 @@ void DicSession::mark_missing(std::vector<IcgnResult>& points) const {
   });
 }
 
+void DicSession::register_ahead(Index number, const std::vector<IcgnResult>& got,
+                                bool moves_reference) {
+  if (moves_reference || o_.propagation != Propagation::independent || !registrar_->may_run_ahead())
+    return;
+  ahead_.wait();
+  if (!ahead_.a) ahead_.a = std::make_unique<Ahead>();
+  Ahead& a = *ahead_.a;
+  a.number = 0;
+  const DicState& st = state_;
+  const std::size_t n = grid_.points.size();
+  if (got.size() != n) return;
+  // The whole frame's guess method: the points registered again later use it.
+  const auto points = static_cast<Index>(std::count(st.active.begin(), st.active.end(), char{1}));
+  auto method =
+      registrar_->guess_method(o_, reference_window_.rows(), reference_window_.cols(), points);
+  if (!method.is_ok()) return;
+  a.method = std::move(method).value();
+  // The predictions the points loop will leave if the check changes nothing.
+  a.predicted.resize(n);
+  parallel_for(static_cast<Index>(n), 16384, [&](Index first, Index last) {
+    for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k)
+      a.predicted[k] =
+          st.active[k] && got[k].status == PointStatus::converged ? got[k].p : st.predicted[k];
+  });
+  a.number = number;
+  a.status = Status::ok();
+  FrameInputs in{reference_window_[0], next_window_[0], false,  &grid_, &st.cx, &st.cy,
+                 &st.active,           &a.predicted,    nullptr};
+  in.deformed_preloaded = true;
+  registrar_frame_ = number;
+  a.done = std::async(std::launch::async, [this, &a, in] {
+    auto r = registrar_->register_frame(in, o_);
+    if (!r.is_ok()) {
+      a.status = r.status();
+      return;
+    }
+    const std::vector<IcgnResult>& from = r.value()->points;
+    a.points.resize(from.size());
+    parallel_for(static_cast<Index>(from.size()), 16384, [&](Index first, Index last) {
+      std::copy(from.begin() + first, from.begin() + last, a.points.begin() + first);
+    });
+  });
+}
+
+Result<bool> DicSession::take_ahead(Index number, bool preloaded, const PointProgress& progress) {
+  if (!ahead_.a || ahead_.a->number == 0) return false;
+  ahead_.wait();
+  Ahead& a = *ahead_.a;
+  const std::size_t n = grid_.points.size();
+  const bool usable = a.number == number && preloaded && !reference_changed_ && a.status.is_ok() &&
+                      a.points.size() == n;
+  a.number = 0;
+  if (!usable) return false;
+  times_.ahead = 1;
+  registered_.swap(a.points);
+  // The points whose prediction the check of the frame before changed, registered again.
+  const DicState& st = state_;
+  const std::vector<std::size_t> changed =
+      parallel_select(static_cast<Index>(n), 16384, [&](Index i) {
+        const auto k = static_cast<std::size_t>(i);
+        return st.active[k] &&
+               std::memcmp(a.predicted[k].data(), st.predicted[k].data(), sizeof(Warp)) != 0;
+      });
+  times_.again = changed.size();
+  if (changed.empty()) return true;
+  std::vector<char> again(n, 0);
+  for (const std::size_t k : changed) again[k] = 1;
+  DicOptions o = o_;
+  o.method = a.method;
+  FrameInputs in{reference_window_[0], frame_window_[0], false, &grid_, &st.cx, &st.cy, &again,
+                 &st.predicted,        &progress};
+  in.deformed_changed = registrar_frame_ != number;
+  auto r = registrar_->register_frame(in, o);
+  registrar_frame_ = r.is_ok() ? number : 0;
+  if (!r.is_ok()) return r.status();
+  for (const std::size_t k : changed) registered_[k] = r.value()->points[k];
+  return true;
+}
+
 Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* image, Index number,
                                                  const PointProgress& progress, bool preloaded,
                                                  const UpcomingFrame& upcoming) {
@@ -473,27 +569,43 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
     staged =
         std::async(std::launch::async, [this, &upcoming] { return stage_upcoming(upcoming()); });
   }
-  auto reg = registrar_->register_frame(in, o_);
+  // The frame registered ahead (into registered_), or registered now.
+  Result<const FrameRegistration*> reg = Status{ErrorCode::internal, "not registered"};
+  const Result<bool> took = take_ahead(number, preloaded, progress);
+  if (took.is_ok() && !took.value()) {
+    reg = registrar_->register_frame(in, o_);
+    registrar_frame_ = reg.is_ok() ? number : 0;
+  }
+  const Status registered_status =
+      took.is_ok() ? (took.value() ? Status::ok() : reg.status()) : took.status();
   times_.registrar = lap(t);
-  if (const Index next = staged.valid() ? staged.get() : 0; next > 0 && reg.is_ok()) {
+  const Index next = staged.valid() ? staged.get() : 0;
+  if (next > 0 && registered_status.is_ok()) {
     registrar_->preload(next_window_[0], o_);
     next_number_ = next;
   }
-  if (!reg.is_ok()) return reg.status();
+  if (!registered_status.is_ok()) return registered_status;
   times_.upcoming = lap(t);
   reference_changed_ = false;
-  if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
-  // A copy: the registrar reuses its memory in the consistency check's second call.
-  // Per point, independent of the others: in chunks over the host's threads.
+  // A copy: the registrar reuses its memory in the consistency check's second call and in the
+  // next frame's registration ahead. Per point, independent of the others: in chunks over the
+  // host's threads.
   constexpr Index kGrain = 16384;
   std::vector<IcgnResult>& registered = registered_;
-  const std::vector<IcgnResult>& got = reg.value()->points;
-  registered.resize(got.size());
-  parallel_for(static_cast<Index>(got.size()), kGrain, [&](Index first, Index last) {
-    std::copy(got.begin() + first, got.begin() + last, registered.begin() + first);
-  });
+  if (!took.value()) {
+    if (st.guess_variant.empty()) st.guess_variant = reg.value()->variant;
+    const std::vector<IcgnResult>& got = reg.value()->points;
+    registered.resize(got.size());
+    parallel_for(static_cast<Index>(got.size()), kGrain, [&](Index first, Index last) {
+      std::copy(got.begin() + first, got.begin() + last, registered.begin() + first);
+    });
+  }
   times_.copy = lap(t);
-  XCORR_RETURN_IF_ERROR(check_consistency(registered));
+  const Index update_every = std::max(1, o_.reference_update);
+  const bool moves_reference =
+      o_.stack_mode == StackMode::incremental && (number - st.ref_frame) % update_every == 0;
+  if (next > 0 && next_number_ == next) register_ahead(next, registered, moves_reference);
+  XCORR_RETURN_IF_ERROR(check_consistency(number, registered));
   auto marks = std::chrono::steady_clock::now();
   mark_missing(registered);
   times_.missing = lap(marks);
@@ -573,8 +685,7 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
   ++frames_started_;
   // Incremental mode: move the reference to this frame every `reference_update` frames; points
   // that did not converge cannot be followed further.
-  const Index update_every = std::max(1, o_.reference_update);
-  if (o_.stack_mode == StackMode::incremental && (number - st.ref_frame) % update_every == 0) {
+  if (moves_reference) {
     for (std::size_t k = 0; k < n; ++k) {
       if (!st.active[k]) continue;
       if (std::isnan(u[k])) {

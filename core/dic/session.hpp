@@ -42,16 +42,19 @@ struct DicState {
 // isolated points, the neighbours' medians (find_suspects), the missing-data marks.
 // `upcoming`: the next frame prepared and handed to the registrar (UpcomingFrame), between the
 // registrar's call and the copy.
+// `ahead`: 1 when the frame was registered ahead (DicSession, "the next frame registered
+// ahead"); `registrar` is then the wait for it plus the call for `again` points, whose
+// prediction the check of the frame before changed.
 struct FrameTimes {
   double prepare = 0, registrar = 0, upcoming = 0, copy = 0, consistency = 0, recheck = 0,
          points = 0, update = 0;
   double range = 0, outliers = 0, isolated = 0, neighbours = 0, missing = 0;
-  std::size_t suspects = 0;
+  std::size_t suspects = 0, ahead = 0, again = 0;
   FrameTimes& operator+=(const FrameTimes& t);  // every part summed (suspects too)
 };
 // `sum` over `frames` frames, per frame (ms; suspects: per frame): "prepare 1.0, registrar call
 // 38.1, the next frame handed over 1.3, copy 0.6, consistency 3.5 (search range 0.5, ...), points
-// 1.4, update 0.5".
+// 1.4, update 0.5; 99 of 100 frames registered ahead, 0 points a frame registered again".
 std::string per_frame_text(const FrameTimes& sum, Index frames);
 
 // A frame whose registration is done (the session's state is ready for the next frame) and whose
@@ -79,10 +82,26 @@ struct Upcoming {
 // (FrameRegistrar::preload), which starts on it (a GPU: upload, coefficients) while the host
 // checks this frame. The next frame's results are the same with or without it, bit for bit; it
 // is not used when the window grew meanwhile.
+//
+// The next frame registered ahead: where the registrar may run ahead
+// (FrameRegistrar::may_run_ahead, a GPU's), the points are independent and the frame moves no
+// reference, the upcoming frame is then registered on a thread of its own while the host checks
+// this frame, from the predictions this frame's registration gives before its check (every
+// converged point's warp). The check changes few of them (its suspects, outliers and missing
+// data): when the upcoming frame starts, the points whose prediction changed are registered again
+// from the checked one. A point's registration depends only on its own prediction and pixels
+// (the registrar's contract for sharing a frame, with the whole frame's guess method), so the
+// results are those of a frame registered after the check, bit for bit. Such a frame reports no
+// progress while it registers ahead, and the session waits for it before it calls the registrar
+// again (a suspect's second registration, a grown window, restore()).
 using UpcomingFrame = std::function<Upcoming()>;
 
 class DicSession {
  public:
+  ~DicSession();  // waits for a frame registered ahead
+  DicSession(DicSession&&) noexcept = default;
+  DicSession& operator=(DicSession&&) noexcept = default;
+
   // Checks inputs and options, builds the grid. `registrar` must outlive the session.
   // With an ROI, the work (B-spline coefficients, the guess, IC-GN, the grid and its state) covers
   // only a window around it: the ROI's bounding box plus half a subset, twice the search radius
@@ -135,6 +154,50 @@ class DicSession {
 
  private:
   DicSession() = default;
+  // The next frame registered ahead (see UpcomingFrame), on a thread of its own that reads the
+  // session's grid, state and windows (which it does not change until the thread is waited for)
+  // and writes only here.
+  struct Ahead {
+    Index number = 0;             // the frame
+    std::vector<Warp> predicted;  // the predictions it was registered from
+    std::vector<IcgnResult> points;
+    std::string variant, method;  // the registration's variant; the whole frame's guess method
+    Status status;
+    std::future<void> done;
+  };
+  // The slot first among the members: a session moved while a frame registers ahead waits for
+  // it before any member the thread reads moves.
+  struct AheadSlot {
+    std::unique_ptr<Ahead> a;
+    AheadSlot() = default;
+    AheadSlot(AheadSlot&& o) noexcept {
+      o.wait();
+      a = std::move(o.a);
+    }
+    AheadSlot& operator=(AheadSlot&& o) noexcept {
+      wait();
+      o.wait();
+      a = std::move(o.a);
+      return *this;
+    }
+    AheadSlot(const AheadSlot&) = delete;
+    AheadSlot& operator=(const AheadSlot&) = delete;
+    ~AheadSlot() = default;
+    void wait() {
+      if (a && a->done.valid()) a->done.wait();
+    }
+  };
+  AheadSlot ahead_;
+  // Starts registering the upcoming frame `number` (preloaded: next_window_) ahead, from this
+  // frame's registration `got` before its check, when the session may (see UpcomingFrame).
+  void register_ahead(Index number, const std::vector<IcgnResult>& got, bool moves_reference);
+  // The frame registered ahead, waited for; its results into registered_ with the points whose
+  // prediction changed registered again. false: none for `number`, or it cannot be used (then the
+  // caller registers the frame itself).
+  Result<bool> take_ahead(Index number, bool preloaded, const PointProgress& progress);
+  // The frame whose pixels the registrar was handed last (0: none or unknown): a call that
+  // registers frame `number` again passes deformed_changed unless it is this one.
+  Index registrar_frame_ = 0;
   // Moves the work to window `w` (containing the current one) and its grid (grid_of(w)): the
   // state (by point
   // position; new points are outside the ROI), the report map and the reference window.
@@ -149,7 +212,7 @@ class DicSession {
   Status load_reference_window();  // the current reference's pixels of the window
   // The consistency check of independent points (core/dic/consistency.hpp) on a frame's
   // registration, in place.
-  Status check_consistency(std::vector<IcgnResult>& points);
+  Status check_consistency(Index number, std::vector<IcgnResult>& points);
   // frame_window_ holds frame `number`'s pixels (`preloaded`: the upcoming frame's, missing
   // pixels filled and handed to the registrar).
   Result<PendingFrame> register_window(const MatrixView<const float>* image, Index number,

@@ -175,10 +175,10 @@ TEST(DicGpu, MatchesTheCpuPathInAGrowingRoiWindow) {
 
 // The stack pipeline on the device: frames started before their results are taken, and frames
 // handed over early (preloaded: uploaded, their coefficients made while the host checks the
-// frame before), give the sequential run's results bit for bit, over a growing ROI window, in
-// both stack modes, with one GPU and with the points shared by every GPU there is (two lanes on
-// one GPU where it is alone); and with a consistency check tight enough that frames register
-// suspects a second time while the next frame is preloaded.
+// frame before) and registered ahead (reference mode), give the sequential run's results bit for
+// bit, over a growing ROI window, in both stack modes, with one GPU and with the points shared by
+// every GPU there is (two lanes on one GPU where it is alone); and with a consistency check tight
+// enough that frames register suspects a second time while the next frame registers ahead.
 TEST(DicGpu, APipelinedStackEqualsTheSequentialOneBitForBit) {
   XCORR_SKIP_WITHOUT_GPU();
   testing::TravellingStack t = testing::travelling_stack(22, 2.5);
@@ -209,6 +209,12 @@ TEST(DicGpu, APipelinedStackEqualsTheSequentialOneBitForBit) {
       EXPECT_NE(run.first, run.last) << "the test needs a grown window";
       EXPECT_GE(run.preloaded, 1) << "no frame came from its preload";
       EXPECT_EQ(run.taken, run.preloaded) << "the registrar dropped a preload it was given";
+      if (variant == 1) {
+        EXPECT_EQ(run.ahead, 0u) << "a frame after a reference move registered ahead";
+      } else {
+        EXPECT_GE(run.ahead, 1u) << "no frame registered ahead";
+        EXPECT_GT(run.again, 0u) << "no point registered again (the missing pixels move)";
+      }
       if (variant == 2) {
         EXPECT_GT(run.suspects, 0u) << "no suspects registered";
       }

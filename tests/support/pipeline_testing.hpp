@@ -91,13 +91,19 @@ struct PreloadCounts {
 
 // A registrar that counts into `counts` (and forwards everything to `inner`); `took_preload`,
 // when given, is asked after each call that registered a preloaded frame whether the registrar
-// really used the preload (a GPU registrar's stages).
+// really used the preload (a GPU registrar's stages). `run_ahead`: lets sessions register the
+// next frame ahead with it (FrameRegistrar::may_run_ahead) whatever `inner` says: a CPU
+// registrar then checks the session's side of it.
 class CountingRegistrar final : public dic::FrameRegistrar {
  public:
   CountingRegistrar(dic::FrameRegistrar& inner, PreloadCounts& counts,
-                    std::function<bool()> took_preload = {})
-      : inner_(inner), counts_(counts), took_preload_(std::move(took_preload)) {}
+                    std::function<bool()> took_preload = {}, bool run_ahead = false)
+      : inner_(inner),
+        counts_(counts),
+        took_preload_(std::move(took_preload)),
+        run_ahead_(run_ahead) {}
   std::string device() const override { return inner_.device(); }
+  bool may_run_ahead() const override { return run_ahead_ || inner_.may_run_ahead(); }
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
     auto r = inner_.register_frame(in, o);
@@ -125,29 +131,29 @@ class CountingRegistrar final : public dic::FrameRegistrar {
   dic::FrameRegistrar& inner_;
   PreloadCounts& counts_;
   std::function<bool()> took_preload_;
+  bool run_ahead_ = false;
 };
 
 // What expect_pipeline_equals_sequential saw: the sequential session's windows before and after;
-// in the run with each next frame handed over early, the suspects registered a second time and
-// the frames registered from a preload (CountingRegistrar).
+// in the run with each next frame handed over early, the suspects registered a second time, the
+// registrar's calls on a preloaded frame (CountingRegistrar), the frames registered ahead and
+// their points registered again (dic::FrameTimes).
 struct PipelineRun {
   dic::Window first, last;
-  std::size_t suspects = 0;
+  std::size_t suspects = 0, ahead = 0, again = 0;
   int preloaded = 0, taken = 0;
 };
 
 // `frames` through three sessions of `registrar`: next() frame by frame; start() of every frame
 // before any result is taken (the session's finishing slots are reused while earlier frames are
 // still held); and start() with each next frame handed over early (dic::UpcomingFrame, through a
-// CountingRegistrar with `took_preload`). Expects the same results bit for bit and the same
-// window after, a preload for every frame but the first, and at least `min_converged` converged
-// points a frame.
-inline PipelineRun expect_pipeline_equals_sequential(dic::FrameRegistrar& registrar,
-                                                     MatrixView<const float> reference,
-                                                     const std::vector<Stack<float>>& frames,
-                                                     const dic::Roi& roi, const dic::DicOptions& o,
-                                                     std::function<bool()> took_preload = {},
-                                                     int min_converged = 20) {
+// CountingRegistrar with `took_preload` and `run_ahead`). Expects the same results bit for bit
+// and the same window after, a preload for every frame but the first, and at least
+// `min_converged` converged points a frame.
+inline PipelineRun expect_pipeline_equals_sequential(
+    dic::FrameRegistrar& registrar, MatrixView<const float> reference,
+    const std::vector<Stack<float>>& frames, const dic::Roi& roi, const dic::DicOptions& o,
+    std::function<bool()> took_preload = {}, int min_converged = 20, bool run_ahead = false) {
   PipelineRun run;
   auto sequential = dic::DicSession::create(registrar, reference, roi, o);
   EXPECT_TRUE(sequential.is_ok()) << sequential.status().message();
@@ -176,7 +182,7 @@ inline PipelineRun expect_pipeline_equals_sequential(dic::FrameRegistrar& regist
     EXPECT_GE(expect_same_frame(pending[k].get(), expected[k]), min_converged) << "frame " << k + 1;
 
   PreloadCounts counts;
-  CountingRegistrar counting(registrar, counts, std::move(took_preload));
+  CountingRegistrar counting(registrar, counts, std::move(took_preload), run_ahead);
   auto ahead = dic::DicSession::create(counting, reference, roi, o);
   EXPECT_TRUE(ahead.is_ok());
   if (!ahead.is_ok()) return run;
@@ -190,6 +196,8 @@ inline PipelineRun expect_pipeline_equals_sequential(dic::FrameRegistrar& regist
     EXPECT_TRUE(p.is_ok()) << p.status().message();
     if (!p.is_ok()) return run;
     run.suspects += ahead.value().last_times().suspects;
+    run.ahead += ahead.value().last_times().ahead;
+    run.again += ahead.value().last_times().again;
     pending.push_back(std::move(p).value());
   }
   EXPECT_EQ(ahead.value().window(), run.last);

@@ -424,6 +424,7 @@ TEST(Dic, APipelinedStackEqualsTheSequentialOneBitForBit) {
     EXPECT_GE(run.preloaded, 1) << "no frame came from its preparation";
     EXPECT_LT(run.preloaded, static_cast<int>(t.frames.size()) - 1)
         << "the window grew, and the frame after it cannot come from its preparation";
+    EXPECT_EQ(run.ahead, 0u) << "the CPU's registrar does not run ahead";
   }
   // A consistency check tight enough for the camera noise: frames register suspects a second
   // time while the next frame is prepared (reference mode keeps every point followed).
@@ -434,6 +435,40 @@ TEST(Dic, APipelinedStackEqualsTheSequentialOneBitForBit) {
       *registrar, t.reference[0], t.frames, t.roi, t.options, {}, 5);
   EXPECT_GT(run.suspects, 0u) << "no suspects registered";
   EXPECT_GE(run.preloaded, 1);
+}
+
+// The next frame registered ahead (DicSession, a registrar that may run ahead: here the CPU's,
+// allowed to) gives next()'s results bit for bit: the points whose prediction the check of the
+// frame before changed (missing pixels every frame; suspects with a tight check, registered
+// again from their neighbours while the next frame registers ahead) are registered again; frames
+// after a grown window, and frames after a reference move (incremental mode), register after
+// the check instead.
+TEST(Dic, TheNextFrameRegisteredAheadEqualsTheSequentialOneBitForBit) {
+  testing::TravellingStack t = testing::travelling_stack(29, 2.2);
+  const DicOptions defaults = t.options;
+  const auto frames = t.frames.size();
+  for (const int variant : {0, 1, 2}) {
+    t.options = defaults;
+    if (variant == 1) t.options.max_deviation = 0.015;
+    if (variant == 2) {
+      t.options.stack_mode = StackMode::incremental;
+      t.options.reference_update = 3;  // frames 3 and 6 move it
+    }
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    auto registrar = make_cpu_registrar(testing::cpu_registry());
+    const testing::PipelineRun run = testing::expect_pipeline_equals_sequential(
+        *registrar, t.reference[0], t.frames, t.roi, t.options, {}, variant == 1 ? 5 : 20, true);
+    EXPECT_NE(run.first, run.last) << "the test needs a grown window";
+    EXPECT_GE(run.ahead, 1u) << "no frame registered ahead";
+    EXPECT_LT(run.ahead, frames - 1) << "the frame after the grown window registered ahead";
+    EXPECT_GT(run.again, 0u) << "no point registered again (the missing pixels move)";
+    if (variant == 1) {
+      EXPECT_GT(run.suspects, 0u) << "no suspects registered";
+    }
+    if (variant == 2) {
+      EXPECT_LE(run.ahead, frames - 1 - 2) << "a frame after a reference move registered ahead";
+    }
+  }
 }
 
 TEST(Dic, BadInputGetsAClearError) {
