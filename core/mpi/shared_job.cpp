@@ -326,6 +326,11 @@ class SharedRegistrar final : public dic::FrameRegistrar {
     if (group_->alone()) return local_->register_frame(in, o);
     return shared_->register_frame(in, o);
   }
+  void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
+    if (group_->alone()) local_->preload(deformed, o);
+  }
+  // Alone, as its local registrar; a group's exchanges stay on the session's thread.
+  bool may_run_ahead() const override { return group_->alone() && local_->may_run_ahead(); }
 
  private:
   std::unique_ptr<dic::FrameRegistrar> local_;
@@ -440,13 +445,27 @@ Result<std::unique_ptr<dic::FrameRegistrar>> make_shared_registrar(MPI_Comm grou
     const dic::FrameRegistrar& mine = *local.value();
     take[0] = 1;
     world_ranks.push_back(world);
-    const bool alone = o.propagation == dic::Propagation::reliability_guided && !mine.has_waves();
+    // Alone: the CPU's reliability-guided propagation cannot be split; and a GPU registers a
+    // frame in milliseconds, less than sending its image and points to the other ranks and
+    // their results back costs (one 400-frame 2048^2 job on 2 H200 ranks of one host ran at
+    // 0.52x one rank's speed: docs/scale-out.md), so a GPU leader registers its job alone,
+    // each next frame ahead (DicSession).
+    const bool seeds = o.propagation == dic::Propagation::reliability_guided && !mine.has_waves();
+    const bool gpu = mine.device() == "gpu";
+    const bool alone = seeds || gpu;
     if (alone && ranks > 1) {
-      std::fprintf(stderr,
-                   "xcorr-mpi: rank %d registers its job alone: %s reliability-guided "
-                   "propagation grows from seeds point by point (independent propagation, or "
-                   "the GPU's, is shared by ranks)\n",
-                   world, mine.device().c_str());
+      if (seeds) {
+        std::fprintf(stderr,
+                     "xcorr-mpi: rank %d registers its job alone: %s reliability-guided "
+                     "propagation grows from seeds point by point (independent propagation, or "
+                     "the GPU's, is shared by ranks)\n",
+                     world, mine.device().c_str());
+      } else {
+        std::fprintf(stderr,
+                     "xcorr-mpi: rank %d registers its job alone: a GPU registers a frame faster "
+                     "than ranks exchange its image and points (a group shares CPU frames)\n",
+                     world);
+      }
     }
     for (std::size_t r = 1; r < answers.size() && !alone; ++r) {
       const int w = world + static_cast<int>(r);
