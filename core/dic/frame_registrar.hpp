@@ -95,6 +95,37 @@ class FrameRegistrar {
   }
 };
 
+// A registrar that hands every call to `inner`: the base of decorators, which override the
+// calls they add to (timings, counts).
+class ForwardingRegistrar : public FrameRegistrar {
+ public:
+  explicit ForwardingRegistrar(FrameRegistrar& inner) : inner_(inner) {}
+  std::string device() const override { return inner_.device(); }
+  Result<const FrameRegistration*> register_frame(const FrameInputs& in,
+                                                  const DicOptions& o) override {
+    return inner_.register_frame(in, o);
+  }
+  void preload(MatrixView<const float> deformed, const DicOptions& o) override {
+    inner_.preload(deformed, o);
+  }
+  bool may_run_ahead() const override { return inner_.may_run_ahead(); }
+  Result<std::string> guess_method(const DicOptions& o, Index rows, Index cols,
+                                   Index points) const override {
+    return inner_.guess_method(o, rows, cols, points);
+  }
+  bool has_waves() const override { return inner_.has_waves(); }
+  Status waves(const FrameInputs& in, const DicOptions& o,
+               std::vector<IcgnResult>& points) override {
+    return inner_.waves(in, o, points);
+  }
+
+ protected:
+  FrameRegistrar& inner() const { return inner_; }
+
+ private:
+  FrameRegistrar& inner_;
+};
+
 // Parts of a frame: part k of `parts` registers grid points [bounds[k], bounds[k + 1]), which
 // hold active points points * k / parts to points * (k + 1) / parts (bounds has parts + 1
 // entries, bounds[0] = 0, bounds[parts] = active.size()).

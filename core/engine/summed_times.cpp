@@ -6,10 +6,10 @@ namespace xcorr::engine {
 
 Result<const dic::FrameRegistration*> SummedTimes::register_frame(const dic::FrameInputs& in,
                                                                   const dic::DicOptions& o) {
-  auto r = inner_.register_frame(in, o);
+  auto r = inner().register_frame(in, o);
   if (!r.is_ok()) return r;
-  const double s = std::max(0.0, last_gpu_frame_seconds(inner_));
-  const DicStages st = last_gpu_stage_seconds(inner_);
+  const double s = std::max(0.0, last_gpu_frame_seconds(inner()));
+  const DicStages st = last_gpu_stage_seconds(inner());
   const std::lock_guard guard(lock_);
   seconds_ += s;
   stages_.integer_guess += st.integer_guess, stages_.icgn += st.icgn;

@@ -5,33 +5,17 @@
 #pragma once
 
 #include <mutex>
-#include <string>
-#include <vector>
 
 #include "core/dic/frame_registrar.hpp"
 #include "core/engine/engine.hpp"
 
 namespace xcorr::engine {
 
-class SummedTimes final : public dic::FrameRegistrar {
+class SummedTimes final : public dic::ForwardingRegistrar {
  public:
-  explicit SummedTimes(dic::FrameRegistrar& inner) : inner_(inner) {}
-  std::string device() const override { return inner_.device(); }
+  using ForwardingRegistrar::ForwardingRegistrar;
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override;
-  void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
-    inner_.preload(deformed, o);
-  }
-  bool may_run_ahead() const override { return inner_.may_run_ahead(); }
-  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
-                                   Index points) const override {
-    return inner_.guess_method(o, rows, cols, points);
-  }
-  bool has_waves() const override { return inner_.has_waves(); }
-  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-               std::vector<dic::IcgnResult>& points) override {
-    return inner_.waves(in, o, points);
-  }
 
   // Sums over the calls so far (s): last_gpu_frame_seconds of each GPU call (0 on the CPU), and
   // the stages integer_guess, icgn, download, part_slowest, part_fastest, parts, images_wait and
@@ -40,7 +24,6 @@ class SummedTimes final : public dic::FrameRegistrar {
   DicStages stages() const;
 
  private:
-  dic::FrameRegistrar& inner_;
   mutable std::mutex lock_;
   double seconds_ = 0;
   DicStages stages_;

@@ -94,19 +94,18 @@ struct PreloadCounts {
 // really used the preload (a GPU registrar's stages). `run_ahead`: lets sessions register the
 // next frame ahead with it (FrameRegistrar::may_run_ahead) whatever `inner` says: a CPU
 // registrar then checks the session's side of it.
-class CountingRegistrar final : public dic::FrameRegistrar {
+class CountingRegistrar final : public dic::ForwardingRegistrar {
  public:
   CountingRegistrar(dic::FrameRegistrar& inner, PreloadCounts& counts,
                     std::function<bool()> took_preload = {}, bool run_ahead = false)
-      : inner_(inner),
+      : ForwardingRegistrar(inner),
         counts_(counts),
         took_preload_(std::move(took_preload)),
         run_ahead_(run_ahead) {}
-  std::string device() const override { return inner_.device(); }
-  bool may_run_ahead() const override { return run_ahead_ || inner_.may_run_ahead(); }
+  bool may_run_ahead() const override { return run_ahead_ || inner().may_run_ahead(); }
   Result<const dic::FrameRegistration*> register_frame(const dic::FrameInputs& in,
                                                        const dic::DicOptions& o) override {
-    auto r = inner_.register_frame(in, o);
+    auto r = inner().register_frame(in, o);
     if (r.is_ok() && in.deformed_preloaded) {
       ++counts_.preloaded_calls;
       if (took_preload_ && took_preload_()) ++counts_.taken;
@@ -115,20 +114,10 @@ class CountingRegistrar final : public dic::FrameRegistrar {
   }
   void preload(MatrixView<const float> deformed, const dic::DicOptions& o) override {
     ++counts_.preloads;
-    inner_.preload(deformed, o);
-  }
-  Result<std::string> guess_method(const dic::DicOptions& o, Index rows, Index cols,
-                                   Index points) const override {
-    return inner_.guess_method(o, rows, cols, points);
-  }
-  bool has_waves() const override { return inner_.has_waves(); }
-  Status waves(const dic::FrameInputs& in, const dic::DicOptions& o,
-               std::vector<dic::IcgnResult>& points) override {
-    return inner_.waves(in, o, points);
+    inner().preload(deformed, o);
   }
 
  private:
-  dic::FrameRegistrar& inner_;
   PreloadCounts& counts_;
   std::function<bool()> took_preload_;
   bool run_ahead_ = false;
