@@ -499,16 +499,20 @@ void DicSession::register_ahead(Index number, const std::vector<IcgnResult>& got
   in.deformed_preloaded = true;
   registrar_frame_ = number;
   a.done = std::async(std::launch::async, [this, &a, in] {
-    auto r = registrar_->register_frame(in, o_);
-    if (!r.is_ok()) {
-      a.status = r.status();
-      return;
+    try {
+      auto r = registrar_->register_frame(in, o_);
+      if (!r.is_ok()) {
+        a.status = r.status();
+        return;
+      }
+      const std::vector<IcgnResult>& from = r.value()->points;
+      a.points.resize(from.size());
+      parallel_for(static_cast<Index>(from.size()), 16384, [&](Index first, Index last) {
+        std::copy(from.begin() + first, from.begin() + last, a.points.begin() + first);
+      });
+    } catch (const std::exception& e) {  // the frame then registers after the check
+      a.status = Status{ErrorCode::internal, std::string("registered ahead: ") + e.what()};
     }
-    const std::vector<IcgnResult>& from = r.value()->points;
-    a.points.resize(from.size());
-    parallel_for(static_cast<Index>(from.size()), 16384, [&](Index first, Index last) {
-      std::copy(from.begin() + first, from.begin() + last, a.points.begin() + first);
-    });
   });
 }
 
