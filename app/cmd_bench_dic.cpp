@@ -76,9 +76,8 @@ Status run_bench_dic(BenchDicOptions o) {
     }
     for (int rep = 0; rep < o.repeats; ++rep) {
       engine::SummedTimes timed(*registrar.value());  // GPU timings over the stack's calls
-      std::optional<Result<dic::DicSession>> session;
-      session.emplace(dic::DicSession::create(timed, ref[0], dic::Roi{}, o.dic));
-      if (!session->is_ok()) return session->status();
+      auto session = dic::DicSession::create(timed, ref[0], dic::Roi{}, o.dic);
+      if (!session.is_ok()) return session.status();
       const auto t0 = std::chrono::steady_clock::now();
       std::size_t points = 0;
       dic::FrameTimes sum;  // the session's phases (session.hpp), summed over the frames
@@ -99,9 +98,9 @@ Status run_bench_dic(BenchDicOptions o) {
             return {f + 2, frames[(f + 1) % frames.count()]};
           };
         }
-        auto r = session->value().start(frames[f % frames.count()], f + 1, {}, upcoming);
+        auto r = session.value().start(frames[f % frames.count()], f + 1, {}, upcoming);
         if (!r.is_ok()) return r.status();
-        sum += session->value().last_times();
+        sum += session.value().last_times();
         if (pending) take();
         pending = std::move(r).value();
         if (o.sequential) take(), pending.reset();
@@ -109,7 +108,6 @@ Status run_bench_dic(BenchDicOptions o) {
       if (pending) take();
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      session.reset();                             // no frame registers ahead after this
       const double registrar_s = timed.seconds();  // the registrar's own (the file's comment)
       const engine::DicStages stages = timed.stages();
       const double ms = 1e3 / o.frames;

@@ -576,12 +576,12 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
   // The frame registered ahead (into registered_), or registered now.
   Result<const FrameRegistration*> reg = Status{ErrorCode::internal, "not registered"};
   const Result<bool> took = take_ahead(number, preloaded, progress);
-  if (took.is_ok() && !took.value()) {
+  Status registered_status = took.status();
+  if (registered_status.is_ok() && !took.value()) {
     reg = registrar_->register_frame(in, o_);
     registrar_frame_ = reg.is_ok() ? number : 0;
+    registered_status = reg.status();
   }
-  const Status registered_status =
-      took.is_ok() ? (took.value() ? Status::ok() : reg.status()) : took.status();
   times_.registrar = lap(t);
   const Index next = staged.valid() ? staged.get() : 0;
   if (next > 0 && registered_status.is_ok()) {

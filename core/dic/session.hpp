@@ -161,7 +161,7 @@ class DicSession {
     Index number = 0;             // the frame
     std::vector<Warp> predicted;  // the predictions it was registered from
     std::vector<IcgnResult> points;
-    std::string variant, method;  // the registration's variant; the whole frame's guess method
+    std::string method;  // the whole frame's guess method
     Status status;
     std::future<void> done;
   };
