@@ -4,8 +4,8 @@
 # (from another folder, so that the installed package is imported), `pip install
 # ./python/napari-plugin` and napari's discovery of it (npe2), then the pytest suite against the
 # installed package. Its build folder (build/pip/) shares the CI build's objects through ccache:
-# XCORR_WERROR is on here as in the CI preset, so the flags match (python/src differs: pip's own
-# pybind11).
+# XCORR_WERROR is on here as in the CI preset, and the compiler is the CI build's, so the flags
+# match (python/src differs: pip's own pybind11).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -13,7 +13,11 @@ venv=$root/build/pip-venv
 rm -rf "$venv"
 python3 -m venv --system-site-packages "$venv"
 start=$(date +%s)
-"$venv/bin/pip" install --quiet -C cmake.define.XCORR_WERROR=ON .
+# The CI build's C++ compiler by the same name (CMake's choice there is /usr/bin/c++, pip's
+# g++; ccache hashes the name, so with another name nothing of core was shared).
+cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:FILEPATH=//p' build/ci/CMakeCache.txt 2>/dev/null || true)
+"$venv/bin/pip" install --quiet -C cmake.define.XCORR_WERROR=ON \
+  ${cxx:+-C cmake.define.CMAKE_CXX_COMPILER="$cxx"} .
 echo "pip install .: $(( $(date +%s) - start )) s"
 cd /tmp
 "$venv/bin/python" -c "import xcorr; print(xcorr.__version__, xcorr.devices() or xcorr.gpu_note())"
