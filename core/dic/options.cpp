@@ -62,6 +62,11 @@ const std::vector<OptionField<DicOptions>>& dic_option_table() {
           integer_field<O>("reference_update", "Reference update", "frames",
                            "incremental: move the reference every N frames (0 or 1: every frame)",
                            &O::reference_update, 0, kNoLimit),
+          enum_field<O>("frame_guess", "Frame guess",
+                        "Where each frame's search starts: previous (where the frame before "
+                        "converged: follows large motion) or reference (no displacement: in "
+                        "reference mode every frame on its own; motion within the search radius)",
+                        &O::frame_guess),
           integer_field<O>("strain_window", "Strain window", "points",
                            "Plane-fit window for strain, points per side (odd)", &O::strain_window,
                            3, kNoLimit, true),
@@ -112,6 +117,9 @@ const char* to_string(Propagation v) {
   return label(v);
 }
 const char* to_string(StackMode v) {
+  return label(v);
+}
+const char* to_string(FrameGuess v) {
   return label(v);
 }
 const char* to_string(StrainKind v) {

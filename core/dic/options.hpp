@@ -17,6 +17,9 @@ namespace xcorr::dic {
 enum class ShapeFunction { first_order, second_order };
 enum class Propagation { independent, reliability_guided };
 enum class StackMode { reference, incremental };
+// Where each frame's integer search starts: where the frame before converged (previous), or at
+// the current reference's own position (reference: every frame stands alone in reference mode).
+enum class FrameGuess { previous, reference };
 enum class StrainKind { green_lagrange, engineering };
 enum class OnOff { on, off };
 enum class Interpolation { quintic, cubic };
@@ -39,6 +42,11 @@ template <>
 struct EnumLabels<dic::StackMode> {
   static constexpr std::pair<dic::StackMode, const char*> table[] = {
       {dic::StackMode::reference, "reference"}, {dic::StackMode::incremental, "incremental"}};
+};
+template <>
+struct EnumLabels<dic::FrameGuess> {
+  static constexpr std::pair<dic::FrameGuess, const char*> table[] = {
+      {dic::FrameGuess::previous, "previous"}, {dic::FrameGuess::reference, "reference"}};
 };
 template <>
 struct EnumLabels<dic::OnOff> {
@@ -81,7 +89,12 @@ struct DicOptions {
   StackMode stack_mode = StackMode::reference;
   int reference_update = 0;  // incremental mode: new reference every N frames (0 or 1: every
                              // frame)
-  int strain_window = 5;     // points (odd): the plane fit for strain spans this many per side
+  // previous: a point's search starts from its warp in the frame before (it follows large
+  // motion a search radius per frame); reference: from no displacement from the current
+  // reference, so that in reference mode each frame's result depends only on the reference and
+  // that frame (frames out of order, a damaged frame that must not lead the next astray).
+  FrameGuess frame_guess = FrameGuess::previous;
+  int strain_window = 5;  // points (odd): the plane fit for strain spans this many per side
   StrainKind strain = StrainKind::green_lagrange;
   OnOff roi_only = OnOff::on;  // results files: only points inside the ROI (off: every point of
                                // the work window's grid, outside_roi ones included)
@@ -111,6 +124,7 @@ const std::vector<OptionField<DicOptions>>& dic_option_table();
 const char* to_string(ShapeFunction v);
 const char* to_string(Propagation v);
 const char* to_string(StackMode v);
+const char* to_string(FrameGuess v);
 const char* to_string(StrainKind v);
 
 }  // namespace xcorr::dic

@@ -485,12 +485,15 @@ void DicSession::register_ahead(Index number, const std::vector<IcgnResult>& got
       registrar_->guess_method(o_, reference_window_.rows(), reference_window_.cols(), points);
   if (!method.is_ok()) return;
   a.method = std::move(method).value();
-  // The predictions the points loop will leave if the check changes nothing.
+  // The predictions the points loop will leave if the check changes nothing (searches from the
+  // reference: the state's, which no check changes).
   a.predicted.resize(n);
+  const bool follows = o_.frame_guess == FrameGuess::previous;
   parallel_for(static_cast<Index>(n), 16384, [&](Index first, Index last) {
     for (auto k = static_cast<std::size_t>(first); k < static_cast<std::size_t>(last); ++k)
-      a.predicted[k] =
-          st.active[k] && got[k].status == PointStatus::converged ? got[k].p : st.predicted[k];
+      a.predicted[k] = follows && st.active[k] && got[k].status == PointStatus::converged
+                           ? got[k].p
+                           : st.predicted[k];
   });
   a.number = number;
   a.status = Status::ok();
@@ -621,6 +624,7 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
   if (slot->done.valid()) slot->done.wait();
   std::vector<PointResult>& points = slot->points;
   std::vector<double>&u = slot->u, &v = slot->v;
+  const bool follows = o_.frame_guess == FrameGuess::previous;  // else predictions stay
   points.resize(n);
   u.resize(n);
   v.resize(n);
@@ -639,7 +643,7 @@ Result<PendingFrame> DicSession::register_window(const MatrixView<const float>* 
         p.v = v[k] = st.ref_v[k] + q.p[3];
         p.ux = q.p[1], p.uy = q.p[2], p.vx = q.p[4], p.vy = q.p[5];
         p.sigma_u = q.sigma_u, p.sigma_v = q.sigma_v;
-        st.predicted[k] = q.p;
+        if (follows) st.predicted[k] = q.p;
       } else {
         u[k] = v[k] = kNaN;
         p.u = p.v = p.ux = p.uy = p.vx = p.vy = p.sigma_u = p.sigma_v = kNaN;

@@ -471,6 +471,72 @@ TEST(Dic, TheNextFrameRegisteredAheadEqualsTheSequentialOneBitForBit) {
   }
 }
 
+// frame_guess = reference: every frame's search starts at no displacement, so in reference mode
+// a frame's results are those of the same frame registered alone against the reference, bit for
+// bit, whatever came before it (here a frame of another pattern, where nothing converges); and
+// the next frame registered ahead never has points registered again (no check changes a
+// prediction). Translations within the search radius, fresh random sub-pixel parts (seed printed).
+TEST(Dic, SearchesFromTheReferenceMakeEachFrameItsOwn) {
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> frac(0.0, 1.0);
+  const Index size = 101;  // odd, not a multiple of 32
+  const auto o = pattern(size, 17);
+  const Stack<float> ref = synth::render_speckle_field(o, synth::translation_field(0, 0));
+  const double whole[4][2] = {{1, -1}, {4, 2}, {-3, 4}, {0, 0}};
+  std::vector<Stack<float>> frames;
+  for (const auto& w : whole)
+    frames.push_back(synth::render_speckle_field(
+        o, synth::translation_field(w[0] + frac(rng), w[1] - frac(rng))));
+  std::vector<Stack<float>> damaged = frames;  // frame 2: another speckle pattern
+  damaged[1] = synth::render_speckle_field(pattern(size, 99), synth::translation_field(0, 0));
+  DicOptions opt;
+  opt.step = 9;
+  opt.subset = 21;
+  opt.frame_guess = FrameGuess::reference;
+  auto registrar = make_cpu_registrar(testing::cpu_registry());
+  auto expect_same = [](const FrameResult& a, const FrameResult& b, std::size_t k) {
+    ASSERT_EQ(a.points.size(), b.points.size());
+    for (std::size_t i = 0; i < a.points.size(); ++i) {
+      const PointResult &p = a.points[i], &q = b.points[i];
+      ASSERT_EQ(p.status, q.status) << "frame " << k << " point " << i;
+      if (q.status != PointStatus::converged) continue;
+      ASSERT_EQ(p.u, q.u) << "frame " << k << " point " << i;
+      ASSERT_EQ(p.v, q.v) << "frame " << k << " point " << i;
+      ASSERT_EQ(p.zncc, q.zncc) << "frame " << k << " point " << i;
+      ASSERT_EQ(p.iterations, q.iterations) << "frame " << k << " point " << i;
+    }
+  };
+  for (const auto* stack : {&frames, &damaged}) {
+    auto session = DicSession::create(*registrar, ref[0], Roi{}, opt);
+    ASSERT_TRUE(session.is_ok()) << session.status().message();
+    for (std::size_t k = 0; k < stack->size(); ++k) {
+      auto got = session.value().next((*stack)[k][0], static_cast<Index>(k + 1));
+      ASSERT_TRUE(got.is_ok()) << got.status().message();
+      auto alone = DicSession::create(*registrar, ref[0], Roi{}, opt);
+      ASSERT_TRUE(alone.is_ok());
+      auto one = alone.value().next((*stack)[k][0], 1);
+      ASSERT_TRUE(one.is_ok());
+      one.value().frame = got.value().frame;
+      expect_same(got.value(), one.value(), k + 1);
+      int converged = 0;
+      for (const PointResult& p : got.value().points)
+        converged += p.status == PointStatus::converged ? 1 : 0;
+      if (stack == &damaged && k == 1) {
+        EXPECT_LT(converged, 5) << "the damaged frame must not match";
+      } else {
+        EXPECT_GE(converged, 40) << "frame " << k + 1;
+      }
+    }
+  }
+  // Registered ahead (the CPU registrar allowed to): the sequential results, nothing again.
+  const testing::PipelineRun run = testing::expect_pipeline_equals_sequential(
+      *registrar, ref[0], damaged, Roi{}, opt, {}, 0, true);
+  EXPECT_EQ(run.ahead, damaged.size() - 1);
+  EXPECT_EQ(run.again, 0u) << "a prediction changed";
+}
+
 TEST(Dic, BadInputGetsAClearError) {
   const auto o = pattern(64, 16);
   const Stack<float> ref = synth::render_speckle(o, 0, 0);
