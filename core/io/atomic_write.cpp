@@ -126,15 +126,19 @@ Status check_output_target(const fs::path& target) {
     return {ErrorCode::io_error, cannot + "' cannot be reached (" + std::strerror(e) + ")"};
   }
   if (!S_ISDIR(st.st_mode)) return {ErrorCode::invalid_argument, cannot + "' is not a folder"};
-  // Writable? A probe file, named as a temporary one (removed by a later run if left behind).
+  // Writable? A probe file, named as a temporary one and tracked as one: a SIGINT or SIGTERM
+  // between its creation and its removal removes it too (a later run removes it after a kill).
   const fs::path probe = folder / (".write-check.partial-" + std::to_string(getpid()) + "-0");
+  const int slot = track(probe);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 && errno != EEXIST)
-    return {ErrorCode::io_error, cannot + "' is not writable (" + std::strerror(errno) + ")"};
+  const int open_error = errno;
   if (fd >= 0) {
     ::close(fd);
     ::unlink(probe.c_str());
   }
+  untrack(slot);
+  if (fd < 0 && open_error != EEXIST)
+    return {ErrorCode::io_error, cannot + "' is not writable (" + std::strerror(open_error) + ")"};
   std::error_code ec;
   if (fs::is_directory(target, ec)) {
     return {ErrorCode::invalid_argument,
