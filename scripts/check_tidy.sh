@@ -9,12 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
 mapfile -t files < <(python3 -c '
-import json, sys
+import json, os, sys
 seen = set()
 for e in json.load(open(sys.argv[1] + "/compile_commands.json")):
     f = e["file"]
-    if f.endswith(".cpp") and "/build/" not in f and f not in seen and (
-            sys.argv[2] == "1" or "/tests/" not in f):
+    top = os.path.relpath(f).split(os.sep)[0]  # the repository folder it is in
+    if f.endswith(".cpp") and top != "build" and f not in seen and (
+            sys.argv[2] == "1" or top != "tests"):
         seen.add(f)
         print(f)' "$build" "${XCORR_TIDY_TESTS:-0}")
 start=$(date +%s)
